@@ -1,0 +1,43 @@
+#include "binlog/arena.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace binrecover::binlog {
+
+Bytes EventArena::copy(Bytes raw) {
+  const std::size_t n = raw.size();
+  while (current_ < chunks_.size() && chunks_[current_].size - chunks_[current_].used < n)
+    ++current_;
+  if (current_ == chunks_.size()) {
+    Chunk c;
+    c.size = std::max(n, kChunkSize);
+    c.data = std::make_unique<std::byte[]>(c.size);
+    chunks_.push_back(std::move(c));
+  }
+  Chunk& c = chunks_[current_];
+  std::byte* dst = c.data.get() + c.used;
+  if (n) std::memcpy(dst, raw.data(), n);
+  c.used += n;
+  return {dst, n};
+}
+
+void EventArena::reset() {
+  // Keep a few standard chunks; free anything a large transaction made us take.
+  std::size_t keep = 0;
+  for (auto& c : chunks_) {
+    c.used = 0;
+    if (c.size == kChunkSize && keep < 4) ++keep;
+  }
+  std::erase_if(chunks_, [](const Chunk& c) { return c.size != kChunkSize; });
+  if (chunks_.size() > keep) chunks_.resize(keep);
+  current_ = 0;
+}
+
+std::size_t EventArena::bytes_held() const {
+  std::size_t n = 0;
+  for (const auto& c : chunks_) n += c.size;
+  return n;
+}
+
+}  // namespace binrecover::binlog

@@ -1,0 +1,544 @@
+#include "binlog/events.h"
+
+#include <charconv>
+#include <string>
+
+#include "binlog/error.h"
+
+namespace binrecover::binlog {
+namespace {
+
+constexpr std::size_t kServerVersionLen = 50;
+constexpr std::uint8_t kChecksumTrailer = 4;
+
+[[noreturn]] void bad(const ByteCursor& cur, std::string message) {
+  throw Error(ErrorCode::kBadEvent, std::move(message), cur.offset());
+}
+
+std::string_view trim_nul(std::string_view s) {
+  const auto nul = s.find('\0');
+  return nul == std::string_view::npos ? s : s.substr(0, nul);
+}
+
+// Table ids are 6 bytes since MySQL 5.1.15 and 4 bytes before, recognisable by the post-header.
+std::uint64_t read_table_id(ByteCursor& cur, std::uint8_t post_header_len) {
+  return post_header_len == 6 ? cur.u32le() : cur.u48le();
+}
+
+FormatDescription decode_fde_body(ByteCursor& cur, Bytes raw_event) {
+  FormatDescription fde;
+  fde.binlog_version = cur.u16le();
+  fde.server_version = trim_nul(cur.str(kServerVersionLen));
+  fde.created = cur.u32le();
+  FormatContext& ctx = fde.context;
+  ctx.binlog_version = fde.binlog_version;
+  ctx.header_length = cur.u8();
+  if (ctx.header_length < 19)
+    bad(cur, "format description declares a common header of " + std::to_string(ctx.header_length) +
+                 " bytes (at least 19 expected)");
+  ctx.mariadb = fde.server_version.find("MariaDB") != std::string_view::npos;
+  ctx.server_version = parse_server_version(fde.server_version);
+  std::size_t n = cur.remaining();
+  if (version_has_checksum(ctx.server_version, ctx.mariadb)) {
+    if (n < 1 + kChecksumTrailer) bad(cur, "format description lacks its checksum algorithm");
+    n -= 1 + kChecksumTrailer;
+    // The algorithm byte sits just before the 4-byte trailer, which an FDE always carries.
+    const auto alg = static_cast<std::uint8_t>(raw_event[raw_event.size() - 1 - kChecksumTrailer]);
+    if (alg != 0 && alg != 1 && alg != 255)
+      bad(cur, "format description names unknown checksum algorithm " + std::to_string(alg));
+    ctx.checksum = alg == 1 ? ChecksumAlg::kCrc32 : ChecksumAlg::kOff;
+  }
+  Bytes lens = cur.bytes(n);
+  for (std::size_t i = 0; i < lens.size() && i + 1 < ctx.post_header_len.size(); ++i)
+    ctx.post_header_len[i + 1] = static_cast<std::uint8_t>(lens[i]);
+  return fde;
+}
+
+void decode_status_vars(ByteCursor cur, QueryStatus& st) {
+  while (!cur.empty()) {
+    const std::uint8_t code = cur.u8();
+    switch (code) {
+      case 0:
+        st.flags2 = cur.u32le();
+        break;
+      case 1:
+        st.sql_mode = cur.u64le();
+        break;
+      case 2: {  // 5.0.0-5.0.3: length, string, NUL
+        const std::uint8_t len = cur.u8();
+        st.catalog = cur.str(len);
+        cur.skip(1);
+        break;
+      }
+      case 3: {
+        const std::uint16_t inc = cur.u16le();
+        st.auto_increment = std::pair{inc, cur.u16le()};
+        break;
+      }
+      case 4: {
+        std::array<std::uint16_t, 3> cs{};
+        for (auto& c : cs) c = cur.u16le();
+        st.charset = cs;
+        break;
+      }
+      case 5: {
+        const std::uint8_t len = cur.u8();
+        st.time_zone = cur.str(len);
+        break;
+      }
+      case 6: {
+        const std::uint8_t len = cur.u8();
+        st.catalog = cur.str(len);
+        break;
+      }
+      case 7:
+        st.lc_time_names = cur.u16le();
+        break;
+      case 8:
+        st.charset_database = cur.u16le();
+        break;
+      case 9:
+        st.table_map_for_update = cur.u64le();
+        break;
+      case 10:  // Q_MASTER_DATA_WRITTEN_CODE, relay logs of 5.0
+        cur.skip(4);
+        break;
+      case 11: {
+        const std::uint8_t ulen = cur.u8();
+        st.invoker_user = cur.str(ulen);
+        const std::uint8_t hlen = cur.u8();
+        st.invoker_host = cur.str(hlen);
+        break;
+      }
+      case 12: {
+        st.has_updated_dbs = true;
+        const std::uint8_t count = cur.u8();
+        if (count == 254) {  // OVER_MAX_DBS_IN_EVENT_MTS: too many to list
+          st.updated_dbs_over_max = true;
+          break;
+        }
+        for (std::uint8_t i = 0; i < count; ++i) {
+          std::string_view name = cur.cstr();
+          if (st.updated_db_count < st.updated_dbs.size())
+            st.updated_dbs[st.updated_db_count++] = name;
+          else
+            st.updated_dbs_over_max = true;
+        }
+        break;
+      }
+      case 13:
+        st.microseconds = cur.u24le();
+        break;
+      case 14:  // Q_COMMIT_TS (never written by a released server)
+        cur.skip(8);
+        break;
+      case 15:  // Q_COMMIT_TS2
+        cur.skip(8);
+        break;
+      case 16:
+        st.explicit_defaults_ts = cur.u8();
+        break;
+      case 17:
+        st.ddl_xid = cur.u64le();
+        break;
+      case 18:
+        st.default_collation_utf8mb4 = cur.u16le();
+        break;
+      case 19:
+        st.sql_require_primary_key = cur.u8();
+        break;
+      case 20:
+        st.default_table_encryption = cur.u8();
+        break;
+      case 128:  // MariaDB Q_HRNOW: microseconds of the statement's timestamp
+        st.microseconds = cur.u24le();
+        break;
+      case 129:  // MariaDB Q_XID
+        st.ddl_xid = cur.u64le();
+        break;
+      case 130:  // MariaDB Q_GTID_FLAGS3: u8 flags / [u64 sa_seq_no with COMMIT/ROLLBACK ALTER]
+        st.gtid_flags3 = cur.u8();
+        if (*st.gtid_flags3 & (4 | 8)) cur.skip(8);
+        break;
+      case 131: {  // MariaDB 11.2 Q_CHARACTER_SET_COLLATIONS: u8 n / n * (u16 cs, u16 coll)
+        const std::uint8_t n = cur.u8();
+        st.character_set_collations = cur.bytes(std::size_t{n} * 4);
+        break;
+      }
+      default:
+        // Unknown code: its length is unknown too, so the rest cannot be parsed. The query
+        // text is still found through the status block's total length.
+        st.unknown_code = code;
+        return;
+    }
+  }
+}
+
+Query decode_query(ByteCursor& cur, const FormatContext& ctx, EventType type) {
+  Query q;
+  const std::uint8_t ph = ctx.post_header(type);
+  ByteCursor post = cur.take(ph);
+  q.thread_id = post.u32le();
+  q.exec_time = post.u32le();
+  const std::uint8_t db_len = post.u8();
+  q.error_code = post.u16le();
+  std::uint16_t status_len = 0;
+  if (ctx.binlog_version >= 4) status_len = post.u16le();
+  if (type == EventType::kExecuteLoadQuery) {
+    q.file_id = post.u32le();
+    q.fn_pos_start = post.u32le();
+    q.fn_pos_end = post.u32le();
+    q.dup_handling = post.u8();
+  }
+  decode_status_vars(cur.take(status_len), q.status);
+  q.db = cur.str(db_len);
+  if (cur.u8() != 0) bad(cur, "database name is not NUL-terminated");
+  q.query = as_text(cur.rest());
+  q.compressed = type == EventType::kMariaQueryCompressed;
+  return q;
+}
+
+UserVar decode_user_var(ByteCursor& cur) {
+  UserVar v;
+  const std::uint32_t name_len = cur.u32le();
+  v.name = cur.str(name_len);
+  v.is_null = cur.u8() != 0;
+  if (v.is_null) return v;
+  v.value_type = cur.u8();
+  v.charset = cur.u32le();
+  const std::uint32_t value_len = cur.u32le();
+  v.value = cur.bytes(value_len);
+  if (!cur.empty()) v.flags = cur.u8();
+  return v;
+}
+
+TableMap decode_table_map(ByteCursor& cur, const FormatContext& ctx) {
+  TableMap tm;
+  ByteCursor post = cur.take(ctx.post_header(EventType::kTableMap));
+  tm.table_id = read_table_id(post, ctx.post_header(EventType::kTableMap));
+  tm.flags = post.u16le();
+  const std::uint8_t db_len = cur.u8();
+  tm.db = cur.str(db_len);
+  cur.skip(1);
+  const std::uint8_t table_len = cur.u8();
+  tm.table = cur.str(table_len);
+  cur.skip(1);
+  tm.column_count = cur.packed_int();
+  if (tm.column_count > cur.remaining()) bad(cur, "column count exceeds the event");
+  tm.column_types = cur.bytes(tm.column_count);
+  const std::uint64_t meta_len = cur.packed_int();
+  if (meta_len > cur.remaining()) bad(cur, "metadata length exceeds the event");
+  tm.metadata = cur.bytes(meta_len);
+  tm.null_bits = cur.bytes((tm.column_count + 7) / 8);
+  tm.optional_metadata = cur.rest();
+  return tm;
+}
+
+Rows decode_rows(ByteCursor& cur, const FormatContext& ctx, EventType type,
+                 const RowsTypeInfo& info) {
+  Rows r;
+  r.kind = info.kind;
+  r.version = info.version;
+  r.compressed = info.compressed;
+  std::uint8_t ph = ctx.post_header(type);
+  if (ph == 0) ph = info.version == 2 ? 10 : 8;  // FDEs of servers that predate the type
+  ByteCursor post = cur.take(ph);
+  r.table_id = read_table_id(post, ph);
+  r.flags = post.u16le();
+  if (info.version == 2) {
+    const std::uint16_t extra_len = post.u16le();
+    if (extra_len < 2) bad(post, "rows event extra-data length below 2");
+    // The extra data belongs to the post-header in v2 but its length is only known here.
+    const std::size_t extra = extra_len - 2;
+    if (post.remaining() >= extra) {
+      r.extra = post.bytes(extra);
+    } else {
+      const std::size_t in_post = post.remaining();
+      (void)post.bytes(in_post);
+      (void)cur.bytes(extra - in_post);
+      r.extra = {};
+    }
+  }
+  r.column_count = cur.packed_int();
+  const std::uint64_t bitmap = (r.column_count + 7) / 8;
+  if (bitmap > cur.remaining()) bad(cur, "column count exceeds the event");
+  r.columns_before = cur.bytes(bitmap);
+  if (info.kind == RowsKind::kUpdate || info.kind == RowsKind::kPartialUpdate)
+    r.columns_after = cur.bytes(bitmap);
+  r.rows = cur.rest();
+  return r;
+}
+
+Gtid decode_gtid(ByteCursor& cur, bool anonymous) {
+  Gtid g;
+  g.anonymous = anonymous;
+  g.flags = cur.u8();
+  Bytes sid = cur.bytes(16);
+  for (std::size_t i = 0; i < 16; ++i) g.sid[i] = static_cast<std::uint8_t>(sid[i]);
+  g.gno = static_cast<std::int64_t>(cur.u64le());
+  if (cur.empty()) return g;
+  if (cur.u8() == 2) {  // logical clock timestamps
+    g.last_committed = static_cast<std::int64_t>(cur.u64le());
+    g.sequence_number = static_cast<std::int64_t>(cur.u64le());
+  }
+  if (cur.remaining() >= 7) {
+    std::uint64_t ts = cur.u56le();
+    const bool has_original = ts & (1ULL << 55);
+    ts &= ~(1ULL << 55);
+    g.immediate_commit_ts = ts;
+    g.original_commit_ts = has_original ? cur.u56le() : ts;
+  }
+  if (!cur.empty()) g.transaction_length = cur.packed_int();
+  if (cur.remaining() >= 4) {
+    std::uint32_t v = cur.u32le();
+    const bool has_original = v & (1U << 31);
+    v &= ~(1U << 31);
+    g.immediate_server_version = v;
+    g.original_server_version = has_original ? cur.u32le() : v;
+  }
+  return g;
+}
+
+MariaGtid decode_maria_gtid(ByteCursor& cur) {
+  MariaGtid g;
+  g.seq_no = cur.u64le();
+  g.domain_id = cur.u32le();
+  g.flags = cur.u8();
+  if (g.flags & MariaGtid::kGroupCommitId) g.commit_id = cur.u64le();
+  if (g.flags & (MariaGtid::kPreparedXa | MariaGtid::kCompletedXa)) {
+    g.xa_format_id = cur.u32le();
+    g.xa_gtrid_len = cur.u8();
+    g.xa_bqual_len = cur.u8();
+    if (g.xa_gtrid_len > 64 || g.xa_bqual_len > 64) bad(cur, "XA id parts longer than 64 bytes");
+    g.xa_data = cur.bytes(g.xa_gtrid_len + g.xa_bqual_len);
+  }
+  return g;  // flags_extra and later fields are not needed to replay
+}
+
+MariaGtidList decode_gtid_list(ByteCursor& cur) {
+  MariaGtidList l;
+  const std::uint32_t word = cur.u32le();
+  l.count = word & 0x0fffffff;
+  l.flags = static_cast<std::uint8_t>(word >> 28);
+  if (l.count > cur.remaining() / 16) bad(cur, "GTID list longer than the event");
+  l.entries = cur.bytes(std::size_t{l.count} * 16);
+  return l;
+}
+
+}  // namespace
+
+FormatContext FormatContext::for_version(std::uint16_t binlog_version) {
+  FormatContext ctx;
+  ctx.binlog_version = binlog_version;
+  ctx.header_length = binlog_version == 1 ? 13 : 19;
+  auto set = [&ctx](EventType t, std::uint8_t len) {
+    ctx.post_header_len[static_cast<std::uint8_t>(t)] = len;
+  };
+  set(EventType::kStartV3, 56);
+  set(EventType::kQuery, binlog_version >= 4 ? 13 : 11);
+  set(EventType::kRotate, binlog_version == 1 ? 0 : 8);
+  set(EventType::kLoad, 18);
+  set(EventType::kCreateFile, 22);
+  set(EventType::kAppendBlock, 4);
+  set(EventType::kExecLoad, 4);
+  set(EventType::kDeleteFile, 4);
+  set(EventType::kNewLoad, 18);
+  set(EventType::kFormatDescription, 84);
+  return ctx;
+}
+
+EventHeader parse_header(Bytes raw, std::uint8_t header_length, std::uint64_t pos) {
+  ByteCursor cur(raw, pos);
+  EventHeader h;
+  h.timestamp = cur.u32le();
+  h.type = cur.u8();
+  h.server_id = cur.u32le();
+  h.event_size = cur.u32le();
+  if (header_length >= 19) {
+    h.log_pos = cur.u32le();
+    h.flags = cur.u16le();
+  }
+  return h;
+}
+
+std::array<int, 3> parse_server_version(std::string_view v) {
+  std::array<int, 3> out{};
+  std::size_t i = 0;
+  for (int part = 0; part < 3; ++part) {
+    int n = 0;
+    const auto [ptr, ec] = std::from_chars(v.data() + i, v.data() + v.size(), n);
+    if (ec != std::errc()) break;
+    out[part] = n;
+    i = ptr - v.data();
+    if (i >= v.size() || v[i] != '.') break;
+    ++i;
+  }
+  return out;
+}
+
+bool version_has_checksum(const std::array<int, 3>& v, bool mariadb) {
+  if (mariadb) return v >= std::array<int, 3>{5, 3, 0};
+  return v >= std::array<int, 3>{5, 6, 1};
+}
+
+FormatDescription decode_format_description(Bytes raw, std::uint64_t pos,
+                                            std::uint8_t header_length) {
+  ByteCursor cur(raw, pos);
+  cur.skip(header_length);
+  return decode_fde_body(cur, raw);
+}
+
+Event decode_event(Bytes raw, std::uint64_t pos, const FormatContext& ctx) {
+  Event ev;
+  ev.pos = pos;
+  ev.raw = raw;
+  ev.header = parse_header(raw, ctx.header_length, pos);
+  ByteCursor cur(raw, pos);
+  cur.skip(ctx.header_length);
+  const auto type = static_cast<EventType>(ev.header.type);
+  if (type == EventType::kFormatDescription) {
+    ev.body = decode_fde_body(cur, raw);
+    return ev;
+  }
+  if (ctx.checksum == ChecksumAlg::kCrc32) cur.drop_tail(kChecksumTrailer);
+
+  RowsTypeInfo rows_info{};
+  if (rows_type_info(type, &rows_info)) {
+    ev.body = decode_rows(cur, ctx, type, rows_info);
+    return ev;
+  }
+  switch (type) {
+    case EventType::kStartV3: {
+      StartV3 s;
+      s.binlog_version = cur.u16le();
+      s.server_version = trim_nul(cur.str(kServerVersionLen));
+      s.created = cur.u32le();
+      ev.body = s;
+      break;
+    }
+    case EventType::kQuery:
+    case EventType::kExecuteLoadQuery:
+    case EventType::kMariaQueryCompressed:
+      ev.body = decode_query(cur, ctx, type);
+      break;
+    case EventType::kStop:
+      ev.body = Stop{};
+      break;
+    case EventType::kRotate: {
+      Rotate r;
+      const std::uint8_t ph = ctx.post_header(type);
+      if (ph >= 8) {
+        ByteCursor post = cur.take(ph);
+        r.position = post.u64le();
+      }
+      r.next_file = as_text(cur.rest());
+      ev.body = r;
+      break;
+    }
+    case EventType::kIntvar: {
+      Intvar iv;
+      iv.type = cur.u8();
+      iv.value = cur.u64le();
+      ev.body = iv;
+      break;
+    }
+    case EventType::kRand: {
+      Rand r;
+      r.seed1 = cur.u64le();
+      r.seed2 = cur.u64le();
+      ev.body = r;
+      break;
+    }
+    case EventType::kUserVar:
+      ev.body = decode_user_var(cur);
+      break;
+    case EventType::kXid:
+      ev.body = Xid{cur.u64le()};
+      break;
+    case EventType::kTableMap:
+      ev.body = decode_table_map(cur, ctx);
+      break;
+    case EventType::kGtid:
+    case EventType::kAnonymousGtid:
+      ev.body = decode_gtid(cur, type == EventType::kAnonymousGtid);
+      break;
+    case EventType::kPreviousGtids: {
+      ByteCursor check = cur;
+      const std::uint64_t n = check.u64le();
+      for (std::uint64_t i = 0; i < n; ++i) {
+        check.skip(16);
+        const std::uint64_t intervals = check.u64le();
+        if (intervals > check.remaining() / 16) bad(check, "GTID set longer than the event");
+        check.skip(intervals * 16);
+      }
+      ev.body = PreviousGtids{cur.rest()};
+      break;
+    }
+    case EventType::kMariaGtid:
+      ev.body = decode_maria_gtid(cur);
+      break;
+    case EventType::kMariaGtidList:
+      ev.body = decode_gtid_list(cur);
+      break;
+    case EventType::kMariaBinlogCheckpoint: {
+      const std::uint32_t len = cur.u32le();
+      ev.body = BinlogCheckpoint{cur.str(len)};
+      break;
+    }
+    case EventType::kMariaAnnotateRows:
+      ev.body = RowsQuery{as_text(cur.rest())};
+      break;
+    case EventType::kRowsQuery:
+      cur.skip(1);
+      ev.body = RowsQuery{as_text(cur.rest())};
+      break;
+    case EventType::kXaPrepare: {
+      XaPrepare x;
+      x.one_phase = cur.u8() != 0;
+      x.format_id = cur.u32le();
+      x.gtrid_len = cur.u32le();
+      x.bqual_len = cur.u32le();
+      if (x.gtrid_len > 64 || x.bqual_len > 64) bad(cur, "XA id parts longer than 64 bytes");
+      x.data = cur.bytes(x.gtrid_len + x.bqual_len);
+      ev.body = x;
+      break;
+    }
+    case EventType::kIncident: {
+      Incident inc;
+      inc.type = cur.u16le();
+      if (!cur.empty()) {
+        const std::uint8_t len = cur.u8();
+        inc.message = cur.str(len);
+      }
+      ev.body = inc;
+      break;
+    }
+    case EventType::kHeartbeat:
+      ev.body = Heartbeat{as_text(cur.rest())};
+      break;
+    case EventType::kBeginLoadQuery:
+    case EventType::kAppendBlock: {
+      LoadBlock b;
+      b.file_id = cur.u32le();
+      b.data = cur.rest();
+      ev.body = b;
+      break;
+    }
+    case EventType::kTransactionPayload:
+      ev.body = TransactionPayload{cur.rest()};
+      break;
+    case EventType::kMariaStartEncryption: {
+      StartEncryption s;
+      s.scheme = cur.u8();
+      s.key_version = cur.u32le();
+      ev.body = s;
+      break;
+    }
+    default:
+      ev.body = Unknown{};
+      break;
+  }
+  return ev;
+}
+
+}  // namespace binrecover::binlog

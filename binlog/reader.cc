@@ -1,0 +1,125 @@
+#include "binlog/reader.h"
+
+#include <zlib.h>
+
+#include <cstdio>
+#include <string>
+
+#include "binlog/error.h"
+
+namespace binrecover::binlog {
+namespace {
+
+std::uint32_t le32(const std::byte* p) {
+  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
+         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
+}
+
+std::string hex32(std::uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", v);
+  return buf;
+}
+
+}  // namespace
+
+EventReader::EventReader(Source& source, ReaderOptions options, WarningSink warn)
+    : source_(source), options_(options), warn_(std::move(warn)) {}
+
+void EventReader::detect_version(const Frame& f) {
+  // Byte 4 is the type in every header version. A v1/v3 log starts with START_EVENT_V3; its
+  // length tells the 13-byte v1 header (69 bytes) from the 19-byte v3 one (75 bytes).
+  const auto type = static_cast<std::uint8_t>(f.raw[4]);
+  if (type == static_cast<std::uint8_t>(EventType::kStartV3)) {
+    ctx_ = FormatContext::for_version(f.raw.size() == 13 + 56 ? 1 : 3);
+  } else {
+    ctx_ = FormatContext::for_version(4);
+  }
+}
+
+void EventReader::verify_crc(const Frame& f, const EventHeader& h) {
+  if (f.raw.size() < ctx_.header_length + 4u)
+    throw Error(ErrorCode::kBadEvent, "event too short to hold its checksum", f.pos);
+  const std::size_t n = f.raw.size() - 4;
+  const auto expected = le32(f.raw.data() + n);
+  const auto* p = reinterpret_cast<const Bytef*>(f.raw.data());
+  std::uint32_t actual;
+  if (h.type == static_cast<std::uint8_t>(EventType::kFormatDescription) &&
+      (h.flags & kLogEventBinlogInUse) && ctx_.header_length >= 19) {
+    // The server computes an FDE's checksum before it sets the in-use flag, and clears the
+    // flag when it closes the file: verify as if the flag were clear.
+    const Bytef flags[2] = {static_cast<Bytef>(h.flags & ~kLogEventBinlogInUse & 0xff),
+                            static_cast<Bytef>(h.flags >> 8)};
+    uLong crc = ::crc32(0L, p, 17);
+    crc = ::crc32(crc, flags, 2);
+    crc = ::crc32(crc, p + 19, static_cast<uInt>(n - 19));
+    actual = static_cast<std::uint32_t>(crc);
+  } else {
+    actual = static_cast<std::uint32_t>(::crc32(0L, p, static_cast<uInt>(n)));
+  }
+  if (expected == actual) return;
+  std::string msg =
+      "checksum mismatch (stored " + hex32(expected) + ", computed " + hex32(actual) + ")";
+  if (options_.force_read) {
+    if (warn_)
+      warn_(source_.name() + ":" + std::to_string(f.pos) + ": " +
+            std::string(event_type_name(h.type)) + ": " + msg + "; continuing (--force-read)");
+    return;
+  }
+  throw Error(ErrorCode::kChecksumMismatch, msg, f.pos);
+}
+
+std::optional<Event> EventReader::next(EventArena* arena) {
+  std::optional<Frame> frame = source_.next_frame();
+  if (!frame) return std::nullopt;
+  const Frame& f = *frame;
+  std::uint8_t type_code = 0;
+  try {
+    if (first_) {
+      detect_version(f);
+      first_ = false;
+      const EventHeader h0 = parse_header(f.raw, ctx_.header_length, f.pos);
+      in_use_ = (h0.flags & kLogEventBinlogInUse) != 0;
+    }
+    if (f.raw.size() < ctx_.header_length)
+      throw Error(ErrorCode::kBadEvent,
+                  "event of " + std::to_string(f.raw.size()) + " bytes is shorter than the " +
+                      std::to_string(ctx_.header_length) + "-byte header",
+                  f.pos);
+    const EventHeader h = parse_header(f.raw, ctx_.header_length, f.pos);
+    type_code = h.type;
+    const auto type = static_cast<EventType>(h.type);
+    if (type == EventType::kFormatDescription) {
+      FormatDescription fde = decode_format_description(f.raw, f.pos, ctx_.header_length);
+      FormatContext next = fde.context;
+      ctx_ = next;  // the FDE's own checksum follows its own algorithm byte
+      seen_format_ = true;
+      if (ctx_.checksum == ChecksumAlg::kCrc32 && options_.verify_checksum) verify_crc(f, h);
+    } else if (ctx_.checksum == ChecksumAlg::kCrc32 && options_.verify_checksum) {
+      verify_crc(f, h);
+    }
+    if (type == EventType::kMariaStartEncryption)
+      throw Error(ErrorCode::kUnsupportedFormat,
+                  "the binlog is encrypted from here on; decrypting it needs the server's "
+                  "encryption key, which binrecover does not have",
+                  f.pos);
+    if (!is_known_event_type(h.type)) {
+      if (!options_.force_read)
+        throw Error(
+            ErrorCode::kUnknownEvent,
+            "unknown event type " + std::to_string(h.type) + " (use --force-read to skip it)",
+            f.pos);
+      if (warn_)
+        warn_(source_.name() + ":" + std::to_string(f.pos) + ": unknown event type " +
+              std::to_string(h.type) + " skipped (--force-read)");
+    }
+    return decode_event(arena != nullptr ? arena->copy(f.raw) : f.raw, f.pos, ctx_);
+  } catch (Error& e) {
+    e.with_file(source_.name());
+    e.with_offset(f.pos);
+    if (!frame->raw.empty()) e.with_event(std::string(event_type_name(type_code)));
+    throw;
+  }
+}
+
+}  // namespace binrecover::binlog

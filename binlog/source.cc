@@ -1,0 +1,167 @@
+#include "binlog/source.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "binlog/error.h"
+
+namespace binrecover::binlog {
+namespace {
+
+constexpr std::size_t kBlockSize = 1 << 20;
+constexpr std::byte kMagic[kMagicSize] = {std::byte{0xfe}, std::byte{0x62}, std::byte{0x69},
+                                          std::byte{0x6e}};
+
+std::uint32_t le32(const std::byte* p) {
+  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
+         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
+}
+
+}  // namespace
+
+FdSource::FdSource(const std::string& path, std::string display_name)
+    : name_(display_name.empty() ? path : std::move(display_name)) {
+  if (path == "-") {
+    fd_ = STDIN_FILENO;
+  } else {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0)
+      throw Error(ErrorCode::kIo, std::string("cannot open: ") + std::strerror(errno))
+          .with_file(name_);
+    owns_fd_ = true;
+#ifdef POSIX_FADV_SEQUENTIAL
+    ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+  }
+  struct stat st {};
+  if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) size_ = static_cast<std::uint64_t>(st.st_size);
+  if (::fstat(fd_, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
+    throw Error(ErrorCode::kIo, "is a directory, not a binlog file").with_file(name_);
+  }
+  buf_.resize(kBlockSize);
+  const std::size_t got = fill(kMagicSize);
+  if (got < kMagicSize || std::memcmp(buf_.data(), kMagic, kMagicSize) != 0) {
+    Error e(ErrorCode::kBadMagic,
+            got < kMagicSize ? "file is shorter than the 4-byte binlog magic"
+                             : "not a binlog file (bad magic number)",
+            0);
+    e.with_file(name_);
+    if (owns_fd_) ::close(fd_);
+    fd_ = -1;
+    throw e;
+  }
+  begin_ = kMagicSize;
+  pos_ = kMagicSize;
+}
+
+FdSource::~FdSource() {
+  if (owns_fd_ && fd_ >= 0) ::close(fd_);
+}
+
+std::size_t FdSource::fill(std::size_t n) {
+  while (end_ - begin_ < n && !eof_) {
+    if (buf_.size() - begin_ < n) {
+      // Move the unconsumed tail to the front, and grow only as far as data really arrives:
+      // a forged length makes us read, never reserve, up to what the input holds.
+      std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
+      end_ -= begin_;
+      begin_ = 0;
+      if (buf_.size() < n) buf_.resize(std::min<std::size_t>(n, std::max(buf_.size() * 2, n / 8)));
+    }
+    const ssize_t r = ::read(fd_, buf_.data() + end_, buf_.size() - end_);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw Error(ErrorCode::kIo, std::string("read failed: ") + std::strerror(errno), pos_)
+          .with_file(name_);
+    }
+    if (r == 0) eof_ = true;
+    end_ += static_cast<std::size_t>(r);
+  }
+  return std::min(n, end_ - begin_);
+}
+
+std::optional<Frame> FdSource::next_frame() {
+  const std::size_t have = fill(kMinEventSize);
+  if (have == 0) return std::nullopt;
+  if (have < kMinEventSize)
+    throw Error(ErrorCode::kTruncated,
+                "file ends inside an event header (" + std::to_string(have) + " of at least " +
+                    std::to_string(kMinEventSize) + " bytes)",
+                pos_)
+        .with_file(name_);
+  const std::uint32_t size = le32(buf_.data() + begin_ + 9);
+  if (size < kMinEventSize)
+    throw Error(ErrorCode::kBadEvent,
+                "event length " + std::to_string(size) + " is shorter than an event header", pos_)
+        .with_file(name_);
+  if (size > kMaxEventSize)
+    throw Error(ErrorCode::kEventTooLarge,
+                "event length " + std::to_string(size) + " exceeds the 1 GiB limit", pos_)
+        .with_file(name_);
+  if (size_ && pos_ + size > *size_)
+    throw Error(ErrorCode::kTruncated,
+                "event length " + std::to_string(size) + " runs past the end of the file (" +
+                    std::to_string(*size_ - pos_) + " bytes left)",
+                pos_)
+        .with_file(name_);
+  const std::size_t got = fill(size);
+  if (got < size)
+    throw Error(ErrorCode::kTruncated,
+                "input ends inside an event of " + std::to_string(size) + " bytes (" +
+                    std::to_string(got) + " present)",
+                pos_)
+        .with_file(name_);
+  Frame f{pos_, Bytes(buf_.data() + begin_, size)};
+  begin_ += size;
+  pos_ += size;
+  if (buf_.size() > 4 * kBlockSize && end_ == begin_) {
+    // A huge event is gone: give its memory back so RSS stays flat.
+    buf_.resize(kBlockSize);
+    buf_.shrink_to_fit();
+    begin_ = end_ = 0;
+  }
+  return f;
+}
+
+void FdSource::seek(std::uint64_t pos) {
+  if (pos < pos_) {
+    if (!size_)
+      throw Error(ErrorCode::kUsage, "cannot seek backwards in a stream", pos).with_file(name_);
+  } else if (pos - pos_ <= end_ - begin_) {
+    begin_ += pos - pos_;
+    pos_ = pos;
+    return;
+  }
+  if (size_) {
+    if (pos > *size_)
+      throw Error(ErrorCode::kUsage, "position " + std::to_string(pos) +
+                                         " is past the end of the file (" + std::to_string(*size_) +
+                                         " bytes)")
+          .with_file(name_);
+    if (::lseek(fd_, static_cast<off_t>(pos), SEEK_SET) < 0)
+      throw Error(ErrorCode::kIo, std::string("seek failed: ") + std::strerror(errno), pos)
+          .with_file(name_);
+    begin_ = end_ = 0;
+    eof_ = false;
+    pos_ = pos;
+    return;
+  }
+  while (pos_ < pos) {  // a stream: read and discard
+    const std::size_t want =
+        static_cast<std::size_t>(std::min<std::uint64_t>(pos - pos_, kBlockSize));
+    const std::size_t got = fill(want);
+    if (got == 0)
+      throw Error(ErrorCode::kUsage, "position " + std::to_string(pos) + " is past end of input")
+          .with_file(name_);
+    begin_ += got;
+    pos_ += got;
+  }
+}
+
+}  // namespace binrecover::binlog

@@ -1,0 +1,70 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "binlog/byte_cursor.h"
+
+namespace binrecover::binlog {
+
+inline constexpr std::size_t kMagicSize = 4;
+// Largest event binrecover accepts: a server never writes one past max_allowed_packet (1 GiB),
+// so a longer length field is damage, reported before anything of that size is allocated.
+inline constexpr std::uint64_t kMaxEventSize = (1ULL << 30) + (1ULL << 20);
+inline constexpr std::uint32_t kMinEventSize = 13;  // v1 common header
+
+// One event as framed from the byte stream: its offset and its exact bytes (header to checksum).
+// The view stays valid until the next call to next_frame().
+struct Frame {
+  std::uint64_t pos = 0;
+  Bytes raw;
+};
+
+// A source only frames: it checks the magic, reads the length field of each event header and
+// hands out exactly that many bytes. It never interprets a body, so a damaged body can never
+// throw the stream out of step.
+class Source {
+ public:
+  virtual ~Source() = default;
+  virtual std::optional<Frame> next_frame() = 0;  // nullopt = clean end of input
+  // Continue framing at `pos` (an event boundary); used for --start-position.
+  virtual void seek(std::uint64_t pos) = 0;
+  virtual const std::string& name() const = 0;
+  // Size of the input if known (regular files), for progress and sanity checks.
+  virtual std::optional<std::uint64_t> size() const = 0;
+};
+
+// Reads a binlog file (or standard input for path "-") in large blocks; events are handed out
+// as views into the block, and copied only when one spans two blocks.
+class FdSource : public Source {
+ public:
+  // Opens `path` ("-" = standard input, shown as `display_name`) and checks the magic.
+  explicit FdSource(const std::string& path, std::string display_name = {});
+  ~FdSource() override;
+  FdSource(const FdSource&) = delete;
+  FdSource& operator=(const FdSource&) = delete;
+
+  std::optional<Frame> next_frame() override;
+  void seek(std::uint64_t pos) override;
+  const std::string& name() const override { return name_; }
+  std::optional<std::uint64_t> size() const override { return size_; }
+
+ private:
+  // Makes at least n bytes available from begin_; returns how many are (less only at EOF).
+  std::size_t fill(std::size_t n);
+
+  int fd_ = -1;
+  bool owns_fd_ = false;
+  std::string name_;
+  std::optional<std::uint64_t> size_;
+  std::vector<std::byte> buf_;
+  std::size_t begin_ = 0;  // first unconsumed byte in buf_
+  std::size_t end_ = 0;    // one past the last byte read into buf_
+  std::uint64_t pos_ = 0;  // file offset of buf_[begin_]
+  bool eof_ = false;
+};
+
+}  // namespace binrecover::binlog

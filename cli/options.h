@@ -1,0 +1,47 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "recovery/event_table.h"
+#include "recovery/filter.h"
+#include "recovery/pipeline.h"
+#include "recovery/sql_sink.h"
+
+namespace binrecover::cli {
+
+enum class Command { kSql, kEvents, kHelp, kVersion };
+
+// Everything a run needs, validated. Built from the command line plus the [binrecover] group of
+// the option files (command line wins).
+struct Options {
+  Command command = Command::kSql;
+  std::vector<recovery::InputFile> inputs;
+  recovery::DecodeOptions decode;
+  recovery::FilterOptions filter;
+  recovery::SqlOptions sql;
+  recovery::EventListOptions events;
+  std::optional<std::string> result_file;
+  std::string help_text;
+  bool progress = true;  // on a terminal only
+};
+
+// Parses argv (argv[0] excluded from `args`). Throws binrecover::Error(kUsage) with a message
+// that names the offending option. `stdin_is_tty` decides whether "no input" means stdin.
+Options parse_options(const std::vector<std::string>& args, bool stdin_is_tty);
+
+// "2026-11-29 18:00:00" (also "2026-11-29T18:00:00", "2026-11-29 18:00", "2026-11-29") in the
+// current TZ -> seconds since the epoch.
+std::time_t parse_datetime(const std::string& text, const std::string& option);
+// Sets the process time zone for --timezone: "UTC", "SYSTEM", "+02:00", "-05:30", or a zone
+// name such as "Europe/Berlin" (needs tzdata).
+void apply_timezone(const std::string& tz);
+
+// The option-file arguments of group [binrecover] (and [client] is not read: it holds
+// connection settings this mode does not use), as "--name=value" strings in file order.
+std::vector<std::string> option_file_args(const std::vector<std::string>& files);
+// The usual places: /etc/my.cnf, /etc/mysql/my.cnf, ~/.my.cnf (MariaDB/MySQL order).
+std::vector<std::string> default_option_files();
+
+}  // namespace binrecover::cli

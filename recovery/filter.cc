@@ -1,0 +1,128 @@
+#include "recovery/filter.h"
+
+#include <algorithm>
+
+#include "recovery/statement_dbs.h"
+
+namespace binrecover::recovery {
+
+using binlog::Event;
+using binlog::EventType;
+
+ContentFilter::ContentFilter(const FilterOptions& opts)
+    : dbs_(opts.databases), tables_(opts.tables) {
+  for (const auto& [db, table] : tables_)
+    if (std::find(dbs_.begin(), dbs_.end(), db) == dbs_.end()) dbs_.push_back(db);
+  active_ = !dbs_.empty();
+}
+
+bool ContentFilter::keep_database(std::string_view db) const {
+  if (!active_) return true;
+  return std::find(dbs_.begin(), dbs_.end(), db) != dbs_.end();
+}
+
+bool ContentFilter::keep_table(std::string_view db, std::string_view table) const {
+  if (!active_) return true;
+  if (!keep_database(db)) return false;
+  bool db_narrowed = false;
+  for (const auto& [tdb, tt] : tables_) {
+    if (tdb != db) continue;
+    db_narrowed = true;
+    if (tt == table) return true;
+  }
+  return !db_narrowed;
+}
+
+bool ContentFilter::keep_query(const binlog::Query& q) const {
+  if (!active_) return true;
+  const binlog::QueryStatus& st = q.status;
+  const StatementTargets targets = statement_targets(q.query);
+  if (targets.overflow) return true;
+  switch (targets.kind) {
+    case StatementTargets::Kind::kDatabase: {
+      const std::string_view db = targets.refs[0].db.empty() ? q.db : targets.refs[0].db;
+      return keep_database(db);
+    }
+    case StatementTargets::Kind::kTables:
+      for (std::uint8_t i = 0; i < targets.count; ++i) {
+        const TableRef& r = targets.refs[i];
+        if (keep_table(r.db.empty() ? q.db : r.db, r.table)) return true;
+      }
+      return false;
+    case StatementTargets::Kind::kUnknown:
+      break;
+  }
+  // Statements we do not parse: MySQL names the databases it changed; else the default one.
+  if (st.has_updated_dbs && !st.updated_dbs_over_max && st.updated_db_count > 0) {
+    for (std::uint8_t i = 0; i < st.updated_db_count; ++i)
+      if (keep_database(st.updated_dbs[i])) return true;
+    return false;
+  }
+  if (st.updated_dbs_over_max) return true;
+  return keep_database(q.db);
+}
+
+bool ContentFilter::table_id_kept(std::uint64_t id) const {
+  for (auto it = maps_.rbegin(); it != maps_.rend(); ++it)
+    if (it->id == id) return it->keep;
+  return !active_;
+}
+
+bool ContentFilter::select(const Transaction& txn, std::vector<char>& keep) {
+  const auto& evs = txn.events;
+  keep.assign(evs.size(), 1);
+  if (!active_) return true;
+  maps_.clear();
+  bool any = false;
+  // Pass 1: statements, table maps and rows decide for themselves.
+  for (std::size_t i = 0; i < evs.size(); ++i) {
+    const Event& ev = evs[i];
+    if (const auto* q = std::get_if<binlog::Query>(&ev.body)) {
+      if (is_begin(q->query) || is_commit_or_rollback(q->query)) continue;
+      keep[i] = keep_query(*q);
+      any |= keep[i] != 0;
+    } else if (const auto* tm = std::get_if<binlog::TableMap>(&ev.body)) {
+      keep[i] = keep_table(tm->db, tm->table);
+      maps_.push_back({tm->table_id, keep[i] != 0});
+    } else if (const auto* rows = std::get_if<binlog::Rows>(&ev.body)) {
+      keep[i] = table_id_kept(rows->table_id);
+      any |= keep[i] != 0;
+    } else if (ev.type() == EventType::kExecuteLoadQuery) {
+      any = true;
+    }
+  }
+  // Pass 2: context events follow what they belong to.
+  for (std::size_t i = evs.size(); i-- > 0;) {
+    const EventType t = evs[i].type();
+    if (t == EventType::kIntvar || t == EventType::kRand || t == EventType::kUserVar) {
+      // belongs to the next query event
+      std::size_t j = i + 1;
+      while (j < evs.size() && !std::holds_alternative<binlog::Query>(evs[j].body)) ++j;
+      keep[i] = j < evs.size() ? keep[j] : 0;
+    } else if (t == EventType::kMariaAnnotateRows || t == EventType::kRowsQuery) {
+      // belongs to the rows events up to the next annotation or statement
+      bool used = false;
+      for (std::size_t j = i + 1; j < evs.size(); ++j) {
+        if (std::holds_alternative<binlog::Rows>(evs[j].body)) {
+          used |= keep[j] != 0;
+        } else if (!std::holds_alternative<binlog::TableMap>(evs[j].body)) {
+          break;
+        }
+      }
+      keep[i] = used;
+    }
+  }
+  if (!any) return false;
+  for (std::size_t i = 0; i < evs.size(); ++i) {
+    const EventType t = evs[i].type();
+    const auto* q = std::get_if<binlog::Query>(&evs[i].body);
+    if (t == EventType::kGtid || t == EventType::kAnonymousGtid || t == EventType::kMariaGtid ||
+        t == EventType::kGtidTagged || t == EventType::kXid || t == EventType::kXaPrepare ||
+        t == EventType::kBeginLoadQuery || t == EventType::kAppendBlock ||
+        (q != nullptr && (is_begin(q->query) || is_commit_or_rollback(q->query))))
+      keep[i] = 1;
+  }
+  return true;
+}
+
+}  // namespace binrecover::recovery

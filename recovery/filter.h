@@ -1,0 +1,56 @@
+#pragma once
+
+#include <cstdint>
+#include <ctime>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "binlog/events.h"
+#include "recovery/transaction.h"
+
+namespace binrecover::recovery {
+
+// Which events a run keeps. Plain values, built by cli/ from options.
+struct FilterOptions {
+  std::optional<std::uint64_t> start_position;  // first file only
+  std::optional<std::uint64_t> stop_position;   // last file only
+  std::optional<std::time_t> start_datetime;    // seconds since the epoch
+  std::optional<std::time_t> stop_datetime;
+  std::optional<std::uint32_t> server_id;
+  std::vector<std::string> databases;                       // --database, repeatable
+  std::vector<std::pair<std::string, std::string>> tables;  // --table db.t, repeatable
+};
+
+// Database and table rules: which statements and row events inside a transaction survive.
+class ContentFilter {
+ public:
+  explicit ContentFilter(const FilterOptions& opts);
+
+  bool active() const { return active_; }
+  bool keep_database(std::string_view db) const;
+  bool keep_table(std::string_view db, std::string_view table) const;
+  // A query event: by the databases it changes (MySQL's updated-db names when present, else
+  // the qualified names in the statement, else its default database).
+  bool keep_query(const binlog::Query& q) const;
+
+  // Marks each event of `txn` kept or not (keep.size() == events.size()); returns whether
+  // anything that changes data survived. Context events (GTID, BEGIN, XID, INTVAR, table maps,
+  // annotations) follow the statements they belong to.
+  bool select(const Transaction& txn, std::vector<char>& keep);
+
+ private:
+  struct TableMapEntry {
+    std::uint64_t id;
+    bool keep;
+  };
+  bool table_id_kept(std::uint64_t id) const;
+
+  bool active_ = false;
+  std::vector<std::string> dbs_;
+  std::vector<std::pair<std::string, std::string>> tables_;
+  std::vector<TableMapEntry> maps_;  // table maps of the statement being filtered
+};
+
+}  // namespace binrecover::recovery

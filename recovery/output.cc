@@ -1,0 +1,50 @@
+#include "recovery/output.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "binlog/error.h"
+
+namespace binrecover::recovery {
+
+Output::Output(int fd, std::string name) : fd_(fd), name_(std::move(name)) {
+  buf_.reserve(kFlushSize + (kFlushSize >> 2));
+}
+
+Output::~Output() {
+  try {
+    flush();
+  } catch (...) {  // a destructor must not throw; main() flushes explicitly and reports
+  }
+}
+
+int Output::open_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw Error(ErrorCode::kIo, "cannot create result file: " + std::string(std::strerror(errno)))
+        .with_file(path);
+  return fd;
+}
+
+void Output::flush() {
+  const char* p = buf_.data();
+  std::size_t left = buf_.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd_, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      buf_.clear();
+      throw Error(ErrorCode::kIo, "write failed: " + std::string(std::strerror(errno)))
+          .with_file(name_);
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+    written_ += static_cast<std::uint64_t>(n);
+  }
+  buf_.clear();
+}
+
+}  // namespace binrecover::recovery

@@ -1,0 +1,570 @@
+#include "recovery/sql_sink.h"
+
+#include <cstring>
+
+#include "binlog/charsets.h"
+#include "binlog/error.h"
+#include "recovery/event_info.h"
+
+namespace binrecover::recovery {
+
+using namespace binlog;
+
+namespace {
+
+constexpr std::uint32_t kOptionAutoIsNull = 1U << 14;
+constexpr std::uint32_t kOptionNoCheckConstraint = 1U << 15;
+constexpr std::uint32_t kOptionNotAutocommit = 1U << 19;
+constexpr std::uint32_t kOptionExplicitDefTimestamp = 1U << 24;
+constexpr std::uint32_t kOptionNoForeignKeyChecks = 1U << 26;
+constexpr std::uint32_t kOptionRelaxedUniqueChecks = 1U << 27;
+constexpr std::uint32_t kOptionIfExists = 1U << 28;
+constexpr std::uint32_t kOptionInsertHistory = 1U << 30;
+
+constexpr std::uint16_t kLogEventThreadSpecific = 0x4;
+
+using V = std::array<int, 3>;
+
+}  // namespace
+
+void append_base64(fmt::memory_buffer& out, Bytes data) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const std::size_t n = data.size();
+  const auto* p = reinterpret_cast<const std::uint8_t*>(data.data());
+  const std::size_t start = out.size();
+  const std::size_t encoded = (n + 2) / 3 * 4;
+  out.resize(start + encoded + encoded / 76 + 1);
+  char* o = out.data() + start;
+  std::size_t line = 0;
+  std::size_t i = 0;
+  auto put = [&](char c) {
+    if (line == 76) {
+      *o++ = '\n';
+      line = 0;
+    }
+    *o++ = c;
+    ++line;
+  };
+  for (; i + 3 <= n; i += 3) {
+    const std::uint32_t v = (p[i] << 16) | (p[i + 1] << 8) | p[i + 2];
+    put(kAlphabet[v >> 18]);
+    put(kAlphabet[(v >> 12) & 63]);
+    put(kAlphabet[(v >> 6) & 63]);
+    put(kAlphabet[v & 63]);
+  }
+  if (i < n) {
+    std::uint32_t v = p[i] << 16;
+    if (i + 1 < n) v |= p[i + 1] << 8;
+    put(kAlphabet[v >> 18]);
+    put(kAlphabet[(v >> 12) & 63]);
+    put(i + 1 < n ? kAlphabet[(v >> 6) & 63] : '=');
+    put('=');
+  }
+  out.resize(static_cast<std::size_t>(o - out.data()));
+}
+
+SqlSink::SqlSink(Output& out, SqlOptions opts) : out_(out), opts_(opts), buf_(out.buf()) {}
+
+void SqlSink::begin() {
+  append("/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;\n");
+  if (opts_.disable_log_bin)
+    append("/*!32316 SET @OLD_SQL_LOG_BIN=@@SQL_LOG_BIN, SQL_LOG_BIN=0*/;\n");
+  append("/*!40019 SET @@session.max_delayed_threads=0*/;\n");
+  append("/*!50003 SET @OLD_COMPLETION_TYPE=@@COMPLETION_TYPE,COMPLETION_TYPE=0*/;\n");
+  append("DELIMITER /*!*/;\n");
+}
+
+void SqlSink::finish() {
+  flush_binlog_statement();
+  if (st_.mysql_gtid_next && !opts_.skip_gtids)
+    append("SET @@SESSION.GTID_NEXT= 'AUTOMATIC' /* added by binrecover */ /*!*/;\n");
+  append("DELIMITER ;\n");
+  append("# End of log file\n");
+  append("ROLLBACK /* added by binrecover */;\n");
+  append("/*!50003 SET COMPLETION_TYPE=@OLD_COMPLETION_TYPE*/;\n");
+  if (opts_.disable_log_bin) append("/*!32316 SET SQL_LOG_BIN=@OLD_SQL_LOG_BIN*/;\n");
+  append("/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=0*/;\n");
+}
+
+void SqlSink::comment(std::string_view text) {
+  if (opts_.short_form) return;
+  append("# ");
+  append(text);
+  append("\n");
+}
+
+void SqlSink::time_text(std::uint32_t ts) {
+  if (ts != cached_ts_ || cached_time_[0] == 0) {
+    std::time_t t = ts;
+    std::tm tm{};
+    localtime_r(&t, &tm);
+    std::snprintf(cached_time_, sizeof cached_time_, "%02d%02d%02d %2d:%02d:%02d", tm.tm_year % 100,
+                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    cached_ts_ = ts;
+  }
+  append(cached_time_);
+}
+
+void SqlSink::event_header(const Event& ev, const FormatContext& ctx) {
+  if (opts_.short_form) return;
+  auto it = std::back_inserter(buf_);
+  fmt::format_to(it, "# at {}\n", ev.pos);
+  if (opts_.hexdump) hexdump(ev, ctx);
+  append("#");
+  time_text(ev.header.timestamp);
+  fmt::format_to(it, " server id {}  end_log_pos {} ", ev.header.server_id, ev.header.log_pos);
+  const bool fde = ev.type() == EventType::kFormatDescription;
+  ChecksumAlg alg = ctx.checksum;
+  if (fde) alg = std::get<FormatDescription>(ev.body).context.checksum;
+  if (alg == ChecksumAlg::kCrc32 && ev.raw.size() >= 4) {
+    ByteCursor c(ev.raw.last(4), 0);
+    fmt::format_to(it, "CRC32 {:#010x} ", c.u32le());
+  }
+  append("\t");
+}
+
+void SqlSink::hexdump(const Event& ev, const FormatContext& ctx) {
+  auto it = std::back_inserter(buf_);
+  const auto* p = reinterpret_cast<const std::uint8_t*>(ev.raw.data());
+  const std::size_t n = ev.raw.size();
+  const std::size_t hdr = std::min<std::size_t>(ctx.header_length, n);
+  append("# Position  Timestamp   Type   Source ID        Size      Source Pos    Flags\n");
+  fmt::format_to(it, "# {:>8x} ", ev.pos);
+  for (std::size_t i = 0; i < hdr; ++i) {
+    fmt::format_to(it, "{:02x} ", p[i]);
+    if (i == 3 || i == 4 || i == 8 || i == 12 || i == 16) append("  ");
+  }
+  append("\n");
+  for (std::size_t off = hdr; off < n; off += 16) {
+    fmt::format_to(it, "# {:>8x} ", ev.pos + off);
+    std::size_t k = 0;
+    for (; k < 16 && off + k < n; ++k) {
+      fmt::format_to(it, "{:02x} ", p[off + k]);
+      if (k == 7) append(" ");
+    }
+    for (; k < 16; ++k) append(k == 7 ? "    " : "   ");
+    append("|");
+    for (k = 0; k < 16 && off + k < n; ++k) {
+      const std::uint8_t c = p[off + k];
+      buf_.push_back(c >= 32 && c < 127 ? static_cast<char>(c) : '.');
+    }
+    append("|\n");
+  }
+}
+
+void SqlSink::base64_event(Bytes raw) {
+  append_base64(rows_b64_, raw);
+  rows_b64_.push_back('\n');
+  rows_pending_ = true;
+}
+
+void SqlSink::flush_binlog_statement() {
+  if (!rows_pending_) return;
+  if (!opts_.short_form) {
+    append("BINLOG '\n");
+    buf_.append(rows_b64_.data(), rows_b64_.data() + rows_b64_.size());
+    append("'/*!*/;\n");
+  }
+  rows_b64_.clear();
+  rows_pending_ = false;
+}
+
+void SqlSink::write_meta(const Event& ev, const FormatContext& ctx) {
+  flush_binlog_statement();
+  write_event(ev, ctx);
+  out_.flush_if_large();
+}
+
+void SqlSink::write_transaction(const Transaction& txn, const std::vector<char>& keep,
+                                const FormatContext& ctx) {
+  for (std::size_t i = 0; i < txn.events.size(); ++i)
+    if (keep[i]) write_event(txn.events[i], ctx);
+  flush_binlog_statement();
+  out_.flush_if_large();
+}
+
+void SqlSink::flags2_line(std::uint32_t flags2, const FormatContext& ctx) {
+  const std::uint32_t changed = st_.flags2 ? (*st_.flags2 ^ flags2) : ~0U;
+  st_.flags2 = flags2;
+  if (changed == 0) return;
+  std::uint32_t mask = kOptionAutoIsNull | kOptionNotAutocommit | kOptionNoForeignKeyChecks |
+                       kOptionRelaxedUniqueChecks;
+  const V& v = ctx.server_version;
+  if (ctx.mariadb) {
+    if (v >= V{10, 2, 1}) mask |= kOptionNoCheckConstraint;
+    if (v >= V{10, 5, 2}) mask |= kOptionIfExists;
+    static constexpr int kMinPatch[] = {99, 99, 99, 99, 99, 17, 9, 5, 4, 2};
+    if (v[0] > 10 || (v[0] == 10 && (v[1] >= 10 || (v[1] >= 5 && v[2] >= kMinPatch[v[1]]))))
+      mask |= kOptionExplicitDefTimestamp;
+    if (v >= V{10, 11, 0}) mask |= kOptionInsertHistory;
+  }
+  struct Item {
+    std::uint32_t bit;
+    bool inverted;
+    std::string_view name;
+  };
+  static constexpr Item kItems[] = {
+      {kOptionNoForeignKeyChecks, true, "foreign_key_checks"},
+      {kOptionAutoIsNull, false, "sql_auto_is_null"},
+      {kOptionRelaxedUniqueChecks, true, "unique_checks"},
+      {kOptionNotAutocommit, true, "autocommit"},
+      {kOptionNoCheckConstraint, true, "check_constraint_checks"},
+      {kOptionIfExists, false, "sql_if_exists"},
+      {kOptionExplicitDefTimestamp, false, "explicit_defaults_for_timestamp"},
+      {kOptionInsertHistory, false, "system_versioning_insert_history"},
+  };
+  bool first = true;
+  for (const Item& item : kItems) {
+    if (!(mask & item.bit) || !(changed & item.bit)) continue;
+    append(first ? "SET " : ", ");
+    first = false;
+    const bool set = (flags2 & item.bit) != 0;
+    fmt::format_to(std::back_inserter(buf_), "@@session.{}={}", item.name,
+                   (item.inverted ? !set : set) ? 1 : 0);
+  }
+  if (!first) delimiter();
+}
+
+void SqlSink::session_state(const Query& q, const FormatContext& ctx) {
+  auto it = std::back_inserter(buf_);
+  const QueryStatus& s = q.status;
+  if (s.flags2) flags2_line(*s.flags2, ctx);
+  if (s.sql_mode && s.sql_mode != st_.sql_mode) {
+    st_.sql_mode = s.sql_mode;
+    fmt::format_to(it, "SET @@session.sql_mode={}", *s.sql_mode);
+    delimiter();
+  }
+  // Absent values are the server defaults; mysqlbinlog prints them too, so a replay never
+  // inherits what an earlier session of the client had set.
+  const auto auto_inc = s.auto_increment.value_or(std::pair<std::uint16_t, std::uint16_t>{1, 1});
+  if (auto_inc != st_.auto_increment) {
+    st_.auto_increment = auto_inc;
+    fmt::format_to(it,
+                   "SET @@session.auto_increment_increment={}, @@session.auto_increment_offset={}",
+                   auto_inc.first, auto_inc.second);
+    delimiter();
+  }
+  if (s.charset && s.charset != st_.charset) {
+    st_.charset = s.charset;
+    const auto& cs = *s.charset;
+    const Collation* client = find_collation(cs[0]);
+    if (client != nullptr) {
+      fmt::format_to(it, "/*!\\C {} */", client->charset);
+      delimiter();
+    }
+    if (ctx.mariadb && client != nullptr)
+      fmt::format_to(it, "SET @@session.character_set_client={}", client->charset);
+    else
+      fmt::format_to(it, "SET @@session.character_set_client={}", cs[0]);
+    fmt::format_to(it, ",@@session.collation_connection={},@@session.collation_server={}", cs[1],
+                   cs[2]);
+    delimiter();
+  }
+  if (s.time_zone && (!st_.time_zone_printed || st_.time_zone != *s.time_zone)) {
+    st_.time_zone.assign(*s.time_zone);
+    st_.time_zone_printed = true;
+    append("SET @@session.time_zone='");
+    for (char c : *s.time_zone) {
+      if (c == '\'' || c == '\\') buf_.push_back('\\');
+      buf_.push_back(c);
+    }
+    append("'");
+    delimiter();
+  }
+  const std::uint16_t lc = s.lc_time_names.value_or(0);
+  if (lc != st_.lc_time_names) {
+    st_.lc_time_names = lc;
+    fmt::format_to(it, "SET @@session.lc_time_names={}", lc);
+    delimiter();
+  }
+  {
+    const std::uint16_t cdb = s.charset_database.value_or(0);
+    if (st_.charset_database != cdb) {
+      st_.charset_database = cdb;
+      if (cdb)
+        fmt::format_to(it, "SET @@session.collation_database={}", cdb);
+      else
+        append("SET @@session.collation_database=DEFAULT");
+      delimiter();
+    }
+  }
+  if (!ctx.mariadb) {
+    if (s.default_collation_utf8mb4 &&
+        s.default_collation_utf8mb4 != st_.default_collation_utf8mb4) {
+      st_.default_collation_utf8mb4 = s.default_collation_utf8mb4;
+      fmt::format_to(it, "/*!80011 SET @@session.default_collation_for_utf8mb4={}*/",
+                     *s.default_collation_utf8mb4);
+      delimiter();
+    }
+    if (s.explicit_defaults_ts && s.explicit_defaults_ts != st_.explicit_defaults_ts) {
+      st_.explicit_defaults_ts = s.explicit_defaults_ts;
+      fmt::format_to(it, "/*!80024 SET @@session.explicit_defaults_for_timestamp={}*/",
+                     *s.explicit_defaults_ts);
+      delimiter();
+    }
+    if (s.sql_require_primary_key && s.sql_require_primary_key != st_.sql_require_primary_key) {
+      st_.sql_require_primary_key = s.sql_require_primary_key;
+      fmt::format_to(it, "/*!80013 SET @@session.sql_require_primary_key={}*/",
+                     *s.sql_require_primary_key);
+      delimiter();
+    }
+    if (s.default_table_encryption && s.default_table_encryption != st_.default_table_encryption) {
+      st_.default_table_encryption = s.default_table_encryption;
+      fmt::format_to(it, "/*!80016 SET @@session.default_table_encryption={}*/",
+                     *s.default_table_encryption);
+      delimiter();
+    }
+  }
+}
+
+void SqlSink::query(const Event& ev, const Query& q, const FormatContext& ctx) {
+  if (q.compressed)
+    throw Error(ErrorCode::kUnsupportedFormat,
+                "compressed query events (log_bin_compress) are not supported yet", ev.pos);
+  if (ev.type() == EventType::kExecuteLoadQuery)
+    throw Error(ErrorCode::kUnsupportedFormat,
+                "LOAD DATA events cannot be turned into SQL yet; use `binrecover events` to "
+                "list them",
+                ev.pos);
+  auto it = std::back_inserter(buf_);
+  if (!opts_.short_form) {
+    fmt::format_to(it, "Query\tthread_id={}\texec_time={}\terror_code={}", q.thread_id, q.exec_time,
+                   q.error_code);
+    if (ctx.mariadb)
+      fmt::format_to(it, "\txid={}", q.status.ddl_xid.value_or(0));
+    else if (q.status.ddl_xid)
+      fmt::format_to(it, "\tXid = {}", *q.status.ddl_xid);
+    append("\n");
+  }
+  if (!q.db.empty() && q.db != st_.db && !(ev.header.flags & kLogEventSuppressUse)) {
+    st_.db.assign(q.db);
+    append("use ");
+    append_quoted_ident(buf_, q.db);
+    delimiter();
+  }
+  fmt::format_to(it, "SET TIMESTAMP={}", ev.header.timestamp);
+  if (q.status.microseconds) fmt::format_to(it, ".{:06}", *q.status.microseconds);
+  delimiter();
+  if (!st_.thread_printed ||
+      ((ev.header.flags & kLogEventThreadSpecific) && q.thread_id != st_.thread_id)) {
+    st_.thread_printed = true;
+    st_.thread_id = q.thread_id;
+    fmt::format_to(it, "SET @@session.pseudo_thread_id={}", q.thread_id);
+    delimiter();
+  }
+  session_state(q, ctx);
+  append(q.query);
+  append("\n");
+  delimiter();
+}
+
+void SqlSink::write_event(const Event& ev, const FormatContext& ctx) {
+  const EventType type = ev.type();
+  const bool is_rows = std::holds_alternative<Rows>(ev.body);
+  if (!is_rows && type != EventType::kTableMap && type != EventType::kMariaAnnotateRows &&
+      type != EventType::kRowsQuery)
+    flush_binlog_statement();
+  event_header(ev, ctx);
+  auto it = std::back_inserter(buf_);
+  const bool sf = opts_.short_form;
+  std::visit(
+      [&](const auto& b) {
+        using T = std::decay_t<decltype(b)>;
+        if constexpr (std::is_same_v<T, FormatDescription>) {
+          if (!sf) {
+            fmt::format_to(it, "Start: binlog v {}, server v {} created ", b.binlog_version,
+                           b.server_version);
+            time_text(b.created != 0 ? b.created : ev.header.timestamp);
+            if (b.created != 0) append(" at startup");
+            append("\n");
+            if (ev.header.flags & kLogEventBinlogInUse)
+              append("# Warning: this binlog is either in use or was not closed properly.\n");
+          }
+          if (b.created != 0) {
+            append("ROLLBACK");
+            delimiter();
+          }
+          if (!sf) {
+            append("BINLOG '\n");
+            append_base64(buf_, ev.raw);
+            append("\n'");
+            delimiter();
+          }
+          // Each file starts a fresh print state, as mysqlbinlog's: the output of one file stays
+          // replayable on its own.
+          const bool gtid_next = st_.mysql_gtid_next;
+          st_ = PrintedState{};
+          st_.mysql_gtid_next = gtid_next;
+        } else if constexpr (std::is_same_v<T, StartV3>) {
+          if (!sf) {
+            fmt::format_to(it, "Start: binlog v {}, server v {} created ", b.binlog_version,
+                           b.server_version);
+            time_text(b.created);
+            if (b.created != 0) append(" at startup");
+            append("\n");
+          }
+          if (b.created != 0) {
+            append("ROLLBACK");
+            delimiter();
+          }
+        } else if constexpr (std::is_same_v<T, Rotate>) {
+          if (!sf) fmt::format_to(it, "Rotate to {}  pos: {}\n", b.next_file, b.position);
+        } else if constexpr (std::is_same_v<T, Stop>) {
+          if (!sf) append("Stop\n");
+        } else if constexpr (std::is_same_v<T, Query>) {
+          query(ev, b, ctx);
+        } else if constexpr (std::is_same_v<T, Xid>) {
+          if (!sf) fmt::format_to(it, "Xid = {}\n", b.xid);
+          append("COMMIT");
+          delimiter();
+        } else if constexpr (std::is_same_v<T, Intvar>) {
+          if (!sf) append("Intvar\n");
+          fmt::format_to(it, "SET {}={}", b.type == 1 ? "LAST_INSERT_ID" : "INSERT_ID", b.value);
+          delimiter();
+        } else if constexpr (std::is_same_v<T, Rand>) {
+          if (!sf) append("Rand\n");
+          fmt::format_to(it, "SET @@RAND_SEED1={}, @@RAND_SEED2={}", b.seed1, b.seed2);
+          delimiter();
+        } else if constexpr (std::is_same_v<T, UserVar>) {
+          if (!sf) append("User_var\n");
+          append("SET @");
+          append_quoted_ident(buf_, b.name);
+          append(":=");
+          append_user_var_value(buf_, b, true);
+          delimiter();
+        } else if constexpr (std::is_same_v<T, TableMap>) {
+          if (!sf) {
+            append("Table_map: ");
+            append_quoted_ident(buf_, b.db);
+            append(".");
+            append_quoted_ident(buf_, b.table);
+            fmt::format_to(it, " mapped to number {}\n", b.table_id);
+          }
+          base64_event(ev.raw);
+        } else if constexpr (std::is_same_v<T, Rows>) {
+          if (!sf) {
+            static constexpr std::string_view kNames[] = {"Write_rows", "Update_rows",
+                                                          "Delete_rows", "Update_rows_partial"};
+            append(kNames[static_cast<int>(b.kind)]);
+            if (b.compressed) append("_compressed");
+            fmt::format_to(it, ": table id {}{}\n", b.table_id,
+                           (b.flags & kStmtEndFlag) ? " flags: STMT_END_F" : "");
+          }
+          base64_event(ev.raw);
+          if (b.flags & kStmtEndFlag) flush_binlog_statement();
+        } else if constexpr (std::is_same_v<T, Gtid>) {
+          if (!sf) {
+            fmt::format_to(it, "{}\tlast_committed={}\tsequence_number={}\n",
+                           b.anonymous ? "Anonymous_GTID" : "GTID", b.last_committed,
+                           b.sequence_number);
+          }
+          if (!opts_.skip_gtids) {
+            append("SET @@SESSION.GTID_NEXT= '");
+            if (b.anonymous) {
+              append("ANONYMOUS");
+            } else {
+              append_uuid(buf_, b.sid);
+              fmt::format_to(it, ":{}", b.gno);
+            }
+            append("'");
+            delimiter();
+            st_.mysql_gtid_next = true;
+          }
+        } else if constexpr (std::is_same_v<T, PreviousGtids>) {
+          if (!sf) {
+            append("Previous-GTIDs\n# ");
+            if (b.data.size() >= 8 && ByteCursor(b.data, 0).u64le() == 0)
+              append("[empty]");
+            else
+              append_gtid_set(buf_, b.data);
+            append("\n");
+          }
+        } else if constexpr (std::is_same_v<T, MariaGtid>) {
+          if (!sf) {
+            fmt::format_to(it, "GTID {}-{}-{}", b.domain_id, ev.header.server_id, b.seq_no);
+            if (b.flags & MariaGtid::kGroupCommitId) fmt::format_to(it, " cid={}", b.commit_id);
+            if (b.flags & MariaGtid::kDdl) append(" ddl");
+            if (b.flags & MariaGtid::kTransactional) append(" trans");
+            if (b.flags & MariaGtid::kWaited) append(" waited");
+            append("\n");
+          }
+          if (!opts_.skip_gtids) {
+            const bool skip_parallel = !(b.flags & MariaGtid::kAllowParallel);
+            if (st_.skip_parallel != skip_parallel) {
+              st_.skip_parallel = skip_parallel;
+              fmt::format_to(it, "/*M!100101 SET @@session.skip_parallel_replication={}*/",
+                             skip_parallel ? 1 : 0);
+              delimiter();
+            }
+            if (st_.gtid_domain != b.domain_id) {
+              st_.gtid_domain = b.domain_id;
+              fmt::format_to(it, "/*M!100001 SET @@session.gtid_domain_id={}*/", b.domain_id);
+              delimiter();
+            }
+            if (st_.gtid_server != ev.header.server_id) {
+              st_.gtid_server = ev.header.server_id;
+              fmt::format_to(it, "/*M!100001 SET @@session.server_id={}*/", ev.header.server_id);
+              delimiter();
+            }
+            fmt::format_to(it, "/*M!100001 SET @@session.gtid_seq_no={}*/", b.seq_no);
+            delimiter();
+          }
+          if (b.flags & MariaGtid::kPreparedXa) {
+            append("XA START ");
+            append_xid(buf_, b.xa_format_id, b.xa_data, b.xa_gtrid_len, b.xa_bqual_len);
+            delimiter();
+          } else if (!(b.flags & MariaGtid::kStandalone)) {
+            append("START TRANSACTION\n");
+            delimiter();
+          }
+        } else if constexpr (std::is_same_v<T, MariaGtidList>) {
+          if (!sf) {
+            append("Gtid list [");
+            append_maria_gtid_list(buf_, b);
+            append("]\n");
+          }
+        } else if constexpr (std::is_same_v<T, BinlogCheckpoint>) {
+          if (!sf) fmt::format_to(it, "Binlog checkpoint {}\n", b.file);
+        } else if constexpr (std::is_same_v<T, RowsQuery>) {
+          if (!sf) {
+            const bool annotate = type == EventType::kMariaAnnotateRows;
+            append(annotate ? "Annotate_rows:\n" : "Rows_query\n");
+            std::string_view q = b.query;
+            while (!q.empty()) {
+              const auto nl = q.find('\n');
+              append(annotate ? "#Q> " : "# ");
+              append(q.substr(0, nl));
+              append("\n");
+              if (nl == std::string_view::npos) break;
+              q.remove_prefix(nl + 1);
+            }
+          }
+        } else if constexpr (std::is_same_v<T, XaPrepare>) {
+          if (!sf) append("XA PREPARE\n");
+          append(b.one_phase ? "XA COMMIT " : "XA PREPARE ");
+          append_xid(buf_, b.format_id, b.data, b.gtrid_len, b.bqual_len);
+          if (b.one_phase) append(" ONE PHASE");
+          append("\n");
+          delimiter();
+        } else if constexpr (std::is_same_v<T, Incident>) {
+          if (!sf) fmt::format_to(it, "Incident: {}\n", b.type == 1 ? "LOST_EVENTS" : "NONE");
+          append("RELOAD DATABASE; # Shall generate syntax error\n");
+          delimiter();
+        } else if constexpr (std::is_same_v<T, Heartbeat>) {
+          if (!sf) append("Heartbeat\n");
+        } else if constexpr (std::is_same_v<T, LoadBlock> ||
+                             std::is_same_v<T, TransactionPayload>) {
+          throw Error(ErrorCode::kUnsupportedFormat,
+                      std::string(event_type_name(type)) +
+                          " events cannot be turned into SQL yet; use `binrecover events` to "
+                          "list them",
+                      ev.pos);
+        } else {
+          if (!sf) fmt::format_to(it, "{} (not replayed)\n", event_type_name(type));
+        }
+      },
+      ev.body);
+}
+
+}  // namespace binrecover::recovery

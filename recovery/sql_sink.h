@@ -1,0 +1,89 @@
+#pragma once
+
+#include <cstdint>
+#include <ctime>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "binlog/events.h"
+#include "recovery/output.h"
+#include "recovery/transaction.h"
+
+namespace binrecover::recovery {
+
+struct SqlOptions {
+  bool short_form = false;       // -s: statements only, no comments, no BINLOG
+  bool hexdump = false;          // -H: hex dump of every event as comments
+  bool skip_gtids = false;       // --skip-gtids
+  bool disable_log_bin = false;  // -D: SET sql_log_bin=0 for the replay
+};
+
+// mysqlbinlog-compatible SQL text: comments with positions, DELIMITER /*!*/;, the session
+// state each statement needs, BINLOG '<base64>' for row events. The mysql and mariadb clients
+// replay it as mysqlbinlog's output.
+class SqlSink {
+ public:
+  SqlSink(Output& out, SqlOptions opts);
+
+  void begin();
+  // An event outside transactions (format description, rotate, GTID list, ...).
+  void write_meta(const binlog::Event& ev, const binlog::FormatContext& ctx);
+  // A transaction, with `keep` marking the events the filters kept.
+  void write_transaction(const Transaction& txn, const std::vector<char>& keep,
+                         const binlog::FormatContext& ctx);
+  // A comment line ("# ..."), e.g. for a dropped incomplete transaction.
+  void comment(std::string_view text);
+  void finish();
+
+ private:
+  void event_header(const binlog::Event& ev, const binlog::FormatContext& ctx);
+  void write_event(const binlog::Event& ev, const binlog::FormatContext& ctx);
+  void query(const binlog::Event& ev, const binlog::Query& q, const binlog::FormatContext& ctx);
+  void session_state(const binlog::Query& q, const binlog::FormatContext& ctx);
+  void flags2_line(std::uint32_t flags2, const binlog::FormatContext& ctx);
+  void base64_event(binlog::Bytes raw);
+  void flush_binlog_statement();
+  void hexdump(const binlog::Event& ev, const binlog::FormatContext& ctx);
+  void time_text(std::uint32_t ts);
+  void delimiter() { append("/*!*/;\n"); }
+  void append(std::string_view s) { out_.append(s); }
+
+  Output& out_;
+  SqlOptions opts_;
+  fmt::memory_buffer& buf_;
+  fmt::memory_buffer rows_b64_;  // BINLOG statement being assembled
+  bool rows_pending_ = false;
+
+  // What the replaying session already has, so each SET is printed only when it changes.
+  struct PrintedState {
+    std::string db;
+    bool thread_printed = false;
+    std::uint32_t thread_id = 0;
+    std::optional<std::uint32_t> flags2;
+    std::optional<std::uint64_t> sql_mode;
+    std::optional<std::pair<std::uint16_t, std::uint16_t>> auto_increment;
+    std::optional<std::array<std::uint16_t, 3>> charset;
+    std::string time_zone;
+    bool time_zone_printed = false;
+    std::optional<std::uint16_t> lc_time_names;
+    std::optional<std::uint16_t> charset_database;
+    std::optional<std::uint16_t> default_collation_utf8mb4;
+    std::optional<std::uint8_t> sql_require_primary_key;
+    std::optional<std::uint8_t> default_table_encryption;
+    std::optional<std::uint8_t> explicit_defaults_ts;
+    std::optional<std::uint32_t> gtid_domain;
+    std::optional<std::uint32_t> gtid_server;
+    std::optional<bool> skip_parallel;
+    bool mysql_gtid_next = false;  // GTID_NEXT must be reset to AUTOMATIC at the end
+  } st_;
+
+  std::uint32_t cached_ts_ = 0;
+  char cached_time_[64] = {};
+};
+
+// Standard base64 (RFC 4648) with a newline every 76 output characters, as mysqlbinlog writes
+// BINLOG statements.
+void append_base64(fmt::memory_buffer& out, binlog::Bytes data);
+
+}  // namespace binrecover::recovery

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace binrecover::recovery {
+
+// A table (or, for database-level statements, a database) that a statement changes. An empty
+// `db` means the statement's default database.
+struct TableRef {
+  std::string_view db;
+  std::string_view table;
+};
+
+// What a statement changes, found by reading its text. MariaDB does not log the updated-db
+// names that MySQL puts in the query event, and the default database alone is wrong for
+// `USE shop; CREATE TABLE crm.tags ...`; so the qualified names in the statement decide.
+struct StatementTargets {
+  enum class Kind : std::uint8_t {
+    kUnknown,   // not a statement we parse (SET, GRANT, CALL, ...): use the default database
+    kTables,    // the statement changes the tables listed
+    kDatabase,  // CREATE/ALTER/DROP DATABASE: `refs[0].db` names it (empty = default)
+  };
+  Kind kind = Kind::kUnknown;
+  std::array<TableRef, 16> refs{};
+  std::uint8_t count = 0;
+  bool overflow = false;  // more targets than fit: treat as touching every database
+
+  void add(TableRef r) {
+    if (count < refs.size())
+      refs[count++] = r;
+    else
+      overflow = true;
+  }
+};
+
+StatementTargets statement_targets(std::string_view sql);
+
+}  // namespace binrecover::recovery

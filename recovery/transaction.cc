@@ -1,0 +1,195 @@
+#include "recovery/transaction.h"
+
+#include <cstring>
+
+namespace binrecover::recovery {
+
+using binlog::Event;
+using binlog::EventType;
+
+namespace {
+
+bool iequal_prefix(std::string_view s, std::string_view kw) {
+  if (s.size() < kw.size()) return false;
+  for (std::size_t i = 0; i < kw.size(); ++i) {
+    char a = s[i];
+    if (a >= 'a' && a <= 'z') a = static_cast<char>(a - 'a' + 'A');
+    if (a != kw[i]) return false;
+  }
+  return true;
+}
+
+std::string_view trim(std::string_view q) {
+  while (!q.empty() &&
+         (q.front() == ' ' || q.front() == '\n' || q.front() == '\t' || q.front() == '\r'))
+    q.remove_prefix(1);
+  while (!q.empty() && (q.back() == ' ' || q.back() == '\n' || q.back() == '\t' ||
+                        q.back() == '\r' || q.back() == ';' || q.back() == '\0'))
+    q.remove_suffix(1);
+  return q;
+}
+
+bool is_word(std::string_view q, std::string_view kw) {
+  q = trim(q);
+  return q.size() == kw.size() && iequal_prefix(q, kw);
+}
+
+const binlog::Query* as_query(const Event& ev) { return std::get_if<binlog::Query>(&ev.body); }
+
+bool is_meta_type(EventType t) {
+  switch (t) {
+    case EventType::kFormatDescription:
+    case EventType::kStartV3:
+    case EventType::kRotate:
+    case EventType::kStop:
+    case EventType::kPreviousGtids:
+    case EventType::kMariaGtidList:
+    case EventType::kMariaBinlogCheckpoint:
+    case EventType::kHeartbeat:
+    case EventType::kHeartbeatV2:
+    case EventType::kIncident:
+    case EventType::kMariaStartEncryption:
+    case EventType::kViewChange:
+    case EventType::kTransactionContext:
+    case EventType::kUnknown:
+      return true;
+    default:
+      return !binlog::is_known_event_type(static_cast<std::uint8_t>(t));
+  }
+}
+
+bool is_statement_context(EventType t) {
+  return t == EventType::kIntvar || t == EventType::kRand || t == EventType::kUserVar;
+}
+
+}  // namespace
+
+bool starts_with_keyword(std::string_view q, std::string_view kw) {
+  q = trim(q);
+  if (!iequal_prefix(q, kw)) return false;
+  return q.size() == kw.size() || q[kw.size()] == ' ' || q[kw.size()] == '\n' ||
+         q[kw.size()] == '\t';
+}
+
+bool is_begin(std::string_view q) { return is_word(q, "BEGIN") || is_word(q, "START TRANSACTION"); }
+
+bool is_commit_or_rollback(std::string_view q) {
+  return is_word(q, "COMMIT") || is_word(q, "ROLLBACK");
+}
+
+void TransactionAssembler::recycle() {
+  done_.events.clear();
+  meta_.events.clear();
+  if (arena_reset_pending_ && current_.events.empty()) {
+    arena_.reset();
+    arena_reset_pending_ = false;
+  }
+}
+
+void TransactionAssembler::start(const Event& ev, State s) {
+  current_.events.clear();
+  current_.kind = UnitKind::kTransaction;
+  current_.complete = true;
+  current_.events.push_back(ev);
+  state_ = s;
+}
+
+void TransactionAssembler::close_current(std::vector<Transaction*>& ready) {
+  std::swap(done_, current_);
+  current_.events.clear();
+  state_ = State::kIdle;
+  standalone_gtid_ = false;
+  arena_reset_pending_ = true;
+  ready.push_back(&done_);
+}
+
+void TransactionAssembler::push(const Event& ev, std::vector<Transaction*>& ready) {
+  const EventType t = ev.type();
+  if (is_meta_type(t)) {
+    if (!current_.events.empty()) {
+      current_.complete = false;
+      close_current(ready);
+    }
+    meta_.kind = UnitKind::kMeta;
+    meta_.complete = true;
+    meta_.events.clear();
+    meta_.events.push_back(ev);
+    ready.push_back(&meta_);
+    arena_reset_pending_ = true;
+    return;
+  }
+  const bool gtid = t == EventType::kGtid || t == EventType::kAnonymousGtid ||
+                    t == EventType::kMariaGtid || t == EventType::kGtidTagged;
+  const binlog::Query* q = as_query(ev);
+  const bool begin = q != nullptr && is_begin(q->query);
+
+  const bool begin_after_gtid = begin && current_.events.size() == 1 &&
+                                (state_ == State::kInBegin || state_ == State::kAfterGtid);
+  if (state_ != State::kIdle &&
+      (gtid || (begin && !begin_after_gtid && state_ != State::kStatementPrefix))) {
+    // The previous transaction never finished.
+    current_.complete = false;
+    close_current(ready);
+  }
+
+  switch (state_) {
+    case State::kIdle:
+      if (gtid) {
+        start(ev, State::kAfterGtid);
+        const auto* mg = std::get_if<binlog::MariaGtid>(&ev.body);
+        standalone_gtid_ = mg != nullptr && (mg->flags & binlog::MariaGtid::kStandalone);
+        if (mg != nullptr && !standalone_gtid_) state_ = State::kInBegin;  // implicit BEGIN
+      } else if (begin) {
+        start(ev, State::kInBegin);
+      } else if (is_statement_context(t)) {
+        start(ev, State::kStatementPrefix);
+      } else if (q != nullptr || t == EventType::kXid || t == EventType::kXaPrepare) {
+        start(ev, State::kIdle);
+        close_current(ready);
+      } else {
+        // Table maps, rows, annotations outside BEGIN: a non-transactional statement.
+        start(ev, State::kRowsNoBegin);
+        const auto* rows = std::get_if<binlog::Rows>(&ev.body);
+        if (rows != nullptr && (rows->flags & binlog::kStmtEndFlag)) close_current(ready);
+      }
+      return;
+    case State::kAfterGtid:
+    case State::kStatementPrefix:
+      current_.events.push_back(ev);
+      if (begin) {
+        state_ = State::kInBegin;
+      } else if (q != nullptr || t == EventType::kXaPrepare) {
+        close_current(ready);  // a DDL or a statement outside BEGIN
+      } else if (!is_statement_context(t)) {
+        state_ = State::kRowsNoBegin;
+        const auto* rows = std::get_if<binlog::Rows>(&ev.body);
+        if (rows != nullptr && (rows->flags & binlog::kStmtEndFlag)) close_current(ready);
+      }
+      return;
+    case State::kInBegin:
+      current_.events.push_back(ev);
+      if (begin_after_gtid) return;  // older MariaDB writes BEGIN after its GTID
+      if (t == EventType::kXid || t == EventType::kXaPrepare ||
+          (q != nullptr && is_commit_or_rollback(q->query)) || (standalone_gtid_ && q != nullptr))
+        close_current(ready);
+      return;
+    case State::kRowsNoBegin: {
+      current_.events.push_back(ev);
+      const auto* rows = std::get_if<binlog::Rows>(&ev.body);
+      if ((rows != nullptr && (rows->flags & binlog::kStmtEndFlag)) || t == EventType::kXid)
+        close_current(ready);
+      return;
+    }
+  }
+}
+
+Transaction* TransactionAssembler::finish() {
+  if (current_.events.empty()) return nullptr;
+  current_.complete = false;
+  std::swap(done_, current_);
+  current_.events.clear();
+  state_ = State::kIdle;
+  return &done_;
+}
+
+}  // namespace binrecover::recovery

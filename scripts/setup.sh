@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what binrecover needs from Debian's packages (only what is missing) and builds it.
+#   scripts/setup.sh            install + build into build/
+#   scripts/setup.sh --demo     ... then show the event table and SQL of the bundled sample
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential cmake pkg-config default-libmysqlclient-dev zlib1g-dev libzstd-dev
+  libboost-program-options-dev libgtest-dev libfmt-dev mariadb-server mariadb-client tzdata)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  echo "setup: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$(nproc)"
+
+if [ "${1:-}" = "--demo" ]; then
+  sample=testdata/row/mysql-bin.000001
+  echo
+  echo "== binrecover events $sample"
+  build/binrecover events "$sample"
+  echo
+  echo "== binrecover --timezone=UTC $sample"
+  build/binrecover --timezone=UTC "$sample"
+fi
