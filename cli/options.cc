@@ -232,8 +232,7 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     po::store(po::command_line_parser(args)
                   .options(all)
                   .positional(pos)
-                  .style(po::command_line_style::default_style |
-                         po::command_line_style::allow_long_disguise)
+                  .style(po::command_line_style::unix_style)
                   .run(),
               vm);
     if (read_defaults) {

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "binlog/charsets.h"
+#include "binlog/decimal.h"
 
 namespace binrecover::recovery {
 
@@ -108,10 +109,11 @@ void append_user_var_value(fmt::memory_buffer& out, const UserVar& v, bool backt
       return;
     }
     case 4: {  // DECIMAL_RESULT: u8 precision / u8 scale / binary decimal
-      // Decoded by the row-value layer; until then replay the value through its string form.
-      append(out, "X'");
-      append_hex_upper(out, v.value);
-      append(out, "'");
+      const int precision = cur.u8();
+      const int scale = cur.u8();
+      std::string text;
+      append_decimal(text, cur, precision, scale);
+      append(out, text);
       return;
     }
     default: {  // STRING_RESULT

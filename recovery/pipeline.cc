@@ -60,10 +60,17 @@ RunStats run_sql(const std::vector<InputFile>& inputs, const DecodeOptions& deco
           }
           if (!unit->complete) {
             ++stats.transactions_dropped_incomplete;
-            const std::string msg = "incomplete transaction at " + inputs[i].display_name + ":" +
-                                    std::to_string(unit->first_pos()) + " not emitted";
-            sink.comment(msg);
-            warn_count(msg);
+            const std::string where =
+                inputs[i].display_name + ":" + std::to_string(unit->first_pos());
+            if (stopped) {
+              // The stop position or time falls inside this transaction: whole transactions
+              // only, so it is left out, as the user asked to stop before it.
+              sink.comment("transaction at " + where + " crosses the stop point: not emitted");
+            } else {
+              const std::string msg = "incomplete transaction at " + where + " not emitted";
+              sink.comment(msg);
+              warn_count(msg);
+            }
             continue;
           }
           const Event& head = unit->events.front();

@@ -1,0 +1,35 @@
+# Shared helpers for the integration tests (sourced). Each test gets its own temp folder and
+# ports, and stops its servers on exit.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BINRECOVER=${BINRECOVER:-$ROOT/build/binrecover}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/binrecover-test.XXXXXX")
+SERVERS=()
+
+cleanup() {
+  for s in "${SERVERS[@]}"; do "$ROOT/scripts/mariadb_server.sh" stop "$s" || true; done
+  if [ "${KEEP_WORK:-0}" = 1 ]; then echo "work folder kept: $WORK" >&2; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+
+# start_server NAME PORT [mariadbd options...]
+start_server() {
+  local name=$1 port=$2
+  shift 2
+  SERVERS+=("$WORK/$name")
+  "$ROOT/scripts/mariadb_server.sh" start "$WORK/$name" "$port" "$@"
+}
+
+# sql PORT [mariadb client args...] : runs the client against the server on PORT
+sql() {
+  local port=$1
+  shift
+  mariadb --no-defaults -h127.0.0.1 -P"$port" -uroot --default-character-set=utf8mb4 "$@"
+}
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+pass() { echo "PASS: $*"; }
