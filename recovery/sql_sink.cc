@@ -1,5 +1,7 @@
 #include "recovery/sql_sink.h"
 
+#include <zlib.h>
+
 #include <cstring>
 
 #include "binlog/charsets.h"
@@ -153,7 +155,40 @@ void SqlSink::hexdump(const Event& ev, const FormatContext& ctx) {
   }
 }
 
-void SqlSink::base64_event(Bytes raw) {
+bool SqlSink::needs_stmt_end(const Transaction& txn, const std::vector<char>& keep, std::size_t i) {
+  // Whether kept rows event i is the last kept one of a statement whose STMT_END_F event was
+  // dropped.
+  const auto* rows = std::get_if<Rows>(&txn.events[i].body);
+  if (rows == nullptr || (rows->flags & kStmtEndFlag)) return false;
+  for (std::size_t j = i + 1; j < txn.events.size(); ++j) {
+    const auto* next = std::get_if<Rows>(&txn.events[j].body);
+    if (next == nullptr) {
+      if (std::holds_alternative<TableMap>(txn.events[j].body)) continue;
+      return false;
+    }
+    if (keep[j]) return false;
+    if (next->flags & kStmtEndFlag) return true;
+  }
+  return false;
+}
+
+void SqlSink::base64_event(Bytes raw, const FormatContext& ctx) {
+  if (force_stmt_end_) {
+    // Copy, set STMT_END_F in the post-header flags, and recompute the checksum.
+    scratch_.assign(raw.begin(), raw.end());
+    const std::uint8_t ph = ctx.post_header_len[static_cast<std::uint8_t>(raw[4])];
+    const std::size_t at = ctx.header_length + (ph == 6 ? 4 : 6);
+    if (at + 2 <= scratch_.size()) {
+      scratch_[at] |= std::byte{kStmtEndFlag};
+      if (ctx.checksum == ChecksumAlg::kCrc32 && scratch_.size() >= 4) {
+        const std::size_t body = scratch_.size() - 4;
+        const auto crc = static_cast<std::uint32_t>(
+            ::crc32(0L, reinterpret_cast<const Bytef*>(scratch_.data()), static_cast<uInt>(body)));
+        for (int k = 0; k < 4; ++k) scratch_[body + k] = static_cast<std::byte>(crc >> (8 * k));
+      }
+      raw = Bytes(scratch_.data(), scratch_.size());
+    }
+  }
   append_base64(rows_b64_, raw);
   rows_b64_.push_back('\n');
   rows_pending_ = true;
@@ -178,8 +213,16 @@ void SqlSink::write_meta(const Event& ev, const FormatContext& ctx) {
 
 void SqlSink::write_transaction(const Transaction& txn, const std::vector<char>& keep,
                                 const FormatContext& ctx) {
-  for (std::size_t i = 0; i < txn.events.size(); ++i)
-    if (keep[i]) write_event(txn.events[i], ctx);
+  // A filter may drop the rows event that carries STMT_END_F (the last table of a multi-table
+  // statement). The server's BINLOG statement needs that flag to close the statement, so the
+  // last kept rows event of such a statement is emitted with the flag set.
+  const std::size_t n = txn.events.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!keep[i]) continue;
+    force_stmt_end_ = needs_stmt_end(txn, keep, i);
+    write_event(txn.events[i], ctx);
+    force_stmt_end_ = false;
+  }
   flush_binlog_statement();
   out_.flush_if_large();
 }
@@ -441,7 +484,7 @@ void SqlSink::write_event(const Event& ev, const FormatContext& ctx) {
             append_quoted_ident(buf_, b.table);
             fmt::format_to(it, " mapped to number {}\n", b.table_id);
           }
-          base64_event(ev.raw);
+          base64_event(ev.raw, ctx);
         } else if constexpr (std::is_same_v<T, Rows>) {
           if (!sf) {
             static constexpr std::string_view kNames[] = {"Write_rows", "Update_rows",
@@ -451,8 +494,8 @@ void SqlSink::write_event(const Event& ev, const FormatContext& ctx) {
             fmt::format_to(it, ": table id {}{}\n", b.table_id,
                            (b.flags & kStmtEndFlag) ? " flags: STMT_END_F" : "");
           }
-          base64_event(ev.raw);
-          if (b.flags & kStmtEndFlag) flush_binlog_statement();
+          base64_event(ev.raw, ctx);
+          if ((b.flags & kStmtEndFlag) || force_stmt_end_) flush_binlog_statement();
         } else if constexpr (std::is_same_v<T, Gtid>) {
           if (!sf) {
             fmt::format_to(it, "{}\tlast_committed={}\tsequence_number={}\n",

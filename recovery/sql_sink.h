@@ -42,7 +42,8 @@ class SqlSink {
   void query(const binlog::Event& ev, const binlog::Query& q, const binlog::FormatContext& ctx);
   void session_state(const binlog::Query& q, const binlog::FormatContext& ctx);
   void flags2_line(std::uint32_t flags2, const binlog::FormatContext& ctx);
-  void base64_event(binlog::Bytes raw);
+  void base64_event(binlog::Bytes raw, const binlog::FormatContext& ctx);
+  static bool needs_stmt_end(const Transaction& txn, const std::vector<char>& keep, std::size_t i);
   void flush_binlog_statement();
   void hexdump(const binlog::Event& ev, const binlog::FormatContext& ctx);
   void time_text(std::uint32_t ts);
@@ -54,6 +55,8 @@ class SqlSink {
   fmt::memory_buffer& buf_;
   fmt::memory_buffer rows_b64_;  // BINLOG statement being assembled
   bool rows_pending_ = false;
+  bool force_stmt_end_ = false;     // emit the current rows event with STMT_END_F set
+  std::vector<std::byte> scratch_;  // a patched copy of one event
 
   // What the replaying session already has, so each SET is printed only when it changes.
   struct PrintedState {

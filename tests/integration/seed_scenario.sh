@@ -35,6 +35,12 @@ UPDATE tt SET name = '小二' WHERE id = 2;
 USE other;
 UPDATE zyyshop.tt SET age = age + 10 WHERE id = 1;
 INSERT INTO t2 VALUES (3, 'other only');
+-- Multi-table updates: in ROW format one statement has rows events of both databases, and
+-- the one carrying STMT_END_F may be the one the filter drops.
+UPDATE zyyshop.tt JOIN other.t2 ON other.t2.id = 1 SET tt.classid = 'c999', t2.v = 'joined'
+  WHERE tt.id = 3;
+UPDATE other.t2 JOIN zyyshop.tt ON tt.id = 5 SET t2.v = 'joined2', tt.classid = 'c555'
+  WHERE t2.id = 1;
 -- Under USE zyyshop, a change to other only: --database=zyyshop must leave it out.
 USE zyyshop;
 INSERT INTO other.t2 VALUES (2, 'noise');
