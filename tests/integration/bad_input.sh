@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Damaged input and wrong options: one clear line naming file, offset and event, the documented
+# exit status, never a crash; output already written stays whole transactions. Uses the real
+# binlogs of testdata/ (and a live MariaDB for a file still in use).
+source "$(dirname "$0")/lib.sh"
+PORT=${1:-23351}
+ROW=$ROOT/testdata/row/mysql-bin.000001
+SIZE=$(stat -c %s "$ROW")
+
+# expect STATUS PATTERN COMMAND... : exit status and the one-line message on stderr
+expect() {
+  local want=$1 pattern=$2
+  shift 2
+  local rc=0
+  "$@" > "$WORK/out" 2> "$WORK/err" || rc=$?
+  [ "$rc" = "$want" ] || { cat "$WORK/err" >&2; fail "'$*' exited $rc, expected $want"; }
+  [ "$rc" -lt 128 ] || fail "'$*' crashed (status $rc)"
+  grep -q -- "$pattern" "$WORK/err" || { cat "$WORK/err" >&2; fail "'$*': stderr lacks '$pattern'"; }
+  [ "$(grep -c . "$WORK/err")" -le 2 ] || { cat "$WORK/err" >&2; fail "'$*': more than one error line"; }
+}
+
+# Output cut by an error must still replay: whole transactions, footer present.
+replayable() {
+  grep -q '^ROLLBACK /\* added by binrecover \*/;$' "$WORK/out" || fail "output lacks the footer"
+  local starts ends
+  starts=$(grep -c '^START TRANSACTION$' "$WORK/out" || true)
+  ends=$(grep -c '^COMMIT/\*!\*/;$' "$WORK/out" || true)
+  [ "$starts" = "$ends" ] || fail "output has $starts transaction starts but $ends commits"
+}
+
+# Bad magic.
+printf 'not a binlog at all' > "$WORK/notbinlog"
+expect 4 "notbinlog:0: not a binlog file (bad magic number)" "$BINRECOVER" "$WORK/notbinlog"
+# Shorter than the magic.
+printf '\xfe\x62' > "$WORK/short"
+expect 4 "short:0: file is shorter than the 4-byte binlog magic" "$BINRECOVER" "$WORK/short"
+# Missing file, directory.
+expect 3 "nosuch: cannot open: No such file or directory" "$BINRECOVER" "$WORK/nosuch"
+expect 3 "is a directory" "$BINRECOVER" "$WORK"
+
+# Truncated inside an event (file not flagged in use: a closed log that lost its tail).
+head -c 2000 "$ROW" > "$WORK/trunc"
+expect 4 "trunc:[0-9]*: event length [0-9]* runs past the end of the file" "$BINRECOVER" "$WORK/trunc"
+replayable
+expect 4 "trunc:[0-9]*: event length" "$BINRECOVER" events "$WORK/trunc"
+# Truncated inside a header.
+head -c 1797 "$ROW" > "$WORK/trunc-header"
+expect 4 "file ends inside an event header" "$BINRECOVER" "$WORK/trunc-header"
+replayable
+
+# Checksum mismatch: flip one byte inside the body of the event at 1629 (a query).
+cp "$ROW" "$WORK/crc"
+printf 'X' | dd of="$WORK/crc" bs=1 seek=1700 conv=notrunc 2>/dev/null
+expect 4 "crc:[0-9]*: [A-Za-z_]*: checksum mismatch (stored 0x" "$BINRECOVER" "$WORK/crc"
+replayable
+# --force-read: a warning, and the file reads to its end.
+expect 0 "warning: .*checksum mismatch.*continuing (--force-read)" "$BINRECOVER" -f "$WORK/crc"
+# --skip-verify-binlog-checksum: no check at all.
+"$BINRECOVER" --skip-verify-binlog-checksum "$WORK/crc" > /dev/null || fail "--skip-verify-binlog-checksum failed"
+
+# An absurd event length: 4 GB claimed in the header of the event at 256. Fails at once
+# (no 4 GB allocation: run it under a 200 MB address-space limit).
+cp "$ROW" "$WORK/huge"
+printf '\xff\xff\xff\xff' | dd of="$WORK/huge" bs=1 seek=$((256 + 9)) conv=notrunc 2>/dev/null
+expect 4 "huge:256: event length 4294967295 exceeds the 1 GiB limit" \
+  bash -c "ulimit -v 200000; exec \"$BINRECOVER\" \"$WORK/huge\""
+# The same through a pipe (no file size to check against).
+expect 4 "stdin:256: event length 4294967295 exceeds" \
+  bash -c "ulimit -v 200000; cat \"$WORK/huge\" | \"$BINRECOVER\" -"
+# A length that runs past the end of the file.
+cp "$ROW" "$WORK/past"
+printf '\x00\x00\x10\x00' | dd of="$WORK/past" bs=1 seek=$((256 + 9)) conv=notrunc 2>/dev/null
+expect 4 "past:256: event length 1048576 runs past the end of the file" "$BINRECOVER" "$WORK/past"
+# A length shorter than a header.
+cp "$ROW" "$WORK/tiny"
+printf '\x05\x00\x00\x00' | dd of="$WORK/tiny" bs=1 seek=$((256 + 9)) conv=notrunc 2>/dev/null
+expect 4 "tiny:256: event length 5 is shorter than an event header" "$BINRECOVER" "$WORK/tiny"
+
+# Unknown event type: type byte of the event at 256 set to 99, checksum off so it gets there.
+cp "$ROW" "$WORK/unknown"
+printf '\x63' | dd of="$WORK/unknown" bs=1 seek=$((256 + 4)) conv=notrunc 2>/dev/null
+expect 4 "unknown:256: Unknown: unknown event type 99 (use --force-read to skip it)" \
+  "$BINRECOVER" --skip-verify-binlog-checksum "$WORK/unknown"
+expect 0 "warning: .*unknown event type 99 skipped" \
+  "$BINRECOVER" -f --skip-verify-binlog-checksum "$WORK/unknown"
+
+# Wrong options.
+expect 2 "unrecognised option '--no-such-option'" "$BINRECOVER" --no-such-option "$ROW"
+expect 2 "start-position needs a non-negative number, not 'abc'" "$BINRECOVER" --start-position=abc "$ROW"
+expect 2 "stop-datetime needs 'YYYY-MM-DD HH:MM:SS'" "$BINRECOVER" --stop-datetime=yesterday "$ROW"
+expect 2 "table needs DATABASE.TABLE" "$BINRECOVER" --table=nodot "$ROW"
+expect 2 "timezone 'Mars/Olympus' is not a known time zone" "$BINRECOVER" --timezone=Mars/Olympus "$ROW"
+expect 2 "format must be table, tsv or json" "$BINRECOVER" events --format=xml "$ROW"
+expect 2 "belong to .binrecover events." "$BINRECOVER" --format=tsv "$ROW"
+# No file and stdin a terminal: a usage message (script(1) gives it a terminal).
+rc=0
+script -qec "\"$BINRECOVER\" --no-defaults" /dev/null > "$WORK/tty" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q "no binlog given" "$WORK/tty" || fail "no input on a terminal: exit $rc"
+# A start position that is not an event boundary: the framing after it cannot make sense.
+rc=0
+"$BINRECOVER" --start-position=1000 "$ROW" > /dev/null 2> "$WORK/err" || rc=$?
+[ "$rc" = 4 ] || fail "start position inside an event: exit $rc, expected 4"
+pass "damaged files and wrong options give one line and the documented status"
+
+# A file still in use (server running) whose last event is torn: decode up to it, warn, roll
+# back the unfinished transaction, exit 0.
+start_server live "$PORT"
+sql "$PORT" -e "CREATE DATABASE d; CREATE TABLE d.t (a INT PRIMARY KEY, b TEXT);
+  INSERT INTO d.t VALUES (1, 'one'); INSERT INTO d.t VALUES (2, REPEAT('two', 500));"
+live=$WORK/live/binlog/mysql-bin.000001
+size=$(stat -c %s "$live")
+head -c $((size - 40)) "$live" > "$WORK/torn"
+expect 0 "torn:[0-9]*: .*not closed by its server" "$BINRECOVER" "$WORK/torn"
+grep -q "^# incomplete transaction at torn:[0-9]* not emitted" "$WORK/out" ||
+  fail "the unfinished transaction of the torn file was not reported"
+grep -q "REPEAT('two'\|Write_rows" "$WORK/out" && grep -c "^START TRANSACTION$" "$WORK/out" > /dev/null
+replayable
+pass "a torn file still in use is read up to the torn event, with a warning"

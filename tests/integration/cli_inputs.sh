@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Input selection and simple filters on the real binlogs of testdata/: stdin, '-', .index files
+# (server-style relative names), the [binrecover] group of option files, --result-file,
+# --table, --server-id, --offset.
+source "$(dirname "$0")/lib.sh"
+D=$ROOT/testdata/row
+B=("$BINRECOVER" --timezone=UTC)
+
+"${B[@]}" "$D/mysql-bin.000001" "$D/mysql-bin.000002" > "$WORK/files.sql"
+cat "$D/mysql-bin.000001" | "${B[@]}" > "$WORK/stdin.sql"
+"${B[@]}" "$D/mysql-bin.000001" > "$WORK/one.sql"
+cmp -s "$WORK/stdin.sql" "$WORK/one.sql" || fail "stdin output differs from the file's"
+"${B[@]}" - < "$D/mysql-bin.000001" > "$WORK/dash.sql"
+cmp -s "$WORK/dash.sql" "$WORK/one.sql" || fail "'-' output differs from the file's"
+
+# An index as the server writes it (./name), in another folder than the current one.
+mkdir -p "$WORK/logs"
+cp "$D"/mysql-bin.00000? "$WORK/logs/"
+printf './mysql-bin.000001\n./mysql-bin.000002\n' > "$WORK/logs/mysql-bin.index"
+(cd / && "${B[@]}" --index-file="$WORK/logs/mysql-bin.index") > "$WORK/index.sql"
+cmp -s "$WORK/index.sql" "$WORK/files.sql" || fail "--index-file output differs from the files'"
+
+# Option files: [binrecover] index-file=... and no FILE on the command line; the command line
+# still adds options. --no-defaults ignores the file.
+mkdir -p "$WORK/home"
+printf '[client]\nuser=nobody\n[binrecover]\nindex-file=%s\ntimezone=UTC\n' \
+  "$WORK/logs/mysql-bin.index" > "$WORK/home/.my.cnf"
+HOME=$WORK/home "$BINRECOVER" --stop-position=1136 < /dev/null > "$WORK/cnf.sql" ||
+  fail "option-file run failed"
+"${B[@]}" --stop-position=1136 "$D/mysql-bin.000001" "$D/mysql-bin.000002" > "$WORK/cnf-expected.sql"
+cmp -s "$WORK/cnf.sql" "$WORK/cnf-expected.sql" || fail "[binrecover] index-file not honoured"
+HOME=$WORK/home "$BINRECOVER" --defaults-file="$WORK/home/.my.cnf" --stop-position=1136 \
+  < /dev/null > "$WORK/cnf2.sql"
+cmp -s "$WORK/cnf2.sql" "$WORK/cnf-expected.sql" || fail "--defaults-file not honoured"
+rc=0
+HOME=$WORK/home "$BINRECOVER" --no-defaults < "$D/mysql-bin.000001" > "$WORK/nodef.sql" || rc=$?
+[ $rc = 0 ] && grep -q "^# at 4$" "$WORK/nodef.sql" || fail "--no-defaults did not read stdin"
+
+# --result-file
+"${B[@]}" -r "$WORK/result.sql" "$D/mysql-bin.000001"
+cmp -s "$WORK/result.sql" "$WORK/one.sql" || fail "--result-file content differs"
+
+# --table narrows to one table: no table map of crm.tags survives, tt's do.
+"${B[@]}" --table=zyyshop.tt "$D/mysql-bin.000001" > "$WORK/table.sql"
+grep -q 'Table_map: `zyyshop`.`tt`' "$WORK/table.sql" || fail "--table lost zyyshop.tt"
+! grep -q 'Table_map: `crm`' "$WORK/table.sql" || fail "--table kept crm.tags"
+! grep -q 'CREATE TABLE crm.tags' "$WORK/table.sql" || fail "--table kept DDL of crm.tags"
+# --database crm (statement format): the cross-database statements are placed by their target.
+"${B[@]}" --database=crm "$ROOT/testdata/stmt/mysql-bin.000001" > "$WORK/crm.sql"
+grep -q "^CREATE TABLE crm.tags" "$WORK/crm.sql" || fail "USE zyyshop; CREATE TABLE crm.tags lost"
+grep -q "^INSERT INTO crm.tags VALUES (3, LAST_INSERT_ID())" "$WORK/crm.sql" ||
+  fail "USE zyyshop; INSERT INTO crm.tags lost"
+grep -q "^SET LAST_INSERT_ID=" "$WORK/crm.sql" || fail "the INTVAR of a kept statement was lost"
+! grep -q "UPDATE zyyshop.tt" "$WORK/crm.sql" || fail "USE crm; UPDATE zyyshop.tt kept"
+! grep -q "^INSERT INTO tt " "$WORK/crm.sql" || fail "zyyshop inserts kept"
+
+# --server-id: the testdata server is 1.
+"${B[@]}" --server-id=2 "$D/mysql-bin.000001" > "$WORK/sid.sql"
+! grep -q "^START TRANSACTION" "$WORK/sid.sql" || fail "--server-id=2 kept transactions"
+"${B[@]}" --server-id=1 "$D/mysql-bin.000001" > "$WORK/sid1.sql"
+cmp -s "$WORK/sid1.sql" "$WORK/one.sql" || fail "--server-id=1 dropped something"
+
+# --offset skips events after the format description.
+"$BINRECOVER" events --format=tsv "$D/mysql-bin.000001" | sed -n '4p' | cut -f2 > "$WORK/fourth"
+"${B[@]}" -o 2 "$D/mysql-bin.000001" | grep '^# at ' | sed -n '2p' | cut -d' ' -f3 > "$WORK/first-after"
+cmp -s "$WORK/fourth" "$WORK/first-after" || fail "--offset=2 did not skip two events"
+
+# events --from / --limit
+"$BINRECOVER" events --format=tsv --from=888 --limit=2 "$D/mysql-bin.000001" | cut -f2 |
+  tr '\n' ' ' > "$WORK/from"
+[ "$(cat "$WORK/from")" = "888 930 " ] || fail "events --from=888 --limit=2 gave $(cat "$WORK/from")"
+pass "stdin, '-', index files, option files, --result-file, --table, --database, --server-id, --offset, --from/--limit"
