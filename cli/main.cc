@@ -45,26 +45,54 @@ int run(const std::vector<std::string>& args) {
   }
   const bool tty = o.progress && ::isatty(STDERR_FILENO) != 0;
   recovery::ProgressFn progress;
+  bool progress_shown = false;
   if (tty) {
-    progress = [](const std::string& file, std::uint64_t pos, std::optional<std::uint64_t> size) {
-      if (size && *size > 0)
-        std::fprintf(stderr, "\rbinrecover: %s %llu/%llu bytes (%3.0f%%)   ", file.c_str(),
-                     static_cast<unsigned long long>(pos), static_cast<unsigned long long>(*size),
-                     100.0 * static_cast<double>(pos) / static_cast<double>(*size));
+    // At most two updates a second: file, share done, MB read, rate, time left for the file.
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    auto last = start;
+    std::uint64_t done_before = 0;  // bytes of the files already finished
+    std::string current;
+    std::uint64_t current_pos = 0;
+    progress = [=, &progress_shown](const std::string& file, std::uint64_t pos,
+                                    std::optional<std::uint64_t> size) mutable {
+      if (file != current) {
+        done_before += current_pos;
+        current = file;
+      }
+      current_pos = pos;
+      const auto now = Clock::now();
+      if (now - last < std::chrono::milliseconds(500)) return;
+      last = now;
+      const double secs = std::chrono::duration<double>(now - start).count();
+      const double mb = static_cast<double>(done_before + pos) / 1e6;
+      const double rate = secs > 0 ? mb / secs : 0;
+      std::string share = "", eta = "";
+      if (size && *size > 0) {
+        share = std::to_string(pos * 100 / *size) + "% ";
+        if (rate > 0)
+          eta = ", " +
+                std::to_string(
+                    static_cast<long long>((static_cast<double>(*size - pos) / 1e6) / rate)) +
+                " s left";
+      }
+      std::fprintf(stderr, "\rbinrecover: %s %s%.0f MB, %.0f MB/s%s   ", file.c_str(),
+                   share.c_str(), mb, rate, eta.c_str());
+      progress_shown = true;
     };
   }
   recovery::SqlSink sink(out, o.sql);
   try {
     recovery::run_sql(o.inputs, o.decode, o.filter, sink, warn, progress);
   } catch (...) {
-    if (tty) std::fputs("\n", stderr);
+    if (progress_shown) std::fputs("\n", stderr);
     try {
       out.flush();  // whole transactions and the footer: the output stays replayable
     } catch (...) {
     }
     throw;
   }
-  if (tty) std::fputs("\n", stderr);
+  if (progress_shown) std::fputs("\n", stderr);
   out.flush();
   if (o.result_file) ::close(fd);
   return 0;

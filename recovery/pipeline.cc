@@ -98,6 +98,8 @@ RunStats run_sql(const std::vector<InputFile>& inputs, const DecodeOptions& deco
         if (!ev) break;
         ++stats.events;
         pos_done = ev->end_pos();
+        if (progress && (stats.events & 0x3fff) == 0)
+          progress(inputs[i].display_name, pos_done, source.size());
         const EventType t = ev->type();
         if (!seeked && reader.seen_format()) {
           // Position the stream once the format description is known (mysqlbinlog does the
