@@ -32,36 +32,34 @@ using V = std::array<int, 3>;
 void append_base64(fmt::memory_buffer& out, Bytes data) {
   static constexpr char kAlphabet[] =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  constexpr std::size_t kLineBytes = 57;  // 76 characters a line
   const std::size_t n = data.size();
   const auto* p = reinterpret_cast<const std::uint8_t*>(data.data());
   const std::size_t start = out.size();
   const std::size_t encoded = (n + 2) / 3 * 4;
-  out.resize(start + encoded + encoded / 76 + 1);
+  out.resize(start + encoded + n / kLineBytes + 1);
   char* o = out.data() + start;
-  std::size_t line = 0;
   std::size_t i = 0;
-  auto put = [&](char c) {
-    if (line == 76) {
-      *o++ = '\n';
-      line = 0;
+  while (n - i >= 3) {
+    const std::size_t line_end = std::min(n - (n - i) % 3, i + kLineBytes);
+    for (; i < line_end; i += 3) {
+      const std::uint32_t v = (p[i] << 16) | (p[i + 1] << 8) | p[i + 2];
+      o[0] = kAlphabet[v >> 18];
+      o[1] = kAlphabet[(v >> 12) & 63];
+      o[2] = kAlphabet[(v >> 6) & 63];
+      o[3] = kAlphabet[v & 63];
+      o += 4;
     }
-    *o++ = c;
-    ++line;
-  };
-  for (; i + 3 <= n; i += 3) {
-    const std::uint32_t v = (p[i] << 16) | (p[i + 1] << 8) | p[i + 2];
-    put(kAlphabet[v >> 18]);
-    put(kAlphabet[(v >> 12) & 63]);
-    put(kAlphabet[(v >> 6) & 63]);
-    put(kAlphabet[v & 63]);
+    if (i % kLineBytes == 0 && i < n) *o++ = '\n';
   }
   if (i < n) {
     std::uint32_t v = p[i] << 16;
     if (i + 1 < n) v |= p[i + 1] << 8;
-    put(kAlphabet[v >> 18]);
-    put(kAlphabet[(v >> 12) & 63]);
-    put(i + 1 < n ? kAlphabet[(v >> 6) & 63] : '=');
-    put('=');
+    o[0] = kAlphabet[v >> 18];
+    o[1] = kAlphabet[(v >> 12) & 63];
+    o[2] = i + 1 < n ? kAlphabet[(v >> 6) & 63] : '=';
+    o[3] = '=';
+    o += 4;
   }
   out.resize(static_cast<std::size_t>(o - out.data()));
 }
