@@ -12,7 +12,7 @@ Bytes EventArena::copy(Bytes raw) {
   if (current_ == chunks_.size()) {
     Chunk c;
     c.size = std::max(n, kChunkSize);
-    c.data = std::make_unique<std::byte[]>(c.size);
+    c.data = std::make_unique_for_overwrite<std::byte[]>(c.size);
     chunks_.push_back(std::move(c));
   }
   Chunk& c = chunks_[current_];

@@ -164,4 +164,49 @@ void FdSource::seek(std::uint64_t pos) {
   }
 }
 
+MemorySource::MemorySource(Bytes data, std::string name, bool has_magic, std::uint64_t base)
+    : data_(data), name_(std::move(name)), base_(base) {
+  if (has_magic) {
+    if (data_.size() < kMagicSize)
+      throw Error(ErrorCode::kBadMagic, "input is shorter than the 4-byte binlog magic", 0)
+          .with_file(name_);
+    if (std::memcmp(data_.data(), kMagic, kMagicSize) != 0)
+      throw Error(ErrorCode::kBadMagic, "not a binlog file (bad magic number)", 0).with_file(name_);
+    at_ = kMagicSize;
+  }
+}
+
+std::optional<Frame> MemorySource::next_frame() {
+  const std::size_t left = data_.size() - at_;
+  const std::uint64_t pos = base_ + at_;
+  if (left == 0) return std::nullopt;
+  if (left < kMinEventSize)
+    throw Error(ErrorCode::kTruncated,
+                "input ends inside an event header (" + std::to_string(left) + " of at least " +
+                    std::to_string(kMinEventSize) + " bytes)",
+                pos)
+        .with_file(name_);
+  const std::uint32_t size = le32(data_.data() + at_ + 9);
+  if (size < kMinEventSize)
+    throw Error(ErrorCode::kBadEvent,
+                "event length " + std::to_string(size) + " is shorter than an event header", pos)
+        .with_file(name_);
+  if (size > left)
+    throw Error(ErrorCode::kTruncated,
+                "event length " + std::to_string(size) + " runs past the end of the input (" +
+                    std::to_string(left) + " bytes left)",
+                pos)
+        .with_file(name_);
+  Frame f{pos, data_.subspan(at_, size)};
+  at_ += size;
+  return f;
+}
+
+void MemorySource::seek(std::uint64_t pos) {
+  if (pos < base_ || pos - base_ > data_.size())
+    throw Error(ErrorCode::kUsage, "position " + std::to_string(pos) + " is outside the input")
+        .with_file(name_);
+  at_ = static_cast<std::size_t>(pos - base_);
+}
+
 }  // namespace binrecover::binlog

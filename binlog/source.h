@@ -67,4 +67,22 @@ class FdSource : public Source {
   bool eof_ = false;
 };
 
+// Frames events from bytes already in memory (a fuzzer's input, a decompressed payload).
+class MemorySource : public Source {
+ public:
+  // `data` starts with the binlog magic unless `has_magic` is false (then `base` is the offset
+  // of data[0], e.g. the position of a transaction payload's inner events).
+  MemorySource(Bytes data, std::string name, bool has_magic = true, std::uint64_t base = 0);
+  std::optional<Frame> next_frame() override;
+  void seek(std::uint64_t pos) override;
+  const std::string& name() const override { return name_; }
+  std::optional<std::uint64_t> size() const override { return base_ + data_.size(); }
+
+ private:
+  Bytes data_;
+  std::string name_;
+  std::uint64_t base_ = 0;
+  std::size_t at_ = 0;
+};
+
 }  // namespace binrecover::binlog

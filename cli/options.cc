@@ -357,7 +357,7 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
           "(see binrecover --help)");
     paths.push_back("-");
   }
-  for (const auto& p : paths) o.inputs.push_back({p, base_name(p)});
+  for (const auto& p : paths) o.inputs.push_back({p, base_name(p), std::nullopt});
   return o;
 }
 

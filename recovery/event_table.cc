@@ -125,8 +125,10 @@ std::uint64_t run_event_list(const std::vector<InputFile>& inputs, const DecodeO
   for (const auto& in : inputs) {
     w_name = std::max(w_name, in.display_name.size());
     std::error_code ec;
-    const auto size = in.path == "-" ? 0 : std::filesystem::file_size(in.path, ec);
-    const std::size_t d = (ec || in.path == "-") ? 10 : digits(size);
+    const auto size = in.memory        ? in.memory->size()
+                      : in.path == "-" ? 0
+                                       : std::filesystem::file_size(in.path, ec);
+    const std::size_t d = (ec || (in.path == "-" && !in.memory)) ? 10 : digits(size);
     w_pos = std::max(w_pos, d);
     w_end = std::max(w_end, d);
   }
@@ -138,8 +140,8 @@ std::uint64_t run_event_list(const std::vector<InputFile>& inputs, const DecodeO
   std::uint64_t shown = 0;
   fmt::memory_buffer info;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    binlog::FdSource source(inputs[i].path, inputs[i].display_name);
-    binlog::EventReader reader(source, decode.reader, warn);
+    const std::unique_ptr<binlog::Source> source = open_input(inputs[i]);
+    binlog::EventReader reader(*source, decode.reader, warn);
     bool seeked = !(i == 0 && opts.from && *opts.from > 4);
     for (;;) {
       std::optional<Event> ev;

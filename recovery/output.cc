@@ -11,7 +11,7 @@
 namespace binrecover::recovery {
 
 Output::Output(int fd, std::string name) : fd_(fd), name_(std::move(name)) {
-  buf_.reserve(kFlushSize + (kFlushSize >> 2));
+  buf_.reserve(kInitialReserve);
 }
 
 Output::~Output() {

@@ -31,6 +31,7 @@ class Output {
 
  private:
   static constexpr std::size_t kFlushSize = 1 << 20;
+  static constexpr std::size_t kInitialReserve = 64 << 10;  // grows to ~kFlushSize once
   int fd_;
   std::string name_;
   fmt::memory_buffer buf_;

@@ -23,6 +23,11 @@ bool torn_tail_of_open_file(const Error& e, const binlog::EventReader& reader) {
 
 }  // namespace
 
+std::unique_ptr<binlog::Source> open_input(const InputFile& in) {
+  if (in.memory) return std::make_unique<binlog::MemorySource>(*in.memory, in.display_name);
+  return std::make_unique<binlog::FdSource>(in.path, in.display_name);
+}
+
 RunStats run_sql(const std::vector<InputFile>& inputs, const DecodeOptions& decode,
                  const FilterOptions& fopts, SqlSink& sink, const binlog::WarningSink& warn,
                  const ProgressFn& progress) {
@@ -44,7 +49,8 @@ RunStats run_sql(const std::vector<InputFile>& inputs, const DecodeOptions& deco
     for (std::size_t i = 0; i < inputs.size() && !stopped; ++i) {
       const bool first = i == 0;
       const bool last = i + 1 == inputs.size();
-      binlog::FdSource source(inputs[i].path, inputs[i].display_name);
+      const std::unique_ptr<binlog::Source> source_ptr = open_input(inputs[i]);
+      binlog::Source& source = *source_ptr;
       binlog::EventReader reader(source, decode.reader, warn_count);
       bool seeked = !(first && fopts.start_position && *fopts.start_position > 4);
       std::uint64_t pos_done = 4;

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,8 +16,12 @@ namespace binrecover::recovery {
 // One input: the path to open ("-" = stdin) and the name shown in messages and listings.
 struct InputFile {
   std::string path;
-  std::string display_name;  // Log_name: the file's base name
+  std::string display_name;             // Log_name: the file's base name
+  std::optional<binlog::Bytes> memory;  // read these bytes instead of `path` (fuzzing, tests)
 };
+
+// Opens the source an input names.
+std::unique_ptr<binlog::Source> open_input(const InputFile& in);
 
 struct DecodeOptions {
   binlog::ReaderOptions reader;

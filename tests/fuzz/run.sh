@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer target with clang + ASan + UBSan (build-fuzz/) and runs it for a bounded
+# time, seeded from testdata/ and, when present, the real binlogs of ../shared/corpus/ (read in
+# place, never copied into the repo). Any crash, sanitizer report, leak or allocation over the
+# limit fails the run; libFuzzer writes the input to build-fuzz/findings/ (turn it into a
+# regression test under tests/fuzz/regressions/).
+#   tests/fuzz/run.sh [SECONDS]      (default: FUZZ_SECONDS or 120)
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+seconds=${1:-${FUZZ_SECONDS:-120}}
+build=$ROOT/build-fuzz
+CC=clang CXX=clang++ cmake -S "$ROOT" -B "$build" -DBINRECOVER_FUZZ=ON \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" --target decoder_fuzz -j"$(nproc)" >/dev/null
+
+seeds=$(mktemp -d)
+trap 'rm -rf "$seeds"' EXIT
+find "$ROOT/testdata" -name 'mysql-bin.0*' -exec cp {} "$seeds/" \;
+[ -d "$ROOT/tests/fuzz/regressions" ] && cp "$ROOT"/tests/fuzz/regressions/* "$seeds/" 2>/dev/null || true
+corpus=$ROOT/../shared/corpus
+if [ -d "$corpus" ]; then
+  # Small real files only: libFuzzer mutates better on short inputs.
+  find "$corpus" -type f -size -64k ! -name '*.md' ! -name '*.index' -print0 |
+    while IFS= read -r -d '' f; do cp "$f" "$seeds/$(echo "$f" | md5sum | cut -c1-12)"; done
+else
+  echo "fuzz: ../shared/corpus not present; seeding from testdata/ only" >&2
+fi
+mkdir -p "$build/findings" "$build/work-corpus"
+# Regressions first: every saved finding must pass.
+if ls "$ROOT"/tests/fuzz/regressions/* >/dev/null 2>&1; then
+  "$build/tests/fuzz/decoder_fuzz" "$ROOT"/tests/fuzz/regressions/* > "$build/regressions.log" 2>&1 ||
+    { tail -40 "$build/regressions.log"; echo "FAIL: a fuzz regression input fails again" >&2; exit 1; }
+fi
+export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+rc=0
+"$build/tests/fuzz/decoder_fuzz" "$build/work-corpus" "$seeds" -max_total_time="$seconds" \
+  -rss_limit_mb=2048 -malloc_limit_mb=512 -max_len=65536 -timeout=20 -print_final_stats=1 \
+  -artifact_prefix="$build/findings/" > "$build/fuzz.log" 2>&1 || rc=$?
+grep -E "^stat::number_of_executed_units|^Done [0-9]+ runs" "$build/fuzz.log" || true
+if [ $rc != 0 ]; then
+  grep -E "ERROR|SUMMARY|runtime error|Test unit written" "$build/fuzz.log" | head -20 >&2
+  echo "FAIL: the fuzzer found a problem (input in $build/findings/)" >&2
+  exit 1
+fi
+runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$build/fuzz.log")
+echo "fuzz: ${runs:-?} executions in ${seconds} s under ASan+UBSan, no finding"
