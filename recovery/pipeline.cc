@@ -46,101 +46,104 @@ RunStats run_sql(const std::vector<InputFile>& inputs, const DecodeOptions& deco
 
   sink.begin();
   try {
-    for (std::size_t i = 0; i < inputs.size() && !stopped; ++i) {
-      const bool first = i == 0;
-      const bool last = i + 1 == inputs.size();
-      const std::unique_ptr<binlog::Source> source_ptr = open_input(inputs[i]);
-      binlog::Source& source = *source_ptr;
-      binlog::EventReader reader(source, decode.reader, warn_count);
-      bool seeked = !(first && fopts.start_position && *fopts.start_position > 4);
-      std::uint64_t pos_done = 4;
+    for (std::size_t i = 0; i < inputs.size() && !stopped; ++i) try {
+        const bool first = i == 0;
+        const bool last = i + 1 == inputs.size();
+        const std::unique_ptr<binlog::Source> source_ptr = open_input(inputs[i]);
+        binlog::Source& source = *source_ptr;
+        binlog::EventReader reader(source, decode.reader, warn_count);
+        bool seeked = !(first && fopts.start_position && *fopts.start_position > 4);
+        std::uint64_t pos_done = 4;
 
-      auto handle_units = [&](const binlog::FormatContext& ctx) {
-        for (Transaction* unit : ready) {
-          if (unit->kind == UnitKind::kMeta) {
-            const Event& ev = unit->events.front();
-            if (is_format_event(ev.type()) ||
-                (!fopts.server_id || ev.header.server_id == *fopts.server_id))
-              sink.write_meta(ev, ctx);
-            continue;
-          }
-          if (!unit->complete) {
-            ++stats.transactions_dropped_incomplete;
-            const std::string where =
-                inputs[i].display_name + ":" + std::to_string(unit->first_pos());
-            if (stopped) {
-              // The stop position or time falls inside this transaction: whole transactions
-              // only, so it is left out, as the user asked to stop before it.
-              sink.comment("transaction at " + where + " crosses the stop point: not emitted");
-            } else {
-              const std::string msg = "incomplete transaction at " + where + " not emitted";
-              sink.comment(msg);
-              warn_count(msg);
+        auto handle_units = [&](const binlog::FormatContext& ctx) {
+          for (Transaction* unit : ready) {
+            if (unit->kind == UnitKind::kMeta) {
+              const Event& ev = unit->events.front();
+              if (is_format_event(ev.type()) ||
+                  (!fopts.server_id || ev.header.server_id == *fopts.server_id))
+                sink.write_meta(ev, ctx);
+              continue;
             }
-            continue;
+            if (!unit->complete) {
+              ++stats.transactions_dropped_incomplete;
+              const std::string where =
+                  inputs[i].display_name + ":" + std::to_string(unit->first_pos());
+              if (stopped) {
+                // The stop position or time falls inside this transaction: whole transactions
+                // only, so it is left out, as the user asked to stop before it.
+                sink.comment("transaction at " + where + " crosses the stop point: not emitted");
+              } else {
+                const std::string msg = "incomplete transaction at " + where + " not emitted";
+                sink.comment(msg);
+                warn_count(msg);
+              }
+              continue;
+            }
+            const Event& head = unit->events.front();
+            if (fopts.server_id && head.header.server_id != *fopts.server_id) continue;
+            if (fopts.start_datetime && head.header.timestamp < *fopts.start_datetime) continue;
+            if (!filter.select(*unit, keep)) continue;
+            sink.write_transaction(*unit, keep, ctx);
+            ++stats.transactions_written;
           }
-          const Event& head = unit->events.front();
-          if (fopts.server_id && head.header.server_id != *fopts.server_id) continue;
-          if (fopts.start_datetime && head.header.timestamp < *fopts.start_datetime) continue;
-          if (!filter.select(*unit, keep)) continue;
-          sink.write_transaction(*unit, keep, ctx);
-          ++stats.transactions_written;
-        }
-        ready.clear();
-        assembler.recycle();
-      };
+          ready.clear();
+          assembler.recycle();
+        };
 
-      for (;;) {
-        std::optional<Event> ev;
-        try {
-          ev = reader.next(&assembler.arena());
-        } catch (Error& e) {
-          if (!torn_tail_of_open_file(e, reader)) throw;
-          warn_count(e.describe() +
-                     " (the file was not closed by its server: treating this as "
-                     "its end; an unfinished transaction is rolled back)");
-          break;
-        }
-        if (!ev) break;
-        ++stats.events;
-        pos_done = ev->end_pos();
-        if (progress && (stats.events & 0x3fff) == 0)
-          progress(inputs[i].display_name, pos_done, source.size());
-        const EventType t = ev->type();
-        if (!seeked && reader.seen_format()) {
-          // Position the stream once the format description is known (mysqlbinlog does the
-          // same); --start-position must be an event boundary.
-          assembler.push(*ev, ready);
-          handle_units(reader.format());
-          reader.seek(*fopts.start_position);
-          seeked = true;
-          continue;
-        }
-        if (last && fopts.stop_position && ev->pos >= *fopts.stop_position) {
-          stopped = true;
-          break;
-        }
-        if (!is_format_event(t)) {
-          if (skip_left > 0) {
-            --skip_left;
+        for (;;) {
+          std::optional<Event> ev;
+          try {
+            ev = reader.next(&assembler.arena());
+          } catch (Error& e) {
+            if (!torn_tail_of_open_file(e, reader)) throw;
+            warn_count(e.describe() +
+                       " (the file was not closed by its server: treating this as "
+                       "its end; an unfinished transaction is rolled back)");
+            break;
+          }
+          if (!ev) break;
+          ++stats.events;
+          pos_done = ev->end_pos();
+          if (progress && (stats.events & 0x3fff) == 0)
+            progress(inputs[i].display_name, pos_done, source.size());
+          const EventType t = ev->type();
+          if (!seeked && reader.seen_format()) {
+            // Position the stream once the format description is known (mysqlbinlog does the
+            // same); --start-position must be an event boundary.
+            assembler.push(*ev, ready);
+            handle_units(reader.format());
+            reader.seek(*fopts.start_position);
+            seeked = true;
             continue;
           }
-          if (fopts.stop_datetime && t != EventType::kRotate &&
-              ev->header.timestamp >= *fopts.stop_datetime) {
+          if (last && fopts.stop_position && ev->pos >= *fopts.stop_position) {
             stopped = true;
             break;
           }
+          if (!is_format_event(t)) {
+            if (skip_left > 0) {
+              --skip_left;
+              continue;
+            }
+            if (fopts.stop_datetime && t != EventType::kRotate &&
+                ev->header.timestamp >= *fopts.stop_datetime) {
+              stopped = true;
+              break;
+            }
+          }
+          assembler.push(*ev, ready);
+          if (!ready.empty()) handle_units(reader.format());
         }
-        assembler.push(*ev, ready);
-        if (!ready.empty()) handle_units(reader.format());
+        if (Transaction* open = assembler.finish()) {
+          ready.push_back(open);
+          handle_units(reader.format());
+        }
+        stats.bytes_read += pos_done;
+        if (progress) progress(inputs[i].display_name, pos_done, source.size());
+      } catch (Error& e) {
+        e.with_file(inputs[i].display_name);
+        throw;
       }
-      if (Transaction* open = assembler.finish()) {
-        ready.push_back(open);
-        handle_units(reader.format());
-      }
-      stats.bytes_read += pos_done;
-      if (progress) progress(inputs[i].display_name, pos_done, source.size());
-    }
   } catch (...) {
     sink.finish();
     throw;

@@ -401,6 +401,16 @@ void SqlSink::query(const Event& ev, const Query& q, const FormatContext& ctx) {
 }
 
 void SqlSink::write_event(const Event& ev, const FormatContext& ctx) {
+  try {
+    write_event_text(ev, ctx);
+  } catch (Error& e) {
+    e.with_offset(ev.pos);
+    e.with_event(std::string(event_type_name(ev.header.type)));
+    throw;
+  }
+}
+
+void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
   const EventType type = ev.type();
   const bool is_rows = std::holds_alternative<Rows>(ev.body);
   if (!is_rows && type != EventType::kTableMap && type != EventType::kMariaAnnotateRows &&
@@ -597,9 +607,8 @@ void SqlSink::write_event(const Event& ev, const FormatContext& ctx) {
         } else if constexpr (std::is_same_v<T, LoadBlock> ||
                              std::is_same_v<T, TransactionPayload>) {
           throw Error(ErrorCode::kUnsupportedFormat,
-                      std::string(event_type_name(type)) +
-                          " events cannot be turned into SQL yet; use `binrecover events` to "
-                          "list them",
+                      "these events cannot be turned into SQL yet; use `binrecover events` to "
+                      "list them",
                       ev.pos);
         } else {
           if (!sf) fmt::format_to(it, "{} (not replayed)\n", event_type_name(type));

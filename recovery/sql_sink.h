@@ -39,6 +39,7 @@ class SqlSink {
  private:
   void event_header(const binlog::Event& ev, const binlog::FormatContext& ctx);
   void write_event(const binlog::Event& ev, const binlog::FormatContext& ctx);
+  void write_event_text(const binlog::Event& ev, const binlog::FormatContext& ctx);
   void query(const binlog::Event& ev, const binlog::Query& q, const binlog::FormatContext& ctx);
   void session_state(const binlog::Query& q, const binlog::FormatContext& ctx);
   void flags2_line(std::uint32_t flags2, const binlog::FormatContext& ctx);

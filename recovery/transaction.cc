@@ -71,7 +71,10 @@ bool starts_with_keyword(std::string_view q, std::string_view kw) {
          q[kw.size()] == '\t';
 }
 
-bool is_begin(std::string_view q) { return is_word(q, "BEGIN") || is_word(q, "START TRANSACTION"); }
+bool is_begin(std::string_view q) {
+  return is_word(q, "BEGIN") || is_word(q, "START TRANSACTION") ||
+         starts_with_keyword(q, "XA START") || starts_with_keyword(q, "XA BEGIN");
+}
 
 bool is_commit_or_rollback(std::string_view q) {
   return is_word(q, "COMMIT") || is_word(q, "ROLLBACK");
@@ -158,8 +161,11 @@ void TransactionAssembler::push(const Event& ev, std::vector<Transaction*>& read
       current_.events.push_back(ev);
       if (begin) {
         state_ = State::kInBegin;
-      } else if (q != nullptr || t == EventType::kXaPrepare) {
-        close_current(ready);  // a DDL or a statement outside BEGIN
+      } else if (q != nullptr || t == EventType::kXaPrepare ||
+                 t == EventType::kTransactionPayload) {
+        // A DDL or a statement outside BEGIN; or MySQL 8's compressed payload, which holds
+        // the whole transaction.
+        close_current(ready);
       } else if (!is_statement_context(t)) {
         state_ = State::kRowsNoBegin;
         const auto* rows = std::get_if<binlog::Rows>(&ev.body);
