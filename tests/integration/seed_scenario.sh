@@ -35,16 +35,19 @@ UPDATE tt SET name = '小二' WHERE id = 2;
 USE other;
 UPDATE zyyshop.tt SET age = age + 10 WHERE id = 1;
 INSERT INTO t2 VALUES (3, 'other only');
--- Multi-table updates: in ROW format one statement has rows events of both databases, and
--- the one carrying STMT_END_F may be the one the filter drops.
-UPDATE zyyshop.tt JOIN other.t2 ON other.t2.id = 1 SET tt.classid = 'c999', t2.v = 'joined'
-  WHERE tt.id = 3;
-UPDATE other.t2 JOIN zyyshop.tt ON tt.id = 5 SET t2.v = 'joined2', tt.classid = 'c555'
-  WHERE t2.id = 1;
 -- Under USE zyyshop, a change to other only: --database=zyyshop must leave it out.
 USE zyyshop;
 INSERT INTO other.t2 VALUES (2, 'noise');
 SQL
+if [ "$FORMAT" = ROW ]; then
+  # Multi-table updates: in ROW format one statement has rows events of both databases, and the
+  # one carrying STMT_END_F may be the one the filter drops. (In STATEMENT format such a
+  # statement is one text that needs both tables on the target, so it is left out there.)
+  sql "$PA" -e "UPDATE zyyshop.tt JOIN other.t2 ON other.t2.id = 1
+      SET tt.classid = 'c999', t2.v = 'joined' WHERE tt.id = 3;
+    UPDATE other.t2 JOIN zyyshop.tt ON tt.id = 5
+      SET t2.v = 'joined2', tt.classid = 'c555' WHERE t2.id = 1"
+fi
 sql "$PA" -N -e "SELECT * FROM zyyshop.tt ORDER BY id" > "$WORK/expected.rows"
 sql "$PA" -N -e "CHECKSUM TABLE zyyshop.tt" | cut -f2 > "$WORK/expected.checksum"
 sleep 1.2
