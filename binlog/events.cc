@@ -525,9 +525,41 @@ Event decode_event(Bytes raw, std::uint64_t pos, const FormatContext& ctx) {
       ev.body = b;
       break;
     }
-    case EventType::kTransactionPayload:
-      ev.body = TransactionPayload{cur.rest()};
+    case EventType::kTransactionPayload: {
+      TransactionPayload tp;
+      bool have_size = false;
+      for (;;) {
+        const std::uint64_t field = cur.packed_int();
+        if (field == 0) break;
+        const std::uint64_t len = cur.packed_int();
+        if (len > cur.remaining()) bad(cur, "payload header field longer than the event");
+        ByteCursor value = cur.take(len);
+        switch (field) {
+          case 1:
+            tp.payload_size = value.packed_int();
+            have_size = true;
+            break;
+          case 2: {
+            const std::uint64_t c = value.packed_int();
+            if (c != TransactionPayload::kZstd && c != TransactionPayload::kNone)
+              bad(value, "unknown payload compression type " + std::to_string(c));
+            tp.compression = static_cast<std::uint8_t>(c);
+            break;
+          }
+          case 3:
+            tp.uncompressed_size = value.packed_int();
+            break;
+          default:
+            break;  // a field of a newer server: its length let us skip it
+        }
+      }
+      if (!have_size) tp.payload_size = cur.remaining();
+      if (tp.payload_size > cur.remaining())
+        bad(cur, "payload of " + std::to_string(tp.payload_size) + " bytes runs past the event");
+      tp.payload = cur.bytes(tp.payload_size);
+      ev.body = tp;
       break;
+    }
     case EventType::kMariaStartEncryption: {
       StartEncryption s;
       s.scheme = cur.u8();

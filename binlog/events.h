@@ -269,9 +269,19 @@ struct LoadBlock {
   Bytes data;
 };
 
-// TRANSACTION_PAYLOAD_EVENT (40): kept raw here; decompressed by a later layer.
+// TRANSACTION_PAYLOAD_EVENT (40), MySQL 8.0.20+ binlog_transaction_compression
+// (libbinlogevents Transaction_payload_event): a list of fields, each
+//   packed type / packed length / value (a packed integer)
+// ending with type 0 (no length), then the payload: the transaction's events, compressed.
+//   type 1 payload_size / 2 compression_type (0 zstd, 255 none) / 3 uncompressed_size
+// The inner events have 19-byte headers and no checksums.
 struct TransactionPayload {
-  Bytes data;
+  static constexpr std::uint8_t kZstd = 0;
+  static constexpr std::uint8_t kNone = 255;
+  std::uint64_t payload_size = 0;
+  std::uint8_t compression = kNone;
+  std::uint64_t uncompressed_size = 0;
+  Bytes payload;
 };
 
 // MariaDB START_ENCRYPTION_EVENT (164): u8 scheme / u32 key_version / u8 nonce[12].
@@ -290,6 +300,9 @@ using EventBody = std::variant<Unknown, FormatDescription, StartV3, Rotate, Stop
 
 struct Event {
   std::uint64_t pos = 0;  // offset of the event's first byte in its file
+  // Events unpacked from a MySQL transaction payload carry the payload's position and have
+  // no checksum of their own.
+  bool in_payload = false;
   EventHeader header;
   EventBody body;
   Bytes raw;  // the whole event, header and checksum included

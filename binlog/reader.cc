@@ -26,6 +26,16 @@ std::string hex32(std::uint32_t v) {
 EventReader::EventReader(Source& source, ReaderOptions options, WarningSink warn)
     : source_(source), options_(options), warn_(std::move(warn)) {}
 
+EventReader::EventReader(Source& source, ReaderOptions options, WarningSink warn,
+                         const FormatContext& inner_format)
+    : source_(source),
+      options_(options),
+      warn_(std::move(warn)),
+      ctx_(inner_format),
+      first_(false),
+      seen_format_(true),
+      inner_(true) {}
+
 void EventReader::detect_version(const Frame& f) {
   // Byte 4 is the type in every header version. A v1/v3 log starts with START_EVENT_V3; its
   // length tells the 13-byte v1 header (69 bytes) from the 19-byte v3 one (75 bytes).
@@ -89,6 +99,10 @@ std::optional<Event> EventReader::next(EventArena* arena) {
     const EventHeader h = parse_header(f.raw, ctx_.header_length, f.pos);
     type_code = h.type;
     const auto type = static_cast<EventType>(h.type);
+    if (inner_ && (type == EventType::kFormatDescription ||
+                   type == EventType::kTransactionPayload || type == EventType::kRotate))
+      throw Error(ErrorCode::kBadEvent,
+                  std::string(event_type_name(h.type)) + " inside a transaction payload", f.pos);
     if (type == EventType::kFormatDescription) {
       FormatDescription fde = decode_format_description(f.raw, f.pos, ctx_.header_length);
       FormatContext next = fde.context;
@@ -113,7 +127,9 @@ std::optional<Event> EventReader::next(EventArena* arena) {
         warn_(source_.name() + ":" + std::to_string(f.pos) + ": unknown event type " +
               std::to_string(h.type) + " skipped (--force-read)");
     }
-    return decode_event(arena != nullptr ? arena->copy(f.raw) : f.raw, f.pos, ctx_);
+    Event ev = decode_event(arena != nullptr ? arena->copy(f.raw) : f.raw, f.pos, ctx_);
+    ev.in_payload = inner_;
+    return ev;
   } catch (Error& e) {
     e.with_file(source_.name());
     e.with_offset(f.pos);

@@ -24,6 +24,10 @@ using WarningSink = std::function<void(const std::string&)>;
 class EventReader {
  public:
   EventReader(Source& source, ReaderOptions options, WarningSink warn = {});
+  // A reader for events inside a container (a MySQL transaction payload): the format is given,
+  // not read from the stream, and events come out marked in_payload.
+  EventReader(Source& source, ReaderOptions options, WarningSink warn,
+              const FormatContext& inner_format);
 
   // The next event, or nullopt at the clean end of the input. The event's views stay valid
   // until the next call; with an arena, the bytes are first copied there and the views stay
@@ -50,6 +54,7 @@ class EventReader {
   bool first_ = true;
   bool in_use_ = false;
   bool seen_format_ = false;
+  bool inner_ = false;
 };
 
 }  // namespace binrecover::binlog

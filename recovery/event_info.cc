@@ -22,8 +22,23 @@ void append_hex_upper(fmt::memory_buffer& out, Bytes b) {
   }
 }
 
-std::string_view rows_flag_text(std::uint16_t flags) {
-  return (flags & kStmtEndFlag) ? " flags: STMT_END_F" : "";
+// MariaDB names only STMT_END_F; MySQL names every flag it knows.
+void append_rows_flags(fmt::memory_buffer& out, std::uint16_t flags, bool mariadb) {
+  if (mariadb) {
+    if (flags & kStmtEndFlag) append(out, " flags: STMT_END_F");
+    return;
+  }
+  static constexpr std::pair<std::uint16_t, std::string_view> kNames[] = {
+      {0x1, "STMT_END_F"},      {0x2, "NO_FOREIGN_KEY_CHECKS_F"}, {0x4, "RELAXED_UNIQUE_CHECKS_F"},
+      {0x8, "COMPLETE_ROWS_F"}, {0x10, "USE_SQL_FOREIGN_KEY_F"},
+  };
+  bool first = true;
+  for (const auto& [bit, name] : kNames) {
+    if (!(flags & bit)) continue;
+    append(out, first ? " flags: " : " ");
+    append(out, name);
+    first = false;
+  }
 }
 
 }  // namespace
@@ -173,7 +188,8 @@ void append_event_info(fmt::memory_buffer& out, const Event& ev, const FormatCon
         } else if constexpr (std::is_same_v<T, TableMap>) {
           fmt::format_to(it, "table_id: {} ({}.{})", b.table_id, b.db, b.table);
         } else if constexpr (std::is_same_v<T, Rows>) {
-          fmt::format_to(it, "table_id: {}{}", b.table_id, rows_flag_text(b.flags));
+          fmt::format_to(it, "table_id: {}", b.table_id);
+          append_rows_flags(out, b.flags, ctx.mariadb);
         } else if constexpr (std::is_same_v<T, Gtid>) {
           append(out, "SET @@SESSION.GTID_NEXT= '");
           if (b.anonymous) {
@@ -214,12 +230,15 @@ void append_event_info(fmt::memory_buffer& out, const Event& ev, const FormatCon
           fmt::format_to(it, ";file_id={};block_len={}", b.file_id, b.data.size());
         } else if constexpr (std::is_same_v<T, Heartbeat>) {
           append(out, b.log_ident);
+        } else if constexpr (std::is_same_v<T, TransactionPayload>) {
+          fmt::format_to(it, "compression='{}', decompressed_size={} bytes",
+                         b.compression == TransactionPayload::kZstd ? "ZSTD" : "NONE",
+                         b.uncompressed_size);
         } else {
           (void)b;
         }
       },
       ev.body);
-  (void)ctx;
 }
 
 }  // namespace binrecover::recovery

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "binlog/error.h"
+#include "binlog/payload.h"
 #include "recovery/event_info.h"
 
 namespace binrecover::recovery {
@@ -139,7 +140,48 @@ std::uint64_t run_event_list(const std::vector<InputFile>& inputs, const DecodeO
   std::uint64_t index = 0;
   std::uint64_t shown = 0;
   fmt::memory_buffer info;
+  std::size_t current = 0;
+  // One row; false once --limit is reached.
+  auto emit = [&](const Event& ev, std::uint64_t pos, const binlog::FormatContext& ctx) {
+    if (index++ < opts.limit_offset) return true;
+    if (opts.limit_count && shown >= *opts.limit_count) return false;
+    ++shown;
+    info.clear();
+    append_event_info(info, ev, ctx);
+    const std::string_view name = inputs[current].display_name;
+    const std::string_view type = binlog::event_type_name(ev.header.type);
+    const std::string_view text(info.data(), info.size());
+    switch (opts.format) {
+      case TableFormat::kTable:
+        fmt::format_to(it, "{:<{}}  {:>{}}  {:<{}}  {:>{}}  {:>{}}  ", name, w_name, pos, w_pos,
+                       type, w_type, ev.header.server_id, w_server, ev.header.log_pos, w_end);
+        append_tsv_field(buf, text);
+        buf.push_back('\n');
+        break;
+      case TableFormat::kTsv:
+        append_tsv_field(buf, name);
+        fmt::format_to(it, "\t{}\t", pos);
+        append_tsv_field(buf, type);
+        fmt::format_to(it, "\t{}\t{}\t", ev.header.server_id, ev.header.log_pos);
+        append_tsv_field(buf, text);
+        buf.push_back('\n');
+        break;
+      case TableFormat::kJson:
+        append(buf, "{\"log_name\":");
+        append_json_string(buf, name);
+        fmt::format_to(it, ",\"pos\":{},\"event_type\":", pos);
+        append_json_string(buf, type);
+        fmt::format_to(it, ",\"server_id\":{},\"end_log_pos\":{},\"info\":", ev.header.server_id,
+                       ev.header.log_pos);
+        append_json_string(buf, text);
+        append(buf, "}\n");
+        break;
+    }
+    out.flush_if_large();
+    return true;
+  };
   for (std::size_t i = 0; i < inputs.size(); ++i) {
+    current = i;
     const std::unique_ptr<binlog::Source> source = open_input(inputs[i]);
     binlog::EventReader reader(*source, decode.reader, warn);
     bool seeked = !(i == 0 && opts.from && *opts.from > 4);
@@ -164,42 +206,21 @@ std::uint64_t run_event_list(const std::vector<InputFile>& inputs, const DecodeO
           continue;
         }
       }
-      if (index++ < opts.limit_offset) continue;
-      if (opts.limit_count && shown >= *opts.limit_count) break;
-      ++shown;
-      info.clear();
-      append_event_info(info, *ev, reader.format());
-      const std::string_view name = inputs[i].display_name;
-      const std::string_view type = binlog::event_type_name(ev->header.type);
-      const std::string_view text(info.data(), info.size());
-      switch (opts.format) {
-        case TableFormat::kTable:
-          fmt::format_to(it, "{:<{}}  {:>{}}  {:<{}}  {:>{}}  {:>{}}  ", name, w_name, ev->pos,
-                         w_pos, type, w_type, ev->header.server_id, w_server, ev->header.log_pos,
-                         w_end);
-          append_tsv_field(buf, text);
-          buf.push_back('\n');
-          break;
-        case TableFormat::kTsv:
-          append_tsv_field(buf, name);
-          fmt::format_to(it, "\t{}\t", ev->pos);
-          append_tsv_field(buf, type);
-          fmt::format_to(it, "\t{}\t{}\t", ev->header.server_id, ev->header.log_pos);
-          append_tsv_field(buf, text);
-          buf.push_back('\n');
-          break;
-        case TableFormat::kJson:
-          append(buf, "{\"log_name\":");
-          append_json_string(buf, name);
-          fmt::format_to(it, ",\"pos\":{},\"event_type\":", ev->pos);
-          append_json_string(buf, type);
-          fmt::format_to(it, ",\"server_id\":{},\"end_log_pos\":{},\"info\":", ev->header.server_id,
-                         ev->header.log_pos);
-          append_json_string(buf, text);
-          append(buf, "}\n");
-          break;
+      if (!emit(*ev, ev->pos, reader.format())) break;
+      if (const auto* tp = std::get_if<binlog::TransactionPayload>(&ev->body)) {
+        // MySQL lists the events inside a payload after it, at the payload's end position.
+        const std::uint64_t at = ev->end_pos();
+        binlog::PayloadSource inner_source(*tp, ev->pos, inputs[i].display_name);
+        const binlog::FormatContext inner_ctx = binlog::payload_context(reader.format());
+        binlog::EventReader inner(inner_source, decode.reader, warn, inner_ctx);
+        bool more = true;
+        while (more) {
+          std::optional<Event> iev = inner.next();
+          if (!iev) break;
+          more = emit(*iev, at, inner_ctx);
+        }
+        if (!more) break;
       }
-      out.flush_if_large();
     }
     if (opts.limit_count && shown >= *opts.limit_count) break;
   }

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "binlog/error.h"
+#include "binlog/payload.h"
 
 namespace binrecover::recovery {
 
@@ -133,6 +134,17 @@ RunStats run_sql(const std::vector<InputFile>& inputs, const DecodeOptions& deco
           }
           assembler.push(*ev, ready);
           if (!ready.empty()) handle_units(reader.format());
+          if (const auto* tp = std::get_if<binlog::TransactionPayload>(&ev->body)) {
+            // The transaction's events, unpacked into the arena after the payload event.
+            binlog::PayloadSource inner_source(*tp, ev->pos, inputs[i].display_name);
+            binlog::EventReader inner(inner_source, decode.reader, warn_count,
+                                      binlog::payload_context(reader.format()));
+            while (std::optional<Event> iev = inner.next(&assembler.arena())) {
+              ++stats.events;
+              assembler.push(*iev, ready);
+              if (!ready.empty()) handle_units(reader.format());
+            }
+          }
         }
         if (Transaction* open = assembler.finish()) {
           ready.push_back(open);

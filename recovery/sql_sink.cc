@@ -132,7 +132,7 @@ void SqlSink::event_header(const Event& ev, const FormatContext& ctx) {
   const bool fde = ev.type() == EventType::kFormatDescription;
   ChecksumAlg alg = ctx.checksum;
   if (fde) alg = std::get<FormatDescription>(ev.body).context.checksum;
-  if (alg == ChecksumAlg::kCrc32 && ev.raw.size() >= 4) {
+  if (alg == ChecksumAlg::kCrc32 && ev.raw.size() >= 4 && !ev.in_payload) {
     ByteCursor c(ev.raw.last(4), 0);
     fmt::format_to(it, "CRC32 {:#010x} ", c.u32le());
   }
@@ -185,22 +185,32 @@ bool SqlSink::needs_stmt_end(const Transaction& txn, const std::vector<char>& ke
   return false;
 }
 
-void SqlSink::base64_event(Bytes raw, const FormatContext& ctx) {
-  if (force_stmt_end_) {
-    // Copy, set STMT_END_F in the post-header flags, and recompute the checksum.
+void SqlSink::base64_event(const Event& ev, const FormatContext& ctx) {
+  Bytes raw = ev.raw;
+  // An event unpacked from a MySQL payload has no checksum, but the format description the
+  // BINLOG statement runs under says CRC32: give it one, or the server would cut 4 bytes of
+  // row data off as the checksum.
+  const bool add_crc = ev.in_payload && ctx.checksum == ChecksumAlg::kCrc32;
+  if (force_stmt_end_ || add_crc) {
     scratch_.assign(raw.begin(), raw.end());
-    const std::uint8_t ph = ctx.post_header_len[static_cast<std::uint8_t>(raw[4])];
-    const std::size_t at = ctx.header_length + (ph == 6 ? 4 : 6);
-    if (at + 2 <= scratch_.size()) {
-      scratch_[at] |= std::byte{kStmtEndFlag};
-      if (ctx.checksum == ChecksumAlg::kCrc32 && scratch_.size() >= 4) {
-        const std::size_t body = scratch_.size() - 4;
-        const auto crc = static_cast<std::uint32_t>(
-            ::crc32(0L, reinterpret_cast<const Bytef*>(scratch_.data()), static_cast<uInt>(body)));
-        for (int k = 0; k < 4; ++k) scratch_[body + k] = static_cast<std::byte>(crc >> (8 * k));
-      }
-      raw = Bytes(scratch_.data(), scratch_.size());
+    if (add_crc) {
+      scratch_.resize(scratch_.size() + 4);
+      const auto size = static_cast<std::uint32_t>(scratch_.size());
+      for (int k = 0; k < 4; ++k) scratch_[9 + k] = static_cast<std::byte>(size >> (8 * k));
     }
+    if (force_stmt_end_) {
+      // Set STMT_END_F in the post-header flags.
+      const std::uint8_t ph = ctx.post_header_len[static_cast<std::uint8_t>(raw[4])];
+      const std::size_t at = ctx.header_length + (ph == 6 ? 4 : 6);
+      if (at + 2 <= scratch_.size()) scratch_[at] |= std::byte{kStmtEndFlag};
+    }
+    if (ctx.checksum == ChecksumAlg::kCrc32 && scratch_.size() >= 4) {
+      const std::size_t body = scratch_.size() - 4;
+      const auto crc = static_cast<std::uint32_t>(
+          ::crc32(0L, reinterpret_cast<const Bytef*>(scratch_.data()), static_cast<uInt>(body)));
+      for (int k = 0; k < 4; ++k) scratch_[body + k] = static_cast<std::byte>(crc >> (8 * k));
+    }
+    raw = Bytes(scratch_.data(), scratch_.size());
   }
   append_base64(rows_b64_, raw);
   rows_b64_.push_back('\n');
@@ -507,7 +517,7 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
             append_quoted_ident(buf_, b.table);
             fmt::format_to(it, " mapped to number {}\n", b.table_id);
           }
-          base64_event(ev.raw, ctx);
+          base64_event(ev, ctx);
         } else if constexpr (std::is_same_v<T, Rows>) {
           if (!sf) {
             static constexpr std::string_view kNames[] = {"Write_rows", "Update_rows",
@@ -517,7 +527,7 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
             fmt::format_to(it, ": table id {}{}\n", b.table_id,
                            (b.flags & kStmtEndFlag) ? " flags: STMT_END_F" : "");
           }
-          base64_event(ev.raw, ctx);
+          base64_event(ev, ctx);
           if ((b.flags & kStmtEndFlag) || force_stmt_end_) flush_binlog_statement();
         } else if constexpr (std::is_same_v<T, Gtid>) {
           if (!sf) {
@@ -619,8 +629,16 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
           delimiter();
         } else if constexpr (std::is_same_v<T, Heartbeat>) {
           if (!sf) append("Heartbeat\n");
-        } else if constexpr (std::is_same_v<T, LoadBlock> ||
-                             std::is_same_v<T, TransactionPayload>) {
+        } else if constexpr (std::is_same_v<T, TransactionPayload>) {
+          if (!sf)
+            fmt::format_to(it,
+                           "Transaction_Payload\tpayload_size={}\tcompression_type={}\t"
+                           "uncompressed_size={}\n# The events of the payload follow, each at "
+                           "its position\n",
+                           b.payload_size,
+                           b.compression == TransactionPayload::kZstd ? "ZSTD" : "NONE",
+                           b.uncompressed_size);
+        } else if constexpr (std::is_same_v<T, LoadBlock>) {
           throw Error(ErrorCode::kUnsupportedFormat,
                       "these events cannot be turned into SQL yet; use `binrecover events` to "
                       "list them",

@@ -43,7 +43,7 @@ class SqlSink {
   void query(const binlog::Event& ev, const binlog::Query& q, const binlog::FormatContext& ctx);
   void session_state(const binlog::Query& q, const binlog::FormatContext& ctx);
   void flags2_line(std::uint32_t flags2, const binlog::FormatContext& ctx);
-  void base64_event(binlog::Bytes raw, const binlog::FormatContext& ctx);
+  void base64_event(const binlog::Event& ev, const binlog::FormatContext& ctx);
   static bool needs_stmt_end(const Transaction& txn, const std::vector<char>& keep, std::size_t i);
   void flush_binlog_statement();
   void hexdump(const binlog::Event& ev, const binlog::FormatContext& ctx);

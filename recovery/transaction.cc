@@ -126,10 +126,13 @@ void TransactionAssembler::push(const Event& ev, std::vector<Transaction*>& read
   const binlog::Query* q = as_query(ev);
   const bool begin = q != nullptr && is_begin(q->query);
 
-  const bool begin_after_gtid = begin && current_.events.size() == 1 &&
-                                (state_ == State::kInBegin || state_ == State::kAfterGtid);
-  if (state_ != State::kIdle &&
-      (gtid || (begin && !begin_after_gtid && state_ != State::kStatementPrefix))) {
+  // BEGIN is expected after a GTID (MySQL; older MariaDB repeats it after its own GTID) and
+  // after INTVAR/RAND/USER_VAR; anywhere else inside a transaction it means the previous one
+  // never finished.
+  const bool begin_after_gtid = begin && current_.events.size() == 1 && state_ == State::kInBegin;
+  const bool begin_interrupts =
+      begin && ((state_ == State::kInBegin && !begin_after_gtid) || state_ == State::kRowsNoBegin);
+  if (state_ != State::kIdle && (gtid || begin_interrupts)) {
     // The previous transaction never finished.
     current_.complete = false;
     close_current(ready);
@@ -144,6 +147,8 @@ void TransactionAssembler::push(const Event& ev, std::vector<Transaction*>& read
         if (mg != nullptr && !standalone_gtid_) state_ = State::kInBegin;  // implicit BEGIN
       } else if (begin) {
         start(ev, State::kInBegin);
+      } else if (t == EventType::kTransactionPayload) {
+        start(ev, State::kAfterGtid);
       } else if (is_statement_context(t)) {
         start(ev, State::kStatementPrefix);
       } else if (q != nullptr || t == EventType::kXid || t == EventType::kXaPrepare) {
@@ -161,11 +166,10 @@ void TransactionAssembler::push(const Event& ev, std::vector<Transaction*>& read
       current_.events.push_back(ev);
       if (begin) {
         state_ = State::kInBegin;
-      } else if (q != nullptr || t == EventType::kXaPrepare ||
-                 t == EventType::kTransactionPayload) {
-        // A DDL or a statement outside BEGIN; or MySQL 8's compressed payload, which holds
-        // the whole transaction.
-        close_current(ready);
+      } else if (t == EventType::kTransactionPayload) {
+        // MySQL 8's compressed transaction: its unpacked events (BEGIN ... XID) follow.
+      } else if (q != nullptr || t == EventType::kXaPrepare) {
+        close_current(ready);  // a DDL or a statement outside BEGIN
       } else if (!is_statement_context(t)) {
         state_ = State::kRowsNoBegin;
         const auto* rows = std::get_if<binlog::Rows>(&ev.body);

@@ -1,0 +1,103 @@
+#include "binlog/payload.h"
+
+#include <zstd.h>
+
+#include <cstring>
+
+#include "binlog/error.h"
+
+namespace binrecover::binlog {
+namespace {
+
+constexpr std::size_t kWindow = 1 << 20;
+
+std::uint32_t le32(const std::byte* p) {
+  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
+         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
+}
+
+}  // namespace
+
+FormatContext payload_context(const FormatContext& outer) {
+  FormatContext ctx = outer;
+  ctx.checksum = ChecksumAlg::kOff;
+  return ctx;
+}
+
+PayloadSource::PayloadSource(const TransactionPayload& payload, std::uint64_t pos, std::string name)
+    : name_(std::move(name)),
+      pos_(pos),
+      zstd_(payload.compression == TransactionPayload::kZstd),
+      input_(payload.payload) {
+  if (zstd_) {
+    dctx_ = ZSTD_createDCtx();
+    if (dctx_ == nullptr) throw Error(ErrorCode::kIo, "cannot create a zstd context", pos_);
+    buf_.resize(kWindow);
+  }
+}
+
+PayloadSource::~PayloadSource() {
+  if (dctx_ != nullptr) ZSTD_freeDCtx(dctx_);
+}
+
+std::size_t PayloadSource::fill(std::size_t n) {
+  while (end_ - begin_ < n && !done_) {
+    if (buf_.size() - begin_ < n) {
+      std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
+      end_ -= begin_;
+      begin_ = 0;
+      if (buf_.size() < n) buf_.resize(std::min(n, std::max(buf_.size() * 2, n / 8)));
+    }
+    ZSTD_inBuffer in{input_.data(), input_.size(), input_used_};
+    ZSTD_outBuffer out{buf_.data() + end_, buf_.size() - end_, 0};
+    const std::size_t ret = ZSTD_decompressStream(dctx_, &out, &in);
+    if (ZSTD_isError(ret))
+      throw Error(ErrorCode::kBadEvent,
+                  std::string("transaction payload does not decompress: ") + ZSTD_getErrorName(ret),
+                  pos_);
+    input_used_ = in.pos;
+    end_ += out.pos;
+    if (out.pos == 0 && (ret == 0 || in.pos == in.size)) done_ = true;
+  }
+  return std::min(n, end_ - begin_);
+}
+
+std::optional<Frame> PayloadSource::next_frame() {
+  const std::byte* base;
+  std::size_t avail;
+  if (!zstd_) {
+    base = input_.data() + input_used_;
+    avail = input_.size() - input_used_;
+  } else {
+    avail = fill(19);
+    base = buf_.data() + begin_;
+  }
+  if (avail == 0) return std::nullopt;
+  if (avail < 19)
+    throw Error(ErrorCode::kTruncated, "transaction payload ends inside an event header", pos_);
+  const std::uint32_t size = le32(base + 9);
+  if (size < 19)
+    throw Error(ErrorCode::kBadEvent,
+                "event in transaction payload has length " + std::to_string(size), pos_);
+  if (size > kMaxEventSize)
+    throw Error(ErrorCode::kEventTooLarge,
+                "event in transaction payload claims " + std::to_string(size) + " bytes", pos_);
+  if (!zstd_) {
+    if (size > avail)
+      throw Error(ErrorCode::kTruncated, "transaction payload ends inside an event", pos_);
+    Frame f{pos_, Bytes(base, size)};
+    input_used_ += size;
+    return f;
+  }
+  if (fill(size) < size)
+    throw Error(ErrorCode::kTruncated, "transaction payload ends inside an event", pos_);
+  Frame f{pos_, Bytes(buf_.data() + begin_, size)};
+  begin_ += size;
+  return f;
+}
+
+void PayloadSource::seek(std::uint64_t) {
+  throw Error(ErrorCode::kUsage, "cannot seek inside a transaction payload", pos_);
+}
+
+}  // namespace binrecover::binlog
