@@ -174,6 +174,8 @@ void append_event_info(fmt::memory_buffer& out, const Event& ev, const FormatCon
             append(out, "<compressed query>");
           else
             append(out, b.query);
+          if (!ctx.mariadb && b.status.ddl_xid)
+            fmt::format_to(it, " /* xid={} */", *b.status.ddl_xid);
         } else if constexpr (std::is_same_v<T, Xid>) {
           fmt::format_to(it, "COMMIT /* xid={} */", b.xid);
         } else if constexpr (std::is_same_v<T, Intvar>) {

@@ -142,7 +142,9 @@ std::uint64_t run_event_list(const std::vector<InputFile>& inputs, const DecodeO
   fmt::memory_buffer info;
   std::size_t current = 0;
   // One row; false once --limit is reached.
+  // Events inside a MySQL payload show the payload's end as both Pos and End_log_pos.
   auto emit = [&](const Event& ev, std::uint64_t pos, const binlog::FormatContext& ctx) {
+    const std::uint64_t end = ev.in_payload ? pos : ev.header.log_pos;
     if (index++ < opts.limit_offset) return true;
     if (opts.limit_count && shown >= *opts.limit_count) return false;
     ++shown;
@@ -154,7 +156,7 @@ std::uint64_t run_event_list(const std::vector<InputFile>& inputs, const DecodeO
     switch (opts.format) {
       case TableFormat::kTable:
         fmt::format_to(it, "{:<{}}  {:>{}}  {:<{}}  {:>{}}  {:>{}}  ", name, w_name, pos, w_pos,
-                       type, w_type, ev.header.server_id, w_server, ev.header.log_pos, w_end);
+                       type, w_type, ev.header.server_id, w_server, end, w_end);
         append_tsv_field(buf, text);
         buf.push_back('\n');
         break;
@@ -162,7 +164,7 @@ std::uint64_t run_event_list(const std::vector<InputFile>& inputs, const DecodeO
         append_tsv_field(buf, name);
         fmt::format_to(it, "\t{}\t", pos);
         append_tsv_field(buf, type);
-        fmt::format_to(it, "\t{}\t{}\t", ev.header.server_id, ev.header.log_pos);
+        fmt::format_to(it, "\t{}\t{}\t", ev.header.server_id, end);
         append_tsv_field(buf, text);
         buf.push_back('\n');
         break;
@@ -172,7 +174,7 @@ std::uint64_t run_event_list(const std::vector<InputFile>& inputs, const DecodeO
         fmt::format_to(it, ",\"pos\":{},\"event_type\":", pos);
         append_json_string(buf, type);
         fmt::format_to(it, ",\"server_id\":{},\"end_log_pos\":{},\"info\":", ev.header.server_id,
-                       ev.header.log_pos);
+                       end);
         append_json_string(buf, text);
         append(buf, "}\n");
         break;

@@ -230,6 +230,11 @@ void SqlSink::flush_binlog_statement() {
 
 void SqlSink::write_meta(const Event& ev, const FormatContext& ctx) {
   flush_binlog_statement();
+  if (ev.type() == EventType::kFormatDescription && st_.mysql_gtid_next && !opts_.skip_gtids) {
+    // A BINLOG statement may not run while GTID_NEXT still names the last transaction's GTID.
+    append("SET @@SESSION.GTID_NEXT= 'AUTOMATIC' /* added by binrecover */ /*!*/;\n");
+    st_.mysql_gtid_next = false;
+  }
   write_event(ev, ctx);
   out_.flush_if_large();
 }
@@ -469,9 +474,7 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
           }
           // Each file starts a fresh print state, as mysqlbinlog's: the output of one file stays
           // replayable on its own.
-          const bool gtid_next = st_.mysql_gtid_next;
           st_ = PrintedState{};
-          st_.mysql_gtid_next = gtid_next;
         } else if constexpr (std::is_same_v<T, StartV3>) {
           if (!sf) {
             fmt::format_to(it, "Start: binlog v {}, server v {} created ", b.binlog_version,
