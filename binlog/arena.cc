@@ -5,8 +5,7 @@
 
 namespace binrecover::binlog {
 
-Bytes EventArena::copy(Bytes raw) {
-  const std::size_t n = raw.size();
+Bytes EventArena::reserve(std::size_t n) {
   while (current_ < chunks_.size() && chunks_[current_].size - chunks_[current_].used < n)
     ++current_;
   if (current_ == chunks_.size()) {
@@ -17,9 +16,14 @@ Bytes EventArena::copy(Bytes raw) {
   }
   Chunk& c = chunks_[current_];
   std::byte* dst = c.data.get() + c.used;
-  if (n) std::memcpy(dst, raw.data(), n);
   c.used += n;
   return {dst, n};
+}
+
+Bytes EventArena::copy(Bytes raw) {
+  Bytes dst = reserve(raw.size());
+  if (!raw.empty()) std::memcpy(const_cast<std::byte*>(dst.data()), raw.data(), raw.size());
+  return dst;
 }
 
 void EventArena::reset() {

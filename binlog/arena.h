@@ -14,6 +14,8 @@ namespace binrecover::binlog {
 class EventArena {
  public:
   binlog::Bytes copy(binlog::Bytes raw);
+  // Uninitialised room for n bytes (the caller fills it before reading it).
+  binlog::Bytes reserve(std::size_t n);
   void reset();
   std::size_t bytes_held() const;
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "binlog/error.h"
+#include "binlog/maria_compression.h"
 
 namespace binrecover::binlog {
 namespace {
@@ -127,8 +128,17 @@ std::optional<Event> EventReader::next(EventArena* arena) {
         warn_(source_.name() + ":" + std::to_string(f.pos) + ": unknown event type " +
               std::to_string(h.type) + " skipped (--force-read)");
     }
-    Event ev = decode_event(arena != nullptr ? arena->copy(f.raw) : f.raw, f.pos, ctx_);
+    if (arena == nullptr) {
+      scratch_.reset();
+      arena = &scratch_;
+      Event ev = decode_event(f.raw, f.pos, ctx_);
+      ev.in_payload = inner_;
+      inflate_compressed_query(ev, *arena);
+      return ev;
+    }
+    Event ev = decode_event(arena->copy(f.raw), f.pos, ctx_);
     ev.in_payload = inner_;
+    inflate_compressed_query(ev, *arena);
     return ev;
   } catch (Error& e) {
     e.with_file(source_.name());

@@ -55,6 +55,7 @@ class EventReader {
   bool in_use_ = false;
   bool seen_format_ = false;
   bool inner_ = false;
+  EventArena scratch_;  // inflated compressed queries when the caller gives no arena
 };
 
 }  // namespace binrecover::binlog

@@ -6,6 +6,7 @@
 
 #include "binlog/charsets.h"
 #include "binlog/error.h"
+#include "binlog/maria_compression.h"
 #include "recovery/event_info.h"
 
 namespace binrecover::recovery {
@@ -191,10 +192,24 @@ void SqlSink::base64_event(const Event& ev, const FormatContext& ctx) {
   // BINLOG statement runs under says CRC32: give it one, or the server would cut 4 bytes of
   // row data off as the checksum.
   const bool add_crc = ev.in_payload && ctx.checksum == ChecksumAlg::kCrc32;
-  if (force_stmt_end_ || add_crc) {
-    scratch_.assign(raw.begin(), raw.end());
-    if (add_crc) {
-      scratch_.resize(scratch_.size() + 4);
+  // MariaDB's BINLOG statement refuses compressed rows events (log_bin_compress): send the
+  // uncompressed event the server would have written without compression.
+  const auto* rows = std::get_if<Rows>(&ev.body);
+  const bool inflate = rows != nullptr && rows->compressed;
+  if (force_stmt_end_ || add_crc || inflate) {
+    if (inflate) {
+      const std::size_t head = static_cast<std::size_t>(rows->rows.data() - raw.data());
+      scratch_.assign(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(head));
+      maria_uncompress_append(rows->rows, scratch_, ev.pos + head);
+      if (ctx.checksum == ChecksumAlg::kCrc32) scratch_.resize(scratch_.size() + 4);
+      const auto code = static_cast<std::uint8_t>(raw[4]);
+      // 166-168 -> 23-25 (v1), 169-171 -> 30-32 (v2)
+      scratch_[4] = static_cast<std::byte>(code <= 168 ? code - 166 + 23 : code - 169 + 30);
+    } else {
+      scratch_.assign(raw.begin(), raw.end());
+    }
+    if (add_crc) scratch_.resize(scratch_.size() + 4);
+    if (add_crc || inflate) {
       const auto size = static_cast<std::uint32_t>(scratch_.size());
       for (int k = 0; k < 4; ++k) scratch_[9 + k] = static_cast<std::byte>(size >> (8 * k));
     }

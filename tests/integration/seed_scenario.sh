@@ -8,8 +8,10 @@ source "$(dirname "$0")/lib.sh"
 FORMAT=${1:?ROW or STATEMENT}
 PA=${2:-23311}
 PB=$((PA + 1))
+shift 2 || true
+EXTRA=("$@")  # more server options, e.g. --log-bin-compress=ON
 
-start_server a "$PA" --binlog-format="$FORMAT"
+start_server a "$PA" --binlog-format="$FORMAT" "${EXTRA[@]}"
 sql "$PA" -e "CREATE DATABASE zyyshop; CREATE DATABASE other;
   CREATE TABLE other.t2 (id INT PRIMARY KEY, v VARCHAR(20));
   INSERT INTO other.t2 VALUES (1, 'before dump')"
@@ -89,7 +91,7 @@ check_replay() {
         WHERE table_schema = 'other'")" = 0 ] || fail "$what: changes to database other leaked"
   grep -q "UPDATE zyyshop.tt SET age = age + 10\|Update_rows" "$WORK/replay.sql" ||
     fail "$what: the cross-database update of zyyshop.tt was dropped"
-  pass "$FORMAT seed scenario, $what ($(wc -l < "$WORK/expected.rows") rows, checksum $(cat "$WORK/actual.checksum"))"
+  pass "$FORMAT ${EXTRA[*]} seed scenario, $what ($(wc -l < "$WORK/expected.rows") rows, checksum $(cat "$WORK/actual.checksum"))"
 }
 check_replay "--stop-position" --start-position="$dump_pos" --stop-position="$drop_pos"
 check_replay "--stop-datetime" --start-position="$dump_pos" --stop-datetime="$drop_time"
