@@ -31,6 +31,19 @@ std::uint64_t ByteCursor::packed_int() {
   }
 }
 
+std::uint64_t ByteCursor::varlen() {
+  need(1);
+  const auto first = static_cast<std::uint8_t>(data_[pos_]);
+  if (first == 0xff) {
+    ++pos_;
+    return u64le();
+  }
+  std::size_t n = 1;
+  while (first & (1U << (n - 1))) ++n;
+  const std::uint64_t v = uint_le(n);
+  return v >> n;
+}
+
 std::string_view ByteCursor::cstr() {
   const std::size_t left = remaining();
   const void* start = data_.data() + pos_;

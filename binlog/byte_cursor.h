@@ -35,6 +35,10 @@ class ByteCursor {
   std::uint64_t uint_be(std::size_t n);
   // Length-encoded integer (1, 3, 4 or 9 bytes on the wire).
   std::uint64_t packed_int();
+  // MySQL 8.3+ serialization varlen: the trailing one bits of the first byte count the bytes
+  // that follow; the value is the little-endian whole shifted right by the byte count
+  // (a first byte of 0xff: the next 8 bytes are the value).
+  std::uint64_t varlen();
 
   Bytes bytes(std::size_t n);  // zero-copy view
   std::string_view str(std::size_t n) { return as_text(bytes(n)); }

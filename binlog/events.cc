@@ -9,6 +9,7 @@ namespace binrecover::binlog {
 namespace {
 
 constexpr std::size_t kServerVersionLen = 50;
+constexpr std::size_t kFdeHeaderLength = 19;
 constexpr std::uint8_t kChecksumTrailer = 4;
 
 [[noreturn]] void bad(const ByteCursor& cur, std::string message) {
@@ -28,6 +29,9 @@ std::uint64_t read_table_id(ByteCursor& cur, std::uint8_t post_header_len) {
 FormatDescription decode_fde_body(ByteCursor& cur, Bytes raw_event) {
   FormatDescription fde;
   fde.binlog_version = cur.u16le();
+  if (fde.binlog_version != 4)
+    bad(cur, "format description of binlog version " + std::to_string(fde.binlog_version) +
+                 " (only version 4 has one)");
   fde.server_version = trim_nul(cur.str(kServerVersionLen));
   fde.created = cur.u32le();
   FormatContext& ctx = fde.context;
@@ -38,6 +42,10 @@ FormatDescription decode_fde_body(ByteCursor& cur, Bytes raw_event) {
                  " bytes (at least 19 expected)");
   ctx.mariadb = fde.server_version.find("MariaDB") != std::string_view::npos;
   ctx.server_version = parse_server_version(fde.server_version);
+  if (ctx.server_version[0] == 0)
+    // Whether the events carry checksums follows from the version: an unreadable one would
+    // silently misread every event after it.
+    bad(cur, "format description has an unreadable server version");
   std::size_t n = cur.remaining();
   if (version_has_checksum(ctx.server_version, ctx.mariadb)) {
     if (n < 1 + kChecksumTrailer) bad(cur, "format description lacks its checksum algorithm");
@@ -254,10 +262,9 @@ Rows decode_rows(ByteCursor& cur, const FormatContext& ctx, EventType type,
     if (post.remaining() >= extra) {
       r.extra = post.bytes(extra);
     } else {
-      const std::size_t in_post = post.remaining();
-      (void)post.bytes(in_post);
-      (void)cur.bytes(extra - in_post);
-      r.extra = {};
+      // Servers declare a 10-byte post-header: the extra data follows it in the body.
+      post.skip(post.remaining());
+      r.extra = cur.bytes(extra);
     }
   }
   r.column_count = cur.packed_int();
@@ -297,6 +304,71 @@ Gtid decode_gtid(ByteCursor& cur, bool anonymous) {
     g.immediate_server_version = v;
     g.original_server_version = has_original ? cur.u32le() : v;
   }
+  return g;
+}
+
+Gtid decode_gtid_tagged(ByteCursor& cur) {
+  Gtid g;
+  const std::uint64_t start = cur.offset();
+  cur.varlen();  // format version
+  const std::uint64_t size = cur.varlen();
+  cur.varlen();  // last non-ignorable field id
+  if (size > cur.offset() - start + cur.remaining()) bad(cur, "tagged GTID longer than the event");
+  std::optional<std::uint64_t> immediate_ts, original_ts;
+  std::optional<std::uint32_t> immediate_version, original_version;
+  while (cur.offset() - start < size) {
+    const std::uint64_t field = cur.varlen();
+    switch (field) {
+      case 0:
+        g.flags = static_cast<std::uint8_t>(cur.varlen());
+        break;
+      case 1:
+        for (auto& b : g.sid) b = static_cast<std::uint8_t>(cur.varlen());
+        break;
+      case 2:
+        g.gno = static_cast<std::int64_t>(cur.varlen());
+        break;
+      case 3: {
+        const std::uint64_t len = cur.varlen();
+        if (len > 32) bad(cur, "GTID tag longer than 32 characters");
+        g.tag = cur.str(len);
+        break;
+      }
+      case 4:
+        g.last_committed = static_cast<std::int64_t>(cur.varlen());
+        break;
+      case 5:
+        g.sequence_number = static_cast<std::int64_t>(cur.varlen());
+        break;
+      case 6:
+        immediate_ts = cur.varlen();
+        break;
+      case 7:
+        original_ts = cur.varlen();
+        break;
+      case 8:
+        g.transaction_length = cur.varlen();
+        break;
+      case 9:
+        immediate_version = static_cast<std::uint32_t>(cur.varlen());
+        break;
+      case 10:
+        original_version = static_cast<std::uint32_t>(cur.varlen());
+        break;
+      case 11:
+        cur.varlen();  // commit group ticket
+        break;
+      default:
+        // A field of a newer server: its encoding is unknown, the rest cannot be read.
+        cur.skip(cur.remaining());
+        break;
+    }
+    if (cur.empty()) break;
+  }
+  g.immediate_commit_ts = immediate_ts;
+  g.original_commit_ts = original_ts ? original_ts : immediate_ts;
+  g.immediate_server_version = immediate_version;
+  g.original_server_version = original_version ? original_version : immediate_version;
   return g;
 }
 
@@ -383,9 +455,11 @@ bool version_has_checksum(const std::array<int, 3>& v, bool mariadb) {
 }
 
 FormatDescription decode_format_description(Bytes raw, std::uint64_t pos,
-                                            std::uint8_t header_length) {
+                                            std::uint8_t /*header_length*/) {
+  // A format description's own header is always 19 bytes: the length it declares applies to
+  // the events after it (Google's 5.1 builds declared longer headers).
   ByteCursor cur(raw, pos);
-  cur.skip(header_length);
+  cur.skip(kFdeHeaderLength);
   return decode_fde_body(cur, raw);
 }
 
@@ -395,12 +469,13 @@ Event decode_event(Bytes raw, std::uint64_t pos, const FormatContext& ctx) {
   ev.raw = raw;
   ev.header = parse_header(raw, ctx.header_length, pos);
   ByteCursor cur(raw, pos);
-  cur.skip(ctx.header_length);
   const auto type = static_cast<EventType>(ev.header.type);
   if (type == EventType::kFormatDescription) {
+    cur.skip(kFdeHeaderLength);
     ev.body = decode_fde_body(cur, raw);
     return ev;
   }
+  cur.skip(ctx.header_length);
   if (ctx.checksum == ChecksumAlg::kCrc32) cur.drop_tail(kChecksumTrailer);
 
   RowsTypeInfo rows_info{};
@@ -463,11 +538,17 @@ Event decode_event(Bytes raw, std::uint64_t pos, const FormatContext& ctx) {
     case EventType::kAnonymousGtid:
       ev.body = decode_gtid(cur, type == EventType::kAnonymousGtid);
       break;
+    case EventType::kGtidTagged:
+      ev.body = decode_gtid_tagged(cur);
+      break;
     case EventType::kPreviousGtids: {
       ByteCursor check = cur;
-      const std::uint64_t n = check.u64le();
+      std::uint64_t n = check.u64le();
+      const bool tagged = (n >> 56) == 1;
+      if (tagged) n = (n >> 8) & 0xffffffffffffULL;
       for (std::uint64_t i = 0; i < n; ++i) {
         check.skip(16);
+        if (tagged) check.skip(check.varlen());
         const std::uint64_t intervals = check.u64le();
         if (intervals > check.remaining() / 16) bad(check, "GTID set longer than the event");
         check.skip(intervals * 16);
@@ -475,9 +556,12 @@ Event decode_event(Bytes raw, std::uint64_t pos, const FormatContext& ctx) {
       ev.body = PreviousGtids{cur.rest()};
       break;
     }
-    case EventType::kMariaGtid:
+    case EventType::kMariaGtid: {
+      ByteCursor check = cur;  // MariaDB pads the event to its 19-byte post-header
+      check.skip(std::max<std::uint8_t>(ctx.post_header(type), 13));
       ev.body = decode_maria_gtid(cur);
       break;
+    }
     case EventType::kMariaGtidList:
       ev.body = decode_gtid_list(cur);
       break;
@@ -564,6 +648,7 @@ Event decode_event(Bytes raw, std::uint64_t pos, const FormatContext& ctx) {
       StartEncryption s;
       s.scheme = cur.u8();
       s.key_version = cur.u32le();
+      cur.skip(12);  // nonce
       ev.body = s;
       break;
     }

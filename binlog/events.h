@@ -12,8 +12,10 @@
 namespace binrecover::binlog {
 
 inline constexpr std::uint16_t kLogEventBinlogInUse = 0x1;  // header flag on the first event
-inline constexpr std::uint16_t kLogEventSuppressUse = 0x8;  // query: do not print `use db`
-inline constexpr std::uint16_t kStmtEndFlag = 0x1;          // rows event flag: statement ends
+inline constexpr std::uint16_t kLogEventSuppressUse = 0x8;
+// An event a reader that does not know its type may skip (MySQL 5.6+, e.g. Aurora padding).
+inline constexpr std::uint16_t kLogEventIgnorable = 0x80;  // query: do not print `use db`
+inline constexpr std::uint16_t kStmtEndFlag = 0x1;         // rows event flag: statement ends
 
 enum class ChecksumAlg : std::uint8_t { kOff = 0, kCrc32 = 1, kUndefined = 255 };
 
@@ -182,8 +184,14 @@ struct Rows {
 //   [u56 immediate_commit_ts (bit 55: original follows) / [u56 original_commit_ts]] /
 //   [packed transaction_length] / [u32 immediate_server_version (bit 31: original follows) /
 //   [u32 original_server_version]]]
+// GTID_TAGGED_LOG_EVENT (42, MySQL 8.3+) carries the same fields in MySQL's serialization
+// format: varlen format version / varlen size / varlen last non-ignorable field id /
+// { varlen field id / value }: 0 flags, 1 uuid (16 varlen bytes), 2 gno, 3 tag (varlen length /
+// bytes), 4 last_committed, 5 sequence_number, 6 immediate_commit_ts, 7 original_commit_ts,
+// 8 transaction_length, 9 immediate_server_version, 10 original_server_version, 11 ticket.
 struct Gtid {
   bool anonymous = false;
+  std::string_view tag;  // tagged GTIDs only
   std::uint8_t flags = 0;
   std::array<std::uint8_t, 16> sid{};
   std::int64_t gno = 0;
@@ -198,6 +206,8 @@ struct Gtid {
 
 // PREVIOUS_GTIDS_LOG_EVENT (35): u64 n_sids / { u8 sid[16] / u64 n_intervals /
 //   { i64 start / i64 end_exclusive } }.  Kept raw; formatted on demand.
+// With tags (MySQL 8.3+) the first word is u8 format (1) / u48 n_sids / u8 format (1), and each
+// sid is followed by its tag: varlen length / bytes.
 struct PreviousGtids {
   Bytes data;
 };

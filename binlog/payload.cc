@@ -46,7 +46,7 @@ std::size_t PayloadSource::fill(std::size_t n) {
       std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
       end_ -= begin_;
       begin_ = 0;
-      if (buf_.size() < n) buf_.resize(std::min(n, std::max(buf_.size() * 2, n / 8)));
+      if (buf_.size() < n) buf_.resize(std::min(n, buf_.size() * 2));
     }
     ZSTD_inBuffer in{input_.data(), input_.size(), input_used_};
     ZSTD_outBuffer out{buf_.data() + end_, buf_.size() - end_, 0};

@@ -118,7 +118,7 @@ std::optional<Event> EventReader::next(EventArena* arena) {
                   "the binlog is encrypted from here on; decrypting it needs the server's "
                   "encryption key, which binrecover does not have",
                   f.pos);
-    if (!is_known_event_type(h.type)) {
+    if (!is_known_event_type(h.type) && !(h.flags & kLogEventIgnorable)) {
       if (!options_.force_read)
         throw Error(
             ErrorCode::kUnknownEvent,

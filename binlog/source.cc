@@ -47,10 +47,17 @@ FdSource::FdSource(const std::string& path, std::string display_name)
   buf_.resize(kBlockSize);
   const std::size_t got = fill(kMagicSize);
   if (got < kMagicSize || std::memcmp(buf_.data(), kMagic, kMagicSize) != 0) {
-    Error e(ErrorCode::kBadMagic,
-            got < kMagicSize ? "file is shorter than the 4-byte binlog magic"
-                             : "not a binlog file (bad magic number)",
-            0);
+    // MySQL 8's binlog_encryption writes 0xfd instead of 0xfe before "bin".
+    const bool encrypted = got >= kMagicSize && buf_[0] == std::byte{0xfd} &&
+                           std::memcmp(buf_.data() + 1, kMagic + 1, kMagicSize - 1) == 0;
+    Error e = encrypted ? Error(ErrorCode::kUnsupportedFormat,
+                                "the binlog is encrypted (MySQL binlog_encryption); reading it "
+                                "needs the server's keyring, which binrecover does not have",
+                                0)
+                        : Error(ErrorCode::kBadMagic,
+                                got < kMagicSize ? "file is shorter than the 4-byte binlog magic"
+                                                 : "not a binlog file (bad magic number)",
+                                0);
     e.with_file(name_);
     if (owns_fd_) ::close(fd_);
     fd_ = -1;
@@ -72,7 +79,7 @@ std::size_t FdSource::fill(std::size_t n) {
       std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
       end_ -= begin_;
       begin_ = 0;
-      if (buf_.size() < n) buf_.resize(std::min<std::size_t>(n, std::max(buf_.size() * 2, n / 8)));
+      if (buf_.size() < n) buf_.resize(std::min<std::size_t>(n, buf_.size() * 2));
     }
     const ssize_t r = ::read(fd_, buf_.data() + end_, buf_.size() - end_);
     if (r < 0) {

@@ -62,13 +62,28 @@ void append_uuid(fmt::memory_buffer& out, const std::array<std::uint8_t, 16>& si
 
 void append_gtid_set(fmt::memory_buffer& out, Bytes data) {
   ByteCursor cur(data, 0);
-  const std::uint64_t n = cur.u64le();
+  std::uint64_t n = cur.u64le();
+  const bool tagged = (n >> 56) == 1;
+  if (tagged) n = (n >> 8) & 0xffffffffffffULL;
+  std::array<std::uint8_t, 16> previous{};
   for (std::uint64_t i = 0; i < n; ++i) {
-    if (i > 0) append(out, ",\n");
     std::array<std::uint8_t, 16> sid{};
     Bytes b = cur.bytes(16);
     for (int k = 0; k < 16; ++k) sid[k] = static_cast<std::uint8_t>(b[k]);
-    append_uuid(out, sid);
+    // The tags of one uuid follow it: "uuid:1-13:mytag:1-2".
+    if (i == 0 || sid != previous) {
+      if (i > 0) append(out, ",\n");
+      append_uuid(out, sid);
+    }
+    previous = sid;
+    if (tagged) {
+      const std::uint64_t len = cur.varlen();
+      const std::string_view tag = cur.str(len);
+      if (!tag.empty()) {
+        out.push_back(':');
+        append(out, tag);
+      }
+    }
     const std::uint64_t intervals = cur.u64le();
     for (std::uint64_t k = 0; k < intervals; ++k) {
       const auto start = static_cast<std::int64_t>(cur.u64le());
@@ -198,6 +213,7 @@ void append_event_info(fmt::memory_buffer& out, const Event& ev, const FormatCon
             append(out, "ANONYMOUS");
           } else {
             append_uuid(out, b.sid);
+            if (!b.tag.empty()) fmt::format_to(it, ":{}", b.tag);
             fmt::format_to(it, ":{}", b.gno);
           }
           append(out, "'");

@@ -130,9 +130,8 @@ void SqlSink::event_header(const Event& ev, const FormatContext& ctx) {
   append("#");
   time_text(ev.header.timestamp);
   fmt::format_to(it, " server id {}  end_log_pos {} ", ev.header.server_id, ev.header.log_pos);
-  const bool fde = ev.type() == EventType::kFormatDescription;
   ChecksumAlg alg = ctx.checksum;
-  if (fde) alg = std::get<FormatDescription>(ev.body).context.checksum;
+  if (const auto* fde = std::get_if<FormatDescription>(&ev.body)) alg = fde->context.checksum;
   if (alg == ChecksumAlg::kCrc32 && ev.raw.size() >= 4 && !ev.in_payload) {
     ByteCursor c(ev.raw.last(4), 0);
     fmt::format_to(it, "CRC32 {:#010x} ", c.u32le());
@@ -559,6 +558,7 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
               append("ANONYMOUS");
             } else {
               append_uuid(buf_, b.sid);
+              if (!b.tag.empty()) fmt::format_to(it, ":{}", b.tag);
               fmt::format_to(it, ":{}", b.gno);
             }
             append("'");
@@ -662,6 +662,12 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
                       "list them",
                       ev.pos);
         } else {
+          if (type == EventType::kLoad || type == EventType::kNewLoad ||
+              type == EventType::kCreateFile || type == EventType::kExecLoad)
+            throw Error(ErrorCode::kUnsupportedFormat,
+                        "LOAD DATA events cannot be turned into SQL yet; use `binrecover "
+                        "events` to list them",
+                        ev.pos);
           if (!sf) fmt::format_to(it, "{} (not replayed)\n", event_type_name(type));
         }
       },

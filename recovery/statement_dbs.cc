@@ -167,7 +167,9 @@ class Parser {
       if (!is_kw(tok_, "TABLE") && !is_kw(tok_, "TABLES")) return out;
       advance();
       while (tok_.kind != Tok::kEnd) {
-        if (is_name(tok_)) {
+        if (is_kw(tok_, "TO")) {
+          advance();
+        } else if (is_name(tok_)) {
           out.add(read_name());
         } else {
           advance();
@@ -191,7 +193,13 @@ class Parser {
         skip_if_exists();
         out.kind = StatementTargets::Kind::kDatabase;
         TableRef r;
-        if (is_name(tok_)) r.db = tok_.text;
+        // ALTER DATABASE [name] options: an unquoted option keyword is not a name.
+        const bool option =
+            tok_.kind == Tok::kWord &&
+            (is_kw(tok_, "DEFAULT") || is_kw(tok_, "CHARACTER") || is_kw(tok_, "CHARSET") ||
+             is_kw(tok_, "COLLATE") || is_kw(tok_, "ENCRYPTION") || is_kw(tok_, "READ") ||
+             is_kw(tok_, "COMMENT") || is_kw(tok_, "UPGRADE"));
+        if (is_name(tok_) && !option) r.db = tok_.text;
         out.add(r);
         return out;
       }

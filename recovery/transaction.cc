@@ -58,8 +58,12 @@ bool is_meta_type(EventType t) {
   }
 }
 
+// Events that belong to the statement that follows them: session values, and the data blocks
+// of LOAD DATA (executed by the EXECUTE_LOAD_QUERY or EXEC_LOAD that ends them).
 bool is_statement_context(EventType t) {
-  return t == EventType::kIntvar || t == EventType::kRand || t == EventType::kUserVar;
+  return t == EventType::kIntvar || t == EventType::kRand || t == EventType::kUserVar ||
+         t == EventType::kBeginLoadQuery || t == EventType::kAppendBlock ||
+         t == EventType::kCreateFile;
 }
 
 }  // namespace
@@ -151,7 +155,8 @@ void TransactionAssembler::push(const Event& ev, std::vector<Transaction*>& read
         start(ev, State::kAfterGtid);
       } else if (is_statement_context(t)) {
         start(ev, State::kStatementPrefix);
-      } else if (q != nullptr || t == EventType::kXid || t == EventType::kXaPrepare) {
+      } else if (q != nullptr || t == EventType::kXid || t == EventType::kXaPrepare ||
+                 t == EventType::kLoad || t == EventType::kNewLoad) {
         start(ev, State::kIdle);
         close_current(ready);
       } else {
@@ -168,7 +173,8 @@ void TransactionAssembler::push(const Event& ev, std::vector<Transaction*>& read
         state_ = State::kInBegin;
       } else if (t == EventType::kTransactionPayload) {
         // MySQL 8's compressed transaction: its unpacked events (BEGIN ... XID) follow.
-      } else if (q != nullptr || t == EventType::kXaPrepare) {
+      } else if (q != nullptr || t == EventType::kXaPrepare || t == EventType::kExecLoad ||
+                 t == EventType::kLoad || t == EventType::kNewLoad) {
         close_current(ready);  // a DDL or a statement outside BEGIN
       } else if (!is_statement_context(t)) {
         state_ = State::kRowsNoBegin;
