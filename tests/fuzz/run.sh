@@ -8,7 +8,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-${FUZZ_SECONDS:-120}}
-build=$ROOT/build-fuzz
+build=${FUZZ_BUILD:-$ROOT/build-fuzz}
 CC=clang CXX=clang++ cmake -S "$ROOT" -B "$build" -DBINRECOVER_FUZZ=ON \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" --target decoder_fuzz -j"$(nproc)" >/dev/null
