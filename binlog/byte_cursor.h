@@ -9,6 +9,12 @@ namespace binrecover::binlog {
 
 using Bytes = std::span<const std::byte>;
 
+// Little-endian u32 at p (the caller has checked that 4 bytes are there).
+inline std::uint32_t read_le32(const std::byte* p) {
+  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
+         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
+}
+
 inline std::string_view as_text(Bytes b) {
   return {reinterpret_cast<const char*>(b.data()), b.size()};
 }

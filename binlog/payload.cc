@@ -11,11 +11,6 @@ namespace {
 
 constexpr std::size_t kWindow = 1 << 20;
 
-std::uint32_t le32(const std::byte* p) {
-  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
-         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
-}
-
 }  // namespace
 
 FormatContext payload_context(const FormatContext& outer) {
@@ -73,15 +68,8 @@ std::optional<Frame> PayloadSource::next_frame() {
     base = buf_.data() + begin_;
   }
   if (avail == 0) return std::nullopt;
-  if (avail < 19)
-    throw Error(ErrorCode::kTruncated, "transaction payload ends inside an event header", pos_);
-  const std::uint32_t size = le32(base + 9);
-  if (size < 19)
-    throw Error(ErrorCode::kBadEvent,
-                "event in transaction payload has length " + std::to_string(size), pos_);
-  if (size > kMaxEventSize)
-    throw Error(ErrorCode::kEventTooLarge,
-                "event in transaction payload claims " + std::to_string(size) + " bytes", pos_);
+  const std::uint32_t size = frame_length(
+      base, avail, pos_, name_, zstd_ ? std::nullopt : std::optional<std::uint64_t>(avail), 19);
   if (!zstd_) {
     if (size > avail)
       throw Error(ErrorCode::kTruncated, "transaction payload ends inside an event", pos_);

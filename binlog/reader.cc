@@ -11,11 +11,6 @@
 namespace binrecover::binlog {
 namespace {
 
-std::uint32_t le32(const std::byte* p) {
-  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
-         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
-}
-
 std::string hex32(std::uint32_t v) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0x%08x", v);
@@ -52,7 +47,7 @@ void EventReader::verify_crc(const Frame& f, const EventHeader& h) {
   if (f.raw.size() < ctx_.header_length + 4u)
     throw Error(ErrorCode::kBadEvent, "event too short to hold its checksum", f.pos);
   const std::size_t n = f.raw.size() - 4;
-  const auto expected = le32(f.raw.data() + n);
+  const auto expected = read_le32(f.raw.data() + n);
   const auto* p = reinterpret_cast<const Bytef*>(f.raw.data());
   std::uint32_t actual;
   if (h.type == static_cast<std::uint8_t>(EventType::kFormatDescription) &&

@@ -16,12 +16,34 @@ constexpr std::size_t kBlockSize = 1 << 20;
 constexpr std::byte kMagic[kMagicSize] = {std::byte{0xfe}, std::byte{0x62}, std::byte{0x69},
                                           std::byte{0x6e}};
 
-std::uint32_t le32(const std::byte* p) {
-  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
-         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
-}
-
 }  // namespace
+
+std::uint32_t frame_length(const std::byte* header, std::size_t have, std::uint64_t pos,
+                           const std::string& name, std::optional<std::uint64_t> left,
+                           std::size_t min_size) {
+  if (have < min_size)
+    throw Error(ErrorCode::kTruncated,
+                "input ends inside an event header (" + std::to_string(have) + " of at least " +
+                    std::to_string(min_size) + " bytes)",
+                pos)
+        .with_file(name);
+  const std::uint32_t size = read_le32(header + 9);
+  if (size < min_size)
+    throw Error(ErrorCode::kBadEvent,
+                "event length " + std::to_string(size) + " is shorter than an event header", pos)
+        .with_file(name);
+  if (size > kMaxEventSize)
+    throw Error(ErrorCode::kEventTooLarge,
+                "event length " + std::to_string(size) + " exceeds the 1 GiB limit", pos)
+        .with_file(name);
+  if (left && size > *left)
+    throw Error(ErrorCode::kTruncated,
+                "event length " + std::to_string(size) + " runs past the end of the input (" +
+                    std::to_string(*left) + " bytes left)",
+                pos)
+        .with_file(name);
+  return size;
+}
 
 FdSource::FdSource(const std::string& path, std::string display_name)
     : name_(display_name.empty() ? path : std::move(display_name)) {
@@ -96,27 +118,9 @@ std::size_t FdSource::fill(std::size_t n) {
 std::optional<Frame> FdSource::next_frame() {
   const std::size_t have = fill(kMinEventSize);
   if (have == 0) return std::nullopt;
-  if (have < kMinEventSize)
-    throw Error(ErrorCode::kTruncated,
-                "file ends inside an event header (" + std::to_string(have) + " of at least " +
-                    std::to_string(kMinEventSize) + " bytes)",
-                pos_)
-        .with_file(name_);
-  const std::uint32_t size = le32(buf_.data() + begin_ + 9);
-  if (size < kMinEventSize)
-    throw Error(ErrorCode::kBadEvent,
-                "event length " + std::to_string(size) + " is shorter than an event header", pos_)
-        .with_file(name_);
-  if (size > kMaxEventSize)
-    throw Error(ErrorCode::kEventTooLarge,
-                "event length " + std::to_string(size) + " exceeds the 1 GiB limit", pos_)
-        .with_file(name_);
-  if (size_ && pos_ + size > *size_)
-    throw Error(ErrorCode::kTruncated,
-                "event length " + std::to_string(size) + " runs past the end of the file (" +
-                    std::to_string(*size_ - pos_) + " bytes left)",
-                pos_)
-        .with_file(name_);
+  const std::uint32_t size =
+      frame_length(buf_.data() + begin_, have, pos_, name_,
+                   size_ ? std::optional<std::uint64_t>(*size_ - pos_) : std::nullopt);
   const std::size_t got = fill(size);
   if (got < size)
     throw Error(ErrorCode::kTruncated,
@@ -187,23 +191,7 @@ std::optional<Frame> MemorySource::next_frame() {
   const std::size_t left = data_.size() - at_;
   const std::uint64_t pos = base_ + at_;
   if (left == 0) return std::nullopt;
-  if (left < kMinEventSize)
-    throw Error(ErrorCode::kTruncated,
-                "input ends inside an event header (" + std::to_string(left) + " of at least " +
-                    std::to_string(kMinEventSize) + " bytes)",
-                pos)
-        .with_file(name_);
-  const std::uint32_t size = le32(data_.data() + at_ + 9);
-  if (size < kMinEventSize)
-    throw Error(ErrorCode::kBadEvent,
-                "event length " + std::to_string(size) + " is shorter than an event header", pos)
-        .with_file(name_);
-  if (size > left)
-    throw Error(ErrorCode::kTruncated,
-                "event length " + std::to_string(size) + " runs past the end of the input (" +
-                    std::to_string(left) + " bytes left)",
-                pos)
-        .with_file(name_);
+  const std::uint32_t size = frame_length(data_.data() + at_, left, pos, name_, left);
   Frame f{pos, data_.subspan(at_, size)};
   at_ += size;
   return f;

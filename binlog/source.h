@@ -16,6 +16,14 @@ inline constexpr std::size_t kMagicSize = 4;
 inline constexpr std::uint64_t kMaxEventSize = (1ULL << 30) + (1ULL << 20);
 inline constexpr std::uint32_t kMinEventSize = 13;  // v1 common header
 
+// Checks the length field of the event header at `header` (`have` bytes available, `left`
+// bytes to the end of the input when known) and returns it; throws binrecover::Error naming
+// `name` and `pos` when the header is cut, the length is shorter than a header, longer than
+// kMaxEventSize or runs past the input.
+std::uint32_t frame_length(const std::byte* header, std::size_t have, std::uint64_t pos,
+                           const std::string& name, std::optional<std::uint64_t> left,
+                           std::size_t min_size = kMinEventSize);
+
 // One event as framed from the byte stream: its offset and its exact bytes (header to checksum).
 // The view stays valid until the next call to next_frame().
 struct Frame {

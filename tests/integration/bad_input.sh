@@ -40,12 +40,12 @@ expect 3 "is a directory" "$BINRECOVER" "$WORK"
 
 # Truncated inside an event (file not flagged in use: a closed log that lost its tail).
 head -c 2000 "$ROW" > "$WORK/trunc"
-expect 4 "trunc:[0-9]*: event length [0-9]* runs past the end of the file" "$BINRECOVER" "$WORK/trunc"
+expect 4 "trunc:[0-9]*: event length [0-9]* runs past the end of the input" "$BINRECOVER" "$WORK/trunc"
 replayable
 expect 4 "trunc:[0-9]*: event length" "$BINRECOVER" events "$WORK/trunc"
 # Truncated inside a header.
 head -c 1797 "$ROW" > "$WORK/trunc-header"
-expect 4 "file ends inside an event header" "$BINRECOVER" "$WORK/trunc-header"
+expect 4 "input ends inside an event header" "$BINRECOVER" "$WORK/trunc-header"
 replayable
 
 # Checksum mismatch: flip one byte inside the body of the event at 1629 (a query).
@@ -70,7 +70,7 @@ expect 4 "stdin:256: event length 4294967295 exceeds" \
 # A length that runs past the end of the file.
 cp "$ROW" "$WORK/past"
 printf '\x00\x00\x10\x00' | dd of="$WORK/past" bs=1 seek=$((256 + 9)) conv=notrunc 2>/dev/null
-expect 4 "past:256: event length 1048576 runs past the end of the file" "$BINRECOVER" "$WORK/past"
+expect 4 "past:256: event length 1048576 runs past the end of the input" "$BINRECOVER" "$WORK/past"
 # A length shorter than a header.
 cp "$ROW" "$WORK/tiny"
 printf '\x05\x00\x00\x00' | dd of="$WORK/tiny" bs=1 seek=$((256 + 9)) conv=notrunc 2>/dev/null
