@@ -94,6 +94,11 @@ int run(const std::vector<std::string>& args) {
   }
   if (progress_shown) std::fputs("\n", stderr);
   out.flush();
+  if (!sink.load_dir().empty() && o.sql.local_load_dir.empty())
+    std::fprintf(stderr,
+                 "binrecover: note: LOAD DATA files are in %s; replay with "
+                 "`mysql --local-infile=1`, then remove the folder\n",
+                 sink.load_dir().c_str());
   if (o.result_file) ::close(fd);
   return 0;
 }

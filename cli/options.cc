@@ -210,7 +210,10 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       "disable-log-bin,D", "add SET sql_log_bin=0 so the replay is not binlogged again")(
       "skip-gtids", "leave out GTID statements (replay gets new GTIDs)")(
       "short-form,s", "statements only: no comments, no row events")(
-      "hexdump,H", "hex dump of each event as comments");
+      "hexdump,H", "hex dump of each event as comments")(
+      "local-load,l", po::value<std::string>(),
+      "write the data of LOAD DATA statements here, replayed as LOAD DATA LOCAL INFILE "
+      "(default: a new folder under $TMPDIR; replay with mysql --local-infile=1)");
   po::options_description list("Event listing (binrecover events ...)");
   list.add_options()("format", po::value<std::string>(), "table (default), tsv or json")(
       "from", po::value<std::string>(), "start at this position of the first file")(
@@ -315,6 +318,7 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   o.sql.skip_gtids = vm.count("skip-gtids") > 0;
   o.sql.disable_log_bin = vm.count("disable-log-bin") > 0;
   if (vm.count("result-file")) o.result_file = vm["result-file"].as<std::string>();
+  if (vm.count("local-load")) o.sql.local_load_dir = vm["local-load"].as<std::string>();
   o.progress = vm.count("no-progress") == 0;
 
   if (vm.count("format")) {

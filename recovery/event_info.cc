@@ -191,6 +191,8 @@ void append_event_info(fmt::memory_buffer& out, const Event& ev, const FormatCon
             append(out, b.query);
           if (!ctx.mariadb && b.status.ddl_xid)
             fmt::format_to(it, " /* xid={} */", *b.status.ddl_xid);
+          if (ev.type() == EventType::kExecuteLoadQuery)
+            fmt::format_to(it, " ;file_id={}", b.file_id);
         } else if constexpr (std::is_same_v<T, Xid>) {
           fmt::format_to(it, "COMMIT /* xid={} */", b.xid);
         } else if constexpr (std::is_same_v<T, Intvar>) {

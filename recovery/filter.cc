@@ -87,14 +87,13 @@ bool ContentFilter::select(const Transaction& txn, std::vector<char>& keep) {
     } else if (const auto* rows = std::get_if<binlog::Rows>(&ev.body)) {
       keep[i] = table_id_kept(rows->table_id);
       any |= keep[i] != 0;
-    } else if (ev.type() == EventType::kExecuteLoadQuery) {
-      any = true;
     }
   }
   // Pass 2: context events follow what they belong to.
   for (std::size_t i = evs.size(); i-- > 0;) {
     const EventType t = evs[i].type();
-    if (t == EventType::kIntvar || t == EventType::kRand || t == EventType::kUserVar) {
+    if (t == EventType::kIntvar || t == EventType::kRand || t == EventType::kUserVar ||
+        t == EventType::kBeginLoadQuery || t == EventType::kAppendBlock) {
       // belongs to the next query event
       std::size_t j = i + 1;
       while (j < evs.size() && !std::holds_alternative<binlog::Query>(evs[j].body)) ++j;
@@ -118,7 +117,6 @@ bool ContentFilter::select(const Transaction& txn, std::vector<char>& keep) {
     const auto* q = std::get_if<binlog::Query>(&evs[i].body);
     if (t == EventType::kGtid || t == EventType::kAnonymousGtid || t == EventType::kMariaGtid ||
         t == EventType::kGtidTagged || t == EventType::kXid || t == EventType::kXaPrepare ||
-        t == EventType::kBeginLoadQuery || t == EventType::kAppendBlock ||
         (q != nullptr && (is_begin(q->query) || is_commit_or_rollback(q->query))))
       keep[i] = 1;
   }

@@ -1,8 +1,13 @@
 #include "recovery/sql_sink.h"
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "binlog/charsets.h"
 #include "binlog/error.h"
@@ -407,11 +412,6 @@ void SqlSink::query(const Event& ev, const Query& q, const FormatContext& ctx) {
   if (q.compressed)
     throw Error(ErrorCode::kUnsupportedFormat,
                 "compressed query events (log_bin_compress) are not supported yet", ev.pos);
-  if (ev.type() == EventType::kExecuteLoadQuery)
-    throw Error(ErrorCode::kUnsupportedFormat,
-                "LOAD DATA events cannot be turned into SQL yet; use `binrecover events` to "
-                "list them",
-                ev.pos);
   auto it = std::back_inserter(buf_);
   if (!opts_.short_form) {
     fmt::format_to(it, "Query\tthread_id={}\texec_time={}\terror_code={}", q.thread_id, q.exec_time,
@@ -439,9 +439,86 @@ void SqlSink::query(const Event& ev, const Query& q, const FormatContext& ctx) {
     delimiter();
   }
   session_state(q, ctx);
-  append(q.query);
-  append("\n");
+  if (ev.type() == EventType::kExecuteLoadQuery) {
+    load_data_query(ev, q);
+  } else {
+    append(q.query);
+    append("\n");
+  }
   delimiter();
+}
+
+std::string SqlSink::load_file_path(std::uint32_t file_id, std::uint64_t pos, bool create) {
+  if (!create) {
+    for (auto it = load_files_.rbegin(); it != load_files_.rend(); ++it)
+      if (it->first == file_id) return it->second;
+    throw Error(ErrorCode::kBadEvent,
+                "LOAD DATA block for file id " + std::to_string(file_id) +
+                    " has no BEGIN_LOAD_QUERY before it",
+                pos);
+  }
+  if (load_dir_.empty()) {
+    if (!opts_.local_load_dir.empty()) {
+      load_dir_ = opts_.local_load_dir;
+      std::error_code ec;
+      std::filesystem::create_directories(load_dir_, ec);
+    } else {
+      const char* tmp = std::getenv("TMPDIR");
+      std::string tmpl =
+          std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/binrecover-load-XXXXXX";
+      if (::mkdtemp(tmpl.data()) == nullptr)
+        throw Error(ErrorCode::kIo, "cannot create a folder for LOAD DATA files: " +
+                                        std::string(std::strerror(errno)));
+      load_dir_ = tmpl;
+    }
+  }
+  std::string path = load_dir_ + "/SQL_LOAD-" + std::to_string(file_id) + "-" + std::to_string(pos);
+  if (load_files_.size() > 64) load_files_.erase(load_files_.begin());
+  load_files_.emplace_back(file_id, path);
+  return path;
+}
+
+void SqlSink::write_load_block(const Event& ev, const LoadBlock& b) {
+  const bool begin = ev.type() == EventType::kBeginLoadQuery;
+  const std::string path = load_file_path(b.file_id, ev.pos, begin);
+  const int fd =
+      ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (begin ? O_TRUNC : O_APPEND), 0644);
+  if (fd < 0)
+    throw Error(ErrorCode::kIo, "cannot write LOAD DATA file " + path + ": " + std::strerror(errno),
+                ev.pos);
+  const char* p = reinterpret_cast<const char*>(b.data.data());
+  std::size_t left = b.data.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      throw Error(ErrorCode::kIo, "cannot write LOAD DATA file " + path, ev.pos);
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+}
+
+void SqlSink::load_data_query(const Event& ev, const Query& q) {
+  // The server logs "LOAD DATA INFILE '<its temp file>' [REPLACE|IGNORE] INTO ..." with the
+  // file name part between fn_pos_start and fn_pos_end; the replay reads our copy of the data
+  // through the client instead (LOCAL), as mysqlbinlog does.
+  if (q.fn_pos_start > q.fn_pos_end || q.fn_pos_end > q.query.size())
+    throw Error(ErrorCode::kBadEvent, "LOAD DATA file name position outside the statement", ev.pos);
+  const std::string path = load_file_path(q.file_id, ev.pos, false);
+  append(q.query.substr(0, q.fn_pos_start));
+  append(" LOCAL INFILE '");
+  for (char c : path) {
+    if (c == '\\' || c == '\'') buf_.push_back('\\');
+    buf_.push_back(c);
+  }
+  append("'");
+  if (q.dup_handling == 2) append(" REPLACE");  // LOAD_DUP_REPLACE; IGNORE is implied by LOCAL
+  append(" INTO");
+  append(q.query.substr(q.fn_pos_end));
+  append("\n");
 }
 
 void SqlSink::write_event(const Event& ev, const FormatContext& ctx) {
@@ -657,10 +734,11 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
                            b.compression == TransactionPayload::kZstd ? "ZSTD" : "NONE",
                            b.uncompressed_size);
         } else if constexpr (std::is_same_v<T, LoadBlock>) {
-          throw Error(ErrorCode::kUnsupportedFormat,
-                      "these events cannot be turned into SQL yet; use `binrecover events` to "
-                      "list them",
-                      ev.pos);
+          if (!sf)
+            fmt::format_to(it, "\n#{}: file_id: {}  block_len: {}\n",
+                           type == EventType::kBeginLoadQuery ? "Begin_load_query" : "Append_block",
+                           b.file_id, b.data.size());
+          write_load_block(ev, b);
         } else {
           if (type == EventType::kLoad || type == EventType::kNewLoad ||
               type == EventType::kCreateFile || type == EventType::kExecLoad)

@@ -17,6 +17,9 @@ struct SqlOptions {
   bool hexdump = false;          // -H: hex dump of every event as comments
   bool skip_gtids = false;       // --skip-gtids
   bool disable_log_bin = false;  // -D: SET sql_log_bin=0 for the replay
+  // --local-load: where the data of LOAD DATA statements is written for the replaying client
+  // (LOAD DATA LOCAL INFILE). Empty: a new folder under $TMPDIR, made on first use.
+  std::string local_load_dir;
 };
 
 // mysqlbinlog-compatible SQL text: comments with positions, DELIMITER /*!*/;, the session
@@ -35,6 +38,8 @@ class SqlSink {
   // A comment line ("# ..."), e.g. for a dropped incomplete transaction.
   void comment(std::string_view text);
   void finish();
+  // The folder LOAD DATA files went to, if any were written.
+  const std::string& load_dir() const { return load_dir_; }
 
  private:
   void event_header(const binlog::Event& ev, const binlog::FormatContext& ctx);
@@ -81,6 +86,13 @@ class SqlSink {
     std::optional<bool> skip_parallel;
     bool mysql_gtid_next = false;  // GTID_NEXT must be reset to AUTOMATIC at the end
   } st_;
+
+  // LOAD DATA: the files written so far, by the server's file id.
+  std::string load_file_path(std::uint32_t file_id, std::uint64_t pos, bool create);
+  void write_load_block(const binlog::Event& ev, const binlog::LoadBlock& b);
+  void load_data_query(const binlog::Event& ev, const binlog::Query& q);
+  std::vector<std::pair<std::uint32_t, std::string>> load_files_;
+  std::string load_dir_;
 
   std::uint32_t cached_ts_ = 0;
   char cached_time_[64] = {};

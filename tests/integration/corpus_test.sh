@@ -215,7 +215,7 @@ check_file() {
   timeout 30 "${B[@]}" events --format=tsv "$f" > "$WORK/events.tsv" 2> "$WORK/events.err"
   rc=$?
   got_events=$(outcome "$rc" "$WORK/events.err")
-  timeout 30 "${B[@]}" "$f" > /dev/null 2> "$WORK/sql.err"
+  timeout 30 "${B[@]}" --local-load="$WORK/load" "$f" > /dev/null 2> "$WORK/sql.err"
   rc=$?
   got_sql=$(outcome "$rc" "$WORK/sql.err")
   local as_expected=1
