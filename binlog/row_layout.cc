@@ -1,0 +1,182 @@
+#include "binlog/row_layout.h"
+
+#include <bit>
+
+#include "binlog/decimal.h"
+#include "binlog/error.h"
+
+namespace binrecover::binlog {
+namespace {
+
+std::size_t popcount(Bytes bitmap, std::uint64_t columns) {
+  std::size_t n = 0;
+  for (std::uint64_t i = 0; i < columns; ++i)
+    if (static_cast<std::uint8_t>(bitmap[i / 8]) & (1U << (i % 8))) ++n;
+  return n;
+}
+
+bool bit(Bytes bitmap, std::uint64_t i) {
+  return (static_cast<std::uint8_t>(bitmap[i / 8]) & (1U << (i % 8))) != 0;
+}
+
+// Length prefix of `bytes` bytes, little-endian, then the value.
+std::size_t prefixed(const ByteCursor& cur, std::size_t bytes) {
+  ByteCursor peek = cur;
+  return bytes + static_cast<std::size_t>(peek.uint_le(bytes));
+}
+
+}  // namespace
+
+std::vector<ColumnLayout> column_layout(const TableMap& tm) {
+  std::vector<ColumnLayout> out(tm.column_count);
+  ByteCursor meta(tm.metadata, 0);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    auto type = static_cast<ColumnType>(static_cast<std::uint8_t>(tm.column_types[i]));
+    ColumnLayout& c = out[i];
+    c.type = type;
+    switch (type) {
+      case ColumnType::kFloat:
+      case ColumnType::kDouble:
+      case ColumnType::kTinyBlob:
+      case ColumnType::kMediumBlob:
+      case ColumnType::kLongBlob:
+      case ColumnType::kBlob:
+      case ColumnType::kGeometry:
+      case ColumnType::kJson:
+      case ColumnType::kVector:
+      case ColumnType::kTimestamp2:
+      case ColumnType::kDateTime2:
+      case ColumnType::kTime2:
+        c.meta = meta.u8();
+        break;
+      case ColumnType::kVarchar:
+      case ColumnType::kVarString:
+        c.meta = meta.u16le();
+        break;
+      case ColumnType::kNewDecimal:
+      case ColumnType::kBit: {
+        const std::uint8_t a = meta.u8();
+        const std::uint8_t b = meta.u8();
+        c.meta = static_cast<std::uint16_t>(a << 8 | b);
+        break;
+      }
+      case ColumnType::kString:
+      case ColumnType::kEnum:
+      case ColumnType::kSet: {
+        std::uint8_t real = meta.u8();
+        std::uint16_t length = meta.u8();
+        if ((real & 0x30) != 0x30) {  // CHAR longer than 255 bytes: two length bits moved here
+          length |= static_cast<std::uint16_t>(((real & 0x30) ^ 0x30) << 4);
+          real |= 0x30;
+        }
+        c.type = static_cast<ColumnType>(real);
+        c.meta = length;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+std::size_t value_size(const ColumnLayout& c, const ByteCursor& cur) {
+  switch (c.type) {
+    case ColumnType::kTiny:
+    case ColumnType::kYear:
+      return 1;
+    case ColumnType::kShort:
+      return 2;
+    case ColumnType::kInt24:
+    case ColumnType::kDate:
+    case ColumnType::kNewDate:
+    case ColumnType::kTime:
+      return 3;
+    case ColumnType::kLong:
+    case ColumnType::kTimestamp:
+      return 4;
+    case ColumnType::kLongLong:
+    case ColumnType::kDateTime:
+      return 8;
+    case ColumnType::kFloat:
+    case ColumnType::kDouble:
+      return c.meta;
+    case ColumnType::kNull:
+      return 0;
+    case ColumnType::kTimestamp2:
+      return 4 + (c.meta + 1) / 2;
+    case ColumnType::kDateTime2:
+      return 5 + (c.meta + 1) / 2;
+    case ColumnType::kTime2:
+      return 3 + (c.meta + 1) / 2;
+    case ColumnType::kNewDecimal:
+      return decimal_bin_size(c.meta >> 8, c.meta & 0xff);
+    case ColumnType::kBit:
+      return (c.meta & 0xff) + ((c.meta >> 8) != 0 ? 1 : 0);
+    case ColumnType::kEnum:
+    case ColumnType::kSet:
+      return c.meta & 0xff;
+    case ColumnType::kVarchar:
+    case ColumnType::kVarString:
+      return prefixed(cur, c.meta > 255 ? 2 : 1);
+    case ColumnType::kString:
+      return prefixed(cur, c.meta > 255 ? 2 : 1);
+    case ColumnType::kTinyBlob:
+    case ColumnType::kMediumBlob:
+    case ColumnType::kLongBlob:
+    case ColumnType::kBlob:
+    case ColumnType::kGeometry:
+    case ColumnType::kJson:
+    case ColumnType::kVector:
+      if (c.meta < 1 || c.meta > 4)
+        throw Error(ErrorCode::kBadEvent,
+                    "column length prefix of " + std::to_string(c.meta) + " bytes", cur.offset());
+      return prefixed(cur, c.meta);
+    default:
+      throw Error(ErrorCode::kUnsupportedFormat,
+                  "column type " + std::to_string(static_cast<int>(c.type)) +
+                      " has no row encoding binrecover knows",
+                  cur.offset());
+  }
+}
+
+std::uint64_t count_rows(const Rows& ev, Bytes rows, const std::vector<ColumnLayout>& layout,
+                         std::uint64_t offset) {
+  if (ev.column_count > layout.size())
+    throw Error(ErrorCode::kBadEvent,
+                "rows event has " + std::to_string(ev.column_count) +
+                    " columns, its table map " + std::to_string(layout.size()),
+                offset);
+  ByteCursor cur(rows, offset);
+  auto image = [&](Bytes present, bool partial_after) {
+    if (partial_after) {
+      // MySQL PARTIAL_UPDATE_ROWS: packed value_options, then a bitmap of the JSON columns
+      // written as diffs when PARTIAL_JSON_UPDATES (1) is set.
+      const std::uint64_t options = cur.packed_int();
+      if (options & 1) {
+        std::size_t json = 0;
+        for (std::uint64_t i = 0; i < ev.column_count; ++i)
+          if (layout[i].type == ColumnType::kJson) ++json;
+        cur.skip((json + 7) / 8);
+      }
+    }
+    const std::size_t n = popcount(present, ev.column_count);
+    const Bytes nulls = cur.bytes((n + 7) / 8);
+    std::size_t k = 0;
+    for (std::uint64_t i = 0; i < ev.column_count; ++i) {
+      if (!bit(present, i)) continue;
+      const bool is_null = bit(nulls, k++);
+      if (!is_null) cur.skip(value_size(layout[i], cur));
+    }
+  };
+  std::uint64_t count = 0;
+  const bool update = ev.kind == RowsKind::kUpdate || ev.kind == RowsKind::kPartialUpdate;
+  while (!cur.empty()) {
+    image(ev.columns_before, false);
+    if (update) image(ev.columns_after, ev.kind == RowsKind::kPartialUpdate);
+    ++count;
+  }
+  return count;
+}
+
+}  // namespace binrecover::binlog
