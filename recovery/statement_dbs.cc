@@ -138,31 +138,38 @@ class Parser {
     if (is_kw(tok_, "INSERT") || is_kw(tok_, "REPLACE")) {
       advance();
       skip_words({"LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "IGNORE", "INTO"});
+      out.action = StatementTargets::Action::kInsert;
       return one_table(out);
     }
     if (is_kw(tok_, "UPDATE")) {
       advance();
       skip_words({"LOW_PRIORITY", "IGNORE"});
+      out.action = StatementTargets::Action::kUpdate;
       table_list_until(out, "SET");
+      out.has_where = find_top_level(out, "WHERE");
       return finish(out);
     }
     if (is_kw(tok_, "DELETE")) {
       advance();
       skip_words({"LOW_PRIORITY", "QUICK", "IGNORE"});
+      out.action = StatementTargets::Action::kDelete;
       if (is_kw(tok_, "FROM")) {
         advance();
         table_list_until(out, "WHERE");
       } else {
         table_list_until(out, "FROM");
       }
+      out.has_where = find_top_level(out, "WHERE");
       return finish(out);
     }
     if (is_kw(tok_, "TRUNCATE")) {
       advance();
       skip_words({"TABLE"});
+      out.action = StatementTargets::Action::kTruncate;
       return one_table(out);
     }
     if (is_kw(tok_, "RENAME")) {
+      out.action = StatementTargets::Action::kRename;
       advance();
       if (!is_kw(tok_, "TABLE") && !is_kw(tok_, "TABLES")) return out;
       advance();
@@ -178,6 +185,7 @@ class Parser {
       return finish(out);
     }
     if (is_kw(tok_, "LOAD")) {
+      out.action = StatementTargets::Action::kLoad;
       while (tok_.kind != Tok::kEnd && !is_kw(tok_, "INTO")) advance();
       advance();
       skip_words({"TABLE"});
@@ -186,9 +194,13 @@ class Parser {
     if (is_kw(tok_, "CREATE") || is_kw(tok_, "ALTER") || is_kw(tok_, "DROP")) {
       const bool create = is_kw(tok_, "CREATE");
       const bool alter = is_kw(tok_, "ALTER");
+      out.action = create  ? StatementTargets::Action::kCreate
+                   : alter ? StatementTargets::Action::kAlter
+                           : StatementTargets::Action::kOther;
       advance();
       skip_ddl_modifiers();
       if (is_kw(tok_, "DATABASE") || is_kw(tok_, "SCHEMA")) {
+        if (!create && !alter) out.action = StatementTargets::Action::kDropDatabase;
         advance();
         skip_if_exists();
         out.kind = StatementTargets::Kind::kDatabase;
@@ -205,6 +217,8 @@ class Parser {
       }
       if (is_kw(tok_, "TABLE") || is_kw(tok_, "TABLES") || is_kw(tok_, "VIEW") ||
           is_kw(tok_, "SEQUENCE")) {
+        if (!create && !alter && (is_kw(tok_, "TABLE") || is_kw(tok_, "TABLES")))
+          out.action = StatementTargets::Action::kDropTable;
         advance();
         skip_if_exists();
         if (create || alter) return one_table(out);
@@ -232,6 +246,18 @@ class Parser {
 
  private:
   void advance() { tok_ = lex_.next(); }
+
+  // Whether `kw` appears outside parentheses from here to the end.
+  bool find_top_level(StatementTargets&, std::string_view kw) {
+    int depth = 0;
+    while (tok_.kind != Tok::kEnd) {
+      if (tok_.kind == Tok::kLParen) ++depth;
+      if (tok_.kind == Tok::kRParen && depth > 0) --depth;
+      if (depth == 0 && is_kw(tok_, kw)) return true;
+      advance();
+    }
+    return false;
+  }
 
   void skip_words(std::initializer_list<std::string_view> words) {
     for (bool again = true; again;) {

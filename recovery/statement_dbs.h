@@ -22,7 +22,23 @@ struct StatementTargets {
     kTables,    // the statement changes the tables listed
     kDatabase,  // CREATE/ALTER/DROP DATABASE: `refs[0].db` names it (empty = default)
   };
+  // What the statement does, for finding destructive events.
+  enum class Action : std::uint8_t {
+    kOther,
+    kInsert,
+    kUpdate,
+    kDelete,
+    kTruncate,
+    kDropTable,
+    kDropDatabase,
+    kCreate,
+    kAlter,
+    kRename,
+    kLoad,
+  };
   Kind kind = Kind::kUnknown;
+  Action action = Action::kOther;
+  bool has_where = false;  // UPDATE/DELETE: a WHERE clause at the top level
   std::array<TableRef, 16> refs{};
   std::uint8_t count = 0;
   bool overflow = false;  // more targets than fit: treat as touching every database
