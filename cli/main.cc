@@ -12,6 +12,7 @@
 #include "recovery/event_table.h"
 #include "recovery/output.h"
 #include "recovery/pipeline.h"
+#include "recovery/plan.h"
 #include "recovery/sql_sink.h"
 
 namespace {
@@ -38,6 +39,14 @@ int run(const std::vector<std::string>& args) {
   }
   const int fd = o.result_file ? recovery::Output::open_file(*o.result_file) : STDOUT_FILENO;
   recovery::Output out(fd, o.result_file.value_or("standard output"));
+  if (o.command == cli::Command::kPlan) {
+    const recovery::Plan plan = recovery::make_plan(o.inputs, o.plan, o.decode, warn);
+    if (o.plan_json)
+      recovery::write_plan_json(plan, o.plan, out);
+    else
+      recovery::write_plan_text(plan, o.plan, out);
+    return 0;
+  }
   if (o.command == cli::Command::kEvents) {
     recovery::run_event_list(o.inputs, o.decode, o.events, out, warn);
     out.flush();

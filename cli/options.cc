@@ -5,6 +5,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "binlog/error.h"
@@ -177,6 +178,9 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   if (!args.empty() && args.front() == "events") {
     o.command = Command::kEvents;
     args.erase(args.begin());
+  } else if (!args.empty() && args.front() == "plan") {
+    o.command = Command::kPlan;
+    args.erase(args.begin());
   }
 
   po::options_description general("Input");
@@ -203,7 +207,10 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       "they change, not their default database")(
       "table", po::value<std::vector<std::string>>(),
       "keep only this DATABASE.TABLE within its database (repeatable)")(
-      "server-id", po::value<std::string>(), "keep only events written by this server id");
+      "server-id", po::value<std::string>(), "keep only events written by this server id")(
+      "skip-event", po::value<std::vector<std::string>>(),
+      "leave out the transaction containing the event at [FILE:]POS, or with this GTID "
+      "(repeatable; binrecover plan prints it)");
   po::options_description output("SQL output");
   output.add_options()("result-file,r", po::value<std::string>(),
                        "write to this file instead of stdout")(
@@ -218,15 +225,23 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   list.add_options()("format", po::value<std::string>(), "table (default), tsv or json")(
       "from", po::value<std::string>(), "start at this position of the first file")(
       "limit", po::value<std::string>(), "[OFFSET,]COUNT events");
+  po::options_description plan("Finding the damage (binrecover plan ...)");
+  plan.add_options()(
+      "dump", po::value<std::string>(),
+      "the backup to recover from: a mysqldump/mariadb-dump file, mydumper metadata or "
+      "xtrabackup_binlog_info (its binlog coordinates are read from its head)")(
+      "rows-threshold", po::value<std::string>(),
+      "row format: a transaction deleting or updating this many rows of a table is "
+      "destructive (default 1000)");
   po::options_description misc("Other");
   misc.add_options()("help,?", "this help")("version,V", "print the version")(
       "no-progress", "no progress line on stderr");
   po::options_description hidden;
   hidden.add_options()("files", po::value<std::vector<std::string>>(), "binlog files");
   po::options_description all;
-  all.add(general).add(filter).add(output).add(list).add(misc).add(hidden);
+  all.add(general).add(filter).add(output).add(list).add(plan).add(misc).add(hidden);
   po::options_description visible;
-  visible.add(general).add(filter).add(output).add(list).add(misc);
+  visible.add(general).add(filter).add(output).add(list).add(plan).add(misc);
   po::positional_options_description pos;
   pos.add("files", -1);
 
@@ -241,7 +256,7 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     if (read_defaults) {
       // Values from option files only fill what the command line left unset.
       po::options_description file_opts;
-      file_opts.add(general).add(filter).add(output).add(list).add(misc);
+      file_opts.add(general).add(filter).add(output).add(list).add(plan).add(misc);
       std::vector<std::string> fargs = option_file_args(files);
       if (!fargs.empty())
         po::store(po::command_line_parser(fargs).options(file_opts).allow_unregistered().run(), vm);
@@ -258,6 +273,8 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
        << "  binrecover [options] FILE...          SQL for `| mysql` (mysqlbinlog compatible)\n"
        << "  binrecover [options] --index-file=F   every file listed in a .index file\n"
        << "  binrecover events [options] FILE...   the SHOW BINLOG EVENTS table, offline\n"
+       << "  binrecover plan --dump=BACKUP FILE... the destructive events since the backup,\n"
+       << "                                        and the command that recovers around them\n"
        << "  FILE '-' reads standard input. With no FILE, [binrecover] in the option files\n"
        << "  (/etc/my.cnf, /etc/mysql/my.cnf, ~/.my.cnf) may name index-file=...; else stdin.\n"
        << "\nExample: replay everything between two positions, without re-logging it:\n"
@@ -321,7 +338,12 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   if (vm.count("local-load")) o.sql.local_load_dir = vm["local-load"].as<std::string>();
   o.progress = vm.count("no-progress") == 0;
 
-  if (vm.count("format")) {
+  if (vm.count("format") && o.command == Command::kPlan) {
+    const std::string f = vm["format"].as<std::string>();
+    if (f != "text" && f != "json")
+      usage_error("plan --format must be text or json, not '" + f + "'");
+    o.plan_json = f == "json";
+  } else if (vm.count("format")) {
     const std::string f = vm["format"].as<std::string>();
     if (f == "table")
       o.events.format = recovery::TableFormat::kTable;
@@ -344,9 +366,37 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       o.events.limit_count = parse_u64(trim(l.substr(comma + 1)), "limit");
     }
   }
-  if (o.command != Command::kEvents &&
-      (vm.count("format") || vm.count("from") || vm.count("limit")))
+  if (o.command != Command::kEvents && ((vm.count("format") && o.command != Command::kPlan) ||
+                                        vm.count("from") || vm.count("limit")))
     usage_error("--format, --from and --limit belong to `binrecover events`");
+  if (vm.count("dump")) o.plan.dump = vm["dump"].as<std::string>();
+  if (auto n = u64("rows-threshold")) o.plan.rows_threshold = std::max<std::uint64_t>(*n, 1);
+  if (o.command != Command::kPlan && (vm.count("dump") || vm.count("rows-threshold")))
+    usage_error("--dump and --rows-threshold belong to `binrecover plan`");
+  if (o.command == Command::kPlan) {
+    o.plan.databases = o.filter.databases;
+    o.plan.start_position = o.filter.start_position;
+    if (!o.plan.dump && !o.plan.start_position)
+      usage_error("plan needs --dump=BACKUP (or --start-position) to know where to start");
+  }
+  if (vm.count("skip-event"))
+    for (const auto& v : vm["skip-event"].as<std::vector<std::string>>()) {
+      static const std::regex kUuidGtid(
+          "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+          "(:[A-Za-z_][A-Za-z0-9_]*)?:[0-9]+$");
+      static const std::regex kMariaGtid("^[0-9]+-[0-9]+-[0-9]+$");
+      if (std::regex_match(v, kUuidGtid) || std::regex_match(v, kMariaGtid)) {
+        o.filter.skip_gtids.push_back(v);
+        continue;
+      }
+      const auto colon = v.rfind(':');
+      if (colon == std::string::npos)
+        o.filter.skip_positions.emplace_back("", parse_u64(v, "skip-event"));
+      else
+        o.filter.skip_positions.emplace_back(
+            std::filesystem::path(v.substr(0, colon)).filename().string(),
+            parse_u64(v.substr(colon + 1), "skip-event"));
+    }
 
   std::vector<std::string> paths;
   if (vm.count("files")) paths = vm["files"].as<std::vector<std::string>>();

@@ -7,11 +7,12 @@
 #include "recovery/event_table.h"
 #include "recovery/filter.h"
 #include "recovery/pipeline.h"
+#include "recovery/plan.h"
 #include "recovery/sql_sink.h"
 
 namespace binrecover::cli {
 
-enum class Command { kSql, kEvents, kHelp, kVersion };
+enum class Command { kSql, kEvents, kPlan, kHelp, kVersion };
 
 // Everything a run needs, validated. Built from the command line plus the [binrecover] group of
 // the option files (command line wins).
@@ -22,6 +23,8 @@ struct Options {
   recovery::FilterOptions filter;
   recovery::SqlOptions sql;
   recovery::EventListOptions events;
+  recovery::PlanOptions plan;
+  bool plan_json = false;
   std::optional<std::string> result_file;
   std::string help_text;
   bool progress = true;  // on a terminal only

@@ -9,6 +9,20 @@ namespace binrecover::recovery {
 using binlog::Event;
 using binlog::EventType;
 
+bool skip_requested(const FilterOptions& opts, const Transaction& txn, const std::string& file) {
+  for (const auto& [f, pos] : opts.skip_positions) {
+    if (!f.empty() && f != file) continue;
+    for (const Event& ev : txn.events)
+      if (ev.pos == pos) return true;
+  }
+  if (!opts.skip_gtids.empty()) {
+    const std::string gtid = transaction_gtid(txn);
+    for (const auto& g : opts.skip_gtids)
+      if (g == gtid) return true;
+  }
+  return false;
+}
+
 ContentFilter::ContentFilter(const FilterOptions& opts)
     : dbs_(opts.databases), tables_(opts.tables) {
   for (const auto& [db, table] : tables_)

@@ -21,7 +21,14 @@ struct FilterOptions {
   std::optional<std::uint32_t> server_id;
   std::vector<std::string> databases;                       // --database, repeatable
   std::vector<std::pair<std::string, std::string>> tables;  // --table db.t, repeatable
+  // --skip-event: transactions to leave out, by the position of any of their events (in the
+  // named file, or in any file when the name is empty) or by GTID.
+  std::vector<std::pair<std::string, std::uint64_t>> skip_positions;
+  std::vector<std::string> skip_gtids;
 };
+
+// Whether --skip-event names this transaction of `file`.
+bool skip_requested(const FilterOptions& opts, const Transaction& txn, const std::string& file);
 
 // Database and table rules: which statements and row events inside a transaction survive.
 class ContentFilter {

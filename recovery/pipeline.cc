@@ -83,6 +83,12 @@ RunStats run_sql(const std::vector<InputFile>& inputs, const DecodeOptions& deco
             const Event& head = unit->events.front();
             if (fopts.server_id && head.header.server_id != *fopts.server_id) continue;
             if (fopts.start_datetime && head.header.timestamp < *fopts.start_datetime) continue;
+            if ((!fopts.skip_positions.empty() || !fopts.skip_gtids.empty()) &&
+                skip_requested(fopts, *unit, inputs[i].display_name)) {
+              sink.comment("transaction at " + inputs[i].display_name + ":" +
+                           std::to_string(unit->first_pos()) + " skipped (--skip-event)");
+              continue;
+            }
             if (!filter.select(*unit, keep)) continue;
             sink.write_transaction(*unit, keep, ctx);
             ++stats.transactions_written;

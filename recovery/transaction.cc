@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "recovery/event_info.h"
+
 namespace binrecover::recovery {
 
 using binlog::Event;
@@ -197,6 +199,25 @@ void TransactionAssembler::push(const Event& ev, std::vector<Transaction*>& read
       return;
     }
   }
+}
+
+std::string transaction_gtid(const Transaction& txn) {
+  fmt::memory_buffer out;
+  for (const Event& ev : txn.events) {
+    if (const auto* g = std::get_if<binlog::MariaGtid>(&ev.body)) {
+      fmt::format_to(std::back_inserter(out), "{}-{}-{}", g->domain_id, ev.header.server_id,
+                     g->seq_no);
+      break;
+    }
+    if (const auto* g = std::get_if<binlog::Gtid>(&ev.body)) {
+      if (g->anonymous) break;
+      append_uuid(out, g->sid);
+      if (!g->tag.empty()) fmt::format_to(std::back_inserter(out), ":{}", g->tag);
+      fmt::format_to(std::back_inserter(out), ":{}", g->gno);
+      break;
+    }
+  }
+  return std::string(out.data(), out.size());
 }
 
 Transaction* TransactionAssembler::finish() {

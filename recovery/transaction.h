@@ -60,6 +60,9 @@ class TransactionAssembler {
   bool arena_reset_pending_ = false;
 };
 
+// The GTID of a transaction as text ("0-1-42", "uuid:42", "uuid:tag:42"), or "".
+std::string transaction_gtid(const Transaction& txn);
+
 // Whether a query is BEGIN / COMMIT / ROLLBACK (as servers write them).
 bool is_begin(std::string_view q);
 bool is_commit_or_rollback(std::string_view q);
