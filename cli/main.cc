@@ -9,6 +9,7 @@
 
 #include "binlog/error.h"
 #include "cli/options.h"
+#include "recovery/drill.h"
 #include "recovery/event_table.h"
 #include "recovery/output.h"
 #include "recovery/pipeline.h"
@@ -39,6 +40,17 @@ int run(const std::vector<std::string>& args) {
   }
   const int fd = o.result_file ? recovery::Output::open_file(*o.result_file) : STDOUT_FILENO;
   recovery::Output out(fd, o.result_file.value_or("standard output"));
+  if (o.command == cli::Command::kDrill) {
+    const recovery::DrillResult r = recovery::run_drill(o.inputs, o.drill, o.decode, warn);
+    if (o.drill.report_file) {
+      recovery::Output report(recovery::Output::open_file(*o.drill.report_file),
+                              *o.drill.report_file);
+      recovery::write_drill_report(r, o.drill, report);
+    }
+    out.append(recovery::drill_summary(r));
+    out.flush();
+    return r.passed ? 0 : 7;
+  }
   if (o.command == cli::Command::kPlan) {
     const recovery::Plan plan = recovery::make_plan(o.inputs, o.plan, o.decode, warn);
     if (o.plan_json)

@@ -181,6 +181,9 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   } else if (!args.empty() && args.front() == "plan") {
     o.command = Command::kPlan;
     args.erase(args.begin());
+  } else if (!args.empty() && args.front() == "drill") {
+    o.command = Command::kDrill;
+    args.erase(args.begin());
   }
 
   po::options_description general("Input");
@@ -233,15 +236,25 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       "rows-threshold", po::value<std::string>(),
       "row format: a transaction deleting or updating this many rows of a table is "
       "destructive (default 1000)");
+  po::options_description drill("Drills (binrecover drill ...)");
+  drill.add_options()("expect", po::value<std::string>(),
+                      "compare the restored tables with this file of 'db.table<TAB>rows<TAB>"
+                      "checksum' lines")("write-expect", po::value<std::string>(),
+                                         "write the verified tables in that form")(
+      "report", po::value<std::string>(), "write a JSON report here")(
+      "server-binary", po::value<std::string>(),
+      "the mariadbd/mysqld to start (default: found on PATH)")(
+      "to-end", "replay everything, not just up to the first destructive event")(
+      "keep", "keep the drill server's data folder");
   po::options_description misc("Other");
   misc.add_options()("help,?", "this help")("version,V", "print the version")(
       "no-progress", "no progress line on stderr");
   po::options_description hidden;
   hidden.add_options()("files", po::value<std::vector<std::string>>(), "binlog files");
   po::options_description all;
-  all.add(general).add(filter).add(output).add(list).add(plan).add(misc).add(hidden);
+  all.add(general).add(filter).add(output).add(list).add(plan).add(drill).add(misc).add(hidden);
   po::options_description visible;
-  visible.add(general).add(filter).add(output).add(list).add(plan).add(misc);
+  visible.add(general).add(filter).add(output).add(list).add(plan).add(drill).add(misc);
   po::positional_options_description pos;
   pos.add("files", -1);
 
@@ -256,7 +269,7 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     if (read_defaults) {
       // Values from option files only fill what the command line left unset.
       po::options_description file_opts;
-      file_opts.add(general).add(filter).add(output).add(list).add(plan).add(misc);
+      file_opts.add(general).add(filter).add(output).add(list).add(plan).add(drill).add(misc);
       std::vector<std::string> fargs = option_file_args(files);
       if (!fargs.empty())
         po::store(po::command_line_parser(fargs).options(file_opts).allow_unregistered().run(), vm);
@@ -267,22 +280,25 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   }
 
   std::ostringstream help;
-  help << "binrecover "
-       << "- read MySQL/MariaDB binary logs and turn them into SQL that replays\n"
-       << "\nUsage:\n"
-       << "  binrecover [options] FILE...          SQL for `| mysql` (mysqlbinlog compatible)\n"
-       << "  binrecover [options] --index-file=F   every file listed in a .index file\n"
-       << "  binrecover events [options] FILE...   the SHOW BINLOG EVENTS table, offline\n"
-       << "  binrecover plan --dump=BACKUP FILE... the destructive events since the backup,\n"
-       << "                                        and the command that recovers around them\n"
-       << "  FILE '-' reads standard input. With no FILE, [binrecover] in the option files\n"
-       << "  (/etc/my.cnf, /etc/mysql/my.cnf, ~/.my.cnf) may name index-file=...; else stdin.\n"
-       << "\nExample: replay everything between two positions, without re-logging it:\n"
-       << "  binrecover -D --start-position=953 --stop-position=1437 mysql-bin.000023 | mysql\n\n"
-       << visible
-       << "\nExit status: 0 ok, 2 bad option, 3 file or output error, 4 damaged or unreadable\n"
-       << "binlog, 5 a format binrecover cannot read (e.g. encrypted), 1 internal error.\n"
-       << "See docs/errors.md.\n";
+  help
+      << "binrecover "
+      << "- read MySQL/MariaDB binary logs and turn them into SQL that replays\n"
+      << "\nUsage:\n"
+      << "  binrecover [options] FILE...          SQL for `| mysql` (mysqlbinlog compatible)\n"
+      << "  binrecover [options] --index-file=F   every file listed in a .index file\n"
+      << "  binrecover events [options] FILE...   the SHOW BINLOG EVENTS table, offline\n"
+      << "  binrecover plan --dump=BACKUP FILE... the destructive events since the backup,\n"
+      << "                                        and the command that recovers around them\n"
+      << "  binrecover drill --dump=BACKUP FILE... restore + replay on a throwaway server, verify\n"
+      << "  FILE '-' reads standard input. With no FILE, [binrecover] in the option files\n"
+      << "  (/etc/my.cnf, /etc/mysql/my.cnf, ~/.my.cnf) may name index-file=...; else stdin.\n"
+      << "\nExample: replay everything between two positions, without re-logging it:\n"
+      << "  binrecover -D --start-position=953 --stop-position=1437 mysql-bin.000023 | mysql\n\n"
+      << visible
+      << "\nExit status: 0 ok, 2 bad option, 3 file or output error, 4 damaged or unreadable\n"
+      << "binlog, 5 a format binrecover cannot read (e.g. encrypted), 6 server error,\n"
+      << "7 drill failed (a step or the verification), 1 internal error.\n"
+      << "See docs/errors.md.\n";
   o.help_text = help.str();
   if (vm.count("help")) {
     o.command = Command::kHelp;
@@ -371,8 +387,28 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     usage_error("--format, --from and --limit belong to `binrecover events`");
   if (vm.count("dump")) o.plan.dump = vm["dump"].as<std::string>();
   if (auto n = u64("rows-threshold")) o.plan.rows_threshold = std::max<std::uint64_t>(*n, 1);
-  if (o.command != Command::kPlan && (vm.count("dump") || vm.count("rows-threshold")))
-    usage_error("--dump and --rows-threshold belong to `binrecover plan`");
+  const bool planning = o.command == Command::kPlan || o.command == Command::kDrill;
+  if (!planning && (vm.count("dump") || vm.count("rows-threshold")))
+    usage_error("--dump and --rows-threshold belong to `binrecover plan` and `binrecover drill`");
+  if (o.command != Command::kDrill &&
+      (vm.count("expect") || vm.count("write-expect") || vm.count("report") ||
+       vm.count("server-binary") || vm.count("to-end") || vm.count("keep")))
+    usage_error(
+        "--expect, --write-expect, --report, --server-binary, --to-end and --keep "
+        "belong to `binrecover drill`");
+  if (o.command == Command::kDrill) {
+    if (!o.plan.dump) usage_error("drill needs --dump=BACKUP (a mysqldump/mariadb-dump file)");
+    o.plan.databases = o.filter.databases;
+    o.drill.plan = o.plan;
+    o.drill.stop_position = o.filter.stop_position;
+    o.drill.stop_datetime = o.filter.stop_datetime;
+    o.drill.to_end = vm.count("to-end") > 0;
+    o.drill.keep = vm.count("keep") > 0;
+    if (vm.count("expect")) o.drill.expect_file = vm["expect"].as<std::string>();
+    if (vm.count("write-expect")) o.drill.write_expect_file = vm["write-expect"].as<std::string>();
+    if (vm.count("report")) o.drill.report_file = vm["report"].as<std::string>();
+    if (vm.count("server-binary")) o.drill.server_binary = vm["server-binary"].as<std::string>();
+  }
   if (o.command == Command::kPlan) {
     o.plan.databases = o.filter.databases;
     o.plan.start_position = o.filter.start_position;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "recovery/drill.h"
 #include "recovery/event_table.h"
 #include "recovery/filter.h"
 #include "recovery/pipeline.h"
@@ -12,7 +13,7 @@
 
 namespace binrecover::cli {
 
-enum class Command { kSql, kEvents, kPlan, kHelp, kVersion };
+enum class Command { kSql, kEvents, kPlan, kDrill, kHelp, kVersion };
 
 // Everything a run needs, validated. Built from the command line plus the [binrecover] group of
 // the option files (command line wins).
@@ -24,6 +25,7 @@ struct Options {
   recovery::SqlOptions sql;
   recovery::EventListOptions events;
   recovery::PlanOptions plan;
+  recovery::DrillOptions drill;
   bool plan_json = false;
   std::optional<std::string> result_file;
   std::string help_text;

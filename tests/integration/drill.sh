@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# binrecover drill, the one-line DR drill, on a real MariaDB: the seed scenario's dump and
+# binlogs; drill starts its own throwaway server (mariadbd from PATH), restores the dump, replays
+# to just before the DROP DATABASE it finds itself, and verifies every table against an
+# expectation taken from the source just before the drop. A wrong expectation fails (exit 7).
+source "$(dirname "$0")/lib.sh"
+PA=${1:-23491}
+start_server a "$PA" --binlog-format=ROW
+sql "$PA" -e "CREATE DATABASE shop; CREATE DATABASE other"
+mariadb-dump --no-defaults -h127.0.0.1 -P"$PA" -uroot --master-data=2 --flush-logs \
+  --single-transaction -B shop > "$WORK/dump.sql"
+sql "$PA" shop <<'SQL'
+CREATE TABLE orders (id INT PRIMARY KEY, note VARCHAR(20), amount DECIMAL(10,2));
+INSERT INTO orders VALUES (1, 'one', 10.50), (2, 'two', 20.00), (3, '三', 30.25);
+FLUSH BINARY LOGS;
+UPDATE orders SET amount = amount * 2 WHERE id = 2;
+CREATE TABLE audit (id INT AUTO_INCREMENT PRIMARY KEY, what TEXT);
+INSERT INTO audit (what) VALUES ('opened'), ('closed');
+SQL
+sql "$PA" -N -e "SELECT CONCAT('shop.', table_name) FROM information_schema.tables
+  WHERE table_schema = 'shop' ORDER BY table_name" | while read -r t; do
+  printf '%s\t%s\t%s\n' "$t" "$(sql "$PA" -N -e "SELECT COUNT(*) FROM $t")" \
+    "$(sql "$PA" -N -e "CHECKSUM TABLE $t" | cut -f2)"
+done > "$WORK/expected.tsv"
+sql "$PA" -e "DROP DATABASE shop; CREATE DATABASE shop; CREATE TABLE shop.junk (a INT)"
+
+rc=0
+"$BINRECOVER" drill --dump="$WORK/dump.sql" --index-file="$WORK/a/binlog/mysql-bin.index" \
+  --database=shop --expect="$WORK/expected.tsv" --report="$WORK/report.json" \
+  > "$WORK/drill.out" 2>&1 || rc=$?
+cat "$WORK/drill.out"
+[ $rc = 0 ] || fail "the drill failed (exit $rc)"
+grep -q '"passed":true' "$WORK/report.json" || fail "the report does not say passed"
+grep -q '"name":"replay binlogs","ok":true' "$WORK/report.json" || fail "no replay step in the report"
+grep -q '"table":"shop.orders","rows":3' "$WORK/report.json" || fail "orders not verified"
+grep -q "DROP DATABASE shop" "$WORK/drill.out" || fail "the drill did not stop before the DROP"
+pass "drill: restored, replayed to just before the DROP DATABASE, $(grep -c . "$WORK/expected.tsv") tables equal the source"
+
+# A wrong expectation must fail the drill with exit 7, naming the table.
+sed 's/^\(shop.orders\t\)3/\14/' "$WORK/expected.tsv" > "$WORK/wrong.tsv"
+rc=0
+"$BINRECOVER" drill --dump="$WORK/dump.sql" --index-file="$WORK/a/binlog/mysql-bin.index" \
+  --database=shop --expect="$WORK/wrong.tsv" > "$WORK/drill2.out" 2>&1 || rc=$?
+[ $rc = 7 ] || { cat "$WORK/drill2.out"; fail "a wrong expectation gave exit $rc, not 7"; }
+grep -q "^! shop.orders" "$WORK/drill2.out" || fail "the mismatching table is not named"
+# No leftovers: the throwaway server is gone and its folder removed.
+! pgrep -f "binrecover-drill-" > /dev/null || fail "a drill server is still running"
+ls -d "${TMPDIR:-/tmp}"/binrecover-drill-* > /dev/null 2>&1 && fail "a drill folder was left behind"
+pass "drill: a wrong expectation fails with exit 7 and names the table; nothing left behind"
