@@ -15,6 +15,7 @@
 #include "recovery/pipeline.h"
 #include "recovery/plan.h"
 #include "recovery/sql_sink.h"
+#include "recovery/stats.h"
 
 namespace {
 
@@ -40,6 +41,14 @@ int run(const std::vector<std::string>& args) {
   }
   const int fd = o.result_file ? recovery::Output::open_file(*o.result_file) : STDOUT_FILENO;
   recovery::Output out(fd, o.result_file.value_or("standard output"));
+  if (o.command == cli::Command::kStats) {
+    const recovery::Stats st = recovery::collect_stats(o.inputs, o.decode, o.filter, warn);
+    if (o.stats_json)
+      recovery::write_stats_json(st, out);
+    else
+      recovery::write_stats_table(st, out);
+    return 0;
+  }
   if (o.command == cli::Command::kDrill) {
     const recovery::DrillResult r = recovery::run_drill(o.inputs, o.drill, o.decode, warn);
     if (o.drill.report_file) {

@@ -181,6 +181,9 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   } else if (!args.empty() && args.front() == "plan") {
     o.command = Command::kPlan;
     args.erase(args.begin());
+  } else if (!args.empty() && args.front() == "stats") {
+    o.command = Command::kStats;
+    args.erase(args.begin());
   } else if (!args.empty() && args.front() == "drill") {
     o.command = Command::kDrill;
     args.erase(args.begin());
@@ -290,6 +293,8 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       << "  binrecover plan --dump=BACKUP FILE... the destructive events since the backup,\n"
       << "                                        and the command that recovers around them\n"
       << "  binrecover drill --dump=BACKUP FILE... restore + replay on a throwaway server, verify\n"
+      << "  binrecover stats [options] FILE...    rows changed per table, events per type,\n"
+      << "                                        the largest and longest transactions\n"
       << "  FILE '-' reads standard input. With no FILE, [binrecover] in the option files\n"
       << "  (/etc/my.cnf, /etc/mysql/my.cnf, ~/.my.cnf) may name index-file=...; else stdin.\n"
       << "\nExample: replay everything between two positions, without re-logging it:\n"
@@ -354,7 +359,12 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   if (vm.count("local-load")) o.sql.local_load_dir = vm["local-load"].as<std::string>();
   o.progress = vm.count("no-progress") == 0;
 
-  if (vm.count("format") && o.command == Command::kPlan) {
+  if (vm.count("format") && o.command == Command::kStats) {
+    const std::string f = vm["format"].as<std::string>();
+    if (f != "table" && f != "json")
+      usage_error("stats --format must be table or json, not '" + f + "'");
+    o.stats_json = f == "json";
+  } else if (vm.count("format") && o.command == Command::kPlan) {
     const std::string f = vm["format"].as<std::string>();
     if (f != "text" && f != "json")
       usage_error("plan --format must be text or json, not '" + f + "'");
@@ -382,8 +392,9 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       o.events.limit_count = parse_u64(trim(l.substr(comma + 1)), "limit");
     }
   }
-  if (o.command != Command::kEvents && ((vm.count("format") && o.command != Command::kPlan) ||
-                                        vm.count("from") || vm.count("limit")))
+  if (o.command != Command::kEvents &&
+      ((vm.count("format") && o.command != Command::kPlan && o.command != Command::kStats) ||
+       vm.count("from") || vm.count("limit")))
     usage_error("--format, --from and --limit belong to `binrecover events`");
   if (vm.count("dump")) o.plan.dump = vm["dump"].as<std::string>();
   if (auto n = u64("rows-threshold")) o.plan.rows_threshold = std::max<std::uint64_t>(*n, 1);

@@ -13,7 +13,7 @@
 
 namespace binrecover::cli {
 
-enum class Command { kSql, kEvents, kPlan, kDrill, kHelp, kVersion };
+enum class Command { kSql, kEvents, kPlan, kDrill, kStats, kHelp, kVersion };
 
 // Everything a run needs, validated. Built from the command line plus the [binrecover] group of
 // the option files (command line wins).
@@ -27,6 +27,7 @@ struct Options {
   recovery::PlanOptions plan;
   recovery::DrillOptions drill;
   bool plan_json = false;
+  bool stats_json = false;
   std::optional<std::string> result_file;
   std::string help_text;
   bool progress = true;  // on a terminal only

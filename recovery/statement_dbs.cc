@@ -234,6 +234,7 @@ class Parser {
       }
       if (is_kw(tok_, "PROCEDURE") || is_kw(tok_, "FUNCTION") || is_kw(tok_, "EVENT") ||
           is_kw(tok_, "PACKAGE")) {
+        out.action = StatementTargets::Action::kOther;  // a routine, not a table
         advance();
         skip_words({"BODY"});
         skip_if_exists();
