@@ -14,6 +14,7 @@
 #include "recovery/output.h"
 #include "recovery/pipeline.h"
 #include "recovery/plan.h"
+#include "recovery/replay.h"
 #include "recovery/sql_sink.h"
 #include "recovery/stats.h"
 
@@ -26,6 +27,62 @@ void warn(const std::string& msg) {
   std::fprintf(stderr, "binrecover: warning: %s\n", msg.c_str());
 }
 
+// binrecover replay: connect (asking for the password when -p had none), apply, and show a
+// progress line on a terminal.
+int replay(binrecover::cli::Options& o) {
+  using namespace binrecover;
+  if (o.password_prompt) {
+    const char* pw = ::getpass("Enter password: ");
+    if (pw == nullptr) throw Error(ErrorCode::kUsage, "-p: cannot read a password from a terminal");
+    o.connection.password = pw;
+  }
+  recovery::Session session(o.connection);
+  const bool tty = o.progress && ::isatty(STDERR_FILENO) != 0;
+  bool shown = false;
+  recovery::ReplayProgressFn progress;
+  if (tty) {
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    auto last = start;
+    progress = [=, &shown](const recovery::ReplayProgress& p) mutable {
+      const auto now = Clock::now();
+      if (now - last < std::chrono::milliseconds(500)) return;
+      last = now;
+      const double secs = std::chrono::duration<double>(now - start).count();
+      const double mb = static_cast<double>(p.bytes_done) / 1e6;
+      const double rate = secs > 0 ? mb / secs : 0;
+      std::string total, eta;
+      if (p.bytes_total > 0) {
+        total = " of " + std::to_string(p.bytes_total / 1000000) + " MB";
+        if (rate > 0 && p.bytes_total > p.bytes_done)
+          eta = ", " +
+                std::to_string(static_cast<long long>(
+                    static_cast<double>(p.bytes_total - p.bytes_done) / 1e6 / rate)) +
+                " s left";
+      }
+      std::fprintf(stderr, "\rbinrecover: %s:%llu, %llu events, %.1f MB%s, %.1f MB/s%s   ",
+                   p.file.c_str(), static_cast<unsigned long long>(p.position),
+                   static_cast<unsigned long long>(p.events), mb, total.c_str(), rate, eta.c_str());
+      shown = true;
+    };
+  }
+  recovery::ReplayResult r;
+  try {
+    r = recovery::run_replay(o.inputs, o.decode, o.filter, o.sql, o.replay, session, warn,
+                             progress);
+  } catch (...) {
+    if (shown) std::fputs("\n", stderr);
+    throw;
+  }
+  if (shown) std::fputs("\n", stderr);
+  if (tty)
+    std::fprintf(stderr, "binrecover: %llu transactions applied to %s%s%s\n",
+                 static_cast<unsigned long long>(r.transactions_applied), session.where().c_str(),
+                 r.last ? ", up to " : "",
+                 r.last ? (r.last->file + ":" + std::to_string(r.last->position)).c_str() : "");
+  return 0;
+}
+
 int run(const std::vector<std::string>& args) {
   using namespace binrecover;
   cli::Options o = cli::parse_options(args, ::isatty(STDIN_FILENO) != 0);
@@ -36,6 +93,8 @@ int run(const std::vector<std::string>& args) {
     case cli::Command::kVersion:
       std::printf("binrecover %s\n", BINRECOVER_VERSION);
       return 0;
+    case cli::Command::kReplay:
+      return replay(o);
     default:
       break;
   }

@@ -155,27 +155,45 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   std::vector<std::string> args = args_in;
   Options o;
 
+  // `binrecover replay --defaults-file=F ...` reads as `binrecover --defaults-file=F replay ...`.
+  auto is_defaults_option = [](const std::string& a) {
+    return a == "--no-defaults" || a.rfind("--defaults-file=", 0) == 0 ||
+           a.rfind("--defaults-extra-file=", 0) == 0;
+  };
+  if (!args.empty() && args[0] == "replay") {
+    std::size_t k = 1;
+    while (k < args.size() && is_defaults_option(args[k])) ++k;
+    std::rotate(args.begin(), args.begin() + 1, args.begin() + static_cast<std::ptrdiff_t>(k));
+  }
+
   // Option files first, unless --no-defaults / --defaults-file (which must come first, as in
   // every MySQL program).
   std::vector<std::string> files = default_option_files();
   bool read_defaults = true;
+  o.connection.default_files = files;
   while (!args.empty()) {
     const std::string& a = args.front();
     if (a == "--no-defaults") {
       read_defaults = false;
+      o.connection.read_defaults = false;
     } else if (a.rfind("--defaults-file=", 0) == 0) {
       const std::string f = a.substr(16);
       if (!std::filesystem::exists(f)) usage_error("--defaults-file '" + f + "' does not exist");
       files = {f};
+      o.connection.defaults_file = f;
     } else if (a.rfind("--defaults-extra-file=", 0) == 0) {
       files.push_back(a.substr(22));
+      o.connection.extra_files.push_back(a.substr(22));
     } else {
       break;
     }
     args.erase(args.begin());
   }
 
-  if (!args.empty() && args.front() == "events") {
+  if (!args.empty() && args.front() == "replay") {
+    o.command = Command::kReplay;
+    args.erase(args.begin());
+  } else if (!args.empty() && args.front() == "events") {
     o.command = Command::kEvents;
     args.erase(args.begin());
   } else if (!args.empty() && args.front() == "plan") {
@@ -249,15 +267,31 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       "the mariadbd/mysqld to start (default: found on PATH)")(
       "to-end", "replay everything, not just up to the first destructive event")(
       "keep", "keep the drill server's data folder");
+  po::options_description replay("Replay to a server (binrecover replay ...)");
+  replay.add_options()("host,h", po::value<std::string>(), "server host (default: localhost)")(
+      "port,P", po::value<std::string>(), "server TCP port")(
+      "user,u", po::value<std::string>(), "user name (default: your login name)")(
+      "password,p", po::value<std::string>()->implicit_value(""),
+      "password; -p alone asks for it on the terminal (also: MYSQL_PWD, password= in "
+      "[client] or [binrecover] of the option files)")("socket,S", po::value<std::string>(),
+                                                       "Unix socket for localhost")(
+      "state-file", po::value<std::string>(),
+      "where the end of the last applied transaction is kept (default "
+      "./binrecover-replay.state)")(
+      "resume", "continue after the state file's position; nothing is applied twice")(
+      "gtids", po::value<std::string>(),
+      "keep (default): apply with the original GTIDs; skip-applied: also leave out the "
+      "transactions the server already has; strip: new GTIDs, as --skip-gtids");
   po::options_description misc("Other");
   misc.add_options()("help,?", "this help")("version,V", "print the version")(
       "no-progress", "no progress line on stderr");
   po::options_description hidden;
   hidden.add_options()("files", po::value<std::vector<std::string>>(), "binlog files");
   po::options_description all;
-  all.add(general).add(filter).add(output).add(list).add(plan).add(drill).add(misc).add(hidden);
+  all.add(general).add(filter).add(output).add(list).add(plan).add(drill).add(replay).add(misc).add(
+      hidden);
   po::options_description visible;
-  visible.add(general).add(filter).add(output).add(list).add(plan).add(drill).add(misc);
+  visible.add(general).add(filter).add(output).add(list).add(plan).add(drill).add(replay).add(misc);
   po::positional_options_description pos;
   pos.add("files", -1);
 
@@ -293,6 +327,8 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       << "  binrecover plan --dump=BACKUP FILE... the destructive events since the backup,\n"
       << "                                        and the command that recovers around them\n"
       << "  binrecover drill --dump=BACKUP FILE... restore + replay on a throwaway server, verify\n"
+      << "  binrecover replay [options] [-h HOST -P PORT -u USER -p] FILE...\n"
+      << "                                        apply to a server, resumable (--resume)\n"
       << "  binrecover stats [options] FILE...    rows changed per table, events per type,\n"
       << "                                        the largest and longest transactions\n"
       << "  FILE '-' reads standard input. With no FILE, [binrecover] in the option files\n"
@@ -419,6 +455,51 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     if (vm.count("write-expect")) o.drill.write_expect_file = vm["write-expect"].as<std::string>();
     if (vm.count("report")) o.drill.report_file = vm["report"].as<std::string>();
     if (vm.count("server-binary")) o.drill.server_binary = vm["server-binary"].as<std::string>();
+  }
+  if (o.command != Command::kReplay &&
+      (vm.count("host") || vm.count("port") || vm.count("user") || vm.count("password") ||
+       vm.count("socket") || vm.count("state-file") || vm.count("resume") || vm.count("gtids")))
+    usage_error(
+        "-h/--host, -P/--port, -u/--user, -p/--password, -S/--socket, --state-file, --resume "
+        "and --gtids belong to `binrecover replay`");
+  if (o.command == Command::kReplay) {
+    if (o.result_file) usage_error("replay applies to a server: --result-file does not apply");
+    auto text = [&](const char* name) -> std::optional<std::string> {
+      if (!vm.count(name)) return std::nullopt;
+      return vm[name].as<std::string>();
+    };
+    o.connection.host = text("host");
+    o.connection.user = text("user");
+    o.connection.socket = text("socket");
+    if (auto p = u64("port")) {
+      if (*p == 0 || *p > 65535) usage_error("--port must be 1..65535");
+      o.connection.port = static_cast<unsigned>(*p);
+    }
+    if (vm.count("password")) {
+      // -p alone asks; -pSECRET / --password=SECRET is taken (never required).
+      const std::string pw = vm["password"].as<std::string>();
+      const bool empty_given = std::find(args.begin(), args.end(), "--password=") != args.end();
+      if (!pw.empty() || empty_given)
+        o.connection.password = pw;
+      else
+        o.password_prompt = true;
+    }
+    if (auto f = text("state-file")) o.replay.state_file = *f;
+    o.replay.resume = vm.count("resume") > 0;
+    if (auto g = text("gtids")) {
+      if (*g == "keep")
+        o.replay.gtids = recovery::GtidMode::kKeep;
+      else if (*g == "skip-applied")
+        o.replay.gtids = recovery::GtidMode::kSkipApplied;
+      else if (*g == "strip")
+        o.replay.gtids = recovery::GtidMode::kStrip;
+      else
+        usage_error("--gtids must be keep, skip-applied or strip, not '" + *g + "'");
+      if (o.sql.skip_gtids && o.replay.gtids != recovery::GtidMode::kStrip)
+        usage_error("--skip-gtids contradicts --gtids=" + *g);
+    } else if (o.sql.skip_gtids) {
+      o.replay.gtids = recovery::GtidMode::kStrip;
+    }
   }
   if (o.command == Command::kPlan) {
     o.plan.databases = o.filter.databases;

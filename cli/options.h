@@ -9,11 +9,12 @@
 #include "recovery/filter.h"
 #include "recovery/pipeline.h"
 #include "recovery/plan.h"
+#include "recovery/replay.h"
 #include "recovery/sql_sink.h"
 
 namespace binrecover::cli {
 
-enum class Command { kSql, kEvents, kPlan, kDrill, kStats, kHelp, kVersion };
+enum class Command { kSql, kEvents, kPlan, kDrill, kStats, kReplay, kHelp, kVersion };
 
 // Everything a run needs, validated. Built from the command line plus the [binrecover] group of
 // the option files (command line wins).
@@ -26,6 +27,9 @@ struct Options {
   recovery::EventListOptions events;
   recovery::PlanOptions plan;
   recovery::DrillOptions drill;
+  recovery::ConnectionOptions connection;  // replay
+  recovery::ReplayOptions replay;
+  bool password_prompt = false;  // -p without a value: ask on the terminal
   bool plan_json = false;
   bool stats_json = false;
   std::optional<std::string> result_file;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "binlog/events.h"
+#include "recovery/gtid_set.h"
 #include "recovery/transaction.h"
 
 namespace binrecover::recovery {
@@ -25,6 +26,8 @@ struct FilterOptions {
   // named file, or in any file when the name is empty) or by GTID.
   std::vector<std::pair<std::string, std::uint64_t>> skip_positions;
   std::vector<std::string> skip_gtids;
+  // replay --gtids=skip-applied: transactions whose GTID the target server already has.
+  AppliedGtids applied_gtids;
 };
 
 // Whether --skip-event names this transaction of `file`.

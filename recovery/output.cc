@@ -14,6 +14,11 @@ Output::Output(int fd, std::string name) : fd_(fd), name_(std::move(name)) {
   buf_.reserve(kInitialReserve);
 }
 
+Output::Output(Consumer consumer, std::string name)
+    : fd_(-1), name_(std::move(name)), consumer_(std::move(consumer)) {
+  buf_.reserve(kInitialReserve);
+}
+
 Output::~Output() {
   try {
     flush();
@@ -30,6 +35,19 @@ int Output::open_file(const std::string& path) {
 }
 
 void Output::flush() {
+  if (consumer_) {
+    if (buf_.size() == 0) return;
+    const std::string_view text(buf_.data(), buf_.size());
+    try {
+      consumer_(text);
+    } catch (...) {
+      buf_.clear();
+      throw;
+    }
+    written_ += buf_.size();
+    buf_.clear();
+    return;
+  }
   const char* p = buf_.data();
   std::size_t left = buf_.size();
   while (left > 0) {

@@ -31,7 +31,7 @@ std::unique_ptr<binlog::Source> open_input(const InputFile& in) {
 
 RunStats run_sql(const std::vector<InputFile>& inputs, const DecodeOptions& decode,
                  const FilterOptions& fopts, SqlSink& sink, const binlog::WarningSink& warn,
-                 const ProgressFn& progress) {
+                 const ProgressFn& progress, const UnitHook& on_unit) {
   RunStats stats;
   ContentFilter filter(fopts);
   TransactionAssembler assembler;
@@ -61,8 +61,10 @@ RunStats run_sql(const std::vector<InputFile>& inputs, const DecodeOptions& deco
             if (unit->kind == UnitKind::kMeta) {
               const Event& ev = unit->events.front();
               if (is_format_event(ev.type()) ||
-                  (!fopts.server_id || ev.header.server_id == *fopts.server_id))
+                  (!fopts.server_id || ev.header.server_id == *fopts.server_id)) {
                 sink.write_meta(ev, ctx);
+                if (on_unit) on_unit(inputs[i].display_name, *unit);
+              }
               continue;
             }
             if (!unit->complete) {
@@ -89,9 +91,16 @@ RunStats run_sql(const std::vector<InputFile>& inputs, const DecodeOptions& deco
                            std::to_string(unit->first_pos()) + " skipped (--skip-event)");
               continue;
             }
+            if (!fopts.applied_gtids.empty() &&
+                fopts.applied_gtids.contains(transaction_gtid(*unit))) {
+              sink.comment("transaction " + transaction_gtid(*unit) +
+                           " skipped: the server has applied it (--gtids=skip-applied)");
+              continue;
+            }
             if (!filter.select(*unit, keep)) continue;
             sink.write_transaction(*unit, keep, ctx);
             ++stats.transactions_written;
+            if (on_unit) on_unit(inputs[i].display_name, *unit);
           }
           ready.clear();
           assembler.recycle();

@@ -40,11 +40,15 @@ struct RunStats {
 using ProgressFn = std::function<void(const std::string& file, std::uint64_t pos,
                                       std::optional<std::uint64_t> size)>;
 
+// Optional hook called right after the sink wrote a unit (an event outside transactions, or a
+// whole transaction), with the input's display name: replay applies and records each there.
+using UnitHook = std::function<void(const std::string& file, const Transaction& unit)>;
+
 // Decodes the inputs in order, assembles transactions, applies the filters and writes SQL.
 // Throws binrecover::Error; everything written before the error is whole transactions, and
 // the sink's footer is written either way.
 RunStats run_sql(const std::vector<InputFile>& inputs, const DecodeOptions& decode,
                  const FilterOptions& filter, SqlSink& sink, const binlog::WarningSink& warn,
-                 const ProgressFn& progress = {});
+                 const ProgressFn& progress = {}, const UnitHook& on_unit = {});
 
 }  // namespace binrecover::recovery

@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# binrecover replay on real MariaDB servers (ports PA..PA+3, default 23501..23504, plus a refused
+# one at PA+19):
+#  (a) the seed scenario (ROW) replayed straight into a server: same content as the source just
+#      before the DROP DATABASE;
+#  (b) an interrupted replay: a row created on the target makes one INSERT in the middle fail
+#      (duplicate key): exit 6, one line with the resume coordinates, the state file holds them;
+#      after the conflict is removed, --resume finishes; a counter bumped by every transaction
+#      (UPDATE c SET n = n + 1) proves nothing was applied twice; content equals (a)'s;
+#      --gtids=skip-applied then applies nothing more;
+#  (d) row events larger than the target's max_allowed_packet (1M): a 1.4 MB row goes as two
+#      BINLOG fragments, a 3 MB row stops with exit 6 naming the size needed, and after
+#      SET GLOBAL max_allowed_packet the replay resumes and finishes;
+#  (e) wrong password, refused port: exit 6 and one line naming host:port; connection settings
+#      from an option file ([client]) through the client library.
+source "$(dirname "$0")/lib.sh"
+PA=${1:-23501}
+PB=$((PA + 1))
+PC=$((PA + 2))
+PREFUSED=$((PA + 19))
+
+start_server a "$PA" --binlog-format=ROW
+start_server b "$PB"
+start_server c "$PC" --max-allowed-packet=1M
+
+conn_b=(-h127.0.0.1 -P"$PB" -uroot)
+replay() { "$BINRECOVER" replay --no-defaults --no-progress "$@"; }
+must() {  # must WHAT ERRFILE COMMAND...: the command succeeds, or its stderr is shown
+  local what=$1 err=$2 rc=0
+  shift 2
+  "$@" 2> "$err" || rc=$?
+  [ $rc = 0 ] || { cat "$err"; fail "$what exited $rc"; }
+}
+
+# --- the source: the seed scenario's workload, plus a counter and a table to conflict on ---
+sql "$PA" -e "CREATE DATABASE zyyshop; CREATE DATABASE other;
+  CREATE TABLE other.t2 (id INT PRIMARY KEY, v VARCHAR(20));
+  INSERT INTO other.t2 VALUES (1, 'before dump');
+  CREATE TABLE zyyshop.c (id INT PRIMARY KEY, n INT);
+  INSERT INTO zyyshop.c VALUES (1, 0);
+  CREATE TABLE zyyshop.k (id INT PRIMARY KEY)"
+mariadb-dump --no-defaults -h127.0.0.1 -P"$PA" -uroot --master-data=2 --flush-logs \
+  --single-transaction -B zyyshop > "$WORK/dump.sql"
+read -r dump_file dump_pos < <(sed -n \
+  "s/^-- CHANGE MASTER TO MASTER_LOG_FILE='\([^']*\)', MASTER_LOG_POS=\([0-9]*\);.*/\1 \2/p" \
+  "$WORK/dump.sql")
+[ -n "$dump_file" ] && [ -n "$dump_pos" ] || fail "no binlog coordinates in the dump"
+
+sql "$PA" zyyshop <<'SQL'
+CREATE TABLE tt (id INT UNSIGNED AUTO_INCREMENT PRIMARY KEY, name VARCHAR(16),
+                 sex ENUM('m','w'), age TINYINT UNSIGNED, classid CHAR(6));
+INSERT INTO tt (name, sex, age, classid) VALUES ('张三', 'm', 18, 'c101');
+UPDATE c SET n = n + 1;
+INSERT INTO tt (name, sex, age, classid) VALUES ('王五', 'w', 19, 'c101');
+UPDATE c SET n = n + 1;
+INSERT INTO tt (name, sex, age, classid) VALUES ('赵六', 'm', 20, 'c102');
+INSERT INTO k VALUES (5);
+UPDATE c SET n = n + 1;
+INSERT INTO tt (name, sex, age, classid) VALUES ('孙七', 'w', 21, 'c102');
+INSERT INTO tt (name, sex, age, classid) VALUES ('周八', 'm', 22, 'c103');
+FLUSH BINARY LOGS;
+UPDATE c SET n = n + 1;
+UPDATE tt SET name = '李四' WHERE id = 4;
+UPDATE tt SET name = '小二' WHERE id = 2;
+USE other;
+UPDATE zyyshop.tt SET age = age + 10 WHERE id = 1;
+INSERT INTO t2 VALUES (3, 'other only');
+USE zyyshop;
+INSERT INTO other.t2 VALUES (2, 'noise');
+BEGIN;
+UPDATE c SET n = n + 1;
+INSERT INTO k VALUES (6);
+COMMIT;
+SQL
+sql "$PA" -e "UPDATE zyyshop.tt JOIN other.t2 ON other.t2.id = 1
+    SET tt.classid = 'c999', t2.v = 'joined' WHERE tt.id = 3;
+  UPDATE other.t2 JOIN zyyshop.tt ON tt.id = 5
+    SET t2.v = 'joined2', tt.classid = 'c555' WHERE t2.id = 1;
+  UPDATE zyyshop.c SET n = n + 1"
+content() {  # content PORT: every zyyshop table's rows and checksum
+  sql "$1" -N -e "SELECT * FROM zyyshop.tt ORDER BY id; SELECT * FROM zyyshop.c;
+    SELECT * FROM zyyshop.k ORDER BY id; CHECKSUM TABLE zyyshop.tt, zyyshop.c, zyyshop.k"
+}
+content "$PA" > "$WORK/expected"
+[ "$(sql "$PA" -N -e "SELECT n FROM zyyshop.c")" = 6 ] || fail "the source's counter is not 6"
+sql "$PA" -e "DROP DATABASE zyyshop"
+sql "$PA" -e "INSERT INTO other.t2 VALUES (4, 'after the drop')"
+
+index="$WORK/a/binlog/mysql-bin.index"
+"$BINRECOVER" events --format=tsv --index-file="$index" > "$WORK/events.tsv"
+read -r drop_file drop_pos < <(awk -F'\t' '$3 == "Query" && $6 ~ /DROP DATABASE zyyshop/ {
+  print $1, $2; exit }' "$WORK/events.tsv")
+[ -n "$drop_file" ] || fail "DROP DATABASE not found in the event listing"
+files=()
+on=0
+while read -r f; do
+  b=$(basename "$f")
+  [ "$b" = "$dump_file" ] && on=1
+  [ $on = 1 ] && files+=("$WORK/a/binlog/$b")
+  [ "$b" = "$drop_file" ] && break
+done < "$index"
+[ ${#files[@]} -ge 2 ] || fail "expected the replay to span several files"
+range=(--database=zyyshop --start-position="$dump_pos" --stop-position="$drop_pos")
+
+restore_b() {
+  sql "$PB" -e "DROP DATABASE IF EXISTS zyyshop; DROP DATABASE IF EXISTS other;
+    CREATE DATABASE other"
+  sql "$PB" < "$WORK/dump.sql"
+}
+
+# --- (a) uninterrupted replay ---
+restore_b
+must "(a) replay" "$WORK/a.err" \
+  replay "${conn_b[@]}" --state-file="$WORK/a.state" "${range[@]}" "${files[@]}"
+[ ! -s "$WORK/a.err" ] || { cat "$WORK/a.err"; fail "(a) replay printed something"; }
+content "$PB" > "$WORK/a.content"
+diff "$WORK/expected" "$WORK/a.content" || fail "(a) content differs from the source's"
+[ "$(sql "$PB" -N -e "SELECT COUNT(*) FROM information_schema.tables
+      WHERE table_schema = 'other'")" = 0 ] || fail "(a) changes to database other leaked"
+grep -q "^file=$(basename "${files[-1]}")$" "$WORK/a.state" || fail "(a) state file: $(cat "$WORK/a.state")"
+pass "(a) seed scenario replayed into the server: content equals the source before the drop"
+
+# Running it again without --resume is refused: it would apply everything twice.
+rc=0
+replay "${conn_b[@]}" --state-file="$WORK/a.state" "${range[@]}" "${files[@]}" \
+  2> "$WORK/again.err" || rc=$?
+[ $rc = 2 ] && grep -q "exists: an earlier replay applied up to" "$WORK/again.err" ||
+  { cat "$WORK/again.err"; fail "a second run over an existing state file exited $rc"; }
+
+# --- (b) interrupted by a duplicate key, resumed ---
+restore_b
+sql "$PB" -e "INSERT INTO zyyshop.k VALUES (5)"  # the conflict
+rc=0
+replay "${conn_b[@]}" --state-file="$WORK/b.state" "${range[@]}" "${files[@]}" \
+  2> "$WORK/b.err" || rc=$?
+[ $rc = 6 ] || { cat "$WORK/b.err"; fail "(b) the failing replay exited $rc, not 6"; }
+[ "$(grep -c . "$WORK/b.err")" = 1 ] || { cat "$WORK/b.err"; fail "(b) not one line"; }
+grep -q "Duplicate entry '5'" "$WORK/b.err" || { cat "$WORK/b.err"; fail "(b) no server error"; }
+# The failing transaction is the one with INSERT INTO k VALUES (5); it starts where the last
+# applied one ends, which is what the message and the state file name.
+read -r bad_file bad_pos < <(awk -F'\t' '$3 == "Gtid" { f = $1; p = $2 }
+  $3 == "Annotate_rows" && $6 ~ /INSERT INTO k VALUES \(5\)/ { print f, p; exit }' "$WORK/events.tsv")
+[ -n "$bad_pos" ] || fail "(b) the failing transaction is not in the event listing"
+grep -q "the last transaction applied ends at $bad_file:$bad_pos (GTID [0-9-]*): .*--resume" \
+  "$WORK/b.err" || { cat "$WORK/b.err"; fail "(b) the message lacks $bad_file:$bad_pos"; }
+grep -q "^file=$bad_file$" "$WORK/b.state" && grep -q "^position=$bad_pos$" "$WORK/b.state" ||
+  { cat "$WORK/b.state"; fail "(b) the state file does not hold $bad_file:$bad_pos"; }
+[ "$(sql "$PB" -N -e "SELECT n FROM zyyshop.c")" = 2 ] ||
+  fail "(b) the counter is not 2 after the failure (the failed transaction left something?)"
+echo "(b) stopped as expected: $(cat "$WORK/b.err")"
+sql "$PB" -e "DELETE FROM zyyshop.k WHERE id = 5"  # fix the conflict
+must "(b) --resume" "$WORK/b2.err" \
+  replay "${conn_b[@]}" --state-file="$WORK/b.state" --resume "${range[@]}" "${files[@]}"
+content "$PB" > "$WORK/b.content"
+diff "$WORK/a.content" "$WORK/b.content" || fail "(b) content after --resume differs from (a)"
+[ "$(sql "$PB" -N -e "SELECT n FROM zyyshop.c")" = 6 ] || fail "(b) counter is not 6"
+pass "(b) interrupted at $bad_file:$bad_pos, resumed: content equals (a), counter 6 (nothing twice)"
+
+# --gtids=skip-applied: the server's gtid_binlog_pos has every GTID of the range now.
+must "--gtids=skip-applied" "$WORK/skip.err" replay "${conn_b[@]}" \
+  --state-file="$WORK/skip.state" --gtids=skip-applied "${range[@]}" "${files[@]}"
+[ "$(sql "$PB" -N -e "SELECT n FROM zyyshop.c")" = 6 ] || fail "skip-applied applied again"
+[ ! -e "$WORK/skip.state" ] || fail "skip-applied applied a transaction: $(cat "$WORK/skip.state")"
+pass "--gtids=skip-applied leaves out what the server has"
+
+# --- (d) row events larger than max_allowed_packet (server c: 1M) ---
+sql "$PA" -e "FLUSH BINARY LOGS"
+big_file=$(sql "$PA" -N -e "SHOW MASTER STATUS" | cut -f1)
+sql "$PA" -e "CREATE DATABASE big; CREATE TABLE big.b (id INT PRIMARY KEY, v LONGBLOB);
+  INSERT INTO big.b VALUES (1, REPEAT('x', 1400000));
+  INSERT INTO big.b VALUES (2, REPEAT('y', 3000000));
+  INSERT INTO big.b VALUES (3, 'small')"
+sql "$PA" -N -e "SELECT id, LENGTH(v), MD5(v) FROM big.b ORDER BY id" > "$WORK/big.expected"
+conn_c=(-h127.0.0.1 -P"$PC" -uroot)
+rc=0
+replay "${conn_c[@]}" --state-file="$WORK/d.state" "$WORK/a/binlog/$big_file" \
+  2> "$WORK/d.err" || rc=$?
+[ $rc = 6 ] || { cat "$WORK/d.err"; fail "(d) the 3 MB row exited $rc, not 6"; }
+[ "$(grep -c . "$WORK/d.err")" = 1 ] || { cat "$WORK/d.err"; fail "(d) not one line"; }
+grep -q "does not fit the server's max_allowed_packet (1048576) even as two fragments" \
+  "$WORK/d.err" || { cat "$WORK/d.err"; fail "(d) unexpected message"; }
+[ "$(sql "$PC" -N -e "SELECT id, LENGTH(v) FROM big.b")" = "1	1400000" ] ||
+  fail "(d) the 1.4 MB row did not arrive as fragments"
+sql "$PC" -e "SET GLOBAL max_allowed_packet = 16777216"
+must "(d) --resume" "$WORK/d2.err" \
+  replay "${conn_c[@]}" --state-file="$WORK/d.state" --resume "$WORK/a/binlog/$big_file"
+sql "$PC" -N -e "SELECT id, LENGTH(v), MD5(v) FROM big.b ORDER BY id" > "$WORK/big.actual"
+diff "$WORK/big.expected" "$WORK/big.actual" || fail "(d) big rows differ"
+pass "(d) 1.4 MB row as two BINLOG fragments under a 1M max_allowed_packet; 3 MB row: exit 6, raised, resumed"
+
+# --- (e) connection errors, option files ---
+expect_conn_error() {  # PATTERN ARGS...
+  local pattern=$1 rc=0
+  shift
+  replay "$@" --state-file="$WORK/e.state" "${files[0]}" > /dev/null 2> "$WORK/e.err" || rc=$?
+  [ $rc = 6 ] || { cat "$WORK/e.err"; fail "'$*' exited $rc, not 6"; }
+  [ "$(grep -c . "$WORK/e.err")" = 1 ] || { cat "$WORK/e.err"; fail "'$*': not one line"; }
+  grep -q -- "$pattern" "$WORK/e.err" || { cat "$WORK/e.err"; fail "'$*': lacks '$pattern'"; }
+  [ ! -e "$WORK/e.state" ] || fail "'$*' wrote a state file"
+}
+expect_conn_error "cannot connect to 127.0.0.1:$PB: Access denied for user 'root'" \
+  -h127.0.0.1 -P"$PB" -uroot -pwrong
+expect_conn_error "cannot connect to 127.0.0.1:$PREFUSED: Can't connect" -h127.0.0.1 -P"$PREFUSED" -uroot
+MYSQL_PWD=wrong expect_conn_error "Access denied for user 'root'.*using password: YES" \
+  -h127.0.0.1 -P"$PB" -uroot
+printf '[client]\nhost=127.0.0.1\nport=%s\nuser=root\n' "$PREFUSED" > "$WORK/refused.cnf"
+"$BINRECOVER" replay --defaults-file="$WORK/refused.cnf" --state-file="$WORK/e.state" \
+  "${files[0]}" 2> "$WORK/e.err" && fail "the refused port from an option file connected"
+grep -q "cannot connect to 127.0.0.1:$PREFUSED" "$WORK/e.err" || { cat "$WORK/e.err"; fail "option file: $(cat "$WORK/e.err")"; }
+printf '[client]\nhost=127.0.0.1\nport=%s\nuser=root\n[binrecover]\nno-progress\n' "$PB" > "$WORK/b.cnf"
+restore_b
+must "[client] connection" "$WORK/f.err" "$BINRECOVER" replay --defaults-file="$WORK/b.cnf" \
+  --state-file="$WORK/f.state" "${range[@]}" "${files[@]}"
+content "$PB" | diff "$WORK/expected" - || fail "[client] replay: content differs"
+pass "(e) wrong password, MYSQL_PWD, refused port: exit 6, one line; [client] settings from --defaults-file"
