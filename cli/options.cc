@@ -1,6 +1,7 @@
 #include "cli/options.h"
 
 #include <boost/program_options.hpp>
+#include <cctype>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -207,6 +208,20 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     args.erase(args.begin());
   }
 
+  // -v / -vv / --verbose count, as in mysqlbinlog; taken out before the parser sees them.
+  int verbose = 0;
+  for (auto it = args.begin(); it != args.end();) {
+    if (*it == "-v" || *it == "--verbose") {
+      ++verbose;
+    } else if (*it == "-vv") {
+      verbose += 2;
+    } else {
+      ++it;
+      continue;
+    }
+    it = args.erase(it);
+  }
+
   po::options_description general("Input");
   general.add_options()("index-file", po::value<std::string>(),
                         "read the binlog files listed in this .index file")(
@@ -242,6 +257,11 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       "skip-gtids", "leave out GTID statements (replay gets new GTIDs)")(
       "short-form,s", "statements only: no comments, no row events")(
       "hexdump,H", "hex dump of each event as comments")(
+      "base64-output", po::value<std::string>(),
+      "AUTO (default): row events as BINLOG statements; DECODE-ROWS: only the -v comments")(
+      "rows-as-sql",
+      "row events as executable INSERT/UPDATE/DELETE with real column names (needs "
+      "binlog_row_metadata=FULL)")(
       "local-load,l", po::value<std::string>(),
       "write the data of LOAD DATA statements here, replayed as LOAD DATA LOCAL INFILE "
       "(default: a new folder under $TMPDIR; replay with mysql --local-infile=1)");
@@ -393,6 +413,18 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   o.sql.disable_log_bin = vm.count("disable-log-bin") > 0;
   if (vm.count("result-file")) o.result_file = vm["result-file"].as<std::string>();
   if (vm.count("local-load")) o.sql.local_load_dir = vm["local-load"].as<std::string>();
+  o.sql.verbose = verbose;
+  o.sql.rows_as_sql = vm.count("rows-as-sql") > 0;
+  if (vm.count("base64-output")) {
+    std::string b = vm["base64-output"].as<std::string>();
+    for (char& c : b) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (b == "AUTO" || b == "ALWAYS")
+      o.sql.base64_output = recovery::Base64Output::kAuto;
+    else if (b == "DECODE-ROWS" || b == "NEVER")
+      o.sql.base64_output = recovery::Base64Output::kDecodeRows;
+    else
+      usage_error("--base64-output must be AUTO or DECODE-ROWS, not '" + b + "'");
+  }
   o.progress = vm.count("no-progress") == 0;
 
   if (vm.count("format") && o.command == Command::kStats) {

@@ -13,6 +13,7 @@
 #include "binlog/error.h"
 #include "binlog/maria_compression.h"
 #include "recovery/event_info.h"
+#include "recovery/row_sql.h"
 
 namespace binrecover::recovery {
 
@@ -238,10 +239,14 @@ void SqlSink::base64_event(const Event& ev, const FormatContext& ctx) {
 
 void SqlSink::flush_binlog_statement() {
   if (!rows_pending_) return;
-  if (!opts_.short_form) {
+  if (!opts_.short_form && rows_b64_.size() > 0) {
     append("BINLOG '\n");
     buf_.append(rows_b64_.data(), rows_b64_.data() + rows_b64_.size());
     append("'/*!*/;\n");
+  }
+  if (verbose_.size() > 0) {
+    buf_.append(verbose_.data(), verbose_.data() + verbose_.size());
+    verbose_.clear();
   }
   rows_b64_.clear();
   rows_pending_ = false;
@@ -557,7 +562,7 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
             append("ROLLBACK");
             delimiter();
           }
-          if (!sf) {
+          if (!sf && !opts_.rows_as_sql) {  // plain SQL needs no BINLOG statement at all
             append("BINLOG '\n");
             append_base64(buf_, ev.raw);
             append("\n'");
@@ -611,7 +616,9 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
             append_quoted_ident(buf_, b.table);
             fmt::format_to(it, " mapped to number {}\n", b.table_id);
           }
-          base64_event(ev, ctx);
+          if (decode_rows()) tables_[b.table_id] = table_info(b);
+          if (!opts_.rows_as_sql && opts_.base64_output != Base64Output::kDecodeRows)
+            base64_event(ev, ctx);
         } else if constexpr (std::is_same_v<T, Rows>) {
           if (!sf) {
             static constexpr std::string_view kNames[] = {"Write_rows", "Update_rows",
@@ -621,8 +628,33 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
             fmt::format_to(it, ": table id {}{}\n", b.table_id,
                            (b.flags & kStmtEndFlag) ? " flags: STMT_END_F" : "");
           }
-          base64_event(ev, ctx);
-          if ((b.flags & kStmtEndFlag) || force_stmt_end_) flush_binlog_statement();
+          if (decode_rows()) {
+            const auto t = tables_.find(b.table_id);
+            if (t == tables_.end())
+              throw Error(
+                  ErrorCode::kMissingTableMap,
+                  "rows event for table id " + std::to_string(b.table_id) + " has no table map",
+                  ev.pos);
+            Bytes images = b.rows;
+            if (b.compressed) {
+              row_scratch_.clear();
+              maria_uncompress_append(b.rows, row_scratch_, ev.pos);
+              images = Bytes(row_scratch_.data(), row_scratch_.size());
+            }
+            if (opts_.rows_as_sql) {
+              append_rows_sql(buf_, b, images, t->second, "/*!*/;\n", ev.pos);
+            } else {
+              append_rows_verbose(verbose_, b, images, t->second, opts_.verbose > 1, ev.pos);
+            }
+          }
+          if (!opts_.rows_as_sql) {
+            if (opts_.base64_output != Base64Output::kDecodeRows) {
+              base64_event(ev, ctx);
+            } else {
+              rows_pending_ = true;  // only the decoded comments are printed
+            }
+            if ((b.flags & kStmtEndFlag) || force_stmt_end_) flush_binlog_statement();
+          }
         } else if constexpr (std::is_same_v<T, Gtid>) {
           if (!sf) {
             fmt::format_to(it, "{}\tlast_committed={}\tsequence_number={}\n",

@@ -4,13 +4,20 @@
 #include <ctime>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "binlog/events.h"
+#include "binlog/row_values.h"
 #include "recovery/output.h"
 #include "recovery/transaction.h"
 
 namespace binrecover::recovery {
+
+enum class Base64Output : std::uint8_t {
+  kAuto,        // BINLOG '...' for row events (and the format description)
+  kDecodeRows,  // no BINLOG for rows: only the -v comments (not replayable)
+};
 
 struct SqlOptions {
   bool short_form = false;       // -s: statements only, no comments, no BINLOG
@@ -20,6 +27,9 @@ struct SqlOptions {
   // --local-load: where the data of LOAD DATA statements is written for the replaying client
   // (LOAD DATA LOCAL INFILE). Empty: a new folder under $TMPDIR, made on first use.
   std::string local_load_dir;
+  int verbose = 0;  // -v: rows as "### INSERT ..." comments; -vv: with column types
+  Base64Output base64_output = Base64Output::kAuto;
+  bool rows_as_sql = false;  // --rows-as-sql: executable INSERT/UPDATE/DELETE instead of BINLOG
 };
 
 // mysqlbinlog-compatible SQL text: comments with positions, DELIMITER /*!*/;, the session
@@ -61,8 +71,15 @@ class SqlSink {
   fmt::memory_buffer& buf_;
   fmt::memory_buffer rows_b64_;  // BINLOG statement being assembled
   bool rows_pending_ = false;
-  bool force_stmt_end_ = false;     // emit the current rows event with STMT_END_F set
-  std::vector<std::byte> scratch_;  // a patched copy of one event
+  bool force_stmt_end_ = false;  // emit the current rows event with STMT_END_F set
+  bool decode_rows() const {
+    return opts_.rows_as_sql || opts_.verbose > 0 ||
+           opts_.base64_output == Base64Output::kDecodeRows;
+  }
+  std::unordered_map<std::uint64_t, binlog::TableInfo> tables_;  // decoded table maps
+  fmt::memory_buffer verbose_;                                   // -v comments of the statement
+  std::vector<std::byte> row_scratch_;                           // uncompressed rows
+  std::vector<std::byte> scratch_;                               // a patched copy of one event
 
   // What the replaying session already has, so each SET is printed only when it changes.
   struct PrintedState {

@@ -1,0 +1,381 @@
+#include "binlog/row_values.h"
+
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+
+#include "binlog/decimal.h"
+#include "binlog/error.h"
+
+namespace binrecover::binlog {
+namespace {
+
+bool is_numeric(ColumnType t) {
+  switch (t) {
+    case ColumnType::kTiny:
+    case ColumnType::kShort:
+    case ColumnType::kInt24:
+    case ColumnType::kLong:
+    case ColumnType::kLongLong:
+    case ColumnType::kNewDecimal:
+    case ColumnType::kFloat:
+    case ColumnType::kDouble:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_character(ColumnType t) {
+  switch (t) {
+    case ColumnType::kString:
+    case ColumnType::kVarString:
+    case ColumnType::kVarchar:
+    case ColumnType::kTinyBlob:
+    case ColumnType::kMediumBlob:
+    case ColumnType::kLongBlob:
+    case ColumnType::kBlob:
+    case ColumnType::kGeometry:  // counted too (seen in MariaDB 10.11's COLUMN_CHARSET)
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::vector<std::string> read_strings(ByteCursor& cur) {
+  std::vector<std::string> out;
+  const std::uint64_t n = cur.packed_int();
+  if (n > cur.remaining()) throw Error(ErrorCode::kBadEvent, "too many strings", cur.offset());
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t len = cur.packed_int();
+    if (len > cur.remaining()) throw Error(ErrorCode::kBadEvent, "string too long", cur.offset());
+    out.emplace_back(cur.str(len));
+  }
+  return out;
+}
+
+std::string two(int v) {
+  char b[8];
+  std::snprintf(b, sizeof b, "%02d", v);
+  return b;
+}
+
+// Fractional seconds stored in `fsp` digits: read and scale to microseconds.
+std::uint32_t frac_micros(ByteCursor& cur, int fsp) {
+  switch ((fsp + 1) / 2) {
+    case 1:
+      return cur.u8() * 10000U;
+    case 2:
+      return cur.u16be() * 100U;
+    case 3:
+      return cur.u24be();
+    default:
+      return 0;
+  }
+}
+
+void append_frac(std::string& out, std::uint32_t micros, int fsp) {
+  if (fsp <= 0) return;
+  char b[16];
+  std::snprintf(b, sizeof b, ".%06u", micros);
+  out.append(b, 1 + static_cast<std::size_t>(fsp));
+}
+
+}  // namespace
+
+TableInfo table_info(const TableMap& tm) {
+  TableInfo info;
+  info.db.assign(tm.db);
+  info.table.assign(tm.table);
+  info.layout = column_layout(tm);
+  const std::size_t n = info.layout.size();
+  info.is_unsigned.assign(n, 0);
+  info.collation.assign(n, 0);
+  info.enum_values.resize(n);
+  info.set_values.resize(n);
+  ByteCursor cur(tm.optional_metadata, 0);
+  while (!cur.empty()) {
+    const std::uint8_t type = cur.u8();
+    const std::uint64_t len = cur.packed_int();
+    if (len > cur.remaining())
+      throw Error(ErrorCode::kBadEvent, "table map metadata field longer than the event");
+    ByteCursor f = cur.take(len);
+    switch (type) {
+      case 1: {  // SIGNEDNESS
+        std::size_t k = 0;
+        info.has_signedness = true;
+        for (std::size_t i = 0; i < n; ++i) {
+          if (!is_numeric(info.layout[i].type)) continue;
+          if (k / 8 >= f.data().size()) break;
+          const auto byte = static_cast<std::uint8_t>(f.data()[k / 8]);
+          info.is_unsigned[i] = (byte & (0x80U >> (k % 8))) != 0;
+          ++k;
+        }
+        break;
+      }
+      case 2: {  // DEFAULT_CHARSET
+        const auto def = static_cast<std::uint16_t>(f.packed_int());
+        std::vector<std::size_t> chars;
+        for (std::size_t i = 0; i < n; ++i)
+          if (is_character(info.layout[i].type)) chars.push_back(i);
+        for (std::size_t i : chars) info.collation[i] = def;
+        while (!f.empty()) {
+          const std::uint64_t idx = f.packed_int();
+          const auto coll = static_cast<std::uint16_t>(f.packed_int());
+          if (idx < chars.size()) info.collation[chars[idx]] = coll;
+        }
+        break;
+      }
+      case 3: {  // COLUMN_CHARSET
+        for (std::size_t i = 0; i < n && !f.empty(); ++i)
+          if (is_character(info.layout[i].type))
+            info.collation[i] = static_cast<std::uint16_t>(f.packed_int());
+        break;
+      }
+      case 4: {  // COLUMN_NAME
+        for (std::size_t i = 0; i < n && !f.empty(); ++i) {
+          const std::uint64_t l = f.packed_int();
+          info.names.emplace_back(f.str(l));
+        }
+        break;
+      }
+      case 5:
+      case 6: {  // SET_STR_VALUE, ENUM_STR_VALUE
+        const ColumnType want = type == 5 ? ColumnType::kSet : ColumnType::kEnum;
+        for (std::size_t i = 0; i < n && !f.empty(); ++i)
+          if (info.layout[i].type == want)
+            (type == 5 ? info.set_values : info.enum_values)[i] = read_strings(f);
+        break;
+      }
+      case 8:  // SIMPLE_PRIMARY_KEY
+        while (!f.empty()) info.primary_key.push_back(static_cast<std::uint32_t>(f.packed_int()));
+        break;
+      case 9:  // PRIMARY_KEY_WITH_PREFIX
+        while (!f.empty()) {
+          info.primary_key.push_back(static_cast<std::uint32_t>(f.packed_int()));
+          f.packed_int();
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  if (info.names.size() != n) info.names.clear();
+  return info;
+}
+
+Value decode_value(const TableInfo& info, std::size_t col, ByteCursor& cur) {
+  const ColumnLayout& c = info.layout[col];
+  const bool uns = info.is_unsigned[col] != 0;
+  Value v;
+  auto integer = [&](std::size_t bytes) {
+    const std::uint64_t raw = cur.uint_le(bytes);
+    if (uns) {
+      v.kind = Value::Kind::kUInt;
+      v.u = raw;
+    } else {
+      v.kind = Value::Kind::kInt;
+      const unsigned shift = static_cast<unsigned>(64 - 8 * bytes);
+      v.i = static_cast<std::int64_t>(raw << shift) >> shift;
+    }
+  };
+  switch (c.type) {
+    case ColumnType::kTiny:
+      integer(1);
+      break;
+    case ColumnType::kShort:
+      integer(2);
+      break;
+    case ColumnType::kInt24:
+      integer(3);
+      break;
+    case ColumnType::kLong:
+      integer(4);
+      break;
+    case ColumnType::kLongLong:
+      integer(8);
+      break;
+    case ColumnType::kFloat: {
+      const std::uint32_t bits = cur.u32le();
+      float f;
+      std::memcpy(&f, &bits, sizeof f);
+      v.kind = Value::Kind::kDouble;
+      v.d = f;
+      v.is_float = true;
+      break;
+    }
+    case ColumnType::kDouble: {
+      const std::uint64_t bits = cur.u64le();
+      std::memcpy(&v.d, &bits, sizeof v.d);
+      v.kind = Value::Kind::kDouble;
+      break;
+    }
+    case ColumnType::kNewDecimal:
+      v.kind = Value::Kind::kDecimal;
+      append_decimal(v.text, cur, c.meta >> 8, c.meta & 0xff);
+      break;
+    case ColumnType::kYear: {
+      const std::uint8_t y = cur.u8();
+      v.kind = Value::Kind::kUInt;
+      v.u = y == 0 ? 0 : 1900U + y;
+      break;
+    }
+    case ColumnType::kDate:
+    case ColumnType::kNewDate: {
+      const std::uint32_t d = cur.u24le();
+      v.kind = Value::Kind::kTemporal;
+      char b[40];
+      std::snprintf(b, sizeof b, "%04u-%02u-%02u", d >> 9, (d >> 5) & 15, d & 31);
+      v.text = b;
+      break;
+    }
+    case ColumnType::kTime: {
+      auto t = static_cast<std::int32_t>(cur.u24le() << 8) >> 8;
+      v.kind = Value::Kind::kTemporal;
+      if (t < 0) {
+        v.text = "-";
+        t = -t;
+      }
+      v.text += two(t / 10000) + ":" + two(t / 100 % 100) + ":" + two(t % 100);
+      break;
+    }
+    case ColumnType::kDateTime: {
+      const std::uint64_t t = cur.u64le();
+      const std::uint64_t date = t / 1000000, time = t % 1000000;
+      char b[80];
+      std::snprintf(b, sizeof b, "%04u-%02u-%02u %02u:%02u:%02u",
+                    static_cast<unsigned>(date / 10000), static_cast<unsigned>(date / 100 % 100),
+                    static_cast<unsigned>(date % 100), static_cast<unsigned>(time / 10000),
+                    static_cast<unsigned>(time / 100 % 100), static_cast<unsigned>(time % 100));
+      v.kind = Value::Kind::kTemporal;
+      v.text = b;
+      break;
+    }
+    case ColumnType::kTimestamp:
+    case ColumnType::kTimestamp2: {
+      const bool two_form = c.type == ColumnType::kTimestamp2;
+      const std::uint32_t sec = two_form ? cur.u32be() : cur.u32le();
+      const std::uint32_t micros = two_form ? frac_micros(cur, c.meta) : 0;
+      v.kind = Value::Kind::kTemporal;
+      if (sec == 0 && micros == 0) {
+        v.text = "0000-00-00 00:00:00";
+      } else {
+        std::time_t t = sec;
+        std::tm tm{};
+        gmtime_r(&t, &tm);
+        char b[80];
+        std::snprintf(b, sizeof b, "%04d-%02d-%02d %02d:%02d:%02d", tm.tm_year + 1900,
+                      tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+        v.text = b;
+      }
+      if (two_form) append_frac(v.text, micros, c.meta);
+      break;
+    }
+    case ColumnType::kDateTime2: {
+      // 40 bits big-endian, offset 0x8000000000: sign / 17 bits year*13+month / 5 day /
+      // 5 hour / 6 minute / 6 second; then the fraction.
+      const std::int64_t packed = static_cast<std::int64_t>(cur.uint_be(5)) - 0x8000000000LL;
+      const std::uint32_t micros = frac_micros(cur, c.meta);
+      const std::uint64_t p = static_cast<std::uint64_t>(packed < 0 ? -packed : packed);
+      const std::uint64_t ym = (p >> 22) & 0x1ffff;
+      char b[80];
+      std::snprintf(b, sizeof b, "%04u-%02u-%02u %02u:%02u:%02u", static_cast<unsigned>(ym / 13),
+                    static_cast<unsigned>(ym % 13), static_cast<unsigned>((p >> 17) & 31),
+                    static_cast<unsigned>((p >> 12) & 31), static_cast<unsigned>((p >> 6) & 63),
+                    static_cast<unsigned>(p & 63));
+      v.kind = Value::Kind::kTemporal;
+      v.text = b;
+      append_frac(v.text, micros, c.meta);
+      break;
+    }
+    case ColumnType::kTime2: {
+      // MySQL my_time_packed_from_binary: the integer part is 24 bits offset 0x800000, the
+      // fraction borrows from it for negative values.
+      const int fsp = c.meta;
+      std::int64_t packed;
+      if (fsp >= 5) {
+        packed = static_cast<std::int64_t>(cur.uint_be(6)) - 0x800000000000LL;
+      } else {
+        std::int64_t intpart = static_cast<std::int64_t>(cur.u24be()) - 0x800000;
+        std::int64_t frac = 0;
+        if (fsp >= 3) {
+          frac = cur.u16be();
+          if (intpart < 0 && frac) {
+            ++intpart;
+            frac -= 0x10000;
+          }
+          frac *= 100;
+        } else if (fsp >= 1) {
+          frac = cur.u8();
+          if (intpart < 0 && frac) {
+            ++intpart;
+            frac -= 0x100;
+          }
+          frac *= 10000;
+        }
+        packed = (intpart << 24) + frac;
+      }
+      v.kind = Value::Kind::kTemporal;
+      if (packed < 0) {
+        v.text = "-";
+        packed = -packed;
+      }
+      const std::int64_t hms = packed >> 24;
+      const auto micros = static_cast<std::uint32_t>(packed % (1LL << 24));
+      v.text += two(static_cast<int>((hms >> 12) % (1 << 10))) + ":" +
+                two(static_cast<int>((hms >> 6) % 64)) + ":" + two(static_cast<int>(hms % 64));
+      append_frac(v.text, micros, fsp);
+      break;
+    }
+    case ColumnType::kBit: {
+      const std::size_t bytes = value_size(c, cur);
+      v.kind = Value::Kind::kBit;
+      v.u = cur.uint_be(bytes);
+      v.bits = static_cast<std::uint16_t>((c.meta & 0xff) * 8 + (c.meta >> 8));
+      break;
+    }
+    case ColumnType::kEnum:
+      v.kind = Value::Kind::kEnum;
+      v.u = cur.uint_le(c.meta & 0xff);
+      break;
+    case ColumnType::kSet:
+      v.kind = Value::Kind::kSet;
+      v.u = cur.uint_le(c.meta & 0xff);
+      break;
+    case ColumnType::kVarchar:
+    case ColumnType::kVarString:
+    case ColumnType::kString: {
+      const std::size_t prefix = c.meta > 255 ? 2 : 1;
+      const std::size_t len = cur.uint_le(prefix);
+      v.kind = Value::Kind::kString;
+      v.bytes = cur.bytes(len);
+      v.collation = info.collation[col];
+      break;
+    }
+    case ColumnType::kTinyBlob:
+    case ColumnType::kMediumBlob:
+    case ColumnType::kLongBlob:
+    case ColumnType::kBlob:
+    case ColumnType::kJson:
+    case ColumnType::kGeometry:
+    case ColumnType::kVector: {
+      if (c.meta < 1 || c.meta > 4)
+        throw Error(ErrorCode::kBadEvent, "blob length prefix of " + std::to_string(c.meta),
+                    cur.offset());
+      const std::size_t len = cur.uint_le(c.meta);
+      v.bytes = cur.bytes(len);
+      v.kind = c.type == ColumnType::kJson       ? Value::Kind::kJson
+               : c.type == ColumnType::kGeometry ? Value::Kind::kGeometry
+                                                 : Value::Kind::kString;
+      v.collation = info.collation[col];
+      break;
+    }
+    default:
+      throw Error(ErrorCode::kUnsupportedFormat,
+                  "column type " + std::to_string(static_cast<int>(c.type)) + " cannot be decoded",
+                  cur.offset());
+  }
+  return v;
+}
+
+}  // namespace binrecover::binlog

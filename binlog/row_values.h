@@ -1,0 +1,75 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "binlog/byte_cursor.h"
+#include "binlog/events.h"
+#include "binlog/row_layout.h"
+
+namespace binrecover::binlog {
+
+// What a table map says about its table: the column layout, and from its optional metadata
+// (MySQL binlog_row_metadata, MariaDB 10.5+) names, signedness, character sets, ENUM/SET
+// strings and the primary key. Prepared once per table map.
+struct TableInfo {
+  std::string db, table;
+  std::vector<ColumnLayout> layout;
+  std::vector<std::string> names;  // empty when the log has none
+  std::vector<char> is_unsigned;   // per column (numeric columns only meaningful)
+  bool has_signedness = false;
+  std::vector<std::uint16_t> collation;               // per column; 0 = unknown
+  std::vector<std::vector<std::string>> enum_values;  // per column (ENUM columns)
+  std::vector<std::vector<std::string>> set_values;   // per column (SET columns)
+  std::vector<std::uint32_t> primary_key;             // column indexes
+};
+
+// Optional metadata TLV fields (MySQL Table_map_log_event::Optional_metadata_field_type):
+//   u8 type / packed length / value:
+//   1 SIGNEDNESS bitmap over numeric columns (high bit first) / 2 DEFAULT_CHARSET packed default,
+//   then (packed column index among character columns, packed collation) pairs /
+//   3 COLUMN_CHARSET packed per character column / 4 COLUMN_NAME (packed len, name) per column /
+//   5 SET_STR_VALUE, 6 ENUM_STR_VALUE per column: packed count, (packed len, str)* /
+//   8 SIMPLE_PRIMARY_KEY packed indexes / 9 PRIMARY_KEY_WITH_PREFIX (packed index, packed prefix)*
+TableInfo table_info(const TableMap& tm);
+
+// One decoded value of a row image.
+struct Value {
+  enum class Kind : std::uint8_t {
+    kNull,
+    kInt,       // i
+    kUInt,      // u
+    kDouble,    // d (FLOAT is widened, `is_float` set)
+    kDecimal,   // text
+    kString,    // bytes in `collation` (0 = unknown / binary)
+    kTemporal,  // text: 'YYYY-MM-DD', 'hh:mm:ss[.f]', 'YYYY-MM-DD hh:mm:ss[.f]'
+    kBit,       // u, `bits` wide
+    kEnum,      // u: 1-based index (0 = '')
+    kSet,       // u: bitmask
+    kJson,      // bytes: MySQL binary JSON
+    kGeometry,  // bytes
+  };
+  Kind kind = Kind::kNull;
+  std::int64_t i = 0;
+  std::uint64_t u = 0;
+  double d = 0;
+  bool is_float = false;
+  std::string text;
+  Bytes bytes;
+  std::uint16_t collation = 0;
+  std::uint16_t bits = 0;
+};
+
+// Decodes the value of column `c` (index `col` of `info`) at `cur`, advancing it.
+Value decode_value(const TableInfo& info, std::size_t col, ByteCursor& cur);
+
+// Walks one row image: calls fn(column index, Value) for each column present in `present`.
+template <class Fn>
+void for_each_value(const TableInfo& info, std::uint64_t column_count, Bytes present,
+                    ByteCursor& cur, Fn&& fn);
+
+}  // namespace binrecover::binlog
+
+#include "binlog/row_values_inl.h"

@@ -1,0 +1,313 @@
+#include "recovery/row_sql.h"
+
+#include <algorithm>
+
+#include "binlog/charsets.h"
+#include "binlog/error.h"
+#include "recovery/event_info.h"
+
+namespace binrecover::recovery {
+
+using binlog::ByteCursor;
+using binlog::Bytes;
+using binlog::TableInfo;
+using binlog::Value;
+
+namespace {
+
+constexpr char kHex[] = "0123456789ABCDEF";
+
+void append_hex_literal(fmt::memory_buffer& out, Bytes b) {
+  if (b.empty()) {
+    append(out, "''");
+    return;
+  }
+  append(out, "X'");
+  for (std::byte x : b) {
+    const auto v = static_cast<std::uint8_t>(x);
+    out.push_back(kHex[v >> 4]);
+    out.push_back(kHex[v & 15]);
+  }
+  out.push_back('\'');
+}
+
+bool valid_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    for (std::size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return false;
+    i += n;
+  }
+  return true;
+}
+
+void append_quoted(fmt::memory_buffer& out, std::string_view s) {
+  out.push_back('\'');
+  for (char c : s) {
+    switch (c) {
+      case '\'':
+        append(out, "\\'");
+        break;
+      case '\\':
+        append(out, "\\\\");
+        break;
+      case '\0':
+        append(out, "\\0");
+        break;
+      case '\n':
+        append(out, "\\n");
+        break;
+      case '\r':
+        append(out, "\\r");
+        break;
+      case '\x1a':
+        append(out, "\\Z");
+        break;
+      default:
+        out.push_back(c);
+    }
+  }
+  out.push_back('\'');
+}
+
+void append_string(fmt::memory_buffer& out, Bytes b, std::uint16_t collation) {
+  const binlog::Collation* c = collation != 0 ? binlog::find_collation(collation) : nullptr;
+  if (c == nullptr || c->charset == "binary") {
+    append_hex_literal(out, b);  // byte-exact whatever the column's charset
+    return;
+  }
+  append(out, "_");
+  append(out, c->charset);
+  const std::string_view text = binlog::as_text(b);
+  if (c->charset.substr(0, 4) == "utf8" && valid_utf8(text)) {
+    append_quoted(out, text);
+  } else {
+    append(out, " ");
+    append_hex_literal(out, b);
+  }
+}
+
+void append_name(fmt::memory_buffer& out, const TableInfo& info, std::size_t col) {
+  if (info.names.empty())
+    throw Error(ErrorCode::kUnsupportedFormat,
+                "plain SQL needs the column names of " + info.db + "." + info.table +
+                    ", which this binlog does not carry (set binlog_row_metadata=FULL on the "
+                    "server)");
+  append_quoted_ident(out, info.names[col]);
+}
+
+struct Row {
+  std::vector<std::pair<std::size_t, Value>> values;
+};
+
+void read_image(const TableInfo& info, const binlog::Rows& rows, Bytes present, ByteCursor& cur,
+                Row& row, bool partial_after) {
+  row.values.clear();
+  if (partial_after) {
+    const std::uint64_t options = cur.packed_int();
+    if (options & 1)
+      throw Error(ErrorCode::kUnsupportedFormat,
+                  "partial JSON updates cannot be written as plain SQL yet", cur.offset());
+  }
+  binlog::for_each_value(info, rows.column_count, present, cur, [&](std::size_t col, Value v) {
+    row.values.emplace_back(col, std::move(v));
+  });
+}
+
+void append_where(fmt::memory_buffer& out, const Row& before, const TableInfo& info) {
+  bool use_pk = !info.primary_key.empty();
+  for (std::uint32_t k : info.primary_key) {
+    bool found = false;
+    for (const auto& [col, v] : before.values) found |= col == k;
+    use_pk &= found;
+  }
+  append(out, " WHERE ");
+  bool first = true;
+  for (const auto& [col, v] : before.values) {
+    if (use_pk &&
+        std::find(info.primary_key.begin(), info.primary_key.end(), col) == info.primary_key.end())
+      continue;
+    if (!first) append(out, " AND ");
+    first = false;
+    append_name(out, info, col);
+    append(out, v.kind == Value::Kind::kNull ? " IS NULL" : "=");
+    if (v.kind != Value::Kind::kNull) append_sql_literal(out, v, info, col);
+  }
+  if (first) append(out, "1");
+  if (!use_pk) append(out, " LIMIT 1");
+}
+
+void append_table(fmt::memory_buffer& out, const TableInfo& info) {
+  append_quoted_ident(out, info.db);
+  append(out, ".");
+  append_quoted_ident(out, info.table);
+}
+
+}  // namespace
+
+void append_sql_literal(fmt::memory_buffer& out, const Value& v, const TableInfo& info,
+                        std::size_t col) {
+  auto it = std::back_inserter(out);
+  switch (v.kind) {
+    case Value::Kind::kNull:
+      append(out, "NULL");
+      break;
+    case Value::Kind::kInt:
+      fmt::format_to(it, "{}", v.i);
+      break;
+    case Value::Kind::kUInt:
+    case Value::Kind::kBit:
+      fmt::format_to(it, "{}", v.u);
+      break;
+    case Value::Kind::kDouble:
+      // A FLOAT is printed as the exact double it widens to: stored back it rounds to the same
+      // float, and compared in a WHERE clause it equals the column (its shortest float form,
+      // read as a double, would not).
+      fmt::format_to(it, "{}", v.d);
+      break;
+    case Value::Kind::kDecimal:
+      append(out, v.text);
+      break;
+    case Value::Kind::kTemporal:
+      append_quoted(out, v.text);
+      break;
+    case Value::Kind::kString:
+      if (info.layout[col].type == binlog::ColumnType::kString && v.collation == 63 &&
+          v.bytes.size() < info.layout[col].meta) {
+        // BINARY(n): the row image drops trailing zero bytes; the column keeps them.
+        std::vector<std::byte> padded(v.bytes.begin(), v.bytes.end());
+        padded.resize(info.layout[col].meta, std::byte{0});
+        append_string(out, Bytes(padded.data(), padded.size()), v.collation);
+      } else {
+        append_string(out, v.bytes, v.collation);
+      }
+      break;
+    case Value::Kind::kEnum: {
+      const auto& names = info.enum_values[col];
+      if (v.u >= 1 && v.u <= names.size())
+        append_quoted(out, names[v.u - 1]);
+      else
+        fmt::format_to(it, "{}", v.u);
+      break;
+    }
+    case Value::Kind::kSet: {
+      const auto& names = info.set_values[col];
+      if (names.empty() || (names.size() < 64 && (v.u >> names.size()) != 0)) {
+        fmt::format_to(it, "{}", v.u);
+        break;
+      }
+      std::string text;
+      for (std::size_t b = 0; b < names.size(); ++b)
+        if (v.u & (1ULL << b)) {
+          if (!text.empty()) text += ',';
+          text += names[b];
+        }
+      append_quoted(out, text);
+      break;
+    }
+    case Value::Kind::kGeometry:
+      append_hex_literal(out, v.bytes);
+      break;
+    case Value::Kind::kJson:
+      throw Error(ErrorCode::kUnsupportedFormat,
+                  "MySQL binary JSON values cannot be written as plain SQL yet");
+  }
+  (void)info;
+}
+
+void append_rows_sql(fmt::memory_buffer& out, const binlog::Rows& rows, Bytes images,
+                     const TableInfo& info, std::string_view delimiter, std::uint64_t offset) {
+  ByteCursor cur(images, offset);
+  Row before, after;
+  while (!cur.empty()) {
+    switch (rows.kind) {
+      case binlog::RowsKind::kWrite: {
+        read_image(info, rows, rows.columns_before, cur, after, false);
+        append(out, "INSERT INTO ");
+        append_table(out, info);
+        append(out, " (");
+        for (std::size_t k = 0; k < after.values.size(); ++k) {
+          if (k) append(out, ", ");
+          append_name(out, info, after.values[k].first);
+        }
+        append(out, ") VALUES (");
+        for (std::size_t k = 0; k < after.values.size(); ++k) {
+          if (k) append(out, ", ");
+          append_sql_literal(out, after.values[k].second, info, after.values[k].first);
+        }
+        append(out, ")");
+        break;
+      }
+      case binlog::RowsKind::kDelete:
+        read_image(info, rows, rows.columns_before, cur, before, false);
+        append(out, "DELETE FROM ");
+        append_table(out, info);
+        append_where(out, before, info);
+        break;
+      case binlog::RowsKind::kUpdate:
+      case binlog::RowsKind::kPartialUpdate: {
+        read_image(info, rows, rows.columns_before, cur, before, false);
+        read_image(info, rows, rows.columns_after, cur, after,
+                   rows.kind == binlog::RowsKind::kPartialUpdate);
+        append(out, "UPDATE ");
+        append_table(out, info);
+        append(out, " SET ");
+        for (std::size_t k = 0; k < after.values.size(); ++k) {
+          if (k) append(out, ", ");
+          append_name(out, info, after.values[k].first);
+          append(out, "=");
+          append_sql_literal(out, after.values[k].second, info, after.values[k].first);
+        }
+        append_where(out, before, info);
+        break;
+      }
+    }
+    append(out, delimiter);
+  }
+}
+
+void append_rows_verbose(fmt::memory_buffer& out, const binlog::Rows& rows, Bytes images,
+                         const TableInfo& info, bool types, std::uint64_t offset) {
+  ByteCursor cur(images, offset);
+  Row row;
+  auto image = [&](const char* title, Bytes present, bool partial) {
+    read_image(info, rows, present, cur, row, partial);
+    fmt::format_to(std::back_inserter(out), "### {}\n", title);
+    for (const auto& [col, v] : row.values) {
+      fmt::format_to(std::back_inserter(out), "###   @{}=", col + 1);
+      append_sql_literal(out, v, info, col);
+      if (types)
+        fmt::format_to(std::back_inserter(out), " /* type={} meta={} */",
+                       static_cast<int>(info.layout[col].type), info.layout[col].meta);
+      out.push_back('\n');
+    }
+  };
+  while (!cur.empty()) {
+    append(out, "### ");
+    switch (rows.kind) {
+      case binlog::RowsKind::kWrite:
+        append(out, "INSERT INTO ");
+        append_table(out, info);
+        append(out, "\n");
+        image("SET", rows.columns_before, false);
+        break;
+      case binlog::RowsKind::kDelete:
+        append(out, "DELETE FROM ");
+        append_table(out, info);
+        append(out, "\n");
+        image("WHERE", rows.columns_before, false);
+        break;
+      default:
+        append(out, "UPDATE ");
+        append_table(out, info);
+        append(out, "\n");
+        image("WHERE", rows.columns_before, false);
+        image("SET", rows.columns_after, rows.kind == binlog::RowsKind::kPartialUpdate);
+        break;
+    }
+  }
+}
+
+}  // namespace binrecover::recovery
