@@ -8,6 +8,8 @@
 #      after the conflict is removed, --resume finishes; a counter bumped by every transaction
 #      (UPDATE c SET n = n + 1) proves nothing was applied twice; content equals (a)'s;
 #      --gtids=skip-applied then applies nothing more;
+#  (c) the target killed mid-replay: exit 6 with the resume coordinates; restarted, --resume
+#      --gtids=skip-applied finishes with the counter exact;
 #  (d) row events larger than the target's max_allowed_packet (1M): a 1.4 MB row goes as two
 #      BINLOG fragments, a 3 MB row stops with exit 6 naming the size needed, and after
 #      SET GLOBAL max_allowed_packet the replay resumes and finishes;
@@ -187,6 +189,55 @@ must "(d) --resume" "$WORK/d2.err" \
 sql "$PC" -N -e "SELECT id, LENGTH(v), MD5(v) FROM big.b ORDER BY id" > "$WORK/big.actual"
 diff "$WORK/big.expected" "$WORK/big.actual" || fail "(d) big rows differ"
 pass "(d) 1.4 MB row as two BINLOG fragments under a 1M max_allowed_packet; 3 MB row: exit 6, raised, resumed"
+
+# --- (c) the target server killed mid-replay, restarted, resumed ---
+PD=$((PA + 3))
+start_server d "$PD"
+restart_server() {  # NAME PORT: the server again on its data folder, as mariadb_server.sh starts it
+  local dir=$WORK/$1 port=$2
+  "$(command -v mariadbd || echo /usr/sbin/mariadbd)" --no-defaults --user="$(id -un)" \
+    --datadir="$dir/data" --tmpdir="$dir/tmp" --bind-address=127.0.0.1 --port="$port" \
+    --socket="$dir/mysqld.sock" --pid-file="$dir/mysqld.pid" --log-error="$dir/error.log" \
+    --server-id=1 --log-bin="$dir/binlog/mysql-bin" --binlog-format=ROW \
+    --innodb-buffer-pool-size=64M --innodb-log-file-size=48M --skip-name-resolve \
+    --character-set-server=utf8mb4 --collation-server=utf8mb4_general_ci \
+    --default-time-zone=+00:00 > /dev/null 2>&1 &
+  for _ in $(seq 1 300); do
+    sql "$port" -e 'SELECT 1' > /dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  cat "$dir/error.log" >&2
+  fail "the server in $dir did not restart"
+}
+sql "$PA" -e "FLUSH BINARY LOGS"
+crash_file=$(sql "$PA" -N -e "SHOW MASTER STATUS" | cut -f1)
+sql "$PA" -e "CREATE DATABASE crash; CREATE TABLE crash.c (id INT PRIMARY KEY, n INT);
+  INSERT INTO crash.c VALUES (1, 0)"
+seq 1 3000 | sed 's/.*/UPDATE crash.c SET n = n + 1;/' | sql "$PA"
+rc=0
+replay -h127.0.0.1 -P"$PD" -uroot --state-file="$WORK/c.state" "$WORK/a/binlog/$crash_file" \
+  2> "$WORK/c.err" &
+rpid=$!
+for _ in $(seq 1 200); do
+  n=$(sql "$PD" -N -e "SELECT n FROM crash.c" 2> /dev/null || true)
+  [ "${n:-0}" -ge 300 ] && break
+  sleep 0.05
+done
+kill -9 "$(cat "$WORK/d/mysqld.pid")"
+wait "$rpid" || rc=$?
+[ $rc = 6 ] || { cat "$WORK/c.err"; fail "(c) the replay exited $rc when its server was killed"; }
+[ "$(grep -c . "$WORK/c.err")" = 1 ] || { cat "$WORK/c.err"; fail "(c) not one line"; }
+grep -q "the last transaction applied ends at $crash_file:[0-9]* (GTID 0-1-[0-9]*): .*--resume" \
+  "$WORK/c.err" || { cat "$WORK/c.err"; fail "(c) no resume coordinates"; }
+echo "(c) stopped as expected: $(cat "$WORK/c.err")"
+restart_server d "$PD"
+# The transaction in flight may have committed after the state was written: its GTID in the
+# server's gtid_binlog_pos (this target has no writes of its own) tells.
+must "(c) --resume" "$WORK/c2.err" replay -h127.0.0.1 -P"$PD" -uroot --state-file="$WORK/c.state" \
+  --resume --gtids=skip-applied "$WORK/a/binlog/$crash_file"
+[ "$(sql "$PD" -N -e "SELECT n FROM crash.c")" = 3000 ] ||
+  fail "(c) the counter is $(sql "$PD" -N -e "SELECT n FROM crash.c"), not 3000"
+pass "(c) server killed at counter ${n:-?}, restarted, --resume --gtids=skip-applied: counter 3000"
 
 # --- (e) connection errors, option files ---
 expect_conn_error() {  # PATTERN ARGS...
