@@ -4,6 +4,7 @@
 
 #include "binlog/charsets.h"
 #include "binlog/error.h"
+#include "binlog/json_binary.h"
 #include "recovery/event_info.h"
 
 namespace binrecover::recovery {
@@ -210,9 +211,14 @@ void append_sql_literal(fmt::memory_buffer& out, const Value& v, const TableInfo
     case Value::Kind::kGeometry:
       append_hex_literal(out, v.bytes);
       break;
-    case Value::Kind::kJson:
-      throw Error(ErrorCode::kUnsupportedFormat,
-                  "MySQL binary JSON values cannot be written as plain SQL yet");
+    case Value::Kind::kJson: {
+      // MySQL's binary JSON, as the text MySQL itself prints; the server parses it back.
+      std::string text;
+      binlog::append_json_text(text, v.bytes, 0);
+      append(out, "_utf8mb4");
+      append_quoted(out, text);
+      break;
+    }
   }
   (void)info;
 }
