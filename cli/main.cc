@@ -11,6 +11,7 @@
 #include "cli/options.h"
 #include "recovery/drill.h"
 #include "recovery/event_table.h"
+#include "recovery/flashback.h"
 #include "recovery/output.h"
 #include "recovery/pipeline.h"
 #include "recovery/plan.h"
@@ -129,6 +130,11 @@ int run(const std::vector<std::string>& args) {
   }
   if (o.command == cli::Command::kEvents) {
     recovery::run_event_list(o.inputs, o.decode, o.events, out, warn);
+    out.flush();
+    return 0;
+  }
+  if (o.flashback) {
+    recovery::run_flashback(o.inputs, o.decode, o.filter, out, warn);
     out.flush();
     return 0;
   }

@@ -259,6 +259,9 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       "hexdump,H", "hex dump of each event as comments")(
       "base64-output", po::value<std::string>(),
       "AUTO (default): row events as BINLOG statements; DECODE-ROWS: only the -v comments")(
+      "flashback,B",
+      "undo SQL: the reverse of the selected range, newest transaction first (row format with "
+      "binlog_row_image=FULL and binlog_row_metadata=FULL)")(
       "rows-as-sql",
       "row events as executable INSERT/UPDATE/DELETE with real column names (needs "
       "binlog_row_metadata=FULL)")(
@@ -415,6 +418,9 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   if (vm.count("local-load")) o.sql.local_load_dir = vm["local-load"].as<std::string>();
   o.sql.verbose = verbose;
   o.sql.rows_as_sql = vm.count("rows-as-sql") > 0;
+  o.flashback = vm.count("flashback") > 0;
+  if (o.flashback && o.command != Command::kSql)
+    usage_error("--flashback belongs to SQL output (binrecover [options] FILE...)");
   if (vm.count("base64-output")) {
     std::string b = vm["base64-output"].as<std::string>();
     for (char& c : b) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

@@ -32,6 +32,7 @@ struct Options {
   bool password_prompt = false;  // -p without a value: ask on the terminal
   bool plan_json = false;
   bool stats_json = false;
+  bool flashback = false;
   std::optional<std::string> result_file;
   std::string help_text;
   bool progress = true;  // on a terminal only

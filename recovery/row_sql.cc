@@ -223,55 +223,113 @@ void append_sql_literal(fmt::memory_buffer& out, const Value& v, const TableInfo
   (void)info;
 }
 
+namespace {
+
+void insert_sql(fmt::memory_buffer& out, const Row& row, const TableInfo& info) {
+  append(out, "INSERT INTO ");
+  append_table(out, info);
+  append(out, " (");
+  for (std::size_t k = 0; k < row.values.size(); ++k) {
+    if (k) append(out, ", ");
+    append_name(out, info, row.values[k].first);
+  }
+  append(out, ") VALUES (");
+  for (std::size_t k = 0; k < row.values.size(); ++k) {
+    if (k) append(out, ", ");
+    append_sql_literal(out, row.values[k].second, info, row.values[k].first);
+  }
+  append(out, ")");
+}
+
+void delete_sql(fmt::memory_buffer& out, const Row& row, const TableInfo& info) {
+  append(out, "DELETE FROM ");
+  append_table(out, info);
+  append_where(out, row, info);
+}
+
+void update_sql(fmt::memory_buffer& out, const Row& before, const Row& after,
+                const TableInfo& info) {
+  append(out, "UPDATE ");
+  append_table(out, info);
+  append(out, " SET ");
+  for (std::size_t k = 0; k < after.values.size(); ++k) {
+    if (k) append(out, ", ");
+    append_name(out, info, after.values[k].first);
+    append(out, "=");
+    append_sql_literal(out, after.values[k].second, info, after.values[k].first);
+  }
+  append_where(out, before, info);
+}
+
+bool all_columns(Bytes bitmap, std::uint64_t n) {
+  for (std::uint64_t i = 0; i < n; ++i)
+    if (!(static_cast<std::uint8_t>(bitmap[i / 8]) & (1U << (i % 8)))) return false;
+  return true;
+}
+
+}  // namespace
+
 void append_rows_sql(fmt::memory_buffer& out, const binlog::Rows& rows, Bytes images,
                      const TableInfo& info, std::string_view delimiter, std::uint64_t offset) {
   ByteCursor cur(images, offset);
   Row before, after;
   while (!cur.empty()) {
     switch (rows.kind) {
-      case binlog::RowsKind::kWrite: {
+      case binlog::RowsKind::kWrite:
         read_image(info, rows, rows.columns_before, cur, after, false);
-        append(out, "INSERT INTO ");
-        append_table(out, info);
-        append(out, " (");
-        for (std::size_t k = 0; k < after.values.size(); ++k) {
-          if (k) append(out, ", ");
-          append_name(out, info, after.values[k].first);
-        }
-        append(out, ") VALUES (");
-        for (std::size_t k = 0; k < after.values.size(); ++k) {
-          if (k) append(out, ", ");
-          append_sql_literal(out, after.values[k].second, info, after.values[k].first);
-        }
-        append(out, ")");
+        insert_sql(out, after, info);
         break;
-      }
       case binlog::RowsKind::kDelete:
         read_image(info, rows, rows.columns_before, cur, before, false);
-        append(out, "DELETE FROM ");
-        append_table(out, info);
-        append_where(out, before, info);
+        delete_sql(out, before, info);
         break;
       case binlog::RowsKind::kUpdate:
-      case binlog::RowsKind::kPartialUpdate: {
+      case binlog::RowsKind::kPartialUpdate:
         read_image(info, rows, rows.columns_before, cur, before, false);
         read_image(info, rows, rows.columns_after, cur, after,
                    rows.kind == binlog::RowsKind::kPartialUpdate);
-        append(out, "UPDATE ");
-        append_table(out, info);
-        append(out, " SET ");
-        for (std::size_t k = 0; k < after.values.size(); ++k) {
-          if (k) append(out, ", ");
-          append_name(out, info, after.values[k].first);
-          append(out, "=");
-          append_sql_literal(out, after.values[k].second, info, after.values[k].first);
-        }
-        append_where(out, before, info);
+        update_sql(out, before, after, info);
         break;
-      }
     }
     append(out, delimiter);
   }
+}
+
+void append_rows_undo(std::vector<std::string>& statements, const binlog::Rows& rows, Bytes images,
+                      const TableInfo& info, std::uint64_t offset) {
+  // Undoing needs whole rows: a MINIMAL or NOBLOB image cannot restore what it left out.
+  const bool update = rows.kind == binlog::RowsKind::kUpdate;
+  if (rows.kind == binlog::RowsKind::kPartialUpdate ||
+      !all_columns(rows.columns_before, rows.column_count) ||
+      (update && !all_columns(rows.columns_after, rows.column_count)))
+    throw Error(ErrorCode::kUnsupportedFormat,
+                "the row images of " + info.db + "." + info.table +
+                    " lack columns needed to undo them (binlog_row_image must be FULL)",
+                offset);
+  ByteCursor cur(images, offset);
+  Row before, after;
+  fmt::memory_buffer out;
+  const std::size_t first = statements.size();
+  while (!cur.empty()) {
+    out.clear();
+    switch (rows.kind) {
+      case binlog::RowsKind::kWrite:  // undo an insert: delete that row
+        read_image(info, rows, rows.columns_before, cur, after, false);
+        delete_sql(out, after, info);
+        break;
+      case binlog::RowsKind::kDelete:  // undo a delete: insert it back
+        read_image(info, rows, rows.columns_before, cur, before, false);
+        insert_sql(out, before, info);
+        break;
+      default:  // undo an update: set the old values where the new ones are
+        read_image(info, rows, rows.columns_before, cur, before, false);
+        read_image(info, rows, rows.columns_after, cur, after, false);
+        update_sql(out, after, before, info);
+        break;
+    }
+    statements.emplace_back(out.data(), out.size());
+  }
+  std::reverse(statements.begin() + static_cast<std::ptrdiff_t>(first), statements.end());
 }
 
 void append_rows_verbose(fmt::memory_buffer& out, const binlog::Rows& rows, Bytes images,

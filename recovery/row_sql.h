@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <string>
+#include <vector>
+
 #include "binlog/row_values.h"
 
 namespace binrecover::recovery {
@@ -20,6 +23,13 @@ void append_sql_literal(fmt::memory_buffer& out, const binlog::Value& v,
 void append_rows_sql(fmt::memory_buffer& out, const binlog::Rows& rows, binlog::Bytes images,
                      const binlog::TableInfo& info, std::string_view delimiter,
                      std::uint64_t offset);
+
+// The statements that undo the rows of one rows event, last row first, appended to
+// `statements`: DELETE for an insert, INSERT for a delete, UPDATE back for an update. Throws
+// binrecover::Error (kUnsupportedFormat) naming the table and `offset` when the images are not
+// full rows.
+void append_rows_undo(std::vector<std::string>& statements, const binlog::Rows& rows,
+                      binlog::Bytes images, const binlog::TableInfo& info, std::uint64_t offset);
 
 // mysqlbinlog -v: the rows as "### INSERT INTO `db`.`t` ### SET ###   @1=..." comment lines.
 void append_rows_verbose(fmt::memory_buffer& out, const binlog::Rows& rows, binlog::Bytes images,
