@@ -144,8 +144,8 @@ std::uint64_t count_rows(const Rows& ev, Bytes rows, const std::vector<ColumnLay
                          std::uint64_t offset) {
   if (ev.column_count > layout.size())
     throw Error(ErrorCode::kBadEvent,
-                "rows event has " + std::to_string(ev.column_count) +
-                    " columns, its table map " + std::to_string(layout.size()),
+                "rows event has " + std::to_string(ev.column_count) + " columns, its table map " +
+                    std::to_string(layout.size()),
                 offset);
   ByteCursor cur(rows, offset);
   auto image = [&](Bytes present, bool partial_after) {
