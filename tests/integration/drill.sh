@@ -5,7 +5,8 @@
 # expectation taken from the source just before the drop. A wrong expectation fails (exit 7).
 source "$(dirname "$0")/lib.sh"
 PA=${1:-23491}
-start_server a "$PA" --binlog-format=ROW
+FORMAT=${2:-ROW}
+start_server a "$PA" --binlog-format="$FORMAT"
 sql "$PA" -e "CREATE DATABASE shop; CREATE DATABASE other"
 mariadb-dump --no-defaults -h127.0.0.1 -P"$PA" -uroot --master-data=2 --flush-logs \
   --single-transaction -B shop > "$WORK/dump.sql"
@@ -34,7 +35,7 @@ grep -q '"passed":true' "$WORK/report.json" || fail "the report does not say pas
 grep -q '"name":"replay binlogs","ok":true' "$WORK/report.json" || fail "no replay step in the report"
 grep -q '"table":"shop.orders","rows":3' "$WORK/report.json" || fail "orders not verified"
 grep -q "DROP DATABASE shop" "$WORK/drill.out" || fail "the drill did not stop before the DROP"
-pass "drill: restored, replayed to just before the DROP DATABASE, $(grep -c . "$WORK/expected.tsv") tables equal the source"
+pass "drill ($FORMAT): restored, replayed to just before the DROP DATABASE, $(grep -c . "$WORK/expected.tsv") tables equal the source"
 
 # A wrong expectation must fail the drill with exit 7, naming the table.
 sed 's/^\(shop.orders\t\)3/\14/' "$WORK/expected.tsv" > "$WORK/wrong.tsv"
@@ -46,4 +47,4 @@ grep -q "^! shop.orders" "$WORK/drill2.out" || fail "the mismatching table is no
 # No leftovers: the throwaway server is gone and its folder removed.
 ! pgrep -f "binrecover-drill-" > /dev/null || fail "a drill server is still running"
 ls -d "${TMPDIR:-/tmp}"/binrecover-drill-* > /dev/null 2>&1 && fail "a drill folder was left behind"
-pass "drill: a wrong expectation fails with exit 7 and names the table; nothing left behind"
+pass "drill ($FORMAT): a wrong expectation fails with exit 7 and names the table; nothing left behind"
