@@ -45,6 +45,7 @@ generate() {
   start=$(date +%s.%N)
   nice -n 10 scripts/mariadb_server.sh start "$srv" "$BENCH_PORT" \
     --max-binlog-size=1G --binlog-row-image=FULL --binlog-annotate-row-events=ON \
+    --binlog-row-metadata=FULL \
     --sync-binlog=0 --innodb-flush-log-at-trx-commit=0 \
     --innodb-buffer-pool-size=256M --innodb-log-file-size=256M
   "${client[@]}" < bench/workload.sql
@@ -105,7 +106,7 @@ log "binlog: ${#files[@]} file(s), $mb MiB, generated $gen_date in ${gen_seconds
 #    output to /dev/null; best wall time (clock around /usr/bin/time, ms resolution), highest
 #    peak RSS (/usr/bin/time %M).
 
-labels=(mb_sql br_sql br_events cat mb_decode)
+labels=(mb_sql br_sql br_events cat mb_decode br_decode br_rows_sql mb_flashback br_flashback)
 declare -A cmdline desc best rss failed
 cmdline[mb_sql]="mariadb-binlog --no-defaults"
 cmdline[br_sql]="$BINRECOVER"
@@ -117,6 +118,17 @@ desc[br_sql]='`binrecover FILES`'
 desc[br_events]='`binrecover events FILES`'
 desc[cat]='`cat FILES`'
 desc[mb_decode]='`mariadb-binlog --no-defaults --base64-output=decode-rows -v FILES`'
+cmdline[br_decode]="$BINRECOVER --base64-output=decode-rows -v"
+desc[br_decode]='`binrecover --base64-output=decode-rows -v FILES`'
+cmdline[br_rows_sql]="$BINRECOVER --rows-as-sql"
+desc[br_rows_sql]='`binrecover --rows-as-sql FILES`'
+# Undo SQL cannot undo the workload's DDL: both tools start at the first row transaction.
+fb_start=$("$BINRECOVER" events --format=tsv "${files[0]}" |
+  awk -F'\t' '!found && $3 == "Gtid" && $6 ~ /^BEGIN GTID/ { print $2; found = 1 }')
+cmdline[mb_flashback]="mariadb-binlog --no-defaults --flashback --start-position=$fb_start"
+desc[mb_flashback]='`mariadb-binlog --no-defaults --flashback --start-position=P FILES`'
+cmdline[br_flashback]="$BINRECOVER --flashback --start-position=$fb_start"
+desc[br_flashback]='`binrecover --flashback --start-position=P FILES`'
 
 cat "${files[@]}" > /dev/null # warm the page cache
 tfile=$(mktemp)
@@ -202,7 +214,11 @@ report=$(
   row br_sql "speed-up **$(ratio "${best[mb_sql]}" "${best[br_sql]}")x** (mariadb-binlog time / binrecover time)"
   row br_events "$(ratio "${best[br_events]}" "${best[cat]}")x the time of \`cat\`"
   row cat "lower bound: reading the files"
-  row mb_decode "for later comparison (no binrecover counterpart yet)"
+  row mb_decode ""
+  row br_decode "speed-up **$(ratio "${best[mb_decode]}" "${best[br_decode]}")x** over mariadb-binlog -v"
+  row br_rows_sql "executable SQL with column names (mariadb-binlog has no counterpart)"
+  row mb_flashback ""
+  row br_flashback "speed-up **$(ratio "${best[mb_flashback]}" "${best[br_flashback]}")x** over mariadb-binlog --flashback"
   echo
   echo "Correctness (one extra untimed run of each): \`# at \` lines: mariadb-binlog $mb_at, binrecover $br_at ($at_verdict);" \
        "SQL lines (non-comment, non-blank): md5 $mb_md5 vs $br_md5 ($sql_verdict)."
