@@ -110,6 +110,12 @@ int run(const std::vector<std::string>& args) {
     return 0;
   }
   if (o.command == cli::Command::kDrill) {
+    if (o.password_prompt && o.drill.server) {
+      const char* pw = ::getpass("Enter password: ");
+      if (pw == nullptr)
+        throw Error(ErrorCode::kUsage, "-p: cannot read a password from a terminal");
+      o.drill.server->password = pw;
+    }
     const recovery::DrillResult r = recovery::run_drill(o.inputs, o.drill, o.decode, warn);
     if (o.drill.report_file) {
       recovery::Output report(recovery::Output::open_file(*o.drill.report_file),

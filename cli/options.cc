@@ -232,6 +232,8 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       "start-datetime", po::value<std::string>(),
       "first transaction at or after 'YYYY-MM-DD HH:MM:SS' (local time, see --timezone)")(
       "stop-datetime", po::value<std::string>(), "stop at the first event at or after this time")(
+      "stop-gtid", po::value<std::string>(),
+      "stop before the transaction with this GTID (0-1-42 or uuid:42)")(
       "timezone", po::value<std::string>(),
       "time zone of the datetimes and of printed times: UTC, +HH:MM, Europe/Berlin, SYSTEM")(
       "verify-binlog-checksum,c", po::value<std::string>()->implicit_value("1"),
@@ -390,6 +392,7 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   if (vm.count("start-datetime"))
     o.filter.start_datetime =
         parse_datetime(vm["start-datetime"].as<std::string>(), "start-datetime");
+  if (vm.count("stop-gtid")) o.filter.stop_gtid = vm["stop-gtid"].as<std::string>();
   if (vm.count("stop-datetime"))
     o.filter.stop_datetime = parse_datetime(vm["stop-datetime"].as<std::string>(), "stop-datetime");
   if (auto id = u64("server-id")) {
@@ -487,6 +490,7 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     o.drill.plan = o.plan;
     o.drill.stop_position = o.filter.stop_position;
     o.drill.stop_datetime = o.filter.stop_datetime;
+    o.drill.stop_gtid = o.filter.stop_gtid;
     o.drill.to_end = vm.count("to-end") > 0;
     o.drill.keep = vm.count("keep") > 0;
     if (vm.count("expect")) o.drill.expect_file = vm["expect"].as<std::string>();
@@ -494,13 +498,16 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     if (vm.count("report")) o.drill.report_file = vm["report"].as<std::string>();
     if (vm.count("server-binary")) o.drill.server_binary = vm["server-binary"].as<std::string>();
   }
-  if (o.command != Command::kReplay &&
-      (vm.count("host") || vm.count("port") || vm.count("user") || vm.count("password") ||
-       vm.count("socket") || vm.count("state-file") || vm.count("resume") || vm.count("gtids")))
+  const bool connection_given = vm.count("host") || vm.count("port") || vm.count("user") ||
+                                vm.count("password") || vm.count("socket");
+  if (o.command != Command::kReplay && o.command != Command::kDrill && connection_given)
     usage_error(
-        "-h/--host, -P/--port, -u/--user, -p/--password, -S/--socket, --state-file, --resume "
-        "and --gtids belong to `binrecover replay`");
-  if (o.command == Command::kReplay) {
+        "-h/--host, -P/--port, -u/--user, -p/--password and -S/--socket belong to `binrecover "
+        "replay` and `binrecover drill`");
+  if (o.command != Command::kReplay &&
+      (vm.count("state-file") || vm.count("resume") || vm.count("gtids")))
+    usage_error("--state-file, --resume and --gtids belong to `binrecover replay`");
+  if (o.command == Command::kReplay || (o.command == Command::kDrill && connection_given)) {
     if (o.result_file) usage_error("replay applies to a server: --result-file does not apply");
     auto text = [&](const char* name) -> std::optional<std::string> {
       if (!vm.count(name)) return std::nullopt;
@@ -522,6 +529,7 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       else
         o.password_prompt = true;
     }
+    if (o.command == Command::kDrill) o.drill.server = o.connection;
     if (auto f = text("state-file")) o.replay.state_file = *f;
     o.replay.resume = vm.count("resume") > 0;
     if (auto g = text("gtids")) {

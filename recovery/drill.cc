@@ -116,9 +116,13 @@ std::string user_name() {
 class ThrowawayServer {
  public:
   explicit ThrowawayServer(const DrillOptions& opts) {
+    if (opts.server) {
+      external_ = *opts.server;
+      if (external_->password) ::setenv("MYSQL_PWD", external_->password->c_str(), 1);
+    }
     binary_ =
         !opts.server_binary.empty() ? opts.server_binary : find_program({"mariadbd", "mysqld"});
-    if (binary_.empty())
+    if (binary_.empty() && !external_)
       throw Error(ErrorCode::kUsage,
                   "no mariadbd or mysqld on PATH for the drill server (give --server-binary)");
     client_ = find_program({"mariadb", "mysql"});
@@ -146,6 +150,13 @@ class ThrowawayServer {
   int port() const { return port_; }
 
   void start() {
+    if (external_) {
+      std::string out;
+      if (query("SELECT 1", &out) != 0)
+        throw Error(ErrorCode::kServer,
+                    "cannot connect to the given server: " + last_lines(out, 2));
+      return;
+    }
     fs::create_directories(dir_ + "/data");
     const std::string log = dir_ + "/init.log";
     const int lf = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -213,14 +224,20 @@ class ThrowawayServer {
   }
 
   std::vector<std::string> client_args(bool batch) const {
-    std::vector<std::string> a = {client_,
-                                  "--no-defaults",
-                                  "-h127.0.0.1",
-                                  "-P" + std::to_string(port_),
-                                  "-uroot",
-                                  "--default-character-set=utf8mb4",
-                                  "--local-infile=1",
-                                  "--max-allowed-packet=1G"};
+    std::vector<std::string> a = {client_};
+    if (external_) {
+      // Like any mysql client, it reads [client] from the usual option files.
+      if (!external_->read_defaults) a.push_back("--no-defaults");
+      if (external_->defaults_file) a.push_back("--defaults-file=" + *external_->defaults_file);
+      if (external_->host) a.push_back("--host=" + *external_->host);
+      if (external_->port) a.push_back("--port=" + std::to_string(*external_->port));
+      if (external_->user) a.push_back("--user=" + *external_->user);
+      if (external_->socket) a.push_back("--socket=" + *external_->socket);
+    } else {
+      a.insert(a.end(), {"--no-defaults", "-h127.0.0.1", "-P" + std::to_string(port_), "-uroot"});
+    }
+    a.insert(a.end(),
+             {"--default-character-set=utf8mb4", "--local-infile=1", "--max-allowed-packet=1G"});
     if (batch) {
       a.push_back("-N");
       a.push_back("-B");
@@ -277,6 +294,7 @@ class ThrowawayServer {
   std::string binary_, client_, dir_;
   bool mariadb_ = true;
   bool keep_ = false;
+  std::optional<ConnectionOptions> external_;
   int port_ = 0;
   pid_t pid_ = -1;
   pid_t pipe_pid_ = -1;
@@ -340,6 +358,9 @@ DrillResult run_drill(const std::vector<InputFile>& inputs, const DrillOptions& 
           filter.stop_position = opts.stop_position;
           r.target = "position " + std::to_string(*opts.stop_position) + " of " +
                      replay_inputs.back().display_name;
+        } else if (opts.stop_gtid) {
+          filter.stop_gtid = opts.stop_gtid;
+          r.target = "the transaction with GTID " + *opts.stop_gtid;
         } else if (opts.stop_datetime) {
           filter.stop_datetime = opts.stop_datetime;
           r.target = "time " + std::to_string(*opts.stop_datetime);
@@ -360,6 +381,7 @@ DrillResult run_drill(const std::vector<InputFile>& inputs, const DrillOptions& 
   ThrowawayServer server(opts);
   if (!step("start server", [&]() -> std::string {
         server.start();
+        if (opts.server) return std::string("the given server");
         return server.binary() + " on 127.0.0.1:" + std::to_string(server.port()) + ", data in " +
                server.dir();
       }))

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "recovery/apply.h"
 #include "recovery/output.h"
 #include "recovery/pipeline.h"
 #include "recovery/plan.h"
@@ -17,12 +18,15 @@ struct DrillOptions {
   PlanOptions plan;                              // dump, databases, rows threshold
   std::optional<std::uint64_t> stop_position;    // target: before this position of the last file
   std::optional<std::time_t> stop_datetime;      // target: before this time
+  std::optional<std::string> stop_gtid;          // target: before this transaction
   bool to_end = false;                           // target: everything (no damage search)
   std::optional<std::string> expect_file;        // "db.table<TAB>rows<TAB>checksum" lines
   std::optional<std::string> write_expect_file;  // write the verified values there
   std::optional<std::string> report_file;        // JSON report
   std::string server_binary;                     // mariadbd/mysqld; empty = search PATH
-  bool keep = false;                             // keep the server's data folder
+  // A given server instead of a throwaway one (-h/-P/-u/-p/-S): the backup is restored into it.
+  std::optional<ConnectionOptions> server;
+  bool keep = false;  // keep the server's data folder
 };
 
 struct TableResult {

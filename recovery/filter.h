@@ -26,6 +26,8 @@ struct FilterOptions {
   // named file, or in any file when the name is empty) or by GTID.
   std::vector<std::pair<std::string, std::uint64_t>> skip_positions;
   std::vector<std::string> skip_gtids;
+  // --stop-gtid: stop before the transaction with this GTID (any file).
+  std::optional<std::string> stop_gtid;
   // replay --gtids=skip-applied: transactions whose GTID the target server already has.
   AppliedGtids applied_gtids;
 };

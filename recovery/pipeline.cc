@@ -82,6 +82,10 @@ RunStats run_sql(const std::vector<InputFile>& inputs, const DecodeOptions& deco
               }
               continue;
             }
+            if (fopts.stop_gtid && transaction_gtid(*unit) == *fopts.stop_gtid) {
+              stopped = true;  // the target: everything before this transaction
+              break;
+            }
             const Event& head = unit->events.front();
             if (fopts.server_id && head.header.server_id != *fopts.server_id) continue;
             if (fopts.start_datetime && head.header.timestamp < *fopts.start_datetime) continue;
@@ -149,6 +153,7 @@ RunStats run_sql(const std::vector<InputFile>& inputs, const DecodeOptions& deco
           }
           assembler.push(*ev, ready);
           if (!ready.empty()) handle_units(reader.format());
+          if (stopped) break;
           if (const auto* tp = std::get_if<binlog::TransactionPayload>(&ev->body)) {
             // The transaction's events, unpacked into the arena after the payload event.
             binlog::PayloadSource inner_source(*tp, ev->pos, inputs[i].display_name);
@@ -158,7 +163,9 @@ RunStats run_sql(const std::vector<InputFile>& inputs, const DecodeOptions& deco
               ++stats.events;
               assembler.push(*iev, ready);
               if (!ready.empty()) handle_units(reader.format());
+              if (stopped) break;
             }
+            if (stopped) break;
           }
         }
         if (Transaction* open = assembler.finish()) {

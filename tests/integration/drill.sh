@@ -48,3 +48,20 @@ grep -q "^! shop.orders" "$WORK/drill2.out" || fail "the mismatching table is no
 ! pgrep -f "binrecover-drill-" > /dev/null || fail "a drill server is still running"
 ls -d "${TMPDIR:-/tmp}"/binrecover-drill-* > /dev/null 2>&1 && fail "a drill folder was left behind"
 pass "drill ($FORMAT): a wrong expectation fails with exit 7 and names the table; nothing left behind"
+
+# A given server instead of a throwaway one, and the target as a GTID (the DROP's).
+drop_gtid=$("$BINRECOVER" events --format=tsv --index-file="$WORK/a/binlog/mysql-bin.index" |
+  awk -F'\t' '$3 == "Gtid" { g = $6 } $3 == "Query" && $6 ~ /DROP DATABASE shop/ { print g; exit }' |
+  sed 's/^\(BEGIN \)\{0,1\}GTID //')
+[ -n "$drop_gtid" ] || fail "no GTID found for the DROP"
+PT=$((PA + 20))
+start_server target "$PT"
+rc=0
+"$BINRECOVER" drill --dump="$WORK/dump.sql" --index-file="$WORK/a/binlog/mysql-bin.index" \
+  --database=shop --stop-gtid="$drop_gtid" --expect="$WORK/expected.tsv" \
+  -h 127.0.0.1 -P "$PT" -u root > "$WORK/drill3.out" 2>&1 || rc=$?
+cat "$WORK/drill3.out"
+[ $rc = 0 ] || fail "the drill against a given server failed (exit $rc)"
+grep -q "the given server" "$WORK/drill3.out" || fail "the drill did not use the given server"
+[ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM shop.orders")" = 3 ] || fail "the given server lacks the restored data"
+pass "drill ($FORMAT): a given server and a GTID target ($drop_gtid)"
