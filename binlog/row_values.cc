@@ -54,10 +54,46 @@ std::vector<std::string> read_strings(ByteCursor& cur) {
   return out;
 }
 
+// Appends `v` as exactly `width` decimal digits (zero-padded; wider values keep all digits).
+void put_digits(std::string& out, unsigned long long v, int width) {
+  char b[24];
+  int n = 0;
+  do {
+    b[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  while (n < width) b[n++] = '0';
+  while (n > 0) out.push_back(b[--n]);
+}
+
+// "YYYY-MM-DD" / "YYYY-MM-DD hh:mm:ss"
+std::string date_text(unsigned y, unsigned mo, unsigned d) {
+  std::string s;
+  s.reserve(26);
+  put_digits(s, y, 4);
+  s.push_back('-');
+  put_digits(s, mo, 2);
+  s.push_back('-');
+  put_digits(s, d, 2);
+  return s;
+}
+
+std::string datetime_text(unsigned y, unsigned mo, unsigned d, unsigned h, unsigned mi,
+                          unsigned se) {
+  std::string s = date_text(y, mo, d);
+  s.push_back(' ');
+  put_digits(s, h, 2);
+  s.push_back(':');
+  put_digits(s, mi, 2);
+  s.push_back(':');
+  put_digits(s, se, 2);
+  return s;
+}
+
 std::string two(int v) {
-  char b[8];
-  std::snprintf(b, sizeof b, "%02d", v);
-  return b;
+  std::string s;
+  put_digits(s, static_cast<unsigned long long>(v), 2);
+  return s;
 }
 
 // Fractional seconds stored in `fsp` digits: read and scale to microseconds.
@@ -76,9 +112,10 @@ std::uint32_t frac_micros(ByteCursor& cur, int fsp) {
 
 void append_frac(std::string& out, std::uint32_t micros, int fsp) {
   if (fsp <= 0) return;
-  char b[16];
-  std::snprintf(b, sizeof b, ".%06u", micros);
-  out.append(b, 1 + static_cast<std::size_t>(fsp));
+  std::string f;
+  put_digits(f, micros, 6);
+  out.push_back('.');
+  out.append(f, 0, static_cast<std::size_t>(fsp));
 }
 
 }  // namespace
@@ -224,9 +261,7 @@ Value decode_value(const TableInfo& info, std::size_t col, ByteCursor& cur) {
     case ColumnType::kNewDate: {
       const std::uint32_t d = cur.u24le();
       v.kind = Value::Kind::kTemporal;
-      char b[40];
-      std::snprintf(b, sizeof b, "%04u-%02u-%02u", d >> 9, (d >> 5) & 15, d & 31);
-      v.text = b;
+      v.text = date_text(d >> 9, (d >> 5) & 15, d & 31);
       break;
     }
     case ColumnType::kTime: {
@@ -242,13 +277,11 @@ Value decode_value(const TableInfo& info, std::size_t col, ByteCursor& cur) {
     case ColumnType::kDateTime: {
       const std::uint64_t t = cur.u64le();
       const std::uint64_t date = t / 1000000, time = t % 1000000;
-      char b[80];
-      std::snprintf(b, sizeof b, "%04u-%02u-%02u %02u:%02u:%02u",
-                    static_cast<unsigned>(date / 10000), static_cast<unsigned>(date / 100 % 100),
-                    static_cast<unsigned>(date % 100), static_cast<unsigned>(time / 10000),
-                    static_cast<unsigned>(time / 100 % 100), static_cast<unsigned>(time % 100));
       v.kind = Value::Kind::kTemporal;
-      v.text = b;
+      v.text = datetime_text(
+          static_cast<unsigned>(date / 10000), static_cast<unsigned>(date / 100 % 100),
+          static_cast<unsigned>(date % 100), static_cast<unsigned>(time / 10000),
+          static_cast<unsigned>(time / 100 % 100), static_cast<unsigned>(time % 100));
       break;
     }
     case ColumnType::kTimestamp:
@@ -263,10 +296,10 @@ Value decode_value(const TableInfo& info, std::size_t col, ByteCursor& cur) {
         std::time_t t = sec;
         std::tm tm{};
         gmtime_r(&t, &tm);
-        char b[80];
-        std::snprintf(b, sizeof b, "%04d-%02d-%02d %02d:%02d:%02d", tm.tm_year + 1900,
-                      tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-        v.text = b;
+        v.text = datetime_text(static_cast<unsigned>(tm.tm_year + 1900),
+                               static_cast<unsigned>(tm.tm_mon + 1),
+                               static_cast<unsigned>(tm.tm_mday), static_cast<unsigned>(tm.tm_hour),
+                               static_cast<unsigned>(tm.tm_min), static_cast<unsigned>(tm.tm_sec));
       }
       if (two_form) append_frac(v.text, micros, c.meta);
       break;
@@ -278,13 +311,11 @@ Value decode_value(const TableInfo& info, std::size_t col, ByteCursor& cur) {
       const std::uint32_t micros = frac_micros(cur, c.meta);
       const std::uint64_t p = static_cast<std::uint64_t>(packed < 0 ? -packed : packed);
       const std::uint64_t ym = (p >> 22) & 0x1ffff;
-      char b[80];
-      std::snprintf(b, sizeof b, "%04u-%02u-%02u %02u:%02u:%02u", static_cast<unsigned>(ym / 13),
-                    static_cast<unsigned>(ym % 13), static_cast<unsigned>((p >> 17) & 31),
-                    static_cast<unsigned>((p >> 12) & 31), static_cast<unsigned>((p >> 6) & 63),
-                    static_cast<unsigned>(p & 63));
       v.kind = Value::Kind::kTemporal;
-      v.text = b;
+      v.text = datetime_text(static_cast<unsigned>(ym / 13), static_cast<unsigned>(ym % 13),
+                             static_cast<unsigned>((p >> 17) & 31),
+                             static_cast<unsigned>((p >> 12) & 31),
+                             static_cast<unsigned>((p >> 6) & 63), static_cast<unsigned>(p & 63));
       append_frac(v.text, micros, c.meta);
       break;
     }

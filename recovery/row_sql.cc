@@ -46,30 +46,37 @@ bool valid_utf8(std::string_view s) {
 
 void append_quoted(fmt::memory_buffer& out, std::string_view s) {
   out.push_back('\'');
-  for (char c : s) {
+  std::size_t run = 0;  // start of the run of characters that need no escape
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const char* esc = nullptr;
     switch (c) {
       case '\'':
-        append(out, "\\'");
+        esc = "\\'";
         break;
       case '\\':
-        append(out, "\\\\");
+        esc = "\\\\";
         break;
       case '\0':
-        append(out, "\\0");
+        esc = "\\0";
         break;
       case '\n':
-        append(out, "\\n");
+        esc = "\\n";
         break;
       case '\r':
-        append(out, "\\r");
+        esc = "\\r";
         break;
       case '\x1a':
-        append(out, "\\Z");
+        esc = "\\Z";
         break;
       default:
-        out.push_back(c);
+        continue;
     }
+    append(out, s.substr(run, i - run));
+    append(out, esc);
+    run = i + 1;
   }
+  append(out, s.substr(run));
   out.push_back('\'');
 }
 
@@ -156,11 +163,11 @@ void append_sql_literal(fmt::memory_buffer& out, const Value& v, const TableInfo
       append(out, "NULL");
       break;
     case Value::Kind::kInt:
-      fmt::format_to(it, "{}", v.i);
+      append(out, fmt::format_int(v.i).str());
       break;
     case Value::Kind::kUInt:
     case Value::Kind::kBit:
-      fmt::format_to(it, "{}", v.u);
+      append(out, fmt::format_int(v.u).str());
       break;
     case Value::Kind::kDouble:
       // A FLOAT is printed as the exact double it widens to: stored back it rounds to the same
@@ -340,7 +347,9 @@ void append_rows_verbose(fmt::memory_buffer& out, const binlog::Rows& rows, Byte
     read_image(info, rows, present, cur, row, partial);
     fmt::format_to(std::back_inserter(out), "### {}\n", title);
     for (const auto& [col, v] : row.values) {
-      fmt::format_to(std::back_inserter(out), "###   @{}=", col + 1);
+      append(out, "###   @");
+      append(out, fmt::format_int(col + 1).str());
+      out.push_back('=');
       append_sql_literal(out, v, info, col);
       if (types)
         fmt::format_to(std::back_inserter(out), " /* type={} meta={} */",

@@ -616,7 +616,18 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
             append_quoted_ident(buf_, b.table);
             fmt::format_to(it, " mapped to number {}\n", b.table_id);
           }
-          if (decode_rows()) tables_[b.table_id] = table_info(b);
+          if (decode_rows()) {
+            // Table maps repeat before every statement: rebuild the table's layout only when
+            // the map's bytes changed (an ALTER, or a new table under the same id).
+            const std::string_view sig(
+                reinterpret_cast<const char*>(ev.raw.data()) + ctx.header_length,
+                ev.raw.size() - ctx.header_length - (ctx.checksum == ChecksumAlg::kCrc32 ? 4 : 0));
+            auto& entry = tables_[b.table_id];
+            if (table_sigs_[b.table_id] != sig) {
+              entry = table_info(b);
+              table_sigs_[b.table_id].assign(sig);
+            }
+          }
           if (!opts_.rows_as_sql && opts_.base64_output != Base64Output::kDecodeRows)
             base64_event(ev, ctx);
         } else if constexpr (std::is_same_v<T, Rows>) {

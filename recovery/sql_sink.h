@@ -77,6 +77,7 @@ class SqlSink {
            opts_.base64_output == Base64Output::kDecodeRows;
   }
   std::unordered_map<std::uint64_t, binlog::TableInfo> tables_;  // decoded table maps
+  std::unordered_map<std::uint64_t, std::string> table_sigs_;    // their bytes, to skip rebuilds
   fmt::memory_buffer verbose_;                                   // -v comments of the statement
   std::vector<std::byte> row_scratch_;                           // uncompressed rows
   std::vector<std::byte> scratch_;                               // a patched copy of one event
