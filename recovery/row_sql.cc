@@ -316,7 +316,6 @@ void append_rows_undo(std::vector<std::string>& statements, const binlog::Rows& 
   ByteCursor cur(images, offset);
   Row before, after;
   fmt::memory_buffer out;
-  const std::size_t first = statements.size();
   while (!cur.empty()) {
     out.clear();
     switch (rows.kind) {
@@ -336,7 +335,6 @@ void append_rows_undo(std::vector<std::string>& statements, const binlog::Rows& 
     }
     statements.emplace_back(out.data(), out.size());
   }
-  std::reverse(statements.begin() + static_cast<std::ptrdiff_t>(first), statements.end());
 }
 
 void append_rows_verbose(fmt::memory_buffer& out, const binlog::Rows& rows, Bytes images,

@@ -24,10 +24,10 @@ void append_rows_sql(fmt::memory_buffer& out, const binlog::Rows& rows, binlog::
                      const binlog::TableInfo& info, std::string_view delimiter,
                      std::uint64_t offset);
 
-// The statements that undo the rows of one rows event, last row first, appended to
-// `statements`: DELETE for an insert, INSERT for a delete, UPDATE back for an update. Throws
-// binrecover::Error (kUnsupportedFormat) naming the table and `offset` when the images are not
-// full rows.
+// The statements that undo the rows of one rows event, appended to `statements` in row order
+// (the caller applies a transaction's list backwards): DELETE for an insert, INSERT for a delete,
+// UPDATE back for an update. Throws binrecover::Error (kUnsupportedFormat) naming the table and
+// `offset` when the images are not full rows.
 void append_rows_undo(std::vector<std::string>& statements, const binlog::Rows& rows,
                       binlog::Bytes images, const binlog::TableInfo& info, std::uint64_t offset);
 

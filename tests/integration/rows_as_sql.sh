@@ -51,6 +51,8 @@ UPDATE all_$variant SET ti = 5, l1 = X'6E61EF7665', e = NULL WHERE id = 3;
 INSERT INTO all_$variant (id, vc) VALUES (4, 'to be deleted'), (5, 'kept');
 DELETE FROM all_$variant WHERE id = 4;
 UPDATE all_$variant SET id = id + 10 WHERE id = 2;
+-- One rows event with two rows whose undo must run in reverse (a key shifted upwards).
+UPDATE all_$variant SET id = id + 2 WHERE id IN (3, 5) ORDER BY id DESC;
 SQL
 done
 sql "$PA" -e "FLUSH BINARY LOGS"
