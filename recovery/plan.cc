@@ -13,6 +13,7 @@
 #include "recovery/event_table.h"
 #include "recovery/filter.h"
 #include "recovery/statement_dbs.h"
+#include "recovery/walk.h"
 
 namespace binrecover::recovery {
 
@@ -235,51 +236,12 @@ Plan make_plan(const std::vector<InputFile>& inputs, const PlanOptions& opts,
   }
 
   DamageFinder finder(opts);
-  TransactionAssembler assembler;
-  std::vector<Transaction*> ready;
-  for (std::size_t i = 0; i < plan.files.size(); ++i) {
-    const InputFile& in = plan.files[i];
-    try {
-      const std::unique_ptr<binlog::Source> source = open_input(in);
-      binlog::EventReader reader(*source, decode.reader, warn);
-      bool seeked = i != 0 || plan.start_position <= 4;
-      auto consume = [&]() {
-        for (Transaction* t : ready)
-          if (t->kind == UnitKind::kTransaction && t->complete)
-            finder.scan(*t, in.display_name, plan.damage);
-        ready.clear();
-        assembler.recycle();
-      };
-      for (;;) {
-        std::optional<Event> ev = reader.next(&assembler.arena());
-        if (!ev) break;
-        if (!seeked && reader.seen_format()) {
-          if (source->size() && plan.start_position > *source->size())
-            throw Error(ErrorCode::kUsage, "the start position " +
-                                               std::to_string(plan.start_position) +
-                                               " is past the end of " + in.display_name);
-          reader.seek(plan.start_position);
-          seeked = true;
-          continue;
-        }
-        assembler.push(*ev, ready);
-        if (const auto* tp = std::get_if<binlog::TransactionPayload>(&ev->body)) {
-          binlog::PayloadSource inner_source(*tp, ev->pos, in.display_name);
-          binlog::EventReader inner(inner_source, decode.reader, warn,
-                                    binlog::payload_context(reader.format()));
-          while (std::optional<Event> iev = inner.next(&assembler.arena())) {
-            assembler.push(*iev, ready);
-            if (!ready.empty()) consume();
-          }
-        }
-        if (!ready.empty()) consume();
-      }
-      if (assembler.finish() != nullptr) assembler.recycle();
-    } catch (Error& e) {
-      e.with_file(in.display_name);
-      throw;
-    }
-  }
+  WalkRange range;
+  range.start_position = plan.start_position;
+  walk_units(plan.files, decode, range, warn, [&](const std::string& file, const Transaction& t) {
+    if (t.kind == UnitKind::kTransaction && t.complete) finder.scan(t, file, plan.damage);
+    return true;
+  });
   return plan;
 }
 

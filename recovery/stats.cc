@@ -10,6 +10,7 @@
 #include "recovery/event_table.h"
 #include "recovery/filter.h"
 #include "recovery/statement_dbs.h"
+#include "recovery/walk.h"
 
 namespace binrecover::recovery {
 
@@ -40,108 +41,71 @@ Stats collect_stats(const std::vector<InputFile>& inputs, const DecodeOptions& d
   };
   std::map<std::uint64_t, Map> maps;
   binlog::EventArena scratch;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const InputFile& in = inputs[i];
-    try {
-      const std::unique_ptr<binlog::Source> source = open_input(in);
-      binlog::EventReader reader(*source, decode.reader, warn);
-      TransactionAssembler assembler;
-      std::vector<Transaction*> ready;
-      bool seeked = !(i == 0 && fopts.start_position && *fopts.start_position > 4);
-      bool stop = false;
-      auto consume = [&]() {
-        for (Transaction* t : ready) {
-          for (const Event& ev : t->events) {
-            ++st.events;
-            ++st.event_types[std::string(binlog::event_type_name(ev.header.type))];
-          }
-          if (t->kind != UnitKind::kTransaction || !t->complete) continue;
-          TransactionStats ts;
-          ts.file = in.display_name;
-          ts.pos = t->first_pos();
-          ts.gtid = transaction_gtid(*t);
-          std::uint32_t first_ts = t->events.front().header.timestamp, last_ts = first_ts;
-          bool any = false;
-          for (const Event& ev : t->events) {
-            if (!ev.in_payload) ts.bytes += ev.raw.size();
-            last_ts = std::max(last_ts, ev.header.timestamp);
-            if (const auto* tm = std::get_if<binlog::TableMap>(&ev.body)) {
-              maps[tm->table_id] = {std::string(tm->db) + "." + std::string(tm->table),
-                                    filter.keep_table(tm->db, tm->table),
-                                    binlog::column_layout(*tm)};
-            } else if (const auto* rows = std::get_if<binlog::Rows>(&ev.body)) {
-              const auto it = maps.find(rows->table_id);
-              if (it == maps.end())
-                throw Error(ErrorCode::kMissingTableMap,
-                            "rows event for table id " + std::to_string(rows->table_id) +
-                                " has no table map",
-                            ev.pos);
-              if (!it->second.keep) continue;
-              binlog::Bytes data = rows->rows;
-              if (rows->compressed) {
-                scratch.reset();
-                data = binlog::maria_uncompress(rows->rows, scratch, ev.pos);
-              }
-              const std::uint64_t n = binlog::count_rows(*rows, data, it->second.layout, ev.pos);
-              TableStats& tsx = st.tables[it->second.name];
-              (rows->kind == binlog::RowsKind::kWrite    ? tsx.inserted
-               : rows->kind == binlog::RowsKind::kDelete ? tsx.deleted
-                                                         : tsx.updated) += n;
-              ts.rows += n;
-              any = true;
-            } else if (const auto* q = std::get_if<binlog::Query>(&ev.body)) {
-              if (is_begin(q->query) || is_commit_or_rollback(q->query)) continue;
-              if (!filter.keep_query(*q)) continue;
-              any = true;
-              const StatementTargets targets = statement_targets(q->query);
-              for (std::uint8_t k = 0; k < targets.count; ++k) {
-                const TableRef& r = targets.refs[k];
-                if (targets.kind != StatementTargets::Kind::kTables ||
-                    targets.action == StatementTargets::Action::kOther)
-                  break;
-                ++st.tables[std::string(r.db.empty() ? q->db : r.db) + "." + std::string(r.table)]
-                      .statements;
-              }
-            }
-          }
-          if (!any && filter.active()) continue;
-          ts.seconds = last_ts - first_ts;
-          ++st.transactions;
-          st.rows += ts.rows;
-          keep_top(st.largest, ts, top, true);
-          keep_top(st.longest, ts, top, false);
-        }
-        ready.clear();
-        assembler.recycle();
-      };
-      while (!stop) {
-        std::optional<Event> ev = reader.next(&assembler.arena());
-        if (!ev) break;
-        if (!seeked && reader.seen_format()) {
-          reader.seek(*fopts.start_position);
-          seeked = true;
-          continue;
-        }
-        if (i + 1 == inputs.size() && fopts.stop_position && ev->pos >= *fopts.stop_position) break;
-        st.bytes += ev->raw.size();
-        assembler.push(*ev, ready);
-        if (const auto* tp = std::get_if<binlog::TransactionPayload>(&ev->body)) {
-          binlog::PayloadSource inner_source(*tp, ev->pos, in.display_name);
-          binlog::EventReader inner(inner_source, decode.reader, warn,
-                                    binlog::payload_context(reader.format()));
-          while (std::optional<Event> iev = inner.next(&assembler.arena())) {
-            assembler.push(*iev, ready);
-            if (!ready.empty()) consume();
-          }
-        }
-        if (!ready.empty()) consume();
-      }
-      if (assembler.finish() != nullptr) assembler.recycle();
-    } catch (Error& e) {
-      e.with_file(in.display_name);
-      throw;
+  WalkRange range;
+  range.start_position = fopts.start_position;
+  range.stop_position = fopts.stop_position;
+  walk_units(inputs, decode, range, warn, [&](const std::string& file, const Transaction& t) {
+    for (const Event& ev : t.events) {
+      ++st.events;
+      ++st.event_types[std::string(binlog::event_type_name(ev.header.type))];
+      if (!ev.in_payload) st.bytes += ev.raw.size();
     }
-  }
+    if (t.kind != UnitKind::kTransaction || !t.complete) return true;
+    TransactionStats ts;
+    ts.file = file;
+    ts.pos = t.first_pos();
+    ts.gtid = transaction_gtid(t);
+    std::uint32_t first_ts = t.events.front().header.timestamp, last_ts = first_ts;
+    bool any = false;
+    for (const Event& ev : t.events) {
+      if (!ev.in_payload) ts.bytes += ev.raw.size();
+      last_ts = std::max(last_ts, ev.header.timestamp);
+      if (const auto* tm = std::get_if<binlog::TableMap>(&ev.body)) {
+        maps[tm->table_id] = {std::string(tm->db) + "." + std::string(tm->table),
+                              filter.keep_table(tm->db, tm->table), binlog::column_layout(*tm)};
+      } else if (const auto* rows = std::get_if<binlog::Rows>(&ev.body)) {
+        const auto it = maps.find(rows->table_id);
+        if (it == maps.end())
+          throw Error(
+              ErrorCode::kMissingTableMap,
+              "rows event for table id " + std::to_string(rows->table_id) + " has no table map",
+              ev.pos);
+        if (!it->second.keep) continue;
+        binlog::Bytes data = rows->rows;
+        if (rows->compressed) {
+          scratch.reset();
+          data = binlog::maria_uncompress(rows->rows, scratch, ev.pos);
+        }
+        const std::uint64_t n = binlog::count_rows(*rows, data, it->second.layout, ev.pos);
+        TableStats& tsx = st.tables[it->second.name];
+        (rows->kind == binlog::RowsKind::kWrite    ? tsx.inserted
+         : rows->kind == binlog::RowsKind::kDelete ? tsx.deleted
+                                                   : tsx.updated) += n;
+        ts.rows += n;
+        any = true;
+      } else if (const auto* q = std::get_if<binlog::Query>(&ev.body)) {
+        if (is_begin(q->query) || is_commit_or_rollback(q->query)) continue;
+        if (!filter.keep_query(*q)) continue;
+        any = true;
+        const StatementTargets targets = statement_targets(q->query);
+        for (std::uint8_t k = 0; k < targets.count; ++k) {
+          const TableRef& r = targets.refs[k];
+          if (targets.kind != StatementTargets::Kind::kTables ||
+              targets.action == StatementTargets::Action::kOther)
+            break;
+          ++st.tables[std::string(r.db.empty() ? q->db : r.db) + "." + std::string(r.table)]
+                .statements;
+        }
+      }
+    }
+    if (!any && filter.active()) return true;
+    ts.seconds = last_ts - first_ts;
+    ++st.transactions;
+    st.rows += ts.rows;
+    keep_top(st.largest, ts, top, true);
+    keep_top(st.longest, ts, top, false);
+    return true;
+  });
   return st;
 }
 
