@@ -116,6 +116,13 @@ std::size_t FdSource::fill(std::size_t n) {
 }
 
 std::optional<Frame> FdSource::next_frame() {
+  if (buf_.size() > 4 * kBlockSize && end_ == begin_) {
+    // A huge event is gone (the caller's view of it ended with this call): give its memory
+    // back so RSS stays flat.
+    buf_.resize(kBlockSize);
+    buf_.shrink_to_fit();
+    begin_ = end_ = 0;
+  }
   const std::size_t have = fill(kMinEventSize);
   if (have == 0) return std::nullopt;
   const std::uint32_t size =
@@ -131,12 +138,6 @@ std::optional<Frame> FdSource::next_frame() {
   Frame f{pos_, Bytes(buf_.data() + begin_, size)};
   begin_ += size;
   pos_ += size;
-  if (buf_.size() > 4 * kBlockSize && end_ == begin_) {
-    // A huge event is gone: give its memory back so RSS stays flat.
-    buf_.resize(kBlockSize);
-    buf_.shrink_to_fit();
-    begin_ = end_ = 0;
-  }
   return f;
 }
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <malloc.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -263,6 +264,27 @@ TEST_F(ReaderTest, ArenaCopyOutlivesTheNextRead) {
   ASSERT_TRUE(reader.next().has_value());  // xid, read without the arena
   EXPECT_EQ(std::get<Query>(q->body).query, "INSERT INTO t VALUES (1)");
   EXPECT_GE(arena.bytes_held(), q->raw.size());
+}
+
+TEST_F(ReaderTest, HugeLastEventStaysReadableUntilTheNextRead) {
+  // A 6 MB event that ends the file fills the read buffer exactly: the buffer used to be
+  // shrunk before the caller had read the event (use after free, a crash on real 16 MB rows
+  // events). A fixed mmap threshold makes glibc unmap a freed buffer of that size at once, so
+  // reading it after the free crashes here instead of reading stale heap memory.
+  ASSERT_EQ(mallopt(M_MMAP_THRESHOLD, 1 << 20), 1);
+  const std::string big(6u << 20, 'x');
+  const std::uint64_t pos = log_.add(query("shop", "INSERT INTO t VALUES ('" + big + "')"));
+  const std::string path = write("huge.000001");
+  FdSource src(path);
+  EventReader reader(src, {}, sink_);
+  std::optional<Event> ev;
+  for (int i = 0; i < 4; ++i) ev = reader.next();
+  ASSERT_TRUE(ev.has_value());
+  EXPECT_EQ(ev->pos, pos);
+  const std::string_view text = std::get<Query>(ev->body).query;
+  ASSERT_EQ(text.size(), big.size() + 25);
+  EXPECT_EQ(text.substr(23, big.size()), big);
+  EXPECT_FALSE(reader.next().has_value());
 }
 
 TEST_F(ReaderTest, FlippedByteIsChecksumMismatchAtTheEventsOffset) {
