@@ -140,8 +140,13 @@ std::size_t value_size(const ColumnLayout& c, const ByteCursor& cur) {
   }
 }
 
-std::uint64_t count_rows(const Rows& ev, Bytes rows, const std::vector<ColumnLayout>& layout,
-                         std::uint64_t offset) {
+namespace {
+
+// Walks the rows of a rows event, calling on_row(end) with the offset (within `rows`) just past
+// each row (an update's before and after images count as one row).
+template <typename OnRow>
+void walk_rows(const Rows& ev, Bytes rows, const std::vector<ColumnLayout>& layout,
+               std::uint64_t offset, OnRow&& on_row) {
   if (ev.column_count > layout.size())
     throw Error(ErrorCode::kBadEvent,
                 "rows event has " + std::to_string(ev.column_count) + " columns, its table map " +
@@ -169,14 +174,27 @@ std::uint64_t count_rows(const Rows& ev, Bytes rows, const std::vector<ColumnLay
       if (!is_null) cur.skip(value_size(layout[i], cur));
     }
   };
-  std::uint64_t count = 0;
   const bool update = ev.kind == RowsKind::kUpdate || ev.kind == RowsKind::kPartialUpdate;
   while (!cur.empty()) {
     image(ev.columns_before, false);
     if (update) image(ev.columns_after, ev.kind == RowsKind::kPartialUpdate);
-    ++count;
+    on_row(rows.size() - cur.remaining());
   }
+}
+
+}  // namespace
+
+std::uint64_t count_rows(const Rows& ev, Bytes rows, const std::vector<ColumnLayout>& layout,
+                         std::uint64_t offset) {
+  std::uint64_t count = 0;
+  walk_rows(ev, rows, layout, offset, [&](std::size_t) { ++count; });
   return count;
+}
+
+void row_ends(const Rows& ev, Bytes rows, const std::vector<ColumnLayout>& layout,
+              std::uint64_t offset, std::vector<std::size_t>& ends) {
+  ends.clear();
+  walk_rows(ev, rows, layout, offset, [&](std::size_t end) { ends.push_back(end); });
 }
 
 }  // namespace binrecover::binlog

@@ -69,4 +69,9 @@ std::size_t value_size(const ColumnLayout& c, const ByteCursor& cur);
 std::uint64_t count_rows(const Rows& ev, Bytes rows, const std::vector<ColumnLayout>& layout,
                          std::uint64_t offset);
 
+// The offset (within `rows`) just past each row of a rows event, in `ends` (cleared first):
+// where the event can be cut into smaller events of whole rows.
+void row_ends(const Rows& ev, Bytes rows, const std::vector<ColumnLayout>& layout,
+              std::uint64_t offset, std::vector<std::size_t>& ends);
+
 }  // namespace binrecover::binlog

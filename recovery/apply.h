@@ -107,11 +107,12 @@ class Applier {
   // text has one), after rolling back the open transaction.
   void apply(std::string_view text);
   std::uint64_t statements() const { return statements_; }
+  // The longest statement the server takes (its max_allowed_packet less the packet's framing).
+  std::size_t max_statement() const;
 
  private:
   void run(const SqlItem& item);
   [[noreturn]] void fail(const SqlItem& item, const std::string& why);
-  std::size_t max_statement() const;
 
   Session& session_;
   StatementSplitter splitter_;

@@ -182,6 +182,10 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
         if (!stopped) applier.apply(text);
       },
       session.where());
+  // Row events of one statement that together pass the server's max_allowed_packet go in
+  // several BINLOG statements (a MariaDB target takes one row too large even for that as two
+  // fragments, see Applier).
+  sql.max_binlog_statement = applier.max_statement();
   SqlSink sink(out, sql);
 
   auto on_unit = [&](const std::string& file, const Transaction& unit) {

@@ -55,6 +55,14 @@ constexpr Base64Pairs kBase64Pairs;
 
 }  // namespace
 
+namespace {
+
+// The text append_base64 writes for `n` bytes, and what BINLOG '\n...' adds around it.
+constexpr std::size_t base64_size(std::size_t n) { return (n + 2) / 3 * 4 + n / 57 + 2; }
+constexpr std::size_t kBinlogStatementFrame = 16;
+
+}  // namespace
+
 void append_base64(fmt::memory_buffer& out, Bytes data) {
   constexpr std::size_t kLineBytes = 57;  // 76 characters a line
   const std::size_t n = data.size();
@@ -214,30 +222,124 @@ void SqlSink::base64_event(const Event& ev, const FormatContext& ctx) {
       scratch_.assign(raw.begin(), raw.end());
     }
     if (add_crc) scratch_.resize(scratch_.size() + 4);
-    if (add_crc || inflate) {
-      const auto size = static_cast<std::uint32_t>(scratch_.size());
-      for (int k = 0; k < 4; ++k) scratch_[9 + k] = static_cast<std::byte>(size >> (8 * k));
-    }
     if (force_stmt_end_) {
       // Set STMT_END_F in the post-header flags.
       const std::uint8_t ph = ctx.post_header_len[static_cast<std::uint8_t>(raw[4])];
       const std::size_t at = ctx.header_length + (ph == 6 ? 4 : 6);
       if (at + 2 <= scratch_.size()) scratch_[at] |= std::byte{kStmtEndFlag};
     }
-    if (ctx.checksum == ChecksumAlg::kCrc32 && scratch_.size() >= 4) {
-      const std::size_t body = scratch_.size() - 4;
-      const auto crc = static_cast<std::uint32_t>(
-          ::crc32(0L, reinterpret_cast<const Bytef*>(scratch_.data()), static_cast<uInt>(body)));
-      for (int k = 0; k < 4; ++k) scratch_[body + k] = static_cast<std::byte>(crc >> (8 * k));
-    }
+    seal_event(scratch_, ctx.checksum == ChecksumAlg::kCrc32);
     raw = Bytes(scratch_.data(), scratch_.size());
   }
+  if (opts_.max_binlog_statement == 0) {
+    append_base64(rows_b64_, raw);
+    rows_b64_.push_back('\n');
+    rows_pending_ = true;
+    return;
+  }
+  // Limited statements (replay): where the event's STMT_END_F flag is, for cutting statements.
+  const std::uint8_t ph = ctx.post_header_len[static_cast<std::uint8_t>(raw[4])];
+  const std::size_t flags_at = ctx.header_length + (ph == 6 ? 4 : 6);
+  const bool crc = ctx.checksum == ChecksumAlg::kCrc32;
+  if (rows == nullptr) {
+    push_limited(raw, false, flags_at, crc);
+    return;
+  }
+  const std::size_t budget = limited_budget();
+  const auto t = tables_.find(rows->table_id);
+  const auto head = static_cast<std::size_t>(rows->rows.data() - ev.raw.data());
+  const std::size_t tail = crc ? 4 : 0;
+  if (base64_size(raw.size()) <= budget || t == tables_.end() || head + tail > raw.size() ||
+      flags_at + 2 > head) {
+    push_limited(raw, true, flags_at, crc);  // fits (or no layout to find the rows by)
+    return;
+  }
+  // Too large on its own: cut into events of as many whole rows as fit, STMT_END_F (if the
+  // event has it) on the last, as the server cuts at binlog_row_event_max_size.
+  const Bytes images = raw.subspan(head, raw.size() - head - tail);
+  binlog::row_ends(*rows, images, t->second.layout, ev.pos + head, row_ends_);
+  const bool stmt_end = (raw[flags_at] & std::byte{kStmtEndFlag}) != std::byte{0};
+  std::size_t from = 0;  // start of the next piece's rows
+  std::size_t k = 0;
+  while (k < row_ends_.size()) {
+    std::size_t to = row_ends_[k++];  // at least one row
+    while (k < row_ends_.size() && base64_size(head + (row_ends_[k] - from) + tail) <= budget)
+      to = row_ends_[k++];
+    piece_.assign(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(head));
+    piece_.insert(piece_.end(), images.begin() + static_cast<std::ptrdiff_t>(from),
+                  images.begin() + static_cast<std::ptrdiff_t>(to));
+    piece_.resize(piece_.size() + tail);
+    if (stmt_end && k < row_ends_.size()) piece_[flags_at] &= ~std::byte{kStmtEndFlag};
+    seal_event(piece_, crc);
+    push_limited(Bytes(piece_.data(), piece_.size()), true, flags_at, crc);
+    from = to;
+  }
+}
+
+// Event size and checksum after a change to an event's bytes.
+void SqlSink::seal_event(std::vector<std::byte>& ev, bool crc) {
+  const auto size = static_cast<std::uint32_t>(ev.size());
+  for (int b = 0; b < 4; ++b) ev[9 + b] = static_cast<std::byte>(size >> (8 * b));
+  if (!crc || ev.size() < 4) return;
+  const std::size_t body = ev.size() - 4;
+  const auto sum = static_cast<std::uint32_t>(
+      ::crc32(0L, reinterpret_cast<const Bytef*>(ev.data()), static_cast<uInt>(body)));
+  for (int b = 0; b < 4; ++b) ev[body + b] = static_cast<std::byte>(sum >> (8 * b));
+}
+
+std::size_t SqlSink::limited_budget() const {
+  // What one rows event may take so that it fits a statement after the statement's table maps.
+  const std::size_t used = kBinlogStatementFrame + base64_size(stmt_maps_.size());
+  return opts_.max_binlog_statement > used ? opts_.max_binlog_statement - used : 0;
+}
+
+void SqlSink::push_limited(Bytes raw, bool is_rows, std::size_t flags_at, bool crc) {
+  // The last rows event is held back: if the next event does not fit the statement any more,
+  // the held one gets STMT_END_F and closes the statement, and the next statement starts with
+  // the table maps again (the server forgets them at a statement's end, and silently skips
+  // rows events of a table id it has no map for). Each BINLOG statement is then a whole
+  // statement of its own; inside the transaction that is the same change.
+  if (!held_.empty()) {
+    if (rows_b64_.size() + base64_size(held_.size()) + base64_size(raw.size()) +
+            kBinlogStatementFrame <=
+        opts_.max_binlog_statement) {
+      encode_held();
+    } else {
+      held_[held_flags_at_] |= std::byte{kStmtEndFlag};
+      seal_event(held_, held_crc_);
+      encode_held();
+      emit_binlog_statement();
+      append_base64(rows_b64_, Bytes(stmt_maps_.data(), stmt_maps_.size()));
+      rows_b64_.push_back('\n');
+      rows_pending_ = true;
+    }
+  }
+  if (is_rows) {
+    held_.assign(raw.begin(), raw.end());
+    held_flags_at_ = flags_at;
+    held_crc_ = crc;
+    rows_pending_ = true;
+    return;
+  }
+  stmt_maps_.insert(stmt_maps_.end(), raw.begin(), raw.end());
   append_base64(rows_b64_, raw);
   rows_b64_.push_back('\n');
   rows_pending_ = true;
 }
 
+void SqlSink::encode_held() {
+  append_base64(rows_b64_, Bytes(held_.data(), held_.size()));
+  rows_b64_.push_back('\n');
+  held_.clear();
+}
+
 void SqlSink::flush_binlog_statement() {
+  if (!held_.empty()) encode_held();
+  stmt_maps_.clear();
+  emit_binlog_statement();
+}
+
+void SqlSink::emit_binlog_statement() {
   if (!rows_pending_) return;
   if (!opts_.short_form && rows_b64_.size() > 0) {
     append("BINLOG '\n");
@@ -616,7 +718,7 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
             append_quoted_ident(buf_, b.table);
             fmt::format_to(it, " mapped to number {}\n", b.table_id);
           }
-          if (decode_rows()) {
+          if (decode_rows() || opts_.max_binlog_statement > 0) {
             // Table maps repeat before every statement: rebuild the table's layout only when
             // the map's bytes changed (an ALTER, or a new table under the same id).
             const std::string_view sig(

@@ -30,6 +30,13 @@ struct SqlOptions {
   int verbose = 0;  // -v: rows as "### INSERT ..." comments; -vv: with column types
   Base64Output base64_output = Base64Output::kAuto;
   bool rows_as_sql = false;  // --rows-as-sql: executable INSERT/UPDATE/DELETE instead of BINLOG
+  // The longest BINLOG statement to write (bytes of text, 0: no limit), for a server whose
+  // max_allowed_packet is smaller than a statement's row events: the events go in several
+  // BINLOG statements, and a rows event too large on its own is cut at row boundaries into
+  // several events (STMT_END_F on the last), as the server itself cuts events at
+  // binlog_row_event_max_size. Each BINLOG statement then closes its statement (STMT_END_F)
+  // and the next one repeats the table maps. A single row larger than the limit goes whole.
+  std::size_t max_binlog_statement = 0;
 };
 
 // mysqlbinlog-compatible SQL text: comments with positions, DELIMITER /*!*/;, the session
@@ -61,6 +68,12 @@ class SqlSink {
   void base64_event(const binlog::Event& ev, const binlog::FormatContext& ctx);
   static bool needs_stmt_end(const Transaction& txn, const std::vector<char>& keep, std::size_t i);
   void flush_binlog_statement();
+  void emit_binlog_statement();
+  // max_binlog_statement: statements cut between events and rows events cut between rows.
+  void push_limited(binlog::Bytes raw, bool is_rows, std::size_t flags_at, bool crc);
+  void encode_held();
+  std::size_t limited_budget() const;
+  static void seal_event(std::vector<std::byte>& ev, bool crc);
   void hexdump(const binlog::Event& ev, const binlog::FormatContext& ctx);
   void time_text(std::uint32_t ts);
   void delimiter() { append("/*!*/;\n"); }
@@ -81,6 +94,12 @@ class SqlSink {
   fmt::memory_buffer verbose_;                                   // -v comments of the statement
   std::vector<std::byte> row_scratch_;                           // uncompressed rows
   std::vector<std::byte> scratch_;                               // a patched copy of one event
+  std::vector<std::byte> piece_;       // one part of a rows event cut for max_binlog_statement
+  std::vector<std::size_t> row_ends_;  // where its rows end
+  std::vector<std::byte> stmt_maps_;   // the table maps of the statement being written
+  std::vector<std::byte> held_;        // its last rows event, not yet encoded
+  std::size_t held_flags_at_ = 0;
+  bool held_crc_ = false;
 
   // What the replaying session already has, so each SET is printed only when it changes.
   struct PrintedState {

@@ -11,7 +11,10 @@
 #  (c) the target killed mid-replay: exit 6 with the resume coordinates; restarted, --resume
 #      --gtids=skip-applied finishes with the counter exact;
 #  (d) row events larger than the target's max_allowed_packet (1M): a 1.4 MB row goes as two
-#      BINLOG fragments, a 3 MB row stops with exit 6 naming the size needed, and after
+#      BINLOG fragments; statements of 3000 rows (3.7 MB insert, 7.5 MB update, a two-table
+#      DELETE of 2 x 1.3 MB, in single rows events: the source runs with
+#      binlog_row_event_max_size=16M) are cut into BINLOG statements and rows events under 1M
+#      and arrive whole (two fragments could not hold them); a 3 MB row stops with exit 6 naming the size needed, and after
 #      SET GLOBAL max_allowed_packet the replay resumes and finishes;
 #  (e) wrong password, refused port: exit 6 and one line naming host:port; connection settings
 #      from an option file ([client]) through the client library.
@@ -21,7 +24,7 @@ PB=$((PA + 1))
 PC=$((PA + 2))
 PREFUSED=$((PA + 19))
 
-start_server a "$PA" --binlog-format=ROW
+start_server a "$PA" --binlog-format=ROW --binlog-row-event-max-size=16M
 start_server b "$PB"
 start_server c "$PC" --max-allowed-packet=1M
 
@@ -168,8 +171,15 @@ pass "--gtids=skip-applied leaves out what the server has"
 # --- (d) row events larger than max_allowed_packet (server c: 1M) ---
 sql "$PA" -e "FLUSH BINARY LOGS"
 big_file=$(sql "$PA" -N -e "SHOW MASTER STATUS" | cut -f1)
-sql "$PA" -e "CREATE DATABASE big; CREATE TABLE big.b (id INT PRIMARY KEY, v LONGBLOB);
+sql "$PA" -e "CREATE DATABASE big; CREATE DATABASE seq; CREATE TABLE big.b (id INT PRIMARY KEY, v LONGBLOB);
   INSERT INTO big.b VALUES (1, REPEAT('x', 1400000));
+  CREATE TABLE big.m (id INT PRIMARY KEY, v VARCHAR(2000), n BIGINT);
+  INSERT INTO big.m SELECT seq, REPEAT(CHAR(65 + seq % 26), 1000 + seq % 500), seq * 7
+    FROM seq.seq_1_to_3000;
+  UPDATE big.m SET v = CONCAT(v, 'u'), n = n - 1;
+  CREATE TABLE big.m2 LIKE big.m;
+  INSERT INTO big.m2 SELECT * FROM big.m;
+  DELETE big.m, big.m2 FROM big.m JOIN big.m2 USING (id) WHERE big.m.id % 3 = 0;
   INSERT INTO big.b VALUES (2, REPEAT('y', 3000000));
   INSERT INTO big.b VALUES (3, 'small')"
 sql "$PA" -N -e "SELECT id, LENGTH(v), MD5(v) FROM big.b ORDER BY id" > "$WORK/big.expected"
@@ -183,12 +193,17 @@ grep -q "does not fit the server's max_allowed_packet (1048576) even as two frag
   "$WORK/d.err" || { cat "$WORK/d.err"; fail "(d) unexpected message"; }
 [ "$(sql "$PC" -N -e "SELECT id, LENGTH(v) FROM big.b")" = "1	1400000" ] ||
   fail "(d) the 1.4 MB row did not arrive as fragments"
+m_sum() {
+  sql "$1" -N -e "SELECT COUNT(*), SUM(LENGTH(v)), SUM(n) FROM big.m; CHECKSUM TABLE big.m, big.m2"
+}
+[ "$(m_sum "$PC")" = "$(m_sum "$PA")" ] || fail "(d) big.m differs: $(m_sum "$PC") / $(m_sum "$PA")"
+[ "$(sql "$PC" -N -e "SELECT COUNT(*) FROM big.m")" = 2000 ] || fail "(d) big.m is not 2000 rows"
 sql "$PC" -e "SET GLOBAL max_allowed_packet = 16777216"
 must "(d) --resume" "$WORK/d2.err" \
   replay "${conn_c[@]}" --state-file="$WORK/d.state" --resume "$WORK/a/binlog/$big_file"
 sql "$PC" -N -e "SELECT id, LENGTH(v), MD5(v) FROM big.b ORDER BY id" > "$WORK/big.actual"
 diff "$WORK/big.expected" "$WORK/big.actual" || fail "(d) big rows differ"
-pass "(d) 1.4 MB row as two BINLOG fragments under a 1M max_allowed_packet; 3 MB row: exit 6, raised, resumed"
+pass "(d) 1.4 MB row as two BINLOG fragments under a 1M max_allowed_packet; 3.7/7.5/2.6 MB statements cut at row boundaries; 3 MB row: exit 6, raised, resumed"
 
 # --- (c) the target server killed mid-replay, restarted, resumed ---
 PD=$((PA + 3))
