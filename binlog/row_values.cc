@@ -409,4 +409,33 @@ Value decode_value(const TableInfo& info, std::size_t col, ByteCursor& cur) {
   return v;
 }
 
+void json_diffs(Bytes diffs, std::uint64_t offset, std::vector<JsonDiff>& out) {
+  out.clear();
+  ByteCursor cur(diffs, offset);
+  while (!cur.empty()) {
+    JsonDiff d;
+    const std::uint8_t op = cur.u8();
+    if (op > 2)
+      throw Error(ErrorCode::kBadEvent, "partial JSON update with operation " + std::to_string(op),
+                  cur.offset() - 1);
+    d.op = static_cast<JsonDiff::Op>(op);
+    const std::uint64_t path_len = cur.packed_int();
+    if (path_len > cur.remaining())
+      throw Error(ErrorCode::kBadEvent, "partial JSON update path runs past the value",
+                  cur.offset());
+    d.path = as_text(cur.bytes(static_cast<std::size_t>(path_len)));
+    if (d.path.empty() || d.path.front() != '$')
+      throw Error(ErrorCode::kBadEvent, "partial JSON update with a path not starting with $",
+                  cur.offset());
+    if (d.op != JsonDiff::Op::kRemove) {
+      const std::uint64_t len = cur.packed_int();
+      if (len > cur.remaining())
+        throw Error(ErrorCode::kBadEvent, "partial JSON update value runs past the value",
+                    cur.offset());
+      d.value = cur.bytes(static_cast<std::size_t>(len));
+    }
+    out.push_back(d);
+  }
+}
+
 }  // namespace binrecover::binlog

@@ -49,6 +49,7 @@ struct Value {
     kEnum,      // u: 1-based index (0 = '')
     kSet,       // u: bitmask
     kJson,      // bytes: MySQL binary JSON
+    kJsonDiff,  // bytes: MySQL partial JSON update, the diffs (see json_diffs below)
     kGeometry,  // bytes
   };
   Kind kind = Kind::kNull;
@@ -66,9 +67,28 @@ struct Value {
 Value decode_value(const TableInfo& info, std::size_t col, ByteCursor& cur);
 
 // Walks one row image: calls fn(column index, Value) for each column present in `present`.
+// `partial_json`: the after image of a MySQL PARTIAL_UPDATE_ROWS event, a bitmap with one bit
+// per JSON column of the table; a set bit means that column holds diffs (kJsonDiff: u32 length
+// / the diffs) instead of a whole document.
 template <class Fn>
 void for_each_value(const TableInfo& info, std::uint64_t column_count, Bytes present,
-                    ByteCursor& cur, Fn&& fn);
+                    ByteCursor& cur, Fn&& fn, Bytes partial_json = {});
+
+// One change of a MySQL partial JSON update (sql/json_diff.cc Json_diff::write_binary):
+//   u8 operation (0 REPLACE, 1 INSERT, 2 REMOVE) / packed path length / path (JSON path text,
+//   e.g. $.a[2]) / for REPLACE and INSERT: packed value length / value (binary JSON).
+// Applied in order to the column's old document: REPLACE needs the path to exist, INSERT
+// adds an object member or inserts into an array at the index (shifting the rest), REMOVE
+// deletes the member or array cell.
+struct JsonDiff {
+  enum class Op : std::uint8_t { kReplace = 0, kInsert = 1, kRemove = 2 };
+  Op op = Op::kReplace;
+  std::string_view path;
+  Bytes value;  // binary JSON (empty for kRemove)
+};
+
+// Parses the diffs of a kJsonDiff value into `out` (cleared first). Throws Error(kBadEvent).
+void json_diffs(Bytes diffs, std::uint64_t offset, std::vector<JsonDiff>& out);
 
 }  // namespace binrecover::binlog
 

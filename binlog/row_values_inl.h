@@ -4,7 +4,7 @@ namespace binrecover::binlog {
 
 template <class Fn>
 void for_each_value(const TableInfo& info, std::uint64_t column_count, Bytes present,
-                    ByteCursor& cur, Fn&& fn) {
+                    ByteCursor& cur, Fn&& fn, Bytes partial_json) {
   auto bit = [](Bytes b, std::uint64_t i) {
     return (static_cast<std::uint8_t>(b[i / 8]) & (1U << (i % 8))) != 0;
   };
@@ -12,10 +12,23 @@ void for_each_value(const TableInfo& info, std::uint64_t column_count, Bytes pre
   for (std::uint64_t i = 0; i < column_count; ++i) n += bit(present, i) ? 1 : 0;
   const Bytes nulls = cur.bytes((n + 7) / 8);
   std::size_t k = 0;
+  std::size_t json = 0;  // JSON columns of the table before column i
   for (std::uint64_t i = 0; i < column_count; ++i) {
+    const bool is_json = i < info.layout.size() &&
+                         info.layout[static_cast<std::size_t>(i)].type == ColumnType::kJson;
+    const bool diff = is_json && !partial_json.empty() && json / 8 < partial_json.size() &&
+                      bit(partial_json, json);
+    if (is_json) ++json;
     if (!bit(present, i)) continue;
     if (bit(nulls, k++)) {
       fn(static_cast<std::size_t>(i), Value{});
+      continue;
+    }
+    if (diff) {
+      Value v;
+      v.kind = Value::Kind::kJsonDiff;
+      v.bytes = cur.bytes(cur.u32le());
+      fn(static_cast<std::size_t>(i), std::move(v));
       continue;
     }
     fn(static_cast<std::size_t>(i), decode_value(info, static_cast<std::size_t>(i), cur));

@@ -113,15 +113,58 @@ struct Row {
 void read_image(const TableInfo& info, const binlog::Rows& rows, Bytes present, ByteCursor& cur,
                 Row& row, bool partial_after) {
   row.values.clear();
+  Bytes partial_json;
   if (partial_after) {
+    // value_options (packed), then with PARTIAL_JSON_UPDATES (1) a bitmap over the table's
+    // JSON columns: which of them hold diffs.
     const std::uint64_t options = cur.packed_int();
-    if (options & 1)
-      throw Error(ErrorCode::kUnsupportedFormat,
-                  "partial JSON updates cannot be written as plain SQL yet", cur.offset());
+    if (options & 1) {
+      std::size_t json = 0;
+      for (std::uint64_t i = 0; i < rows.column_count && i < info.layout.size(); ++i)
+        if (info.layout[i].type == binlog::ColumnType::kJson) ++json;
+      partial_json = cur.bytes((json + 7) / 8);
+    }
   }
-  binlog::for_each_value(info, rows.column_count, present, cur, [&](std::size_t col, Value v) {
-    row.values.emplace_back(col, std::move(v));
-  });
+  binlog::for_each_value(
+      info, rows.column_count, present, cur,
+      [&](std::size_t col, Value v) { row.values.emplace_back(col, std::move(v)); }, partial_json);
+}
+
+// A column's new value from its partial JSON update: the diffs applied in order to the old
+// document as nested JSON_REPLACE / JSON_INSERT / JSON_ARRAY_INSERT / JSON_REMOVE calls on
+// `column` (the column's name, or @N in -v comments). An INSERT whose path ends in an array
+// cell inserts there, shifting the rest: JSON_ARRAY_INSERT; into an object: JSON_INSERT.
+void append_json_update(fmt::memory_buffer& out, const Value& v, std::string_view column) {
+  thread_local std::vector<binlog::JsonDiff> diffs;
+  binlog::json_diffs(v.bytes, 0, diffs);
+  for (std::size_t k = diffs.size(); k-- > 0;) {
+    const binlog::JsonDiff& d = diffs[k];
+    switch (d.op) {
+      case binlog::JsonDiff::Op::kReplace:
+        append(out, "JSON_REPLACE(");
+        break;
+      case binlog::JsonDiff::Op::kInsert:
+        append(out, d.path.back() == ']' ? "JSON_ARRAY_INSERT(" : "JSON_INSERT(");
+        break;
+      case binlog::JsonDiff::Op::kRemove:
+        append(out, "JSON_REMOVE(");
+        break;
+    }
+  }
+  append(out, column);
+  std::string text;
+  for (const binlog::JsonDiff& d : diffs) {
+    append(out, ", _utf8mb4");
+    append_quoted(out, d.path);
+    if (d.op != binlog::JsonDiff::Op::kRemove) {
+      text.clear();
+      binlog::append_json_text(text, d.value, 0);
+      append(out, ", CAST(_utf8mb4");
+      append_quoted(out, text);
+      append(out, " AS JSON)");
+    }
+    append(out, ")");
+  }
 }
 
 void append_where(fmt::memory_buffer& out, const Row& before, const TableInfo& info) {
@@ -218,6 +261,9 @@ void append_sql_literal(fmt::memory_buffer& out, const Value& v, const TableInfo
     case Value::Kind::kGeometry:
       append_hex_literal(out, v.bytes);
       break;
+    case Value::Kind::kJsonDiff:
+      throw Error(ErrorCode::kUnsupportedFormat,
+                  "a partial JSON update has no value of its own outside an UPDATE's SET");
     case Value::Kind::kJson: {
       // MySQL's binary JSON, as the text MySQL itself prints; the server parses it back.
       std::string text;
@@ -263,7 +309,14 @@ void update_sql(fmt::memory_buffer& out, const Row& before, const Row& after,
     if (k) append(out, ", ");
     append_name(out, info, after.values[k].first);
     append(out, "=");
-    append_sql_literal(out, after.values[k].second, info, after.values[k].first);
+    const Value& v = after.values[k].second;
+    if (v.kind == Value::Kind::kJsonDiff) {
+      fmt::memory_buffer name;
+      append_name(name, info, after.values[k].first);
+      append_json_update(out, v, std::string_view(name.data(), name.size()));
+    } else {
+      append_sql_literal(out, v, info, after.values[k].first);
+    }
   }
   append_where(out, before, info);
 }
@@ -345,10 +398,14 @@ void append_rows_verbose(fmt::memory_buffer& out, const binlog::Rows& rows, Byte
     read_image(info, rows, present, cur, row, partial);
     fmt::format_to(std::back_inserter(out), "### {}\n", title);
     for (const auto& [col, v] : row.values) {
+      const auto at = fmt::format_int(col + 1);
       append(out, "###   @");
-      append(out, fmt::format_int(col + 1).str());
+      append(out, at.str());
       out.push_back('=');
-      append_sql_literal(out, v, info, col);
+      if (v.kind == Value::Kind::kJsonDiff)
+        append_json_update(out, v, "@" + at.str());
+      else
+        append_sql_literal(out, v, info, col);
       if (types)
         fmt::format_to(std::back_inserter(out), " /* type={} meta={} */",
                        static_cast<int>(info.layout[col].type), info.layout[col].meta);

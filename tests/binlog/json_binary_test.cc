@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "binlog/error.h"
+#include "binlog/row_values.h"
 #include "tests/binlog/json_columns.h"
 
 namespace binrecover::binlog {
@@ -606,6 +607,48 @@ TEST(JsonBinaryRealTest, MariaDbMdev35643MySql80) {
             std::vector<std::string>{R"({"a": "hulu", "b": ")" + b + R"(", "c": "bulu"})"});
   ASSERT_EQ(cells.size(), 2U);
   EXPECT_TRUE(cells[1].diff);
+}
+
+// Partial JSON update diffs (sql/json_diff.cc Json_diff::write_binary): u8 op / packed path
+// length / path / [packed value length / binary JSON value].
+TEST(JsonDiffsTest, ReplaceInsertRemoveInOrder) {
+  const Doc d = doc({
+      0, 3, '$', '.', 'a', 3,   0x05, 0x02, 0x00,  // REPLACE $.a 2 (int16)
+      1, 4, '$', '[', '1', ']', 2,    0x04, 0x00,  // INSERT $[1] null
+      2, 5, '$', '.', '"', 'b', '"',               // REMOVE $."b"
+  });
+  std::vector<JsonDiff> out;
+  json_diffs(Bytes(d.data(), d.size()), kPos, out);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].op, JsonDiff::Op::kReplace);
+  EXPECT_EQ(out[0].path, "$.a");
+  std::string text;
+  append_json_text(text, out[0].value, kPos);
+  EXPECT_EQ(text, "2");
+  EXPECT_EQ(out[1].op, JsonDiff::Op::kInsert);
+  EXPECT_EQ(out[1].path, "$[1]");
+  text.clear();
+  append_json_text(text, out[1].value, kPos);
+  EXPECT_EQ(text, "null");
+  EXPECT_EQ(out[2].op, JsonDiff::Op::kRemove);
+  EXPECT_EQ(out[2].path, "$.\"b\"");
+  EXPECT_TRUE(out[2].value.empty());
+}
+
+TEST(JsonDiffsTest, EveryTruncationAndBadOperationIsAnError) {
+  const Doc d = doc({0, 3, '$', '.', 'a', 3, 0x05, 0x02, 0x00});
+  std::vector<JsonDiff> out;
+  for (std::size_t n = 1; n < d.size(); ++n) {
+    auto copy = std::make_unique<std::byte[]>(n);
+    std::memcpy(copy.get(), d.data(), n);
+    EXPECT_THROW(json_diffs(Bytes(copy.get(), n), kPos, out), Error) << n << " bytes";
+  }
+  const Doc bad_op = doc({3, 1, '$'});
+  EXPECT_THROW(json_diffs(Bytes(bad_op.data(), bad_op.size()), kPos, out), Error);
+  const Doc bad_path = doc({2, 2, 'a', 'b'});
+  EXPECT_THROW(json_diffs(Bytes(bad_path.data(), bad_path.size()), kPos, out), Error);
+  json_diffs(Bytes(), kPos, out);  // no change: an empty vector
+  EXPECT_TRUE(out.empty());
 }
 
 }  // namespace

@@ -36,10 +36,17 @@ INSERT INTO tt (name, sex, age, classid) VALUES ('孙七', 'w', 21, 'c102');
 INSERT INTO tt (name, sex, age, classid) VALUES ('周八', 'm', 22, 'c103');
 UPDATE tt SET name = '李四' WHERE id = 4;
 UPDATE tt SET name = '小二' WHERE id = 2;
-CREATE TABLE docs (id INT PRIMARY KEY, j JSON);
-INSERT INTO docs VALUES (1, JSON_OBJECT('a', 1, 'pad', REPEAT('x', 600), 'list', JSON_ARRAY(1, 2, 3)));
+CREATE TABLE docs (id INT PRIMARY KEY, j JSON, k JSON, s VARCHAR(10));
+INSERT INTO docs VALUES (1, JSON_OBJECT('a', 1, 'pad', REPEAT('x', 600), 'list', JSON_ARRAY(1, 2, 3),
+  'o', JSON_OBJECT('x', 'y')), JSON_ARRAY(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), 'a'),
+  (2, '{"b": "q\'s", "n": null, "arr": [[1, 2], [3]], "pad": "0123456789012345678901234567890123456789"}', NULL, 'b');
 UPDATE docs SET j = JSON_SET(j, '$.a', 2, '$.b', 'new') WHERE id = 1;
-UPDATE docs SET j = JSON_REMOVE(j, '$.list[0]') WHERE id = 1;
+UPDATE docs SET j = JSON_REMOVE(j, '$.list[0]'), k = JSON_REPLACE(k, '$[2]', 'three') WHERE id = 1;
+UPDATE docs SET j = JSON_SET(j, '$.o.x', JSON_OBJECT('deep', 1.5), '$."odd key"', 'it''s'), s = 'c'
+  WHERE id = 1;
+UPDATE docs SET j = JSON_REPLACE(j, '$.arr[0][1]', 'z'), j = JSON_REMOVE(j, '$.n') WHERE id = 2;
+UPDATE docs SET j = JSON_SET(j, '$.list[2]', 'appended'), k = JSON_REMOVE(k, '$[0]') WHERE id = 1;
+UPDATE docs SET k = JSON_REPLACE(k, '$[0]', JSON_ARRAY('nested', JSON_OBJECT('k', NULL))) WHERE id = 1;
 FLUSH BINARY LOGS;
 USE other;
 UPDATE zyyshop.tt SET age = age + 10 WHERE id = 1;
@@ -100,3 +107,22 @@ done
 [ "$(sql "$PB" -N -e "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'other'")" = 0 ] ||
   fail "changes to database other leaked into the replay"
 pass "MySQL 9.7 seed scenario with GTIDs, compression and partial JSON: zyyshop rebuilt ($(wc -l < "$WORK/expected.tt") rows, checksum $(cat "$WORK/actual.tt.checksum"))"
+
+# The same range as plain SQL (--rows-as-sql): partial JSON updates become JSON_REPLACE /
+# JSON_INSERT / JSON_ARRAY_INSERT / JSON_REMOVE on the column; the result is the same.
+PC=$((PA + 2))
+mstart c "$PC"
+sql "$PC" -e "CREATE DATABASE zyyshop; CREATE DATABASE other"
+"$BINRECOVER" --rows-as-sql --database=zyyshop --start-position="$start_pos" \
+  --stop-position="$drop_pos" "${replay_files[@]}" > "$WORK/rows.sql" || fail "--rows-as-sql exited $?"
+grep -q "JSON_REPLACE(\`j\`" "$WORK/rows.sql" || fail "no partial JSON update in the plain SQL"
+grep -q "JSON_REMOVE(\`k\`" "$WORK/rows.sql" || fail "no JSON_REMOVE on k in the plain SQL"
+sql "$PC" < "$WORK/rows.sql" || fail "the plain SQL failed in MySQL (see $WORK/rows.sql)"
+for t in tt docs; do
+  sql "$PC" -N -e "SELECT * FROM zyyshop.$t ORDER BY id" > "$WORK/rows.$t"
+  sql "$PC" -N -e "CHECKSUM TABLE zyyshop.$t" | cut -f2 > "$WORK/rows.$t.checksum"
+  diff "$WORK/expected.$t" "$WORK/rows.$t" || fail "zyyshop.$t rows differ after the plain SQL"
+  diff "$WORK/expected.$t.checksum" "$WORK/rows.$t.checksum" ||
+    fail "zyyshop.$t checksum differs after the plain SQL"
+done
+pass "MySQL 9.7 --rows-as-sql with $(grep -c 'JSON_REPLACE\|JSON_REMOVE\|JSON_INSERT' "$WORK/rows.sql") partial JSON updates: zyyshop equal"
