@@ -57,8 +57,15 @@ FormatDescription decode_fde_body(ByteCursor& cur, Bytes raw_event) {
     ctx.checksum = alg == 1 ? ChecksumAlg::kCrc32 : ChecksumAlg::kOff;
   }
   Bytes lens = cur.bytes(n);
+  const std::string_view v = fde.server_version;
+  ctx.drop_tree_types = lens.size() == 22 && v.size() >= 13 && v[0] == '5' && v[1] == '.' &&
+                        v[3] == '.' && v.substr(5, 7) == "-a_drop" &&
+                        ((v[2] == '1' && v[4] >= '1' && v[4] <= '5' && v[12] == '5') ||
+                         (v[2] == '1' && v[4] == '4' && v[12] == '6') ||
+                         (v[2] == '2' && v[4] >= '0' && v[4] <= '2' && v[12] == '6'));
   for (std::size_t i = 0; i < lens.size() && i + 1 < ctx.post_header_len.size(); ++i)
-    ctx.post_header_len[i + 1] = static_cast<std::uint8_t>(lens[i]);
+    ctx.post_header_len[ctx.event_type(static_cast<std::uint8_t>(i + 1))] =
+        static_cast<std::uint8_t>(lens[i]);
   return fde;
 }
 
@@ -398,6 +405,56 @@ MariaGtidList decode_gtid_list(ByteCursor& cur) {
   return l;
 }
 
+LoadData decode_load(ByteCursor& cur, const FormatContext& ctx, EventType type) {
+  LoadData l;
+  const std::uint8_t ph = ctx.post_header(type);
+  if (ph < 18) bad(cur, "LOAD DATA post-header of " + std::to_string(ph) + " bytes");
+  ByteCursor post = cur.take(ph);
+  l.thread_id = post.u32le();
+  l.exec_time = post.u32le();
+  l.skip_lines = post.u32le();
+  const std::uint8_t table_len = post.u8();
+  const std::uint8_t db_len = post.u8();
+  l.num_fields = post.u32le();
+  if (type == EventType::kCreateFile && ph >= 22) l.file_id = post.u32le();
+  if (type == EventType::kLoad) {
+    std::string_view* terms[] = {&l.field_term, &l.enclosed, &l.line_term, &l.line_start,
+                                 &l.escaped};
+    const std::string_view chars = cur.str(5);
+    l.opt_flags = cur.u8();
+    const std::uint8_t empty = cur.u8();
+    for (int k = 0; k < 5; ++k)
+      *terms[k] = (empty & (1U << k)) ? std::string_view() : chars.substr(k, 1);
+  } else {
+    for (std::string_view* t :
+         {&l.field_term, &l.enclosed, &l.line_term, &l.line_start, &l.escaped})
+      *t = cur.str(cur.u8());
+    l.opt_flags = cur.u8();
+  }
+  if (l.num_fields > cur.remaining()) bad(cur, "LOAD DATA with more fields than bytes");
+  const Bytes lens = cur.bytes(l.num_fields);
+  std::size_t names = 0;
+  for (std::byte b : lens) names += static_cast<std::uint8_t>(b) + 1;
+  ByteCursor fields = cur.take(names);
+  l.field_names = ByteCursor(fields).rest();
+  for (std::uint32_t k = 0; k < l.num_fields; ++k) {
+    const std::string_view name = fields.cstr();
+    if (name.size() != static_cast<std::uint8_t>(lens[k]))
+      bad(fields, "LOAD DATA field name length does not match");
+  }
+  l.table = cur.str(table_len);
+  if (cur.u8() != 0) bad(cur, "LOAD DATA table name is not NUL-terminated");
+  l.db = cur.str(db_len);
+  if (cur.u8() != 0) bad(cur, "LOAD DATA database name is not NUL-terminated");
+  if (type == EventType::kCreateFile) {
+    l.fname = cur.cstr();
+    l.block = cur.rest();
+  } else {
+    l.fname = trim_nul(as_text(cur.rest()));
+  }
+  return l;
+}
+
 }  // namespace
 
 FormatContext FormatContext::for_version(std::uint16_t binlog_version) {
@@ -468,6 +525,7 @@ Event decode_event(Bytes raw, std::uint64_t pos, const FormatContext& ctx) {
   ev.pos = pos;
   ev.raw = raw;
   ev.header = parse_header(raw, ctx.header_length, pos);
+  ev.header.type = ctx.event_type(ev.header.type);
   ByteCursor cur(raw, pos);
   const auto type = static_cast<EventType>(ev.header.type);
   if (type == EventType::kFormatDescription) {
@@ -600,6 +658,15 @@ Event decode_event(Bytes raw, std::uint64_t pos, const FormatContext& ctx) {
     }
     case EventType::kHeartbeat:
       ev.body = Heartbeat{as_text(cur.rest())};
+      break;
+    case EventType::kLoad:
+    case EventType::kNewLoad:
+    case EventType::kCreateFile:
+      ev.body = decode_load(cur, ctx, type);
+      break;
+    case EventType::kExecLoad:
+    case EventType::kDeleteFile:
+      ev.body = LoadFileRef{cur.u32le()};
       break;
     case EventType::kBeginLoadQuery:
     case EventType::kAppendBlock: {

@@ -28,8 +28,19 @@ struct FormatContext {
   bool mariadb = false;
   std::array<int, 3> server_version{};  // {major, minor, patch}
 
+  // Servers of MySQL's 5.1/5.2 "a_drop5"/"a_drop6" development trees (5.1.1-5.1.5, 5.2.0-5.2.2)
+  // numbered event types 16-22 differently; their format description says so by its version
+  // and 22 event types (MySQL 5.1-5.7 Format_description_log_event::event_type_permutation).
+  bool drop_tree_types = false;
+
   std::uint8_t post_header(EventType t) const {
     return post_header_len[static_cast<std::uint8_t>(t)];
+  }
+  // The type code a header's on-disk code stands for.
+  std::uint8_t event_type(std::uint8_t code) const {
+    static constexpr std::uint8_t kDropTree[23] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,
+                                                   12, 13, 14, 15, 19, 20, 21, 22, 16, 17, 18};
+    return drop_tree_types && code < 23 ? kDropTree[code] : code;
   }
   // Defaults for a v4 log before its FDE is read, and for v1/v3 logs.
   static FormatContext for_version(std::uint16_t binlog_version);
@@ -300,13 +311,46 @@ struct StartEncryption {
   std::uint32_t key_version = 0;
 };
 
+// LOAD_EVENT (6), NEW_LOAD_EVENT (12) and CREATE_FILE_EVENT (8) of MySQL 3.23-4.x LOAD DATA
+// (log_event.cc Load_log_event::copy_log_event, Create_file_log_event):
+//   post-header: u32 thread_id / u32 exec_time / u32 skip_lines / u8 table_len / u8 db_len /
+//   u32 num_fields [/ CREATE_FILE: u32 file_id]
+//   body: the FIELDS/LINES options — LOAD_EVENT: one byte each for field_term, enclosed,
+//   line_term, line_start, escaped, then u8 opt_flags / u8 empty_flags (bit 0x1 field_term ..
+//   0x10 escaped: that one is empty); the others: field_term, enclosed, line_term, line_start,
+//   escaped each as u8 length + bytes, then u8 opt_flags / u8 field_len[num_fields] / the field
+//   names, each NUL-terminated / table NUL / db NUL / the file name (NUL-terminated in
+//   CREATE_FILE, which then carries the file's first block; the rest of the event otherwise).
+struct LoadData {
+  static constexpr std::uint8_t kOptEnclosed = 0x2;  // OPTIONALLY ENCLOSED BY
+  static constexpr std::uint8_t kReplace = 0x4;
+  static constexpr std::uint8_t kIgnore = 0x8;
+  std::uint32_t thread_id = 0;
+  std::uint32_t exec_time = 0;
+  std::uint32_t skip_lines = 0;
+  std::uint32_t file_id = 0;  // CREATE_FILE
+  std::string_view field_term, enclosed, line_term, line_start, escaped;
+  std::uint8_t opt_flags = 0;
+  std::uint32_t num_fields = 0;
+  Bytes field_names;  // num_fields NUL-terminated names
+  std::string_view table, db, fname;
+  Bytes block;  // CREATE_FILE: the first block of the data
+};
+
+// EXEC_LOAD_EVENT (10) and DELETE_FILE_EVENT (11): u32 file_id (run, or drop, the LOAD DATA
+// whose data CREATE_FILE and APPEND_BLOCK carried).
+struct LoadFileRef {
+  std::uint32_t file_id = 0;
+};
+
 // Anything else: a type we know but do not decode, or one nobody defines. Its raw bytes remain.
 struct Unknown {};
 
-using EventBody = std::variant<Unknown, FormatDescription, StartV3, Rotate, Stop, Query, Xid,
-                               Intvar, Rand, UserVar, TableMap, Rows, Gtid, PreviousGtids,
-                               MariaGtid, MariaGtidList, BinlogCheckpoint, RowsQuery, XaPrepare,
-                               Incident, Heartbeat, LoadBlock, TransactionPayload, StartEncryption>;
+using EventBody =
+    std::variant<Unknown, FormatDescription, StartV3, Rotate, Stop, Query, Xid, Intvar, Rand,
+                 UserVar, TableMap, Rows, Gtid, PreviousGtids, MariaGtid, MariaGtidList,
+                 BinlogCheckpoint, RowsQuery, XaPrepare, Incident, Heartbeat, LoadBlock,
+                 TransactionPayload, StartEncryption, LoadData, LoadFileRef>;
 
 struct Event {
   std::uint64_t pos = 0;  // offset of the event's first byte in its file

@@ -92,7 +92,8 @@ std::optional<Event> EventReader::next(EventArena* arena) {
                   "event of " + std::to_string(f.raw.size()) + " bytes is shorter than the " +
                       std::to_string(ctx_.header_length) + "-byte header",
                   f.pos);
-    const EventHeader h = parse_header(f.raw, ctx_.header_length, f.pos);
+    EventHeader h = parse_header(f.raw, ctx_.header_length, f.pos);
+    h.type = ctx_.event_type(h.type);
     type_code = h.type;
     const auto type = static_cast<EventType>(h.type);
     if (inner_ && (type == EventType::kFormatDescription ||

@@ -248,6 +248,17 @@ void append_event_info(fmt::memory_buffer& out, const Event& ev, const FormatCon
           if (!b.message.empty()) fmt::format_to(it, " {}", b.message);
         } else if constexpr (std::is_same_v<T, LoadBlock>) {
           fmt::format_to(it, ";file_id={};block_len={}", b.file_id, b.data.size());
+        } else if constexpr (std::is_same_v<T, LoadData>) {
+          // Create_file_log_event::pack_info; the old LOAD events show their statement.
+          if (ev.type() == EventType::kCreateFile) {
+            fmt::format_to(it, "db={};table={};file_id={};block_len={}", b.db, b.table, b.file_id,
+                           b.block.size());
+          } else {
+            fmt::format_to(it, "use `{}`; LOAD DATA INFILE '{}' INTO TABLE `{}`", b.db, b.fname,
+                           b.table);
+          }
+        } else if constexpr (std::is_same_v<T, LoadFileRef>) {
+          fmt::format_to(it, ";file_id={}", b.file_id);
         } else if constexpr (std::is_same_v<T, Heartbeat>) {
           append(out, b.log_ident);
         } else if constexpr (std::is_same_v<T, TransactionPayload>) {

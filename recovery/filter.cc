@@ -101,6 +101,18 @@ bool ContentFilter::select(const Transaction& txn, std::vector<char>& keep) {
     } else if (const auto* rows = std::get_if<binlog::Rows>(&ev.body)) {
       keep[i] = table_id_kept(rows->table_id);
       any |= keep[i] != 0;
+    } else if (const auto* load = std::get_if<binlog::LoadData>(&ev.body)) {
+      keep[i] = keep_table(load->db, load->table);  // 4.x LOAD DATA names its table
+      any |= keep[i] != 0;
+    } else if (const auto* ref = std::get_if<binlog::LoadFileRef>(&ev.body)) {
+      // EXEC_LOAD / DELETE_FILE follow the CREATE_FILE of their file
+      keep[i] = 0;
+      for (std::size_t j = i; j-- > 0;)
+        if (const auto* l = std::get_if<binlog::LoadData>(&evs[j].body);
+            l != nullptr && l->file_id == ref->file_id) {
+          keep[i] = keep[j];
+          break;
+        }
     }
   }
   // Pass 2: context events follow what they belong to.
@@ -108,9 +120,11 @@ bool ContentFilter::select(const Transaction& txn, std::vector<char>& keep) {
     const EventType t = evs[i].type();
     if (t == EventType::kIntvar || t == EventType::kRand || t == EventType::kUserVar ||
         t == EventType::kBeginLoadQuery || t == EventType::kAppendBlock) {
-      // belongs to the next query event
+      // belongs to the next query event (or 4.x EXEC_LOAD)
       std::size_t j = i + 1;
-      while (j < evs.size() && !std::holds_alternative<binlog::Query>(evs[j].body)) ++j;
+      while (j < evs.size() && !std::holds_alternative<binlog::Query>(evs[j].body) &&
+             !std::holds_alternative<binlog::LoadFileRef>(evs[j].body))
+        ++j;
       keep[i] = j < evs.size() ? keep[j] : 0;
     } else if (t == EventType::kMariaAnnotateRows || t == EventType::kRowsQuery) {
       // belongs to the rows events up to the next annotation or statement

@@ -224,7 +224,7 @@ void SqlSink::base64_event(const Event& ev, const FormatContext& ctx) {
     if (add_crc) scratch_.resize(scratch_.size() + 4);
     if (force_stmt_end_) {
       // Set STMT_END_F in the post-header flags.
-      const std::uint8_t ph = ctx.post_header_len[static_cast<std::uint8_t>(raw[4])];
+      const std::uint8_t ph = ctx.post_header_len[ev.header.type];
       const std::size_t at = ctx.header_length + (ph == 6 ? 4 : 6);
       if (at + 2 <= scratch_.size()) scratch_[at] |= std::byte{kStmtEndFlag};
     }
@@ -238,7 +238,7 @@ void SqlSink::base64_event(const Event& ev, const FormatContext& ctx) {
     return;
   }
   // Limited statements (replay): where the event's STMT_END_F flag is, for cutting statements.
-  const std::uint8_t ph = ctx.post_header_len[static_cast<std::uint8_t>(raw[4])];
+  const std::uint8_t ph = ctx.post_header_len[ev.header.type];
   const std::size_t flags_at = ctx.header_length + (ph == 6 ? 4 : 6);
   const bool crc = ctx.checksum == ChecksumAlg::kCrc32;
   if (rows == nullptr) {
@@ -561,7 +561,7 @@ std::string SqlSink::load_file_path(std::uint32_t file_id, std::uint64_t pos, bo
       if (it->first == file_id) return it->second;
     throw Error(ErrorCode::kBadEvent,
                 "LOAD DATA block for file id " + std::to_string(file_id) +
-                    " has no BEGIN_LOAD_QUERY before it",
+                    " has no BEGIN_LOAD_QUERY or CREATE_FILE before it",
                 pos);
   }
   if (load_dir_.empty()) {
@@ -585,8 +585,7 @@ std::string SqlSink::load_file_path(std::uint32_t file_id, std::uint64_t pos, bo
   return path;
 }
 
-void SqlSink::write_load_block(const Event& ev, const LoadBlock& b) {
-  const bool begin = ev.type() == EventType::kBeginLoadQuery;
+void SqlSink::write_load_block(const Event& ev, const LoadBlock& b, bool begin) {
   const std::string path = load_file_path(b.file_id, ev.pos, begin);
   const int fd =
       ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (begin ? O_TRUNC : O_APPEND), 0644);
@@ -626,6 +625,115 @@ void SqlSink::load_data_query(const Event& ev, const Query& q) {
   append(" INTO");
   append(q.query.substr(q.fn_pos_end));
   append("\n");
+}
+
+namespace {
+
+// A FIELDS/LINES option as a string literal, escaped as mysqlbinlog prints them.
+void append_load_term(fmt::memory_buffer& out, std::string_view s) {
+  out.push_back('\'');
+  for (char c : s) {
+    switch (c) {
+      case '\n':
+        out.append(std::string_view("\\n"));
+        break;
+      case '\t':
+        out.append(std::string_view("\\t"));
+        break;
+      case '\r':
+        out.append(std::string_view("\\r"));
+        break;
+      case '\b':
+        out.append(std::string_view("\\b"));
+        break;
+      case '\0':
+        out.append(std::string_view("\\0"));
+        break;
+      case '\x1a':
+        out.append(std::string_view("\\Z"));
+        break;
+      case '\'':
+        out.append(std::string_view("\\'"));
+        break;
+      case '\\':
+        out.append(std::string_view("\\\\"));
+        break;
+      default:
+        out.push_back(c);
+    }
+  }
+  out.push_back('\'');
+}
+
+}  // namespace
+
+void SqlSink::create_file(const Event& ev, const LoadData& l) {
+  // 4.x LOAD DATA: CREATE_FILE carries the statement's options and the first block of the data,
+  // APPEND_BLOCKs the rest, EXEC_LOAD runs it. The data goes to --local-load and the statement
+  // becomes LOAD DATA LOCAL INFILE on that file, as mysqlbinlog writes it.
+  write_load_block(ev, LoadBlock{l.file_id, l.block}, true);
+  const std::string path = load_file_path(l.file_id, ev.pos, false);
+  fmt::memory_buffer st;
+  st.append(std::string_view("LOAD DATA LOCAL INFILE "));
+  append_load_term(st, path);
+  if (l.opt_flags & LoadData::kReplace) st.append(std::string_view(" REPLACE"));
+  if (l.opt_flags & LoadData::kIgnore) st.append(std::string_view(" IGNORE"));
+  st.append(std::string_view(" INTO TABLE "));
+  append_quoted_ident(st, l.table);
+  st.append(std::string_view(" FIELDS TERMINATED BY "));
+  append_load_term(st, l.field_term);
+  if (l.opt_flags & LoadData::kOptEnclosed) st.append(std::string_view(" OPTIONALLY"));
+  st.append(std::string_view(" ENCLOSED BY "));
+  append_load_term(st, l.enclosed);
+  st.append(std::string_view(" ESCAPED BY "));
+  append_load_term(st, l.escaped);
+  st.append(std::string_view(" LINES TERMINATED BY "));
+  append_load_term(st, l.line_term);
+  st.append(std::string_view(" STARTING BY "));
+  append_load_term(st, l.line_start);
+  if (l.skip_lines > 0) fmt::format_to(std::back_inserter(st), " IGNORE {} LINES", l.skip_lines);
+  if (l.num_fields > 0) {
+    st.append(std::string_view(" ("));
+    ByteCursor names(l.field_names, ev.pos);
+    for (std::uint32_t k = 0; k < l.num_fields; ++k) {
+      if (k) st.push_back(',');
+      append_quoted_ident(st, names.cstr());
+    }
+    st.push_back(')');
+  }
+  std::erase_if(pending_loads_, [&](const PendingLoad& p) { return p.file_id == l.file_id; });
+  if (pending_loads_.size() > 64) pending_loads_.erase(pending_loads_.begin());
+  pending_loads_.push_back(
+      {l.file_id, l.thread_id, std::string(l.db), std::string(st.data(), st.size())});
+}
+
+void SqlSink::exec_load(const Event& ev, std::uint32_t file_id) {
+  const auto p = std::find_if(pending_loads_.begin(), pending_loads_.end(),
+                              [&](const PendingLoad& l) { return l.file_id == file_id; });
+  if (p == pending_loads_.end())
+    throw Error(
+        ErrorCode::kBadEvent,
+        "EXEC_LOAD for file id " + std::to_string(file_id) + " has no CREATE_FILE before it",
+        ev.pos);
+  auto it = std::back_inserter(buf_);
+  if (!p->db.empty() && p->db != st_.db) {
+    st_.db = p->db;
+    append("use ");
+    append_quoted_ident(buf_, p->db);
+    delimiter();
+  }
+  fmt::format_to(it, "SET TIMESTAMP={}", ev.header.timestamp);
+  delimiter();
+  if (!st_.thread_printed || p->thread_id != st_.thread_id) {
+    st_.thread_printed = true;
+    st_.thread_id = p->thread_id;
+    fmt::format_to(it, "SET @@session.pseudo_thread_id={}", p->thread_id);
+    delimiter();
+  }
+  append(p->statement);
+  append("\n");
+  delimiter();
+  pending_loads_.erase(p);
 }
 
 void SqlSink::write_event(const Event& ev, const FormatContext& ctx) {
@@ -883,14 +991,27 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
             fmt::format_to(it, "\n#{}: file_id: {}  block_len: {}\n",
                            type == EventType::kBeginLoadQuery ? "Begin_load_query" : "Append_block",
                            b.file_id, b.data.size());
-          write_load_block(ev, b);
-        } else {
-          if (type == EventType::kLoad || type == EventType::kNewLoad ||
-              type == EventType::kCreateFile || type == EventType::kExecLoad)
+          write_load_block(ev, b, type == EventType::kBeginLoadQuery);
+        } else if constexpr (std::is_same_v<T, LoadData>) {
+          if (type != EventType::kCreateFile)
             throw Error(ErrorCode::kUnsupportedFormat,
-                        "LOAD DATA events cannot be turned into SQL yet; use `binrecover "
-                        "events` to list them",
+                        "LOAD DATA of a MySQL 3.23/4.0 log (" + std::string(event_type_name(type)) +
+                            "): the data file is not in the binlog, it was read from " +
+                            std::string(b.fname) + " on the source",
                         ev.pos);
+          if (!sf)
+            fmt::format_to(it, "Create_file: db: {}  table: {}  file_id: {}  block_len: {}\n", b.db,
+                           b.table, b.file_id, b.block.size());
+          create_file(ev, b);
+        } else if constexpr (std::is_same_v<T, LoadFileRef>) {
+          if (type == EventType::kExecLoad) {
+            if (!sf) fmt::format_to(it, "Exec_load: file_id: {}\n", b.file_id);
+            exec_load(ev, b.file_id);
+          } else {
+            if (!sf) fmt::format_to(it, "Delete_file: file_id: {}\n", b.file_id);
+            std::erase_if(pending_loads_, [&](const auto& p) { return p.file_id == b.file_id; });
+          }
+        } else {
           if (!sf) fmt::format_to(it, "{} (not replayed)\n", event_type_name(type));
         }
       },

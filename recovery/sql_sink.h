@@ -126,8 +126,17 @@ class SqlSink {
 
   // LOAD DATA: the files written so far, by the server's file id.
   std::string load_file_path(std::uint32_t file_id, std::uint64_t pos, bool create);
-  void write_load_block(const binlog::Event& ev, const binlog::LoadBlock& b);
+  void write_load_block(const binlog::Event& ev, const binlog::LoadBlock& b, bool begin);
   void load_data_query(const binlog::Event& ev, const binlog::Query& q);
+  void create_file(const binlog::Event& ev, const binlog::LoadData& l);
+  void exec_load(const binlog::Event& ev, std::uint32_t file_id);
+  struct PendingLoad {  // a 4.x LOAD DATA between its CREATE_FILE and EXEC_LOAD
+    std::uint32_t file_id = 0;
+    std::uint32_t thread_id = 0;
+    std::string db;
+    std::string statement;
+  };
+  std::vector<PendingLoad> pending_loads_;
   std::vector<std::pair<std::uint32_t, std::string>> load_files_;
   std::string load_dir_;
 

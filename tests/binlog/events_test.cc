@@ -737,6 +737,44 @@ Fixture append_block() {
   return make("AppendBlock", std::move(w), kHeader + 4, kHeader + 4);
 }
 
+// MySQL 4.1 LOAD DATA: CREATE_FILE with the options, names and first block (the layout of
+// binlog_old_version_4_1.000001 in the corpus, field by field).
+Fixture create_file() {
+  Wire w = header(EventType::kCreateFile);
+  w.u32le(1)     // thread_id
+      .u32le(0)  // exec_time
+      .u32le(2)  // skip_lines
+      .u8(2)     // table name length
+      .u8(4)     // db name length
+      .u32le(2)  // num_fields
+      .u32le(7)  // file_id
+      .u8(1)
+      .str("\t")  // FIELDS TERMINATED BY
+      .u8(1)
+      .str("\"")  // ENCLOSED BY
+      .u8(1)
+      .str("\n")  // LINES TERMINATED BY
+      .u8(0)      // STARTING BY ''
+      .u8(1)
+      .str("\\")      // ESCAPED BY
+      .u8(0x2 | 0x4)  // opt_flags: OPTIONALLY ENCLOSED, REPLACE
+      .u8(1)
+      .u8(3)  // field name lengths
+      .str(std::string_view("a\0bcd\0", 6))
+      .str(std::string_view("t3\0", 3))
+      .str(std::string_view("test\0", 5))
+      .str(std::string_view("big_file.dat\0", 13));
+  const std::size_t names_end = w.size();
+  w.str("Aarhus\nAaron\n");  // the first block of data
+  return make("CreateFile", std::move(w), names_end, names_end, FormatContext::for_version(3));
+}
+
+Fixture exec_load() {
+  Wire w = header(EventType::kExecLoad);
+  w.u32le(7);  // file_id
+  return make("ExecLoad", std::move(w), kHeader + 4, kHeader + 4, FormatContext::for_version(3));
+}
+
 Fixture start_encryption() {
   Wire w = header(EventType::kMariaStartEncryption);
   w.u8(1)          // scheme
@@ -826,6 +864,8 @@ std::vector<Fixture> all_fixtures() {
           heartbeat(),
           begin_load_query(),
           append_block(),
+          create_file(),
+          exec_load(),
           start_encryption(),
           start_v3(),
           transaction_payload(),
@@ -1642,6 +1682,54 @@ TEST(EventsTest, BeginLoadQueryAndAppendBlock) {
   const auto& a = std::get<LoadBlock>(ev.body);
   EXPECT_EQ(a.file_id, 5u);
   EXPECT_EQ(text(a.data), "3,c\n");
+}
+
+TEST(EventsTest, CreateFileAndExecLoad) {
+  const Fixture f = create_file();
+  const Event ev = decode(f);
+  const auto& l = std::get<LoadData>(ev.body);
+  EXPECT_EQ(l.thread_id, 1u);
+  EXPECT_EQ(l.skip_lines, 2u);
+  EXPECT_EQ(l.file_id, 7u);
+  EXPECT_EQ(l.field_term, "\t");
+  EXPECT_EQ(l.enclosed, "\"");
+  EXPECT_EQ(l.line_term, "\n");
+  EXPECT_EQ(l.line_start, "");
+  EXPECT_EQ(l.escaped, "\\");
+  EXPECT_EQ(l.opt_flags, LoadData::kOptEnclosed | LoadData::kReplace);
+  EXPECT_EQ(l.num_fields, 2u);
+  EXPECT_EQ(text(l.field_names), std::string("a\0bcd\0", 6));
+  EXPECT_EQ(l.table, "t3");
+  EXPECT_EQ(l.db, "test");
+  EXPECT_EQ(l.fname, "big_file.dat");
+  EXPECT_EQ(text(l.block), "Aarhus\nAaron\n");
+  EXPECT_EQ(std::get<LoadFileRef>(decode(exec_load()).body).file_id, 7u);
+}
+
+TEST(EventsTest, DropTreeServersPermuteEventTypes) {
+  // A 5.2.2-a_drop6p13 format description with 22 event types: code 16 is a table map, 17-19
+  // pre-GA rows, 20 Xid, 21-22 the LOAD DATA query events (ver_5_1-wl2325_r.001 in the corpus).
+  Wire w = header(EventType::kFormatDescription);
+  w.u16le(4).padded("5.2.2-a_drop6p13-debug-log", 50).u32le(kTimestamp).u8(19);
+  for (int t = 1; t <= 22; ++t) w.u8(static_cast<std::uint8_t>(t == 16 ? 8 : t == 20 ? 0 : 30 + t));
+  const Fixture fde =
+      make("DropFde", std::move(w), kHeader, kHeader, FormatContext::for_version(4));
+  const FormatContext ctx = std::get<FormatDescription>(decode(fde).body).context;
+  EXPECT_TRUE(ctx.drop_tree_types);
+  EXPECT_EQ(ctx.event_type(16), static_cast<std::uint8_t>(EventType::kTableMap));
+  EXPECT_EQ(ctx.event_type(17), static_cast<std::uint8_t>(EventType::kPreGaWriteRows));
+  EXPECT_EQ(ctx.event_type(20), static_cast<std::uint8_t>(EventType::kXid));
+  EXPECT_EQ(ctx.event_type(22), static_cast<std::uint8_t>(EventType::kExecuteLoadQuery));
+  EXPECT_EQ(ctx.event_type(2), static_cast<std::uint8_t>(EventType::kQuery));
+  EXPECT_EQ(ctx.post_header(EventType::kTableMap), 8);  // the length listed 16th
+  EXPECT_EQ(ctx.post_header(EventType::kXid), 0);       // the length listed 20th
+  // Any other version keeps the numbering.
+  Wire v = header(EventType::kFormatDescription);
+  v.u16le(4).padded("5.1.23-rc-debug-log", 50).u32le(kTimestamp).u8(19);
+  for (int t = 1; t <= 22; ++t) v.u8(0);
+  const Fixture plain =
+      make("PlainFde", std::move(v), kHeader, kHeader, FormatContext::for_version(4));
+  EXPECT_FALSE(std::get<FormatDescription>(decode(plain).body).context.drop_tree_types);
 }
 
 TEST(EventsTest, StartEncryption) {
