@@ -1,12 +1,16 @@
 // libFuzzer target over the whole decoder: framing, checksums, every event body, transaction
-// assembly, filters, SQL output and the event listing. Built by tests/fuzz/run.sh with clang,
+// assembly, filters, SQL output (default, -vv rows, --rows-as-sql: every column type, JSON,
+// partial JSON diffs) and the event listing. Built by tests/fuzz/run.sh with clang,
 // ASan and UBSan. The input is a binlog; a missing magic is supplied so that mutations spend
 // their time past it.
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <string>
 #include <vector>
 
 #include "binlog/error.h"
@@ -22,7 +26,25 @@ int null_fd() {
   return fd;
 }
 
-void run(const std::vector<std::byte>& bytes, bool verify, bool filtered) {
+// LOAD DATA blocks are written as files: one folder for the run, emptied now and then.
+const std::string& load_dir() {
+  static const std::string dir = [] {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string t = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/binrecover-fuzz-XXXXXX";
+    if (::mkdtemp(t.data()) == nullptr) std::abort();
+    std::atexit([] { std::filesystem::remove_all(load_dir()); });
+    return t;
+  }();
+  static unsigned runs = 0;
+  if (++runs % 1000 == 0) {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+      std::filesystem::remove(e.path(), ec);
+  }
+  return dir;
+}
+
+void run(const std::vector<std::byte>& bytes, bool verify, bool filtered, int rows_mode) {
   using namespace binrecover;
   recovery::InputFile in{"fuzz", "fuzz", binlog::Bytes(bytes.data(), bytes.size())};
   recovery::DecodeOptions decode;
@@ -36,7 +58,11 @@ void run(const std::vector<std::byte>& bytes, bool verify, bool filtered) {
   auto quiet = [](const std::string&) {};
   try {
     recovery::Output out(null_fd(), "null");
-    recovery::SqlSink sink(out, recovery::SqlOptions{});
+    recovery::SqlOptions sql;
+    sql.local_load_dir = load_dir();
+    if (rows_mode == 1) sql.verbose = 2;
+    if (rows_mode == 2) sql.rows_as_sql = true;
+    recovery::SqlSink sink(out, sql);
     recovery::run_sql({in}, decode, filter, sink, quiet);
   } catch (const Error&) {
   }
@@ -59,7 +85,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (std::uint8_t m : kMagic) bytes.push_back(std::byte{m});
   for (std::size_t i = 0; i < size; ++i) bytes.push_back(std::byte{data[i]});
   // Without checksums most mutations reach the body decoders; with them, the reader's checks.
-  run(bytes, false, (size & 1) != 0);
-  run(bytes, true, false);
+  const int rows_mode = static_cast<int>(size % 3);  // plain, -vv, --rows-as-sql
+  run(bytes, false, (size & 1) != 0, rows_mode);
+  run(bytes, true, false, rows_mode);
   return 0;
 }
