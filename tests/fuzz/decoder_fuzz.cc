@@ -28,20 +28,25 @@ int null_fd() {
 
 // LOAD DATA blocks are written as files: one folder for the run, emptied now and then.
 const std::string& load_dir() {
-  static const std::string dir = [] {
+  // Never destroyed: the exit handler that removes the folder runs after static destructors.
+  static const std::string* const dir = [] {
     const char* tmp = std::getenv("TMPDIR");
-    std::string t = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/binrecover-fuzz-XXXXXX";
-    if (::mkdtemp(t.data()) == nullptr) std::abort();
-    std::atexit([] { std::filesystem::remove_all(load_dir()); });
+    auto* t = new std::string(std::string(tmp != nullptr && *tmp ? tmp : "/tmp") +
+                              "/binrecover-fuzz-XXXXXX");
+    if (::mkdtemp(t->data()) == nullptr) std::abort();
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(load_dir(), ec);
+    });
     return t;
   }();
   static unsigned runs = 0;
   if (++runs % 1000 == 0) {
     std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    for (const auto& e : std::filesystem::directory_iterator(*dir, ec))
       std::filesystem::remove(e.path(), ec);
   }
-  return dir;
+  return *dir;
 }
 
 void run(const std::vector<std::byte>& bytes, bool verify, bool filtered, int rows_mode) {
