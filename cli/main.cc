@@ -139,8 +139,11 @@ int run(const std::vector<std::string>& args) {
     out.flush();
     return 0;
   }
+  // Column names for logs without metadata: --schema, kept current by the binlog's DDL.
+  recovery::Schema schema(warn);
+  if (o.schema_file) schema.load_file(*o.schema_file);
   if (o.flashback) {
-    recovery::run_flashback(o.inputs, o.decode, o.filter, out, warn);
+    recovery::run_flashback(o.inputs, o.decode, o.filter, out, warn, &schema);
     out.flush();
     return 0;
   }
@@ -183,6 +186,7 @@ int run(const std::vector<std::string>& args) {
     };
   }
   recovery::SqlSink sink(out, o.sql);
+  sink.set_schema(&schema);
   try {
     recovery::run_sql(o.inputs, o.decode, o.filter, sink, warn, progress);
   } catch (...) {

@@ -265,8 +265,12 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       "undo SQL: the reverse of the selected range, newest transaction first (row format with "
       "binlog_row_image=FULL and binlog_row_metadata=FULL)")(
       "rows-as-sql",
-      "row events as executable INSERT/UPDATE/DELETE with real column names (needs "
-      "binlog_row_metadata=FULL)")(
+      "row events as executable INSERT/UPDATE/DELETE with real column names (from the log's "
+      "binlog_row_metadata=FULL, else from --schema)")(
+      "schema", po::value<std::string>(),
+      "a dump's CREATE TABLE statements (mysqldump/mariadb-dump, with or without data) naming "
+      "the columns of logs without metadata, for --rows-as-sql and --flashback; the binlog's "
+      "own DDL keeps it current")(
       "local-load,l", po::value<std::string>(),
       "write the data of LOAD DATA statements here, replayed as LOAD DATA LOCAL INFILE "
       "(default: a new folder under $TMPDIR; replay with mysql --local-infile=1)");
@@ -421,6 +425,7 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   if (vm.count("local-load")) o.sql.local_load_dir = vm["local-load"].as<std::string>();
   o.sql.verbose = verbose;
   o.sql.rows_as_sql = vm.count("rows-as-sql") > 0;
+  if (vm.count("schema")) o.schema_file = vm["schema"].as<std::string>();
   o.flashback = vm.count("flashback") > 0;
   if (o.flashback && o.command != Command::kSql)
     usage_error("--flashback belongs to SQL output (binrecover [options] FILE...)");

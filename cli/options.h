@@ -33,6 +33,7 @@ struct Options {
   bool plan_json = false;
   bool stats_json = false;
   bool flashback = false;
+  std::optional<std::string> schema_file;  // --schema
   std::optional<std::string> result_file;
   std::string help_text;
   bool progress = true;  // on a terminal only

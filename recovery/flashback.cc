@@ -43,7 +43,8 @@ void write_all(std::FILE* f, const void* p, std::size_t n) {
 }  // namespace
 
 RunStats run_flashback(const std::vector<InputFile>& inputs, const DecodeOptions& decode,
-                       const FilterOptions& fopts, Output& out, const binlog::WarningSink& warn) {
+                       const FilterOptions& fopts, Output& out, const binlog::WarningSink& warn,
+                       Schema* schema) {
   RunStats stats;
   ContentFilter filter(fopts);
   TempFile blocks = temp_file();
@@ -62,6 +63,7 @@ RunStats run_flashback(const std::vector<InputFile>& inputs, const DecodeOptions
   walk_units(inputs, decode, range, warn, [&](const std::string& file, const Transaction& t) {
     stats.events += t.events.size();
     if (t.kind != UnitKind::kTransaction || !t.complete) return true;
+    if (schema != nullptr) schema->observe(t);
     const Event& head = t.events.front();
     if (fopts.server_id && head.header.server_id != *fopts.server_id) return true;
     if (fopts.start_datetime && head.header.timestamp < *fopts.start_datetime) return true;
@@ -70,7 +72,8 @@ RunStats run_flashback(const std::vector<InputFile>& inputs, const DecodeOptions
     for (std::size_t k = 0; k < t.events.size(); ++k) {
       const Event& ev = t.events[k];
       if (const auto* tm = std::get_if<binlog::TableMap>(&ev.body)) {
-        tables[tm->table_id] = binlog::table_info(*tm);
+        binlog::TableInfo& info = tables[tm->table_id] = binlog::table_info(*tm);
+        if (schema != nullptr) schema->complete(info, ev.pos, false);
         continue;
       }
       if (!keep[k]) continue;

@@ -3,6 +3,7 @@
 #include "recovery/filter.h"
 #include "recovery/output.h"
 #include "recovery/pipeline.h"
+#include "recovery/schema.h"
 
 namespace binrecover::recovery {
 
@@ -11,7 +12,10 @@ namespace binrecover::recovery {
 // Each undone transaction is written to a temporary file as it is read and the file is then
 // read backwards, so memory stays that of one transaction whatever the log's size. DDL and
 // statement-format changes cannot be undone: the run stops with an error naming them.
+// `schema` (may be null) names the columns of logs without metadata; the binlog's DDL is
+// applied to it as the walk goes.
 RunStats run_flashback(const std::vector<InputFile>& inputs, const DecodeOptions& decode,
-                       const FilterOptions& filter, Output& out, const binlog::WarningSink& warn);
+                       const FilterOptions& filter, Output& out, const binlog::WarningSink& warn,
+                       Schema* schema = nullptr);
 
 }  // namespace binrecover::recovery

@@ -86,6 +86,7 @@ RunStats run_sql(const std::vector<InputFile>& inputs, const DecodeOptions& deco
               stopped = true;  // the target: everything before this transaction
               break;
             }
+            sink.observe(*unit);  // DDL keeps the schema current, whatever the filters say
             const Event& head = unit->events.front();
             if (fopts.server_id && head.header.server_id != *fopts.server_id) continue;
             if (fopts.start_datetime && head.header.timestamp < *fopts.start_datetime) continue;

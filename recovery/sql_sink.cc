@@ -833,9 +833,12 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
                 reinterpret_cast<const char*>(ev.raw.data()) + ctx.header_length,
                 ev.raw.size() - ctx.header_length - (ctx.checksum == ChecksumAlg::kCrc32 ? 4 : 0));
             auto& entry = tables_[b.table_id];
-            if (table_sigs_[b.table_id] != sig) {
+            const std::uint64_t gen = schema_ != nullptr ? schema_->generation() : 0;
+            if (table_sigs_[b.table_id] != sig || table_gens_[b.table_id] != gen) {
               entry = table_info(b);
+              if (schema_ != nullptr && opts_.rows_as_sql) schema_->complete(entry, ev.pos, true);
               table_sigs_[b.table_id].assign(sig);
+              table_gens_[b.table_id] = gen;
             }
           }
           if (!opts_.rows_as_sql && opts_.base64_output != Base64Output::kDecodeRows)

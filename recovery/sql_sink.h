@@ -10,6 +10,7 @@
 #include "binlog/events.h"
 #include "binlog/row_values.h"
 #include "recovery/output.h"
+#include "recovery/schema.h"
 #include "recovery/transaction.h"
 
 namespace binrecover::recovery {
@@ -47,6 +48,14 @@ class SqlSink {
   SqlSink(Output& out, SqlOptions opts);
 
   void begin();
+  // Table definitions for logs without column names (--schema), kept current by the DDL of
+  // every transaction read (see observe), filtered out or not. Without one, --rows-as-sql
+  // stops on a table map without names.
+  void set_schema(Schema* schema) { schema_ = schema; }
+  // Every complete unit read, before the filters: its DDL updates the schema.
+  void observe(const Transaction& unit) {
+    if (schema_ != nullptr) schema_->observe(unit);
+  }
   // An event outside transactions (format description, rotate, GTID list, ...).
   void write_meta(const binlog::Event& ev, const binlog::FormatContext& ctx);
   // A transaction, with `keep` marking the events the filters kept.
@@ -91,13 +100,15 @@ class SqlSink {
   }
   std::unordered_map<std::uint64_t, binlog::TableInfo> tables_;  // decoded table maps
   std::unordered_map<std::uint64_t, std::string> table_sigs_;    // their bytes, to skip rebuilds
-  fmt::memory_buffer verbose_;                                   // -v comments of the statement
-  std::vector<std::byte> row_scratch_;                           // uncompressed rows
-  std::vector<std::byte> scratch_;                               // a patched copy of one event
-  std::vector<std::byte> piece_;       // one part of a rows event cut for max_binlog_statement
-  std::vector<std::size_t> row_ends_;  // where its rows end
-  std::vector<std::byte> stmt_maps_;   // the table maps of the statement being written
-  std::vector<std::byte> held_;        // its last rows event, not yet encoded
+  std::unordered_map<std::uint64_t, std::uint64_t> table_gens_;  // the schema generation used
+  Schema* schema_ = nullptr;
+  fmt::memory_buffer verbose_;          // -v comments of the statement
+  std::vector<std::byte> row_scratch_;  // uncompressed rows
+  std::vector<std::byte> scratch_;      // a patched copy of one event
+  std::vector<std::byte> piece_;        // one part of a rows event cut for max_binlog_statement
+  std::vector<std::size_t> row_ends_;   // where its rows end
+  std::vector<std::byte> stmt_maps_;    // the table maps of the statement being written
+  std::vector<std::byte> held_;         // its last rows event, not yet encoded
   std::size_t held_flags_at_ = 0;
   bool held_crc_ = false;
 
