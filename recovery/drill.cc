@@ -398,7 +398,11 @@ DrillResult run_drill(const std::vector<InputFile>& inputs, const DrillOptions& 
         std::string err;
         {
           Output out(fd, "the drill client");
-          SqlSink sink(out, SqlOptions{});
+          // BINLOG statements of at most 4 MB, under the mysql client's and the servers'
+          // default max_allowed_packet (16 MB and more): a big INSERT ... SELECT replays too.
+          SqlOptions sql;
+          sql.max_binlog_statement = std::size_t{4} << 20;
+          SqlSink sink(out, sql);
           try {
             r.replay = run_sql(replay_inputs, decode, filter, sink, warn);
             out.flush();
