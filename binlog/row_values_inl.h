@@ -1,10 +1,19 @@
 #pragma once
 
+#include <string>
+
+#include "binlog/error.h"
+
 namespace binrecover::binlog {
 
 template <class Fn>
 void for_each_value(const TableInfo& info, std::uint64_t column_count, Bytes present,
                     ByteCursor& cur, Fn&& fn, Bytes partial_json) {
+  if (column_count > info.layout.size())
+    throw Error(ErrorCode::kBadEvent,
+                "rows event has " + std::to_string(column_count) + " columns, its table map " +
+                    std::to_string(info.layout.size()),
+                cur.offset());
   auto bit = [](Bytes b, std::uint64_t i) {
     return (static_cast<std::uint8_t>(b[i / 8]) & (1U << (i % 8))) != 0;
   };
