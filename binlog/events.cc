@@ -407,7 +407,9 @@ MariaGtidList decode_gtid_list(ByteCursor& cur) {
 
 LoadData decode_load(ByteCursor& cur, const FormatContext& ctx, EventType type) {
   LoadData l;
-  const std::uint8_t ph = ctx.post_header(type);
+  // CREATE_FILE's post-header is LOAD's, then its own (file_id), as Create_file_log_event
+  // reads it: the lengths of both from the format description.
+  const std::uint8_t ph = ctx.post_header(type == EventType::kCreateFile ? EventType::kLoad : type);
   if (ph < 18) bad(cur, "LOAD DATA post-header of " + std::to_string(ph) + " bytes");
   ByteCursor post = cur.take(ph);
   l.thread_id = post.u32le();
@@ -416,7 +418,10 @@ LoadData decode_load(ByteCursor& cur, const FormatContext& ctx, EventType type) 
   const std::uint8_t table_len = post.u8();
   const std::uint8_t db_len = post.u8();
   l.num_fields = post.u32le();
-  if (type == EventType::kCreateFile && ph >= 22) l.file_id = post.u32le();
+  if (type == EventType::kCreateFile) {
+    ByteCursor own = cur.take(ctx.post_header(EventType::kCreateFile));
+    if (own.remaining() >= 4) l.file_id = own.u32le();
+  }
   if (type == EventType::kLoad) {
     std::string_view* terms[] = {&l.field_term, &l.enclosed, &l.line_term, &l.line_start,
                                  &l.escaped};
@@ -468,7 +473,7 @@ FormatContext FormatContext::for_version(std::uint16_t binlog_version) {
   set(EventType::kQuery, binlog_version >= 4 ? 13 : 11);
   set(EventType::kRotate, binlog_version == 1 ? 0 : 8);
   set(EventType::kLoad, 18);
-  set(EventType::kCreateFile, 22);
+  set(EventType::kCreateFile, 4);  // after LOAD's 18
   set(EventType::kAppendBlock, 4);
   set(EventType::kExecLoad, 4);
   set(EventType::kDeleteFile, 4);

@@ -166,6 +166,7 @@ void walk_rows(const Rows& ev, Bytes rows, const std::vector<ColumnLayout>& layo
       }
     }
     const std::size_t n = popcount(present, ev.column_count);
+    if (n == 0) throw Error(ErrorCode::kBadEvent, "row image with no columns", cur.offset());
     const Bytes nulls = cur.bytes((n + 7) / 8);
     std::size_t k = 0;
     for (std::uint64_t i = 0; i < ev.column_count; ++i) {

@@ -19,6 +19,9 @@ void for_each_value(const TableInfo& info, std::uint64_t column_count, Bytes pre
   };
   std::size_t n = 0;
   for (std::uint64_t i = 0; i < column_count; ++i) n += bit(present, i) ? 1 : 0;
+  // Servers never log an image of no columns; it would take no bytes, and a loop over the
+  // rows would never end.
+  if (n == 0) throw Error(ErrorCode::kBadEvent, "row image with no columns", cur.offset());
   const Bytes nulls = cur.bytes((n + 7) / 8);
   std::size_t k = 0;
   std::size_t json = 0;  // JSON columns of the table before column i

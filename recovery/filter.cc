@@ -82,6 +82,12 @@ bool ContentFilter::table_id_kept(std::uint64_t id) const {
   return !active_;
 }
 
+std::optional<bool> ContentFilter::load_file_kept(std::uint32_t file_id) const {
+  for (auto it = load_files_.rbegin(); it != load_files_.rend(); ++it)
+    if (it->first == file_id) return it->second;
+  return std::nullopt;
+}
+
 bool ContentFilter::select(const Transaction& txn, std::vector<char>& keep) {
   const auto& evs = txn.events;
   keep.assign(evs.size(), 1);
@@ -104,20 +110,26 @@ bool ContentFilter::select(const Transaction& txn, std::vector<char>& keep) {
     } else if (const auto* load = std::get_if<binlog::LoadData>(&ev.body)) {
       keep[i] = keep_table(load->db, load->table);  // 4.x LOAD DATA names its table
       any |= keep[i] != 0;
+      std::erase_if(load_files_, [&](const auto& f) { return f.first == load->file_id; });
+      if (load_files_.size() >= 64) load_files_.erase(load_files_.begin());
+      load_files_.emplace_back(load->file_id, keep[i] != 0);
     } else if (const auto* ref = std::get_if<binlog::LoadFileRef>(&ev.body)) {
-      // EXEC_LOAD / DELETE_FILE follow the CREATE_FILE of their file
-      keep[i] = 0;
-      for (std::size_t j = i; j-- > 0;)
-        if (const auto* l = std::get_if<binlog::LoadData>(&evs[j].body);
-            l != nullptr && l->file_id == ref->file_id) {
-          keep[i] = keep[j];
-          break;
-        }
+      // EXEC_LOAD / DELETE_FILE follow the CREATE_FILE of their file (unknown: not kept)
+      keep[i] = load_file_kept(ref->file_id).value_or(false);
+      any |= keep[i] != 0;
+    } else if (const auto* block = std::get_if<binlog::LoadBlock>(&ev.body)) {
+      if (ev.type() == binlog::EventType::kBeginLoadQuery)  // 5.0+: a new file under this id
+        std::erase_if(load_files_, [&](const auto& f) { return f.first == block->file_id; });
+      else if (const auto k = load_file_kept(block->file_id))
+        keep[i] = *k;
     }
   }
   // Pass 2: context events follow what they belong to.
   for (std::size_t i = evs.size(); i-- > 0;) {
     const EventType t = evs[i].type();
+    const auto* block = std::get_if<binlog::LoadBlock>(&evs[i].body);
+    if (t == EventType::kAppendBlock && block != nullptr && load_file_kept(block->file_id))
+      continue;  // a 4.x block: decided by its CREATE_FILE in pass 1
     if (t == EventType::kIntvar || t == EventType::kRand || t == EventType::kUserVar ||
         t == EventType::kBeginLoadQuery || t == EventType::kAppendBlock) {
       // belongs to the next query event (or 4.x EXEC_LOAD)

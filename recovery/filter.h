@@ -63,6 +63,10 @@ class ContentFilter {
   std::vector<std::string> dbs_;
   std::vector<std::pair<std::string, std::string>> tables_;
   std::vector<TableMapEntry> maps_;  // table maps of the statement being filtered
+  // 4.x LOAD DATA: whether each file's CREATE_FILE was kept, for its APPEND_BLOCKs and its
+  // EXEC_LOAD, which may come in later units (bounded: the newest 64).
+  std::vector<std::pair<std::uint32_t, bool>> load_files_;
+  std::optional<bool> load_file_kept(std::uint32_t file_id) const;
 };
 
 }  // namespace binrecover::recovery

@@ -99,9 +99,36 @@ std::vector<Token> tokenize(std::string_view s) {
   return out;
 }
 
-class Parser {
+// The first word of a statement, past whitespace and comments (the text of a versioned
+// comment counts), without tokenizing the rest.
+std::string_view first_word(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const char c = s[i];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+    } else if (c == '#' || (c == '-' && i + 1 < s.size() && s[i + 1] == '-')) {
+      while (i < s.size() && s[i] != '\n') ++i;
+    } else if (c == '/' && i + 2 < s.size() && s[i + 1] == '*' && s[i + 2] == '!') {
+      i += 3;
+      while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
+      const std::size_t end = s.find("*/", i + 2);
+      i = end == std::string_view::npos ? s.size() : end + 2;
+    } else {
+      break;
+    }
+  }
+  std::size_t j = i;
+  while (j < s.size() && std::isalpha(static_cast<unsigned char>(s[j]))) ++j;
+  return s.substr(i, j - i);
+}
+
+}  // namespace
+
+class DdlParser {
  public:
-  explicit Parser(std::vector<Token> t) : t_(std::move(t)) {}
+  explicit DdlParser(std::vector<Token> t) : t_(std::move(t)) {}
   const Token& peek(std::size_t k = 0) const {
     static const Token kEnd;
     return p_ + k < t_.size() ? t_[p_ + k] : kEnd;
@@ -127,7 +154,11 @@ class Parser {
   // A name: a quoted identifier or a bare word.
   std::optional<std::string> name() {
     const Token& t = peek();
-    if (t.kind != Token::Kind::kIdent && t.kind != Token::Kind::kWord) return std::nullopt;
+    const bool digits_only = t.kind == Token::Kind::kNumber &&
+                             t.text.find_first_not_of("0123456789") == std::string::npos;
+    if (t.kind != Token::Kind::kIdent && t.kind != Token::Kind::kWord &&
+        (t.kind != Token::Kind::kNumber || digits_only))
+      return std::nullopt;
     std::string s = t.text;
     next();
     return s;
@@ -175,13 +206,16 @@ class Parser {
   std::size_t p_ = 0;
 };
 
+namespace {
+
 // A column definition after its name: the type and attributes up to ',' or ')'.
-ColumnDef column_def(Parser& p, std::string name, bool* inline_pk) {
+ColumnDef column_def(DdlParser& p, std::string name, bool* inline_pk) {
   ColumnDef c;
   c.name = std::move(name);
   const bool is_enum = p.word("ENUM");
   const bool is_set = p.word("SET");
-  p.next();  // the type
+  c.is_unsigned = p.word("SERIAL");  // BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE
+  p.next();                          // the type
   if (p.punct('(')) {
     if (is_enum || is_set) {
       p.next();
@@ -196,8 +230,8 @@ ColumnDef column_def(Parser& p, std::string name, bool* inline_pk) {
     }
   }
   while (!p.at_end() && !p.punct(',') && !p.punct(')')) {
-    if (p.word("FIRST") || p.word("AFTER")) break;  // ALTER TABLE's placement
-    if (p.accept("UNSIGNED")) {
+    if (p.word("FIRST") || p.word("AFTER")) break;       // ALTER TABLE's placement
+    if (p.accept("UNSIGNED") || p.accept("ZEROFILL")) {  // ZEROFILL implies UNSIGNED
       c.is_unsigned = true;
     } else if (p.word("PRIMARY") && p.word("KEY", 1)) {
       p.next();
@@ -213,7 +247,7 @@ ColumnDef column_def(Parser& p, std::string name, bool* inline_pk) {
 }
 
 // The column names of a key part list "(a, b(10), c DESC)".
-std::vector<std::string> key_columns(Parser& p) {
+std::vector<std::string> key_columns(DdlParser& p) {
   std::vector<std::string> out;
   if (!p.accept('(')) return out;
   while (!p.at_end() && !p.punct(')')) {
@@ -231,46 +265,22 @@ std::optional<std::uint32_t> column_index(const TableDef& t, std::string_view na
   return std::nullopt;
 }
 
+// Sets the key from column names; a name that is not a column leaves the table without a
+// known key (UPDATE and DELETE then match every column with LIMIT 1, never a partial key).
 void set_primary_key(TableDef& t, const std::vector<std::string>& cols) {
   t.primary_key.clear();
-  for (const auto& c : cols)
-    if (auto k = column_index(t, c)) t.primary_key.push_back(*k);
-}
-
-// Inserts `c` where FIRST / AFTER x says (at the end otherwise), keeping key indexes right.
-void place_column(Parser& p, TableDef& t, ColumnDef c, std::optional<std::size_t> old_at) {
-  std::vector<std::string> pk;
-  for (std::uint32_t k : t.primary_key) pk.push_back(t.columns[k].name);
-  if (old_at) {
-    // MODIFY/CHANGE: a renamed key column keeps its place in the key.
-    for (auto& n : pk)
-      if (ieq(n, t.columns[*old_at].name)) n = c.name;
-    t.columns.erase(t.columns.begin() + static_cast<std::ptrdiff_t>(*old_at));
+  for (const auto& c : cols) {
+    const auto k = column_index(t, c);
+    if (!k) {
+      t.primary_key.clear();
+      return;
+    }
+    t.primary_key.push_back(*k);
   }
-  std::size_t at = old_at.value_or(t.columns.size());
-  if (p.accept("FIRST")) {
-    at = 0;
-  } else if (p.accept("AFTER")) {
-    if (auto after = p.name())
-      if (auto k = column_index(t, *after)) at = *k + 1;
-  }
-  at = std::min(at, t.columns.size());
-  t.columns.insert(t.columns.begin() + static_cast<std::ptrdiff_t>(at), std::move(c));
-  set_primary_key(t, pk);
-}
-
-void drop_column(TableDef& t, std::string_view name) {
-  const auto k = column_index(t, name);
-  if (!k) return;
-  std::vector<std::string> pk;
-  for (std::uint32_t i : t.primary_key)
-    if (i != *k) pk.push_back(t.columns[i].name);
-  t.columns.erase(t.columns.begin() + *k);
-  set_primary_key(t, pk);
 }
 
 // The definitions inside CREATE TABLE t ( ... ).
-TableDef table_body(Parser& p) {
+TableDef table_body(DdlParser& p) {
   TableDef t;
   std::vector<std::string> pk;
   p.accept('(');
@@ -322,15 +332,18 @@ const TableDef* Schema::find(std::string_view db, std::string_view table) const 
 }
 
 void Schema::apply(std::string_view db, std::string_view sql) {
-  Parser p(tokenize(sql));
+  DdlParser p(tokenize(sql));
   auto changed = [&] { ++generation_; };
   if (p.accept("CREATE")) {
     p.accept("OR") && p.accept("REPLACE");
-    p.accept("TEMPORARY");
+    if (p.word("TEMPORARY")) return;  // a session's own table, not the base table's shape
     if (!p.accept("TABLE")) return;
+    const bool if_not_exists = p.word("IF") && p.word("NOT", 1) && p.word("EXISTS", 2);
     p.skip_if_not_exists();
     const auto name = p.table_name(db);
     if (!name) return;
+    // Logged even when the table exists, and then it changes nothing.
+    if (if_not_exists && find(name->first, name->second) != nullptr) return;
     if (p.accept("LIKE") || (p.punct('(') && p.word("LIKE", 1) && (p.next(), p.next(), true))) {
       const auto from = p.table_name(db);
       if (!from) return;
@@ -354,7 +367,7 @@ void Schema::apply(std::string_view db, std::string_view sql) {
     return;
   }
   if (p.accept("DROP")) {
-    p.accept("TEMPORARY");
+    if (p.word("TEMPORARY")) return;
     if (p.accept("DATABASE") || p.accept("SCHEMA")) {
       p.skip_if_exists();
       if (const auto d = p.name()) {
@@ -366,7 +379,9 @@ void Schema::apply(std::string_view db, std::string_view sql) {
     if (!p.accept("TABLE")) return;
     p.skip_if_exists();
     do {
-      if (const auto name = p.table_name(db)) tables_.erase(Key(name->first, name->second));
+      if (const auto name = p.table_name(db))
+        if (tables_.erase(Key(name->first, name->second)) == 0)
+          tables_.erase(Key("", name->second));
     } while (p.accept(','));
     changed();
     return;
@@ -379,6 +394,8 @@ void Schema::apply(std::string_view db, std::string_view sql) {
       const auto to = p.table_name(db);
       if (!to) return;
       auto node = tables_.extract(Key(from->first, from->second));
+      if (node.empty()) node = tables_.extract(Key("", from->second));
+      tables_.erase(Key(to->first, to->second));
       if (!node.empty()) {
         node.key() = Key(to->first, to->second);
         tables_.insert(std::move(node));
@@ -393,99 +410,187 @@ void Schema::apply(std::string_view db, std::string_view sql) {
   if (!p.accept("TABLE")) return;
   p.skip_if_exists();
   const auto name = p.table_name(db);
-  if (!name) return;
-  TableDef* t = lookup(name->first, name->second);
-  if (t == nullptr) return;
+  if (!name || lookup(name->first, name->second) == nullptr) return;
+  alter(p, name->first, name->second);
   changed();
+}
+
+TableDef* Schema::lookup_to_change(std::string_view db, std::string_view table) {
+  const Key exact{std::string(db), std::string(table)};
+  auto it = tables_.find(exact);
+  if (it != tables_.end()) return &it->second;
+  it = tables_.find(Key("", std::string(table)));
+  if (it == tables_.end()) return nullptr;
+  const TableDef copy = it->second;
+  return &(tables_[exact] = copy);
+}
+
+// ALTER TABLE's clauses. MySQL resolves the columns a clause changes against the table as it
+// was before the statement (RENAME COLUMN a TO b, RENAME COLUMN b TO a swaps them), and key
+// and AFTER columns against the new table. Anything that cannot be resolved drops the table's
+// definition: its rows are then written by position with a warning, never into wrong columns.
+void Schema::alter(DdlParser& p, const std::string& db, const std::string& table) {
+  TableDef* t = lookup_to_change(db, table);
+  TableDef& d = *t;
+  for (ColumnDef& c : d.columns) c.before_alter = c.name;
+  for (std::size_t i = 0; i < d.primary_key.size(); ++i)
+    d.columns[d.primary_key[i]].key_part = static_cast<int>(i);
+  std::optional<std::vector<std::string>> new_pk;
   std::optional<std::pair<std::string, std::string>> rename_to;
-  while (!p.at_end()) {
+  bool lost = false;
+  auto old_column = [&](std::string_view n) -> std::optional<std::size_t> {
+    for (std::size_t k = 0; k < d.columns.size(); ++k)
+      if (!d.columns[k].before_alter.empty() && ieq(d.columns[k].before_alter, n)) return k;
+    return std::nullopt;
+  };
+  auto new_column = [&](std::string_view n) -> std::optional<std::size_t> {
+    for (std::size_t k = 0; k < d.columns.size(); ++k)
+      if (ieq(d.columns[k].name, n)) return k;
+    return std::nullopt;
+  };
+  // FIRST / AFTER x after a column definition: where it goes (default: `at`).
+  auto place = [&](ColumnDef c, std::size_t at) {
+    if (p.accept("FIRST")) {
+      at = 0;
+    } else if (p.accept("AFTER")) {
+      const auto after = p.name();
+      const auto k = after ? new_column(*after) : std::nullopt;
+      if (!k) {
+        lost = true;
+        return;
+      }
+      at = *k + 1;
+    }
+    at = std::min(at, d.columns.size());
+    d.columns.insert(d.columns.begin() + static_cast<std::ptrdiff_t>(at), std::move(c));
+  };
+  auto key_clause = [&] {
+    p.next();  // PRIMARY
+    p.next();  // KEY
+    while (!p.at_end() && !p.punct('(')) p.next();
+    new_pk = key_columns(p);
+  };
+  while (!p.at_end() && !lost) {
     if (p.accept("ADD")) {
       if (p.word("PRIMARY") && p.word("KEY", 1)) {
+        key_clause();
+      } else if (p.word("CONSTRAINT")) {
         p.next();
-        p.next();
-        while (!p.at_end() && !p.punct('(')) p.next();
-        set_primary_key(*t, key_columns(p));
-      } else if (p.word("CONSTRAINT") || p.word("KEY") || p.word("INDEX") || p.word("UNIQUE") ||
-                 p.word("FULLTEXT") || p.word("SPATIAL") || p.word("FOREIGN") || p.word("CHECK") ||
-                 p.word("PARTITION") || p.word("PERIOD")) {
-        if (p.word("CONSTRAINT")) {
-          p.next();
-          if (!p.word("PRIMARY") && !p.word("UNIQUE") && !p.word("FOREIGN") && !p.word("CHECK"))
-            p.name();
-          if (p.word("PRIMARY") && p.word("KEY", 1)) {
-            p.next();
-            p.next();
-            while (!p.at_end() && !p.punct('(')) p.next();
-            set_primary_key(*t, key_columns(p));
-          }
-        }
+        if (!p.word("PRIMARY") && !p.word("UNIQUE") && !p.word("FOREIGN") && !p.word("CHECK"))
+          p.name();
+        if (p.word("PRIMARY") && p.word("KEY", 1)) key_clause();
+      } else if (p.word("KEY") || p.word("INDEX") || p.word("UNIQUE") || p.word("FULLTEXT") ||
+                 p.word("SPATIAL") || p.word("FOREIGN") || p.word("CHECK") || p.word("PARTITION") ||
+                 p.word("PERIOD") || p.word("VECTOR")) {
+        // not a column
       } else {
         p.accept("COLUMN");
+        const bool if_not_exists = p.word("IF") && p.word("NOT", 1) && p.word("EXISTS", 2);
         p.skip_if_not_exists();
         if (p.accept('(')) {  // ADD (a INT, b INT)
           while (!p.at_end() && !p.punct(')')) {
-            if (auto n = p.name()) t->columns.push_back(column_def(p, *n, nullptr));
+            if (auto n = p.name()) {
+              if (!new_column(*n)) d.columns.push_back(column_def(p, *n, nullptr));
+            }
+            p.skip_to_separator();
             p.accept(',');
           }
           p.accept(')');
         } else if (auto n = p.name()) {
-          if (!column_index(*t, *n)) {
+          if (new_column(*n)) {
+            if (!if_not_exists) lost = true;  // the server would have refused it
+          } else {
             ColumnDef c = column_def(p, *n, nullptr);
-            place_column(p, *t, std::move(c), std::nullopt);
+            place(std::move(c), d.columns.size());
           }
+        } else {
+          lost = true;
         }
       }
     } else if (p.accept("DROP")) {
       if (p.word("PRIMARY") && p.word("KEY", 1)) {
         p.next();
         p.next();
-        t->primary_key.clear();
+        for (ColumnDef& c : d.columns) c.key_part = -1;
+        new_pk.reset();
       } else if (p.word("INDEX") || p.word("KEY") || p.word("FOREIGN") || p.word("CONSTRAINT") ||
-                 p.word("CHECK") || p.word("PARTITION")) {
+                 p.word("CHECK") || p.word("PARTITION") || p.word("PERIOD")) {
         // not a column
       } else {
         p.accept("COLUMN");
+        const bool if_exists = p.word("IF") && p.word("EXISTS", 1);
         p.skip_if_exists();
-        if (auto n = p.name()) drop_column(*t, *n);
+        const auto n = p.name();
+        const auto k = n ? old_column(*n) : std::nullopt;
+        if (k) {
+          d.columns.erase(d.columns.begin() + static_cast<std::ptrdiff_t>(*k));
+        } else if (!if_exists) {
+          lost = true;
+        }
       }
     } else if (p.word("MODIFY") || p.word("CHANGE")) {
       const bool change = p.word("CHANGE");
       p.next();
       p.accept("COLUMN");
+      const bool if_exists = p.word("IF") && p.word("EXISTS", 1);
       p.skip_if_exists();
       const auto old_name = p.name();
-      if (old_name) {
-        std::string new_name = *old_name;
-        if (change) new_name = p.name().value_or(*old_name);
-        if (const auto k = column_index(*t, *old_name)) {
-          ColumnDef c = column_def(p, new_name, nullptr);
-          place_column(p, *t, std::move(c), *k);
-        }
+      const auto k = old_name ? old_column(*old_name) : std::nullopt;
+      const auto new_name = change ? p.name() : old_name;
+      if (!k || !new_name) {
+        if (!(if_exists && old_name && new_name)) lost = true;
+      } else {
+        ColumnDef c = column_def(p, *new_name, nullptr);
+        c.key_part = d.columns[*k].key_part;
+        d.columns.erase(d.columns.begin() + static_cast<std::ptrdiff_t>(*k));
+        place(std::move(c), *k);
       }
     } else if (p.accept("RENAME")) {
       if (p.accept("COLUMN")) {
         const auto from = p.name();
         p.accept("TO");
         const auto to = p.name();
-        if (from && to)
-          if (const auto k = column_index(*t, *from)) t->columns[*k].name = *to;
+        const auto k = from ? old_column(*from) : std::nullopt;
+        if (!k || !to) {
+          lost = true;
+        } else {
+          d.columns[*k].name = *to;
+        }
       } else if (p.word("INDEX") || p.word("KEY")) {
         // not a column
       } else {
         if (!p.accept("TO")) p.accept("AS");
-        rename_to = p.table_name(name->first);
+        rename_to = p.table_name(db);
       }
     }
     p.skip_to_separator();
     if (!p.accept(',')) break;
   }
+  if (lost) {
+    tables_.erase(Key(db, table));
+    return;
+  }
+  if (new_pk) {
+    set_primary_key(d, *new_pk);
+  } else {
+    // The key's columns, wherever they moved and whatever they are called now.
+    std::vector<std::pair<int, std::uint32_t>> parts;
+    for (std::size_t k = 0; k < d.columns.size(); ++k)
+      if (d.columns[k].key_part >= 0)
+        parts.emplace_back(d.columns[k].key_part, static_cast<std::uint32_t>(k));
+    std::sort(parts.begin(), parts.end());
+    d.primary_key.clear();
+    for (const auto& part : parts) d.primary_key.push_back(part.second);
+  }
+  for (ColumnDef& c : d.columns) {
+    c.before_alter.clear();
+    c.key_part = -1;
+  }
   if (rename_to) {
-    auto node = tables_.extract(Key(name->first, name->second));
-    if (node.empty()) node = tables_.extract(Key("", name->second));
-    if (!node.empty()) {
-      node.key() = Key(rename_to->first, rename_to->second);
-      tables_.insert(std::move(node));
-    }
+    auto node = tables_.extract(Key(db, table));
+    tables_.erase(Key(rename_to->first, rename_to->second));
+    node.key() = Key(rename_to->first, rename_to->second);
+    tables_.insert(std::move(node));
   }
 }
 
@@ -493,13 +598,9 @@ void Schema::observe(const Transaction& unit) {
   for (const binlog::Event& ev : unit.events) {
     const auto* q = std::get_if<binlog::Query>(&ev.body);
     if (q == nullptr || q->compressed) continue;
-    const std::string_view s = q->query;
-    std::size_t i = 0;
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    const std::string_view head = s.substr(i, 6);
-    if (ieq(head, "CREATE") || ieq(head, "ALTER ") || ieq(head.substr(0, 4), "DROP") ||
-        ieq(head, "RENAME"))
-      apply(q->db, s);
+    const std::string_view w = first_word(q->query);
+    if (ieq(w, "CREATE") || ieq(w, "ALTER") || ieq(w, "DROP") || ieq(w, "RENAME"))
+      apply(q->db, q->query);
   }
 }
 
@@ -519,7 +620,7 @@ void Schema::load_file(const std::string& path) {
   auto finish = [&] {
     if (keep && decided) {
       if (ieq(word, "USE")) {
-        Parser p(tokenize(stmt));
+        DdlParser p(tokenize(stmt));
         p.next();
         if (auto n = p.name()) db = *n;
       } else if (!ieq(word, "DELIMITER")) {
@@ -580,8 +681,14 @@ void Schema::load_file(const std::string& path) {
       }
       if (decided && ieq(word, "DELIMITER")) {
         if (c == '\n') {
-          std::string d = stmt.substr(stmt.find_first_not_of(" \t\r\n"));
-          d = d.substr(std::min<std::size_t>(9, d.size()));
+          // the keyword, past any comment before it
+          std::size_t at = 0;
+          for (std::size_t i = 0; i + 9 <= stmt.size(); ++i)
+            if (ieq(std::string_view(stmt).substr(i, 9), "DELIMITER")) {
+              at = i + 9;
+              break;
+            }
+          std::string d = stmt.substr(at);
           const auto b = d.find_first_not_of(" \t");
           const auto e = d.find_last_not_of(" \t\r\n");
           if (b != std::string::npos && e != std::string::npos) delimiter = d.substr(b, e - b + 1);

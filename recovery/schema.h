@@ -14,12 +14,16 @@
 
 namespace binrecover::recovery {
 
+class DdlParser;
+
 // What a CREATE TABLE says about one column, as far as decoding rows needs it.
 struct ColumnDef {
   std::string name;
   bool is_unsigned = false;
   std::vector<std::string> enum_values;  // ENUM('a','b')
   std::vector<std::string> set_values;   // SET('a','b')
+  std::string before_alter;              // during an ALTER: its name before the statement
+  int key_part = -1;                     // during an ALTER: its place in the primary key
 };
 
 struct TableDef {
@@ -58,6 +62,10 @@ class Schema {
  private:
   using Key = std::pair<std::string, std::string>;  // db, table (db "" = any database)
   TableDef* lookup(std::string_view db, std::string_view table);
+  // The entry of db.table to change: a definition found under the any-database key is
+  // copied to db.table first, so the change does not reach other databases' tables.
+  TableDef* lookup_to_change(std::string_view db, std::string_view table);
+  void alter(DdlParser& p, const std::string& db, const std::string& table);
 
   std::map<Key, TableDef> tables_;
   std::set<std::pair<Key, std::uint64_t>> warned_;

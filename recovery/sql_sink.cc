@@ -257,7 +257,15 @@ void SqlSink::base64_event(const Event& ev, const FormatContext& ctx) {
   // Too large on its own: cut into events of as many whole rows as fit, STMT_END_F (if the
   // event has it) on the last, as the server cuts at binlog_row_event_max_size.
   const Bytes images = raw.subspan(head, raw.size() - head - tail);
-  binlog::row_ends(*rows, images, t->second.layout, ev.pos + head, row_ends_);
+  try {
+    binlog::row_ends(*rows, images, t->second.layout, ev.pos + head, row_ends_);
+  } catch (const Error&) {
+    row_ends_.clear();  // rows the layout cannot walk: the event goes whole, as it came
+  }
+  if (row_ends_.empty()) {
+    push_limited(raw, true, flags_at, crc);
+    return;
+  }
   const bool stmt_end = (raw[flags_at] & std::byte{kStmtEndFlag}) != std::byte{0};
   std::size_t from = 0;  // start of the next piece's rows
   std::size_t k = 0;
@@ -288,42 +296,53 @@ void SqlSink::seal_event(std::vector<std::byte>& ev, bool crc) {
 }
 
 std::size_t SqlSink::limited_budget() const {
-  // What one rows event may take so that it fits a statement after the statement's table maps.
-  const std::size_t used = kBinlogStatementFrame + base64_size(stmt_maps_.size());
+  // What one rows event may take so that it fits a statement after the statement's table maps
+  // (each encoded on its own: a few characters of padding and a newline each, hence the margin).
+  const std::size_t used =
+      kBinlogStatementFrame + base64_size(stmt_maps_.size()) + 8 * stmt_map_count_ + 64;
   return opts_.max_binlog_statement > used ? opts_.max_binlog_statement - used : 0;
 }
 
 void SqlSink::push_limited(Bytes raw, bool is_rows, std::size_t flags_at, bool crc) {
-  // The last rows event is held back: if the next event does not fit the statement any more,
-  // the held one gets STMT_END_F and closes the statement, and the next statement starts with
-  // the table maps again (the server forgets them at a statement's end, and silently skips
-  // rows events of a table id it has no map for). Each BINLOG statement is then a whole
-  // statement of its own; inside the transaction that is the same change.
+  // The last rows event is held back, and table maps after it too: if the next rows event does
+  // not fit the statement any more, the held one gets STMT_END_F and closes the statement, and
+  // the next statement starts with the table maps again (the server forgets them at a
+  // statement's end, and silently skips rows events of a table id it has no map for). Each
+  // BINLOG statement is then a whole statement of its own; inside the transaction that is the
+  // same change.
+  if (!is_rows) {
+    stmt_maps_.insert(stmt_maps_.end(), raw.begin(), raw.end());
+    ++stmt_map_count_;
+    if (held_.empty()) {  // the statement's first maps
+      append_base64(rows_b64_, raw);
+      rows_b64_.push_back('\n');
+      rows_pending_ = true;
+    } else {
+      pending_maps_.insert(pending_maps_.end(), raw.begin(), raw.end());
+    }
+    return;
+  }
   if (!held_.empty()) {
-    if (rows_b64_.size() + base64_size(held_.size()) + base64_size(raw.size()) +
-            kBinlogStatementFrame <=
-        opts_.max_binlog_statement) {
+    const std::size_t need = rows_b64_.size() + base64_size(held_.size()) +
+                             base64_size(pending_maps_.size()) + base64_size(raw.size()) +
+                             kBinlogStatementFrame;
+    if (need <= opts_.max_binlog_statement) {
       encode_held();
+      encode_pending_maps();
     } else {
       held_[held_flags_at_] |= std::byte{kStmtEndFlag};
       seal_event(held_, held_crc_);
       encode_held();
       emit_binlog_statement();
+      pending_maps_.clear();  // they are in stmt_maps_, which the next statement starts with
       append_base64(rows_b64_, Bytes(stmt_maps_.data(), stmt_maps_.size()));
       rows_b64_.push_back('\n');
       rows_pending_ = true;
     }
   }
-  if (is_rows) {
-    held_.assign(raw.begin(), raw.end());
-    held_flags_at_ = flags_at;
-    held_crc_ = crc;
-    rows_pending_ = true;
-    return;
-  }
-  stmt_maps_.insert(stmt_maps_.end(), raw.begin(), raw.end());
-  append_base64(rows_b64_, raw);
-  rows_b64_.push_back('\n');
+  held_.assign(raw.begin(), raw.end());
+  held_flags_at_ = flags_at;
+  held_crc_ = crc;
   rows_pending_ = true;
 }
 
@@ -333,9 +352,18 @@ void SqlSink::encode_held() {
   held_.clear();
 }
 
+void SqlSink::encode_pending_maps() {
+  if (pending_maps_.empty()) return;
+  append_base64(rows_b64_, Bytes(pending_maps_.data(), pending_maps_.size()));
+  rows_b64_.push_back('\n');
+  pending_maps_.clear();
+}
+
 void SqlSink::flush_binlog_statement() {
   if (!held_.empty()) encode_held();
+  encode_pending_maps();
   stmt_maps_.clear();
+  stmt_map_count_ = 0;
   emit_binlog_statement();
 }
 

@@ -81,6 +81,7 @@ class SqlSink {
   // max_binlog_statement: statements cut between events and rows events cut between rows.
   void push_limited(binlog::Bytes raw, bool is_rows, std::size_t flags_at, bool crc);
   void encode_held();
+  void encode_pending_maps();
   std::size_t limited_budget() const;
   static void seal_event(std::vector<std::byte>& ev, bool crc);
   void hexdump(const binlog::Event& ev, const binlog::FormatContext& ctx);
@@ -108,7 +109,9 @@ class SqlSink {
   std::vector<std::byte> piece_;        // one part of a rows event cut for max_binlog_statement
   std::vector<std::size_t> row_ends_;   // where its rows end
   std::vector<std::byte> stmt_maps_;    // the table maps of the statement being written
-  std::vector<std::byte> held_;         // its last rows event, not yet encoded
+  std::size_t stmt_map_count_ = 0;
+  std::vector<std::byte> held_;          // its last rows event, not yet encoded
+  std::vector<std::byte> pending_maps_;  // table maps after it, not yet encoded
   std::size_t held_flags_at_ = 0;
   bool held_crc_ = false;
 

@@ -158,7 +158,10 @@ void TransactionAssembler::push(const Event& ev, std::vector<Transaction*>& read
       } else if (is_statement_context(t)) {
         start(ev, State::kStatementPrefix);
       } else if (q != nullptr || t == EventType::kXid || t == EventType::kXaPrepare ||
-                 t == EventType::kLoad || t == EventType::kNewLoad) {
+                 t == EventType::kLoad || t == EventType::kNewLoad || t == EventType::kExecLoad ||
+                 t == EventType::kDeleteFile) {
+        // (EXEC_LOAD / DELETE_FILE here: another thread's statement came between it and its
+        // CREATE_FILE; the SQL output keeps the LOAD's options until it runs.)
         start(ev, State::kIdle);
         close_current(ready);
       } else {
@@ -176,7 +179,7 @@ void TransactionAssembler::push(const Event& ev, std::vector<Transaction*>& read
       } else if (t == EventType::kTransactionPayload) {
         // MySQL 8's compressed transaction: its unpacked events (BEGIN ... XID) follow.
       } else if (q != nullptr || t == EventType::kXaPrepare || t == EventType::kExecLoad ||
-                 t == EventType::kLoad || t == EventType::kNewLoad) {
+                 t == EventType::kDeleteFile || t == EventType::kLoad || t == EventType::kNewLoad) {
         close_current(ready);  // a DDL or a statement outside BEGIN
       } else if (!is_statement_context(t)) {
         state_ = State::kRowsNoBegin;

@@ -81,6 +81,54 @@ TEST(SchemaTest, AlterAddDropReorderRename) {
   EXPECT_EQ(s.tables(), 0u);
 }
 
+TEST(SchemaTest, AlterClausesResolveAgainstTheTableBeforeTheStatement) {
+  Schema s;
+  s.apply("d", "CREATE TABLE t (a INT, b INT, c INT, PRIMARY KEY (a))");
+  s.apply("d", "ALTER TABLE t RENAME COLUMN a TO b, RENAME COLUMN b TO a");  // a swap
+  EXPECT_EQ(names(s.find("d", "t")), (V{"b", "a", "c"}));
+  EXPECT_EQ(s.find("d", "t")->primary_key, (std::vector<std::uint32_t>{0}));  // still the 1st
+  s.apply("d", "ALTER TABLE t CHANGE b a INT, CHANGE a b INT");
+  EXPECT_EQ(names(s.find("d", "t")), (V{"a", "b", "c"}));
+  // A key on a column added later in the same statement.
+  s.apply("d", "ALTER TABLE t DROP PRIMARY KEY, ADD PRIMARY KEY (a, x), ADD COLUMN x INT NOT NULL");
+  EXPECT_EQ(names(s.find("d", "t")), (V{"a", "b", "c", "x"}));
+  EXPECT_EQ(s.find("d", "t")->primary_key, (std::vector<std::uint32_t>{0, 3}));
+  // DDL after a comment, on several lines.
+  s.apply("d", "/* migration 42 */ ALTER\nTABLE t DROP COLUMN c");
+  EXPECT_EQ(names(s.find("d", "t")), (V{"a", "b", "x"}));
+}
+
+TEST(SchemaTest, WhatCannotBeResolvedDropsTheDefinition) {
+  Schema s;
+  s.apply("d", "CREATE TABLE t (a INT, b INT)");
+  s.apply("d", "ALTER TABLE t ADD COLUMN c INT AFTER nosuch");
+  EXPECT_EQ(s.find("d", "t"), nullptr);  // positional with a warning, never a wrong order
+  s.apply("d", "CREATE TABLE t (a INT, b INT, PRIMARY KEY (a, nosuch))");
+  EXPECT_TRUE(s.find("d", "t")->primary_key.empty());     // no partial key
+  s.apply("d", "ALTER TABLE t ADD (1c INT, \"q\" INT)");  // terminates
+  EXPECT_EQ(names(s.find("d", "t")), (V{"a", "b", "1c"}));
+}
+
+TEST(SchemaTest, IfNotExistsTemporaryAndAnyDatabaseEntries) {
+  Schema s;
+  s.apply("d", "CREATE TABLE t (a INT, b INT)");
+  s.apply("d", "CREATE TABLE IF NOT EXISTS t (old INT, shape INT)");  // exists: no change
+  EXPECT_EQ(names(s.find("d", "t")), (V{"a", "b"}));
+  s.apply("d", "CREATE TEMPORARY TABLE t (tmp INT)");
+  s.apply("d", "DROP TEMPORARY TABLE t");
+  EXPECT_EQ(names(s.find("d", "t")), (V{"a", "b"}));
+  s.apply("d", "CREATE TABLE z (n INT ZEROFILL, id SERIAL)");
+  EXPECT_TRUE(s.find("d", "z")->columns[0].is_unsigned);
+  EXPECT_TRUE(s.find("d", "z")->columns[1].is_unsigned);
+  // A dump without USE: tables for any database; an ALTER in one database leaves the others.
+  s.apply("", "CREATE TABLE u (a INT)");
+  s.apply("db1", "ALTER TABLE u ADD COLUMN b INT");
+  EXPECT_EQ(names(s.find("db1", "u")), (V{"a", "b"}));
+  EXPECT_EQ(names(s.find("db2", "u")), (V{"a"}));
+  s.apply("db2", "RENAME TABLE u TO u2");
+  EXPECT_EQ(names(s.find("db2", "u2")), (V{"a"}));
+}
+
 TEST(SchemaTest, UnknownStatementsChangeNothing) {
   Schema s;
   s.apply("d", "CREATE TABLE t (a INT)");
@@ -108,11 +156,13 @@ TEST(SchemaTest, LoadFileStreamsADumpWithDataAndTriggers) {
          "INSERT INTO `t` VALUES (1,'a;b','m','x',1,2),(2,'CREATE TABLE x (q INT);','w','',2,4);\n"
          "DELIMITER ;;\n/*!50003 CREATE*/ /*!50003 TRIGGER `tr` BEFORE INSERT ON `t` FOR EACH ROW "
          "BEGIN SET NEW.n = 1; END */;;\nDELIMITER ;\n"
-         "USE `crm`;\nCREATE TABLE `c` (`k` tinyint unsigned NOT NULL, PRIMARY KEY (`k`));\n";
+         "USE `crm`;\nCREATE TABLE `c` (`k` tinyint unsigned NOT NULL, PRIMARY KEY (`k`));\n"
+         "-- routines\nDELIMITER //\nCREATE TABLE `d` (`x` int)//\nDELIMITER ;\n";
   }
   Schema s;
   s.load_file(path);
-  EXPECT_EQ(s.tables(), 2u);
+  EXPECT_EQ(s.tables(), 3u);
+  EXPECT_EQ(names(s.find("crm", "d")), (V{"x"}));
   EXPECT_EQ(names(s.find("shop", "t")), (V{"id", "name", "sex", "tags", "n", "g"}));
   EXPECT_EQ(names(s.find("crm", "c")), (V{"k"}));
   EXPECT_TRUE(s.find("crm", "c")->columns[0].is_unsigned);
