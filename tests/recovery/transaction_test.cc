@@ -76,6 +76,15 @@ class Events {
     r.next_file = "mysql-bin.000002";
     return make(EventType::kRotate, r);
   }
+  Event create_file(std::uint32_t id) {
+    binlog::LoadData l;
+    l.file_id = id;
+    return make(EventType::kCreateFile, l);
+  }
+  Event append_block(std::uint32_t id) {
+    return make(EventType::kAppendBlock, binlog::LoadBlock{id, {}});
+  }
+  Event file_ref(EventType t, std::uint32_t id) { return make(t, binlog::LoadFileRef{id}); }
   Event annotate(std::string_view sql) {
     return make(EventType::kMariaAnnotateRows, binlog::RowsQuery{sql});
   }
@@ -244,6 +253,31 @@ TEST_F(TransactionTest, IntvarAndQueryOutsideBeginAreOneUnit) {
   ASSERT_EQ(units.size(), 1u);
   EXPECT_EQ(units[0].types,
             (std::vector<EventType>{EventType::kRand, EventType::kUserVar, EventType::kQuery}));
+}
+
+TEST_F(TransactionTest, MySql4LoadDataUnitsEndAtExecLoadOrDeleteFile) {
+  // CREATE_FILE, APPEND_BLOCK, EXEC_LOAD: one unit; a failed load (DELETE_FILE) too, and the
+  // statements after it are units of their own.
+  std::vector<Unit> units =
+      push_all({e_.create_file(1), e_.append_block(1), e_.file_ref(EventType::kExecLoad, 1)});
+  ASSERT_EQ(units.size(), 1u);
+  EXPECT_TRUE(units[0].complete);
+  EXPECT_EQ(units[0].types.size(), 3u);
+  units = push_all({e_.create_file(2), e_.append_block(2), e_.file_ref(EventType::kDeleteFile, 2)});
+  ASSERT_EQ(units.size(), 1u);
+  EXPECT_TRUE(units[0].complete);
+  units = push(e_.query("INSERT INTO t VALUES (1)"));
+  ASSERT_EQ(units.size(), 1u);
+  EXPECT_EQ(units[0].types, (std::vector<EventType>{EventType::kQuery}));
+  // Another thread's statement between CREATE_FILE and EXEC_LOAD: the EXEC_LOAD stands alone.
+  units = push_all({e_.create_file(3), e_.query("INSERT INTO u VALUES (2)")});
+  ASSERT_EQ(units.size(), 1u);
+  units = push(e_.file_ref(EventType::kExecLoad, 3));
+  ASSERT_EQ(units.size(), 1u);
+  EXPECT_TRUE(units[0].complete);
+  EXPECT_EQ(units[0].types, (std::vector<EventType>{EventType::kExecLoad}));
+  units = push(e_.query("INSERT INTO t VALUES (3)"));
+  ASSERT_EQ(units.size(), 1u);
 }
 
 TEST_F(TransactionTest, LoneQueryIsItsOwnUnit) {
