@@ -50,7 +50,13 @@ RunStats run_flashback(const std::vector<InputFile>& inputs, const DecodeOptions
   TempFile blocks = temp_file();
   TempFile index = temp_file();  // u64 offset / u64 length per undone transaction
   std::uint64_t written = 0, count = 0;
-  std::map<std::uint64_t, binlog::TableInfo> tables;
+  // Decoded table maps by table id, rebuilt only when a map's bytes or the schema change.
+  struct CachedTable {
+    binlog::TableInfo info;
+    std::string sig;
+    std::uint64_t generation = 0;
+  };
+  std::map<std::uint64_t, CachedTable> tables;
   std::vector<std::string> statements;
   std::vector<char> keep;
   std::vector<std::byte> scratch;
@@ -72,8 +78,24 @@ RunStats run_flashback(const std::vector<InputFile>& inputs, const DecodeOptions
     for (std::size_t k = 0; k < t.events.size(); ++k) {
       const Event& ev = t.events[k];
       if (const auto* tm = std::get_if<binlog::TableMap>(&ev.body)) {
-        binlog::TableInfo& info = tables[tm->table_id] = binlog::table_info(*tm);
-        if (schema != nullptr) schema->complete(info, ev.pos, false);
+        CachedTable& c = tables[tm->table_id];
+        const std::uint64_t gen = schema != nullptr ? schema->generation() : 0;
+        // The map's names and column descriptions (not its header or checksum, which differ
+        // every time): from the database name to the end of the last field.
+        const auto* from = reinterpret_cast<const char*>(tm->db.data());
+        const auto* to = reinterpret_cast<const char*>(tm->null_bits.data() + tm->null_bits.size());
+        if (!tm->optional_metadata.empty())
+          to = reinterpret_cast<const char*>(tm->optional_metadata.data() +
+                                             tm->optional_metadata.size());
+        const std::string_view body =
+            to > from ? std::string_view(from, static_cast<std::size_t>(to - from))
+                      : std::string_view();
+        if (c.sig != body || c.generation != gen || c.info.layout.empty()) {
+          c.info = binlog::table_info(*tm);
+          if (schema != nullptr) schema->complete(c.info, ev.pos, false);
+          c.sig.assign(body);
+          c.generation = gen;
+        }
         continue;
       }
       if (!keep[k]) continue;
@@ -96,7 +118,7 @@ RunStats run_flashback(const std::vector<InputFile>& inputs, const DecodeOptions
         binlog::maria_uncompress_append(rows->rows, scratch, ev.pos);
         images = binlog::Bytes(scratch.data(), scratch.size());
       }
-      append_rows_undo(statements, *rows, images, it->second, ev.pos);
+      append_rows_undo(statements, *rows, images, it->second.info, ev.pos);
     }
     if (statements.empty()) return true;
     // Undo runs backwards: the last row of the last rows event first.
