@@ -716,7 +716,7 @@ bool Schema::complete(binlog::TableInfo& info, std::uint64_t pos, bool positiona
     if (!positional) return false;
     info.names.resize(info.layout.size());
     for (std::size_t k = 0; k < info.names.size(); ++k) info.names[k] = "@" + std::to_string(k + 1);
-    if (warn_ && warned_.emplace(Key(info.db, info.table), generation_).second)
+    if (warn_ && warned_.emplace(info.db, info.table).second)
       warn_("at " + std::to_string(pos) + ": " + info.db + "." + info.table +
             (t == nullptr
                  ? " is not in the schema"

@@ -56,7 +56,7 @@ class Schema {
   // Fills in what the table map left out (names, signedness, ENUM/SET values, primary key)
   // from the definition of info's table, when it has as many columns as the map, and returns
   // true; true also when the map carries names itself. Otherwise returns false and, with
-  // `positional`, names the columns @1, @2, ... and warns once per table and definition.
+  // `positional`, names the columns @1, @2, ... and warns once per table.
   bool complete(binlog::TableInfo& info, std::uint64_t pos, bool positional);
 
  private:
@@ -68,7 +68,7 @@ class Schema {
   void alter(DdlParser& p, const std::string& db, const std::string& table);
 
   std::map<Key, TableDef> tables_;
-  std::set<std::pair<Key, std::uint64_t>> warned_;
+  std::set<Key> warned_;  // tables already warned about (once per run)
   std::uint64_t generation_ = 0;
   binlog::WarningSink warn_;
 };
