@@ -157,6 +157,7 @@ RunStats run_sql(const std::vector<InputFile>& inputs, const DecodeOptions& deco
           if (stopped) break;
           if (const auto* tp = std::get_if<binlog::TransactionPayload>(&ev->body)) {
             // The transaction's events, unpacked into the arena after the payload event.
+            const ArenaPin pin(assembler);  // the payload's bytes are in the arena
             binlog::PayloadSource inner_source(*tp, ev->pos, inputs[i].display_name);
             binlog::EventReader inner(inner_source, decode.reader, warn_count,
                                       binlog::payload_context(reader.format()));

@@ -86,10 +86,13 @@ bool is_commit_or_rollback(std::string_view q) {
   return is_word(q, "COMMIT") || is_word(q, "ROLLBACK");
 }
 
+ArenaPin::ArenaPin(TransactionAssembler& a) : a_(a) { a_.pin_arena(true); }
+ArenaPin::~ArenaPin() { a_.pin_arena(false); }
+
 void TransactionAssembler::recycle() {
   done_.events.clear();
   meta_.events.clear();
-  if (arena_reset_pending_ && current_.events.empty()) {
+  if (arena_reset_pending_ && current_.events.empty() && !arena_pinned_) {
     arena_.reset();
     arena_reset_pending_ = false;
   }

@@ -26,6 +26,20 @@ struct Transaction {
   std::uint64_t end_pos() const { return events.back().end_pos(); }
 };
 
+class TransactionAssembler;
+
+// Keeps the assembler's arena from being reset for the scope (a payload being unpacked).
+class ArenaPin {
+ public:
+  explicit ArenaPin(TransactionAssembler& a);
+  ~ArenaPin();
+  ArenaPin(const ArenaPin&) = delete;
+  ArenaPin& operator=(const ArenaPin&) = delete;
+
+ private:
+  TransactionAssembler& a_;
+};
+
 // Groups events into transactions:
 //   [GTID] [INTVAR|RAND|USER_VAR]* QUERY(BEGIN) ... XID | QUERY(COMMIT|ROLLBACK) | XA_PREPARE
 //   [GTID] [INTVAR|RAND|USER_VAR]* QUERY(DDL or statement outside BEGIN)
@@ -45,6 +59,9 @@ class TransactionAssembler {
   // Called by the owner once the ready units were consumed; releases their memory for reuse.
   void recycle();
   binlog::EventArena& arena() { return arena_; }
+  // While a MySQL transaction payload is unpacked, its bytes live in the arena: no reset then,
+  // even if the payload held more than one transaction (see ArenaPin).
+  void pin_arena(bool pinned) { arena_pinned_ = pinned; }
 
  private:
   enum class State : std::uint8_t { kIdle, kAfterGtid, kInBegin, kStatementPrefix, kRowsNoBegin };
@@ -58,6 +75,7 @@ class TransactionAssembler {
   Transaction meta_;
   binlog::EventArena arena_;
   bool arena_reset_pending_ = false;
+  bool arena_pinned_ = false;
 };
 
 // The GTID of a transaction as text ("0-1-42", "uuid:42", "uuid:tag:42"), or "".

@@ -47,6 +47,7 @@ void walk_units(const std::vector<InputFile>& inputs, const DecodeOptions& decod
         }
         assembler.push(*ev, ready);
         if (const auto* tp = std::get_if<binlog::TransactionPayload>(&ev->body)) {
+          const ArenaPin pin(assembler);  // the payload's bytes are in the arena
           binlog::PayloadSource inner_source(*tp, ev->pos, in.display_name);
           binlog::EventReader inner(inner_source, decode.reader, warn,
                                     binlog::payload_context(reader.format()));
