@@ -1,6 +1,7 @@
 #include "recovery/row_sql.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "binlog/charsets.h"
 #include "binlog/error.h"
@@ -24,16 +25,27 @@ void append_hex_literal(fmt::memory_buffer& out, Bytes b) {
     return;
   }
   append(out, "X'");
+  const std::size_t at = out.size();
+  out.resize(at + 2 * b.size());
+  char* o = out.data() + at;
   for (std::byte x : b) {
     const auto v = static_cast<std::uint8_t>(x);
-    out.push_back(kHex[v >> 4]);
-    out.push_back(kHex[v & 15]);
+    *o++ = kHex[v >> 4];
+    *o++ = kHex[v & 15];
   }
   out.push_back('\'');
 }
 
 bool valid_utf8(std::string_view s) {
-  for (std::size_t i = 0; i < s.size();) {
+  std::size_t i = 0;
+  // ASCII runs eight bytes at a time.
+  while (i + 8 <= s.size()) {
+    std::uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if (w & 0x8080808080808080ULL) break;
+    i += 8;
+  }
+  while (i < s.size()) {
     const auto c = static_cast<unsigned char>(s[i]);
     std::size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
     if (n == 0 || i + n > s.size()) return false;
@@ -44,11 +56,21 @@ bool valid_utf8(std::string_view s) {
   return true;
 }
 
+// Characters a quoted SQL string escapes: ' \ NUL LF CR ^Z.
+struct EscapeTable {
+  bool needs[256] = {};
+  constexpr EscapeTable() {
+    for (unsigned char c : {'\'', '\\', '\0', '\n', '\r', '\x1a'}) needs[c] = true;
+  }
+};
+constexpr EscapeTable kEscape;
+
 void append_quoted(fmt::memory_buffer& out, std::string_view s) {
   out.push_back('\'');
   std::size_t run = 0;  // start of the run of characters that need no escape
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
+    if (!kEscape.needs[static_cast<unsigned char>(c)]) continue;
     const char* esc = nullptr;
     switch (c) {
       case '\'':
