@@ -33,3 +33,21 @@ fail() {
 }
 
 pass() { echo "PASS: $*"; }
+
+# binlogs_between DIR FIRST [LAST]: the paths of DIR's binlogs from FIRST to LAST (or to the
+# end), in the order of DIR/mysql-bin.index.
+binlogs_between() {
+  local dir=$1 first=$2 last=${3:-} on=0 b
+  while read -r b; do
+    b=$(basename "$b")
+    [ "$b" = "$first" ] && on=1
+    [ $on = 1 ] && echo "$dir/$b"
+    [ -n "$last" ] && [ "$b" = "$last" ] && break
+  done < "$dir/mysql-bin.index"
+}
+
+# find_drop LISTING.tsv: "FILE POS" of the first DROP DATABASE zyyshop in a
+# `binrecover events --format=tsv` listing.
+find_drop() {
+  awk -F'\t' '$3 == "Query" && $6 ~ /DROP DATABASE zyyshop/ { print $1, $2; exit }' "$1"
+}

@@ -86,16 +86,9 @@ pass "MySQL 9.7: SHOW BINLOG EVENTS equal for $(echo $files | wc -w) files, $n e
 
 "$BINRECOVER" events --format=tsv --index-file="$WORK/a/binlog/mysql-bin.index" > "$WORK/all.tsv"
 grep -q "Update_rows_partial" "$WORK/all.tsv" || fail "no partial JSON update event in the log"
-read -r drop_file drop_pos < <(awk -F'\t' '$3 == "Query" && $6 ~ /DROP DATABASE zyyshop/ {
-  print $1, $2; exit }' "$WORK/all.tsv")
+read -r drop_file drop_pos < <(find_drop "$WORK/all.tsv")
 [ -n "$drop_file" ] || fail "DROP DATABASE not found"
-replay_files=()
-on=0
-for f in $files; do
-  [ "$f" = "$start_file" ] && on=1
-  [ $on = 1 ] && replay_files+=("$WORK/a/binlog/$f")
-  [ "$f" = "$drop_file" ] && break
-done
+mapfile -t replay_files < <(binlogs_between "$WORK/a/binlog" "$start_file" "$drop_file")
 
 mstart b "$PB"
 sql "$PB" -e "CREATE DATABASE zyyshop; CREATE DATABASE other"

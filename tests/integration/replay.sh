@@ -93,17 +93,9 @@ sql "$PA" -e "INSERT INTO other.t2 VALUES (4, 'after the drop')"
 
 index="$WORK/a/binlog/mysql-bin.index"
 "$BINRECOVER" events --format=tsv --index-file="$index" > "$WORK/events.tsv"
-read -r drop_file drop_pos < <(awk -F'\t' '$3 == "Query" && $6 ~ /DROP DATABASE zyyshop/ {
-  print $1, $2; exit }' "$WORK/events.tsv")
+read -r drop_file drop_pos < <(find_drop "$WORK/events.tsv")
 [ -n "$drop_file" ] || fail "DROP DATABASE not found in the event listing"
-files=()
-on=0
-while read -r f; do
-  b=$(basename "$f")
-  [ "$b" = "$dump_file" ] && on=1
-  [ $on = 1 ] && files+=("$WORK/a/binlog/$b")
-  [ "$b" = "$drop_file" ] && break
-done < "$index"
+mapfile -t files < <(binlogs_between "$WORK/a/binlog" "$dump_file" "$drop_file")
 [ ${#files[@]} -ge 2 ] || fail "expected the replay to span several files"
 range=(--database=zyyshop --start-position="$dump_pos" --stop-position="$drop_pos")
 

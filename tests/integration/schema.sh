@@ -62,12 +62,7 @@ INSERT INTO added VALUES (5, 'five');
 DELETE FROM added WHERE k = 4294967295;
 SQL
 snapshot "$PA" > "$WORK/expected"
-files=()
-on=0
-for f in $(sed 's|.*/||' "$WORK/a/binlog/mysql-bin.index"); do
-  [ "$f" = "$start_file" ] && on=1
-  [ $on = 1 ] && files+=("$WORK/a/binlog/$f")
-done
+mapfile -t files < <(binlogs_between "$WORK/a/binlog" "$start_file")
 
 sql "$PB" < "$WORK/dump.sql" || fail "restoring the dump failed"
 "$BINRECOVER" --rows-as-sql --schema="$WORK/dump.sql" --start-position="$start_pos" \
