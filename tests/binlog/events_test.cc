@@ -18,6 +18,7 @@
 
 #include "binlog/error.h"
 #include "binlog/event_type.h"
+#include "tests/binlog/wire.h"
 
 namespace binrecover::binlog {
 namespace {
@@ -31,51 +32,8 @@ constexpr std::size_t kNever = std::numeric_limits<std::size_t>::max();
 constexpr std::array<std::uint8_t, 16> kSid = {0x3e, 0x11, 0xfa, 0x47, 0x71, 0xca, 0x11, 0xe1,
                                                0x9e, 0x33, 0xc8, 0x0a, 0xa9, 0x42, 0x95, 0x62};
 
-// Appends wire fields to a byte vector, little-endian, one call per field.
-class Wire {
- public:
-  Wire& u8(std::uint64_t v) { return le(v, 1); }
-  Wire& u16le(std::uint64_t v) { return le(v, 2); }
-  Wire& u24le(std::uint64_t v) { return le(v, 3); }
-  Wire& u32le(std::uint64_t v) { return le(v, 4); }
-  Wire& u48le(std::uint64_t v) { return le(v, 6); }
-  Wire& u56le(std::uint64_t v) { return le(v, 7); }
-  Wire& u64le(std::uint64_t v) { return le(v, 8); }
-  Wire& str(std::string_view s) {
-    for (char c : s) bytes_.push_back(static_cast<std::byte>(static_cast<unsigned char>(c)));
-    return *this;
-  }
-  Wire& padded(std::string_view s, std::size_t width) {  // NUL-padded fixed-width string
-    str(s);
-    return zeros(width - s.size());
-  }
-  Wire& zeros(std::size_t n) {
-    bytes_.insert(bytes_.end(), n, std::byte{0});
-    return *this;
-  }
-  Wire& raw(const std::array<std::uint8_t, 16>& a) {
-    for (std::uint8_t b : a) u8(b);
-    return *this;
-  }
-  Wire& append(const Wire& w) {
-    bytes_.insert(bytes_.end(), w.bytes_.begin(), w.bytes_.end());
-    return *this;
-  }
-  std::size_t size() const { return bytes_.size(); }
-  std::vector<std::byte>& bytes() { return bytes_; }
-
- private:
-  Wire& le(std::uint64_t v, int n) {
-    for (int i = 0; i < n; ++i) bytes_.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xff));
-    return *this;
-  }
-  std::vector<std::byte> bytes_;
-};
-
-void put_le32(std::vector<std::byte>& b, std::size_t at, std::uint64_t v) {
-  for (std::size_t i = 0; i < 4 && at + i < b.size(); ++i)
-    b[at + i] = static_cast<std::byte>((v >> (8 * i)) & 0xff);
-}
+using fixtures::put_le32;
+using fixtures::Wire;
 
 // The 19-byte v4 common header; event_size and log_pos are filled in by seal().
 Wire header(std::uint8_t type, std::uint16_t flags = 0) {

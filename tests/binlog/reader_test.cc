@@ -21,42 +21,15 @@
 #include "binlog/arena.h"
 #include "binlog/error.h"
 #include "binlog/source.h"
+#include "tests/binlog/wire.h"
 
 namespace binrecover::binlog {
 namespace {
 
 constexpr std::uint32_t kTimestamp = 1700000000;
 
-// Appends wire fields to a byte vector, little-endian, one call per field.
-class Wire {
- public:
-  Wire& u8(std::uint64_t v) { return le(v, 1); }
-  Wire& u16le(std::uint64_t v) { return le(v, 2); }
-  Wire& u32le(std::uint64_t v) { return le(v, 4); }
-  Wire& u64le(std::uint64_t v) { return le(v, 8); }
-  Wire& str(std::string_view s) {
-    for (char c : s) bytes_.push_back(static_cast<std::byte>(static_cast<unsigned char>(c)));
-    return *this;
-  }
-  Wire& padded(std::string_view s, std::size_t width) {
-    str(s);
-    bytes_.insert(bytes_.end(), width - s.size(), std::byte{0});
-    return *this;
-  }
-  std::size_t size() const { return bytes_.size(); }
-  std::vector<std::byte>& bytes() { return bytes_; }
-
- private:
-  Wire& le(std::uint64_t v, int n) {
-    for (int i = 0; i < n; ++i) bytes_.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xff));
-    return *this;
-  }
-  std::vector<std::byte> bytes_;
-};
-
-void put_le32(std::vector<std::byte>& b, std::size_t at, std::uint64_t v) {
-  for (std::size_t i = 0; i < 4; ++i) b[at + i] = static_cast<std::byte>((v >> (8 * i)) & 0xff);
-}
+using fixtures::put_le32;
+using fixtures::Wire;
 
 // The 19-byte v4 common header; event_size and log_pos are set by Binlog::add().
 Wire header(std::uint8_t type, std::uint16_t flags = 0) {
