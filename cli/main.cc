@@ -140,10 +140,14 @@ int run(const std::vector<std::string>& args) {
     return 0;
   }
   // Column names for logs without metadata: --schema, kept current by the binlog's DDL.
+  // Only the modes that write column names use it (and follow the DDL).
+  if (o.schema_file && !o.flashback && !o.sql.rows_as_sql)
+    throw Error(ErrorCode::kUsage, "--schema names columns for --rows-as-sql and --flashback");
   recovery::Schema schema(warn);
   if (o.schema_file) schema.load_file(*o.schema_file);
   if (o.flashback) {
-    recovery::run_flashback(o.inputs, o.decode, o.filter, out, warn, &schema);
+    recovery::run_flashback(o.inputs, o.decode, o.filter, out, warn,
+                            o.schema_file ? &schema : nullptr);
     out.flush();
     return 0;
   }
@@ -186,7 +190,7 @@ int run(const std::vector<std::string>& args) {
     };
   }
   recovery::SqlSink sink(out, o.sql);
-  sink.set_schema(&schema);
+  if (o.sql.rows_as_sql) sink.set_schema(&schema);  // names from the log's own CREATE TABLEs too
   try {
     recovery::run_sql(o.inputs, o.decode, o.filter, sink, warn, progress);
   } catch (...) {

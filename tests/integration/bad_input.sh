@@ -92,6 +92,8 @@ expect 2 "table needs DATABASE.TABLE" "$BINRECOVER" --table=nodot "$ROW"
 expect 2 "timezone 'Mars/Olympus' is not a known time zone" "$BINRECOVER" --timezone=Mars/Olympus "$ROW"
 expect 2 "format must be table, tsv or json" "$BINRECOVER" events --format=xml "$ROW"
 expect 2 "belong to .binrecover events." "$BINRECOVER" --format=tsv "$ROW"
+expect 2 "--schema names columns for --rows-as-sql and --flashback" "$BINRECOVER" --schema=/dev/null "$ROW"
+expect 3 "cannot read the schema file /nonexistent.sql" "$BINRECOVER" --rows-as-sql --schema=/nonexistent.sql "$ROW"
 # No file and stdin a terminal: a usage message (script(1) gives it a terminal).
 rc=0
 script -qec "\"$BINRECOVER\" --no-defaults" /dev/null > "$WORK/tty" 2>&1 || rc=$?
