@@ -1,7 +1,9 @@
 #include "binlog/decimal.h"
 
 #include <array>
+#include <cstring>
 
+#include "binlog/digits.h"
 #include "binlog/error.h"
 
 namespace binrecover::binlog {
@@ -31,8 +33,8 @@ std::size_t decimal_bin_size(int precision, int scale) {
                                   (scale / kDigitsPerGroup) * 4 + kDigitBytes[scale % 9]);
 }
 
-void append_decimal(std::string& out, ByteCursor& cur, int precision, int scale) {
-  if (precision < 1 || precision > 65 || scale < 0 || scale > 30 || scale > precision)
+char* put_decimal(char* out, ByteCursor& cur, int precision, int scale) {
+  if (!valid_decimal(precision, scale))
     throw Error(ErrorCode::kBadEvent,
                 "invalid DECIMAL(" + std::to_string(precision) + "," + std::to_string(scale) + ")",
                 cur.offset());
@@ -49,38 +51,40 @@ void append_decimal(std::string& out, ByteCursor& cur, int precision, int scale)
   const int intg = precision - scale;
   const int intg0 = intg / kDigitsPerGroup, intg0x = intg % kDigitsPerGroup;
   const int frac0 = scale / kDigitsPerGroup, frac0x = scale % kDigitsPerGroup;
-  std::string digits;  // integer part, may have leading zeros
   const std::uint8_t* p = b.data();
-  if (intg0x) {
-    const std::uint32_t v = read_be(p, kDigitBytes[intg0x]);
-    check_group(v, intg0x, at);
-    digits += std::to_string(v);
-    p += kDigitBytes[intg0x];
+  auto group = [&](int digits) {
+    const int n = digits == kDigitsPerGroup ? 4 : kDigitBytes[digits];
+    const std::uint32_t v = read_be(p, n);
+    check_group(v, digits, at);
+    p += n;
+    return v;
+  };
+  char* o = out;
+  if (negative) *o++ = '-';
+  // The integer part with its leading zeros, then without them ("0" when all zero).
+  char digits[kMaxDecimalPrecision + 1];
+  char* d = digits;
+  if (intg0x) d = put_fixed(d, group(intg0x), intg0x);
+  for (int i = 0; i < intg0; ++i) d = put_fixed(d, group(kDigitsPerGroup), kDigitsPerGroup);
+  const char* first = digits;
+  while (first < d && *first == '0') ++first;
+  if (first == d) {
+    *o++ = '0';
+  } else {
+    std::memcpy(o, first, static_cast<std::size_t>(d - first));
+    o += d - first;
   }
-  for (int i = 0; i < intg0; ++i, p += 4) {
-    const std::uint32_t v = read_be(p, 4);
-    check_group(v, 9, at);
-    std::string g = std::to_string(v);
-    digits += std::string(9 - g.size(), '0') + g;
-  }
-  const auto first = digits.find_first_not_of('0');
-  if (negative) out += '-';
-  out += first == std::string::npos ? "0" : digits.substr(first);
   if (scale > 0) {
-    out += '.';
-    for (int i = 0; i < frac0; ++i, p += 4) {
-      const std::uint32_t v = read_be(p, 4);
-      check_group(v, 9, at);
-      std::string g = std::to_string(v);
-      out += std::string(9 - g.size(), '0') + g;
-    }
-    if (frac0x) {
-      const std::uint32_t v = read_be(p, kDigitBytes[frac0x]);
-      check_group(v, frac0x, at);
-      std::string g = std::to_string(v);
-      out += std::string(static_cast<std::size_t>(frac0x) - g.size(), '0') + g;
-    }
+    *o++ = '.';
+    for (int i = 0; i < frac0; ++i) o = put_fixed(o, group(kDigitsPerGroup), kDigitsPerGroup);
+    if (frac0x) o = put_fixed(o, group(frac0x), frac0x);
   }
+  return o;
+}
+
+void append_decimal(std::string& out, ByteCursor& cur, int precision, int scale) {
+  char text[kMaxDecimalText];
+  out.append(text, put_decimal(text, cur, precision, scale));
 }
 
 }  // namespace binrecover::binlog

@@ -241,11 +241,14 @@ TableMap decode_table_map(ByteCursor& cur, const FormatContext& ctx) {
   tm.column_count = cur.packed_int();
   if (tm.column_count > cur.remaining()) bad(cur, "column count exceeds the event");
   tm.column_types = cur.bytes(tm.column_count);
+  tm.metadata_offset = tm.optional_metadata_offset = cur.offset();
   if (cur.empty()) return tm;  // MySQL 5.1.15-5.1.17 wrote neither metadata nor null bits
   const std::uint64_t meta_len = cur.packed_int();
   if (meta_len > cur.remaining()) bad(cur, "metadata length exceeds the event");
+  tm.metadata_offset = cur.offset();
   tm.metadata = cur.bytes(meta_len);
   tm.null_bits = cur.bytes((tm.column_count + 7) / 8);
+  tm.optional_metadata_offset = cur.offset();
   tm.optional_metadata = cur.rest();
   return tm;
 }

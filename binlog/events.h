@@ -170,6 +170,9 @@ struct TableMap {
   Bytes metadata;
   Bytes null_bits;
   Bytes optional_metadata;
+  // File offsets of metadata and optional_metadata, for error messages.
+  std::uint64_t metadata_offset = 0;
+  std::uint64_t optional_metadata_offset = 0;
 };
 
 // WRITE/UPDATE/DELETE_ROWS (v0, v1, v2, MariaDB compressed), PARTIAL_UPDATE_ROWS:

@@ -29,7 +29,7 @@ std::size_t prefixed(const ByteCursor& cur, std::size_t bytes) {
 
 std::vector<ColumnLayout> column_layout(const TableMap& tm) {
   std::vector<ColumnLayout> out(tm.column_count);
-  ByteCursor meta(tm.metadata, 0);
+  ByteCursor meta(tm.metadata, tm.metadata_offset);
   for (std::size_t i = 0; i < out.size(); ++i) {
     auto type = static_cast<ColumnType>(static_cast<std::uint8_t>(tm.column_types[i]));
     ColumnLayout& c = out[i];
@@ -110,6 +110,11 @@ std::size_t value_size(const ColumnLayout& c, const ByteCursor& cur) {
     case ColumnType::kTime2:
       return 3 + (c.meta + 1) / 2;
     case ColumnType::kNewDecimal:
+      if (!valid_decimal(c.meta >> 8, c.meta & 0xff))
+        throw Error(ErrorCode::kBadEvent,
+                    "invalid DECIMAL(" + std::to_string(c.meta >> 8) + "," +
+                        std::to_string(c.meta & 0xff) + ") in the table map",
+                    cur.offset());
       return decimal_bin_size(c.meta >> 8, c.meta & 0xff);
     case ColumnType::kBit:
       return (c.meta & 0xff) + ((c.meta >> 8) != 0 ? 1 : 0);

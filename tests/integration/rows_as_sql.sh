@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # --rows-as-sql on a real MariaDB (ROW format, binlog_row_metadata=FULL): a table with every
 # column type MariaDB has — integers of every width signed and unsigned at their limits,
-# decimals at full precision, float/double, every temporal type with and without fractions incl.
+# decimals at full precision (65 digits, 30 and 38 after the point), float/double, every temporal type with and without fractions incl.
 # negative TIME and zero dates, utf8mb4 text with emoji, latin1 text, binary with NUL bytes,
 # enum, set, bit(1), bit(64), json, geometry, NULL in every column — with and without a
 # primary key. After a day of INSERT/UPDATE/DELETE, restoring the dump and applying
@@ -18,7 +18,7 @@ for variant in pk nopk; do
   sql "$PA" t -e "CREATE TABLE all_$variant ($key
     ti TINYINT, tu TINYINT UNSIGNED, si SMALLINT, su SMALLINT UNSIGNED, mi MEDIUMINT,
     mu MEDIUMINT UNSIGNED, ii INT, iu INT UNSIGNED, bi BIGINT, bu BIGINT UNSIGNED,
-    d1 DECIMAL(65,30), d2 DECIMAL(10,2) UNSIGNED, f FLOAT, db DOUBLE,
+    d1 DECIMAL(65,30), d2 DECIMAL(10,2) UNSIGNED, d38 DECIMAL(65,38), f FLOAT, db DOUBLE,
     dt DATE, tm TIME, tm6 TIME(6), tm3 TIME(3), dtt DATETIME, dt6 DATETIME(6), ts TIMESTAMP NULL,
     ts6 TIMESTAMP(6) NULL, yr YEAR,
     c CHAR(10) CHARACTER SET utf8mb4, vc VARCHAR(300) CHARACTER SET utf8mb4,
@@ -35,18 +35,19 @@ for variant in pk nopk; do
 INSERT INTO all_$variant VALUES
  (1, -128, 255, -32768, 65535, -8388608, 16777215, -2147483648, 4294967295,
   -9223372036854775808, 18446744073709551615,
-  '-12345678901234567890123456789012345.123456789012345678901234567891', 99999999.99, -1.5e-30, 1.7976931348623157e308,
+  '-12345678901234567890123456789012345.123456789012345678901234567891', 99999999.99,
+  '-123456789012345678901234567.12345678901234567890123456789012345678', -1.5e-30, 1.7976931348623157e308,
   '0000-00-00', '-838:59:59', '-00:00:00.000001', '12:34:56.789', '0000-00-00 00:00:00', '2026-11-29 18:00:00.123456',
   '1970-01-01 00:00:01', '2038-01-19 03:14:07.999999', 1901,
   'abc', 'emoji 😀 and 中文 and quotes '' " \\\\ end', X'636166E9', REPEAT('長い', 300), REPEAT('x', 70000),
   X'00FF0001', X'000102', X'DEADBEEF00', 'w', 'a,d', b'1', b'1111111111111111111111111111111111111111111111111111111111111111',
   '{"k": [1, 2.5, "three", null, true], "n": {"x": "y"}}', ST_GeomFromText('POINT(1 2)'), REPEAT('z', 255)),
  (2, 127, 0, 32767, 0, 8388607, 0, 2147483647, 0, 9223372036854775807, 0,
-  0.000000000000000000000000000001, 0.01, 3.25, -0.0,
+  0.000000000000000000000000000001, 0.01, 0.00000000000000000000000000000000000001, 3.25, -0.0,
   '9999-12-31', '838:59:59', '00:00:00', '-01:02:03.5', '9999-12-31 23:59:59', '1000-01-01 00:00:00.000001',
   NULL, NULL, 2155, '', '', '', '', '', X'00000000', '', '', 'm', '', b'0', b'0', '[]', NULL, '');
 INSERT INTO all_$variant (id) VALUES (3);
-UPDATE all_$variant SET vc = 'updated ✓', d1 = -0.5, st = 'b,c', tm6 = '-12:00:00.5', j = '{"a": {"b": [1]}}' WHERE id = 1;
+UPDATE all_$variant SET vc = 'updated ✓', d1 = -0.5, d38 = 1.5, st = 'b,c', tm6 = '-12:00:00.5', j = '{"a": {"b": [1]}}' WHERE id = 1;
 UPDATE all_$variant SET ti = 5, l1 = X'6E61EF7665', e = NULL WHERE id = 3;
 INSERT INTO all_$variant (id, vc) VALUES (4, 'to be deleted'), (5, 'kept');
 DELETE FROM all_$variant WHERE id = 4;

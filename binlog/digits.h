@@ -1,0 +1,64 @@
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace binrecover::binlog {
+
+// Decimal digits written straight into a character buffer, two at a time from a table: the
+// hot path of every row value printed (the caller has made room; nothing here allocates).
+struct DigitPairs {
+  char d[200] = {};
+  constexpr DigitPairs() {
+    for (int i = 0; i < 100; ++i) {
+      d[2 * i] = static_cast<char>('0' + i / 10);
+      d[2 * i + 1] = static_cast<char>('0' + i % 10);
+    }
+  }
+};
+inline constexpr DigitPairs kDigitPairs;
+
+// Exactly `width` digits of v (v < 10^width, width <= 20), zero-padded. Returns the end.
+inline char* put_fixed(char* p, std::uint64_t v, int width) {
+  char* const end = p + width;
+  char* q = end;
+  for (; width >= 2; width -= 2) {
+    q -= 2;
+    std::memcpy(q, kDigitPairs.d + 2 * (v % 100), 2);
+    v /= 100;
+  }
+  if (width == 1) *--q = static_cast<char>('0' + v % 10);
+  return end;
+}
+
+// Number of decimal digits of v.
+inline int digit_count(std::uint64_t v) {
+  int n = 1;
+  for (;;) {
+    if (v < 10) return n;
+    if (v < 100) return n + 1;
+    if (v < 1000) return n + 2;
+    if (v < 10000) return n + 3;
+    v /= 10000;
+    n += 4;
+  }
+}
+
+// v in decimal (at most 20 characters). Returns the end.
+inline char* put_uint(char* p, std::uint64_t v) { return put_fixed(p, v, digit_count(v)); }
+
+// v in decimal with a leading '-' when negative (at most 20 characters). Returns the end.
+inline char* put_int(char* p, std::int64_t v) {
+  if (v >= 0) return put_uint(p, static_cast<std::uint64_t>(v));
+  *p++ = '-';
+  return put_uint(p, 0 - static_cast<std::uint64_t>(v));
+}
+
+// At least `width` digits of v: zero-padded when shorter, every digit when longer.
+inline char* put_padded(char* p, std::uint64_t v, int width) {
+  std::uint64_t limit = 1;
+  for (int i = 0; i < width; ++i) limit *= 10;
+  return v < limit ? put_fixed(p, v, width) : put_uint(p, v);
+}
+
+}  // namespace binrecover::binlog
