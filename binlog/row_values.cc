@@ -2,9 +2,9 @@
 
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 
 #include "binlog/decimal.h"
+#include "binlog/digits.h"
 #include "binlog/error.h"
 
 namespace binrecover::binlog {
@@ -54,46 +54,47 @@ std::vector<std::string> read_strings(ByteCursor& cur) {
   return out;
 }
 
-// Appends `v` as exactly `width` decimal digits (zero-padded; wider values keep all digits).
-void put_digits(std::string& out, unsigned long long v, int width) {
-  char b[24];
-  int n = 0;
-  do {
-    b[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  while (n < width) b[n++] = '0';
-  while (n > 0) out.push_back(b[--n]);
+// "YYYY-MM-DD"
+char* put_date(char* p, unsigned y, unsigned mo, unsigned d) {
+  p = put_padded(p, y, 4);
+  *p++ = '-';
+  p = put_padded(p, mo, 2);
+  *p++ = '-';
+  return put_padded(p, d, 2);
 }
 
-// "YYYY-MM-DD" / "YYYY-MM-DD hh:mm:ss"
-std::string date_text(unsigned y, unsigned mo, unsigned d) {
-  std::string s;
-  s.reserve(26);
-  put_digits(s, y, 4);
-  s.push_back('-');
-  put_digits(s, mo, 2);
-  s.push_back('-');
-  put_digits(s, d, 2);
-  return s;
+// "hh:mm:ss" (hours may pass 99)
+char* put_time(char* p, unsigned h, unsigned mi, unsigned se) {
+  p = put_padded(p, h, 2);
+  *p++ = ':';
+  p = put_padded(p, mi, 2);
+  *p++ = ':';
+  return put_padded(p, se, 2);
 }
 
-std::string datetime_text(unsigned y, unsigned mo, unsigned d, unsigned h, unsigned mi,
-                          unsigned se) {
-  std::string s = date_text(y, mo, d);
-  s.push_back(' ');
-  put_digits(s, h, 2);
-  s.push_back(':');
-  put_digits(s, mi, 2);
-  s.push_back(':');
-  put_digits(s, se, 2);
-  return s;
+// "YYYY-MM-DD hh:mm:ss"
+char* put_datetime(char* p, unsigned y, unsigned mo, unsigned d, unsigned h, unsigned mi,
+                   unsigned se) {
+  p = put_date(p, y, mo, d);
+  *p++ = ' ';
+  return put_time(p, h, mi, se);
 }
 
-std::string two(int v) {
-  std::string s;
-  put_digits(s, static_cast<unsigned long long>(v), 2);
-  return s;
+// "YYYY-MM-DD hh:mm:ss" of a Unix time in UTC: the civil date from the day count (the
+// era-based algorithm of Howard Hinnant's "chrono-compatible low-level date algorithms"),
+// pure arithmetic where gmtime_r takes the time zone lock.
+char* put_utc(char* p, std::uint32_t sec) {
+  const std::uint32_t z = sec / 86400 + 719468;  // days since 0000-03-01
+  const std::uint32_t rem = sec % 86400;
+  const std::uint32_t era = z / 146097;
+  const std::uint32_t doe = z - era * 146097;
+  const std::uint32_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const std::uint32_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const std::uint32_t mp = (5 * doy + 2) / 153;
+  const std::uint32_t d = doy - (153 * mp + 2) / 5 + 1;
+  const std::uint32_t m = mp < 10 ? mp + 3 : mp - 9;
+  const std::uint32_t y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  return put_datetime(p, y, m, d, rem / 3600, rem / 60 % 60, rem % 60);
 }
 
 // Fractional seconds stored in `fsp` digits: read and scale to microseconds.
@@ -110,12 +111,15 @@ std::uint32_t frac_micros(ByteCursor& cur, int fsp) {
   }
 }
 
-void append_frac(std::string& out, std::uint32_t micros, int fsp) {
-  if (fsp <= 0) return;
-  std::string f;
-  put_digits(f, micros, 6);
-  out.push_back('.');
-  out.append(f, 0, static_cast<std::size_t>(fsp));
+// ".ffffff" cut to `fsp` digits (nothing for fsp 0).
+char* put_frac(char* p, std::uint32_t micros, int fsp) {
+  if (fsp <= 0) return p;
+  char f[8];
+  put_padded(f, micros, 6);
+  *p++ = '.';
+  const auto n = static_cast<std::size_t>(fsp < 6 ? fsp : 6);
+  std::memcpy(p, f, n);
+  return p + n;
 }
 
 }  // namespace
@@ -130,7 +134,7 @@ TableInfo table_info(const TableMap& tm) {
   info.collation.assign(n, 0);
   info.enum_values.resize(n);
   info.set_values.resize(n);
-  ByteCursor cur(tm.optional_metadata, 0);
+  ByteCursor cur(tm.optional_metadata, tm.optional_metadata_offset);
   while (!cur.empty()) {
     const std::uint8_t type = cur.u8();
     const std::uint64_t len = cur.packed_int();
@@ -249,7 +253,7 @@ Value decode_value(const TableInfo& info, std::size_t col, ByteCursor& cur) {
     }
     case ColumnType::kNewDecimal:
       v.kind = Value::Kind::kDecimal;
-      append_decimal(v.text, cur, c.meta >> 8, c.meta & 0xff);
+      v.text.set_end(put_decimal(v.text.data, cur, c.meta >> 8, c.meta & 0xff));
       break;
     case ColumnType::kYear: {
       const std::uint8_t y = cur.u8();
@@ -261,27 +265,30 @@ Value decode_value(const TableInfo& info, std::size_t col, ByteCursor& cur) {
     case ColumnType::kNewDate: {
       const std::uint32_t d = cur.u24le();
       v.kind = Value::Kind::kTemporal;
-      v.text = date_text(d >> 9, (d >> 5) & 15, d & 31);
+      v.text.set_end(put_date(v.text.data, d >> 9, (d >> 5) & 15, d & 31));
       break;
     }
     case ColumnType::kTime: {
       auto t = static_cast<std::int32_t>(cur.u24le() << 8) >> 8;
       v.kind = Value::Kind::kTemporal;
+      char* p = v.text.data;
       if (t < 0) {
-        v.text = "-";
+        *p++ = '-';
         t = -t;
       }
-      v.text += two(t / 10000) + ":" + two(t / 100 % 100) + ":" + two(t % 100);
+      v.text.set_end(put_time(p, static_cast<unsigned>(t / 10000),
+                              static_cast<unsigned>(t / 100 % 100),
+                              static_cast<unsigned>(t % 100)));
       break;
     }
     case ColumnType::kDateTime: {
       const std::uint64_t t = cur.u64le();
       const std::uint64_t date = t / 1000000, time = t % 1000000;
       v.kind = Value::Kind::kTemporal;
-      v.text = datetime_text(
-          static_cast<unsigned>(date / 10000), static_cast<unsigned>(date / 100 % 100),
+      v.text.set_end(put_datetime(
+          v.text.data, static_cast<unsigned>(date / 10000), static_cast<unsigned>(date / 100 % 100),
           static_cast<unsigned>(date % 100), static_cast<unsigned>(time / 10000),
-          static_cast<unsigned>(time / 100 % 100), static_cast<unsigned>(time % 100));
+          static_cast<unsigned>(time / 100 % 100), static_cast<unsigned>(time % 100)));
       break;
     }
     case ColumnType::kTimestamp:
@@ -290,18 +297,14 @@ Value decode_value(const TableInfo& info, std::size_t col, ByteCursor& cur) {
       const std::uint32_t sec = two_form ? cur.u32be() : cur.u32le();
       const std::uint32_t micros = two_form ? frac_micros(cur, c.meta) : 0;
       v.kind = Value::Kind::kTemporal;
+      char* p = v.text.data;
       if (sec == 0 && micros == 0) {
-        v.text = "0000-00-00 00:00:00";
+        p = put_datetime(p, 0, 0, 0, 0, 0, 0);
       } else {
-        std::time_t t = sec;
-        std::tm tm{};
-        gmtime_r(&t, &tm);
-        v.text = datetime_text(static_cast<unsigned>(tm.tm_year + 1900),
-                               static_cast<unsigned>(tm.tm_mon + 1),
-                               static_cast<unsigned>(tm.tm_mday), static_cast<unsigned>(tm.tm_hour),
-                               static_cast<unsigned>(tm.tm_min), static_cast<unsigned>(tm.tm_sec));
+        p = put_utc(p, sec);
       }
-      if (two_form) append_frac(v.text, micros, c.meta);
+      if (two_form) p = put_frac(p, micros, c.meta);
+      v.text.set_end(p);
       break;
     }
     case ColumnType::kDateTime2: {
@@ -312,11 +315,11 @@ Value decode_value(const TableInfo& info, std::size_t col, ByteCursor& cur) {
       const std::uint64_t p = static_cast<std::uint64_t>(packed < 0 ? -packed : packed);
       const std::uint64_t ym = (p >> 22) & 0x1ffff;
       v.kind = Value::Kind::kTemporal;
-      v.text = datetime_text(static_cast<unsigned>(ym / 13), static_cast<unsigned>(ym % 13),
-                             static_cast<unsigned>((p >> 17) & 31),
-                             static_cast<unsigned>((p >> 12) & 31),
-                             static_cast<unsigned>((p >> 6) & 63), static_cast<unsigned>(p & 63));
-      append_frac(v.text, micros, c.meta);
+      char* o =
+          put_datetime(v.text.data, static_cast<unsigned>(ym / 13), static_cast<unsigned>(ym % 13),
+                       static_cast<unsigned>((p >> 17) & 31), static_cast<unsigned>((p >> 12) & 31),
+                       static_cast<unsigned>((p >> 6) & 63), static_cast<unsigned>(p & 63));
+      v.text.set_end(put_frac(o, micros, c.meta));
       break;
     }
     case ColumnType::kTime2: {
@@ -347,15 +350,16 @@ Value decode_value(const TableInfo& info, std::size_t col, ByteCursor& cur) {
         packed = (intpart << 24) + frac;
       }
       v.kind = Value::Kind::kTemporal;
+      char* o = v.text.data;
       if (packed < 0) {
-        v.text = "-";
+        *o++ = '-';
         packed = -packed;
       }
       const std::int64_t hms = packed >> 24;
       const auto micros = static_cast<std::uint32_t>(packed % (1LL << 24));
-      v.text += two(static_cast<int>((hms >> 12) % (1 << 10))) + ":" +
-                two(static_cast<int>((hms >> 6) % 64)) + ":" + two(static_cast<int>(hms % 64));
-      append_frac(v.text, micros, fsp);
+      o = put_time(o, static_cast<unsigned>((hms >> 12) % (1 << 10)),
+                   static_cast<unsigned>((hms >> 6) % 64), static_cast<unsigned>(hms % 64));
+      v.text.set_end(put_frac(o, micros, fsp));
       break;
     }
     case ColumnType::kBit: {

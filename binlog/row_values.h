@@ -35,7 +35,18 @@ struct TableInfo {
 //   8 SIMPLE_PRIMARY_KEY packed indexes / 9 PRIMARY_KEY_WITH_PREFIX (packed index, packed prefix)*
 TableInfo table_info(const TableMap& tm);
 
-// One decoded value of a row image.
+// The text of a DECIMAL or temporal value, held in the Value itself: decoding a row allocates
+// nothing.
+struct ValueText {
+  static constexpr std::size_t kCapacity = 72;  // kMaxDecimalText, and every temporal form
+  char data[kCapacity];
+  std::uint8_t size = 0;
+  std::string_view view() const { return {data, size}; }
+  // Text written from data to `end`.
+  void set_end(const char* end) { size = static_cast<std::uint8_t>(end - data); }
+};
+
+// One decoded value of a row image (trivially copyable: strings are views into the image).
 struct Value {
   enum class Kind : std::uint8_t {
     kNull,
@@ -57,7 +68,7 @@ struct Value {
   std::uint64_t u = 0;
   double d = 0;
   bool is_float = false;
-  std::string text;
+  ValueText text;
   Bytes bytes;
   std::uint16_t collation = 0;
   std::uint16_t bits = 0;
@@ -73,6 +84,11 @@ Value decode_value(const TableInfo& info, std::size_t col, ByteCursor& cur);
 template <class Fn>
 void for_each_value(const TableInfo& info, std::uint64_t column_count, Bytes present,
                     ByteCursor& cur, Fn&& fn, Bytes partial_json = {});
+// The same, calling fn only for the columns where want(column index) is true: the others are
+// stepped over by their size, never decoded (a WHERE on the primary key reads only the key).
+template <class Want, class Fn>
+void for_each_value_if(const TableInfo& info, std::uint64_t column_count, Bytes present,
+                       ByteCursor& cur, Want&& want, Fn&& fn, Bytes partial_json = {});
 
 // One change of a MySQL partial JSON update (sql/json_diff.cc Json_diff::write_binary):
 //   u8 operation (0 REPLACE, 1 INSERT, 2 REMOVE) / packed path length / path (JSON path text,

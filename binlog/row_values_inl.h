@@ -6,9 +6,9 @@
 
 namespace binrecover::binlog {
 
-template <class Fn>
-void for_each_value(const TableInfo& info, std::uint64_t column_count, Bytes present,
-                    ByteCursor& cur, Fn&& fn, Bytes partial_json) {
+template <class Want, class Fn>
+void for_each_value_if(const TableInfo& info, std::uint64_t column_count, Bytes present,
+                       ByteCursor& cur, Want&& want, Fn&& fn, Bytes partial_json) {
   if (column_count > info.layout.size())
     throw Error(ErrorCode::kBadEvent,
                 "rows event has " + std::to_string(column_count) + " columns, its table map " +
@@ -26,25 +26,42 @@ void for_each_value(const TableInfo& info, std::uint64_t column_count, Bytes pre
   std::size_t k = 0;
   std::size_t json = 0;  // JSON columns of the table before column i
   for (std::uint64_t i = 0; i < column_count; ++i) {
-    const bool is_json = i < info.layout.size() &&
-                         info.layout[static_cast<std::size_t>(i)].type == ColumnType::kJson;
+    const auto col = static_cast<std::size_t>(i);
+    const bool is_json = info.layout[col].type == ColumnType::kJson;
     const bool diff = is_json && !partial_json.empty() && json / 8 < partial_json.size() &&
                       bit(partial_json, json);
     if (is_json) ++json;
     if (!bit(present, i)) continue;
-    if (bit(nulls, k++)) {
-      fn(static_cast<std::size_t>(i), Value{});
+    const bool null = bit(nulls, k++);
+    if (!want(col)) {
+      if (null) continue;
+      if (diff) {
+        cur.skip(cur.u32le());
+      } else {
+        cur.skip(value_size(info.layout[col], cur));
+      }
+      continue;
+    }
+    if (null) {
+      fn(col, Value{});
       continue;
     }
     if (diff) {
       Value v;
       v.kind = Value::Kind::kJsonDiff;
       v.bytes = cur.bytes(cur.u32le());
-      fn(static_cast<std::size_t>(i), std::move(v));
+      fn(col, v);
       continue;
     }
-    fn(static_cast<std::size_t>(i), decode_value(info, static_cast<std::size_t>(i), cur));
+    fn(col, decode_value(info, col, cur));
   }
+}
+
+template <class Fn>
+void for_each_value(const TableInfo& info, std::uint64_t column_count, Bytes present,
+                    ByteCursor& cur, Fn&& fn, Bytes partial_json) {
+  for_each_value_if(
+      info, column_count, present, cur, [](std::size_t) { return true; }, fn, partial_json);
 }
 
 }  // namespace binrecover::binlog

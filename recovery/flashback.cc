@@ -52,12 +52,13 @@ RunStats run_flashback(const std::vector<InputFile>& inputs, const DecodeOptions
   std::uint64_t written = 0, count = 0;
   // Decoded table maps by table id, rebuilt only when a map's bytes or the schema change.
   struct CachedTable {
-    binlog::TableInfo info;
+    SqlTable table;
     std::string sig;
     std::uint64_t generation = 0;
   };
   std::map<std::uint64_t, CachedTable> tables;
-  std::vector<std::string> statements;
+  fmt::memory_buffer statements;  // the undo statements of one transaction, in row order
+  std::vector<std::size_t> ends;  // where each one ends
   std::vector<char> keep;
   std::vector<std::byte> scratch;
   fmt::memory_buffer block;
@@ -75,6 +76,7 @@ RunStats run_flashback(const std::vector<InputFile>& inputs, const DecodeOptions
     if (fopts.start_datetime && head.header.timestamp < *fopts.start_datetime) return true;
     if (!filter.select(t, keep)) return true;
     statements.clear();
+    ends.clear();
     for (std::size_t k = 0; k < t.events.size(); ++k) {
       const Event& ev = t.events[k];
       if (const auto* tm = std::get_if<binlog::TableMap>(&ev.body)) {
@@ -90,9 +92,10 @@ RunStats run_flashback(const std::vector<InputFile>& inputs, const DecodeOptions
         const std::string_view body =
             to > from ? std::string_view(from, static_cast<std::size_t>(to - from))
                       : std::string_view();
-        if (c.sig != body || c.generation != gen || c.info.layout.empty()) {
-          c.info = binlog::table_info(*tm);
-          if (schema != nullptr) schema->complete(c.info, ev.pos, false);
+        if (c.sig != body || c.generation != gen || c.table.info.layout.empty()) {
+          c.table.info = binlog::table_info(*tm);
+          if (schema != nullptr) schema->complete(c.table.info, ev.pos, false);
+          c.table.prepare();
           c.sig.assign(body);
           c.generation = gen;
         }
@@ -118,15 +121,16 @@ RunStats run_flashback(const std::vector<InputFile>& inputs, const DecodeOptions
         binlog::maria_uncompress_append(rows->rows, scratch, ev.pos);
         images = binlog::Bytes(scratch.data(), scratch.size());
       }
-      append_rows_undo(statements, *rows, images, it->second.info, ev.pos);
+      append_rows_undo(statements, ends, *rows, images, it->second.table, ev.pos);
     }
-    if (statements.empty()) return true;
+    if (ends.empty()) return true;
     // Undo runs backwards: the last row of the last rows event first.
     block.clear();
     fmt::format_to(std::back_inserter(block), "# undo of the transaction at {}:{}\nBEGIN;\n", file,
                    t.first_pos());
-    for (auto s = statements.rbegin(); s != statements.rend(); ++s) {
-      block.append(s->data(), s->data() + s->size());
+    for (std::size_t n = ends.size(); n-- > 0;) {
+      const char* from = statements.data() + (n == 0 ? 0 : ends[n - 1]);
+      block.append(from, statements.data() + ends[n]);
       block.append(std::string_view(";\n"));
     }
     block.append(std::string_view("COMMIT;\n"));

@@ -1,9 +1,12 @@
 #include "recovery/row_sql.h"
 
+#include <fmt/compile.h>
+
 #include <algorithm>
 #include <cstring>
 
 #include "binlog/charsets.h"
+#include "binlog/digits.h"
 #include "binlog/error.h"
 #include "binlog/json_binary.h"
 #include "recovery/event_info.h"
@@ -15,141 +18,221 @@ using binlog::Bytes;
 using binlog::TableInfo;
 using binlog::Value;
 
+// Row values are the bulk of -v, --rows-as-sql and --flashback output: they are written
+// straight into the output buffer through a raw pointer (room() makes space for the longest
+// text a value can take, commit() keeps what was written), with no allocation per row or value.
 namespace {
 
-constexpr char kHex[] = "0123456789ABCDEF";
+char* room(fmt::memory_buffer& out, std::size_t n) {
+  const std::size_t at = out.size();
+  out.resize(at + n);
+  return out.data() + at;
+}
 
-void append_hex_literal(fmt::memory_buffer& out, Bytes b) {
-  if (b.empty()) {
-    append(out, "''");
+void commit(fmt::memory_buffer& out, const char* end) {
+  out.resize(static_cast<std::size_t>(end - out.data()));
+}
+
+// Copies s to p. Short copies (the most of them: names, numbers, dates) are two overlapping
+// fixed-size moves instead of a call to memcpy.
+char* put(char* p, std::string_view s) {
+  const std::size_t n = s.size();
+  const char* q = s.data();
+  if (n > 32) {
+    std::memcpy(p, q, n);
+  } else if (n >= 16) {
+    std::memcpy(p, q, 16);
+    std::memcpy(p + n - 16, q + n - 16, 16);
+  } else if (n >= 8) {
+    std::memcpy(p, q, 8);
+    std::memcpy(p + n - 8, q + n - 8, 8);
+  } else if (n >= 4) {
+    std::memcpy(p, q, 4);
+    std::memcpy(p + n - 4, q + n - 4, 4);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) p[i] = q[i];
+  }
+  return p + n;
+}
+
+void put(fmt::memory_buffer& out, std::string_view s) { commit(out, put(room(out, s.size()), s)); }
+
+struct HexPairs {
+  char d[512] = {};
+  constexpr HexPairs() {
+    constexpr char kDigits[] = "0123456789ABCDEF";
+    for (int i = 0; i < 256; ++i) {
+      d[2 * i] = kDigits[i >> 4];
+      d[2 * i + 1] = kDigits[i & 15];
+    }
+  }
+};
+constexpr HexPairs kHexPairs;
+
+// X'...' (upper-case hex), with `zeros` zero bytes after `b`; '' when there is nothing.
+void put_hex_literal(fmt::memory_buffer& out, Bytes b, std::size_t zeros = 0) {
+  if (b.empty() && zeros == 0) {
+    put(out, "''");
     return;
   }
-  append(out, "X'");
-  const std::size_t at = out.size();
-  out.resize(at + 2 * b.size());
-  char* o = out.data() + at;
+  char* p = room(out, 2 * (b.size() + zeros) + 3);
+  *p++ = 'X';
+  *p++ = '\'';
   for (std::byte x : b) {
-    const auto v = static_cast<std::uint8_t>(x);
-    *o++ = kHex[v >> 4];
-    *o++ = kHex[v & 15];
+    std::memcpy(p, kHexPairs.d + 2 * static_cast<std::uint8_t>(x), 2);
+    p += 2;
   }
-  out.push_back('\'');
+  std::memset(p, '0', 2 * zeros);
+  p += 2 * zeros;
+  *p++ = '\'';
+  commit(out, p);
 }
 
-bool valid_utf8(std::string_view s) {
-  std::size_t i = 0;
-  // ASCII runs eight bytes at a time.
-  while (i + 8 <= s.size()) {
-    std::uint64_t w;
-    std::memcpy(&w, s.data() + i, 8);
-    if (w & 0x8080808080808080ULL) break;
-    i += 8;
-  }
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    std::size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return false;
-    for (std::size_t k = 1; k < n; ++k)
-      if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return false;
-    i += n;
-  }
-  return true;
-}
-
-// Characters a quoted SQL string escapes: ' \ NUL LF CR ^Z.
+// The characters a quoted SQL string escapes, and the letter after the backslash:
+// ' \ NUL LF CR ^Z.
 struct EscapeTable {
-  bool needs[256] = {};
+  char code[256] = {};
   constexpr EscapeTable() {
-    for (unsigned char c : {'\'', '\\', '\0', '\n', '\r', '\x1a'}) needs[c] = true;
+    code[static_cast<unsigned char>('\'')] = '\'';
+    code[static_cast<unsigned char>('\\')] = '\\';
+    code[0] = '0';
+    code[static_cast<unsigned char>('\n')] = 'n';
+    code[static_cast<unsigned char>('\r')] = 'r';
+    code[0x1a] = 'Z';
   }
 };
 constexpr EscapeTable kEscape;
 
-void append_quoted(fmt::memory_buffer& out, std::string_view s) {
-  out.push_back('\'');
-  std::size_t run = 0;  // start of the run of characters that need no escape
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (!kEscape.needs[static_cast<unsigned char>(c)]) continue;
-    const char* esc = nullptr;
-    switch (c) {
-      case '\'':
-        esc = "\\'";
-        break;
-      case '\\':
-        esc = "\\\\";
-        break;
-      case '\0':
-        esc = "\\0";
-        break;
-      case '\n':
-        esc = "\\n";
-        break;
-      case '\r':
-        esc = "\\r";
-        break;
-      case '\x1a':
-        esc = "\\Z";
-        break;
-      default:
-        continue;
-    }
-    append(out, s.substr(run, i - run));
-    append(out, esc);
-    run = i + 1;
-  }
-  append(out, s.substr(run));
-  out.push_back('\'');
+// Whether any of the eight bytes of w may need an escape: a quote, a backslash or a control
+// character (word-at-a-time byte tests; a control character that needs none, such as a tab,
+// only sends those eight bytes through the slow path).
+bool may_escape(std::uint64_t w) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+  const std::uint64_t quote = w ^ (kOnes * '\'');
+  const std::uint64_t slash = w ^ (kOnes * '\\');
+  const std::uint64_t found =
+      ((quote - kOnes) & ~quote) | ((slash - kOnes) & ~slash) | ((w - kOnes * 0x20) & ~w);
+  return (found & kHigh) != 0;
 }
 
-void append_string(fmt::memory_buffer& out, Bytes b, std::uint16_t collation) {
+char* put_escaped_char(char* p, char c) {
+  const char e = kEscape.code[static_cast<unsigned char>(c)];
+  if (e == 0) {
+    *p++ = c;
+  } else {
+    *p++ = '\\';
+    *p++ = e;
+  }
+  return p;
+}
+
+// `s` escaped for a quoted SQL string (room for 2 * s.size() characters).
+char* put_escaped(char* p, std::string_view s) {
+  const char* in = s.data();
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  while (i + 8 <= n) {
+    std::uint64_t w;
+    std::memcpy(&w, in + i, 8);
+    if (!may_escape(w)) {
+      std::memcpy(p, &w, 8);
+      p += 8;
+      i += 8;
+      continue;
+    }
+    for (const std::size_t end = i + 8; i < end; ++i) p = put_escaped_char(p, in[i]);
+  }
+  for (; i < n; ++i) p = put_escaped_char(p, in[i]);
+  return p;
+}
+
+// `s` escaped as by put_escaped, if it is well-formed UTF-8 (lead bytes and their
+// continuation bytes); nullptr if not. ASCII runs go eight bytes at a time.
+char* put_utf8_escaped(char* p, std::string_view s) {
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+  const char* in = s.data();
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  while (i < n) {
+    if (i + 8 <= n) {
+      std::uint64_t w;
+      std::memcpy(&w, in + i, 8);
+      if ((w & kHigh) == 0 && !may_escape(w)) {
+        std::memcpy(p, &w, 8);
+        p += 8;
+        i += 8;
+        continue;
+      }
+    }
+    const auto c = static_cast<unsigned char>(in[i]);
+    if (c < 0x80) {
+      p = put_escaped_char(p, in[i++]);
+      continue;
+    }
+    const std::size_t len = (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (len == 0 || i + len > n) return nullptr;
+    for (std::size_t k = 1; k < len; ++k)
+      if ((static_cast<unsigned char>(in[i + k]) & 0xc0) != 0x80) return nullptr;
+    for (std::size_t k = 0; k < len; ++k) *p++ = in[i++];
+  }
+  return p;
+}
+
+void put_quoted(fmt::memory_buffer& out, std::string_view s) {
+  char* p = room(out, 2 * s.size() + 2);
+  *p++ = '\'';
+  p = put_escaped(p, s);
+  *p++ = '\'';
+  commit(out, p);
+}
+
+// A string value: utf8 text quoted with its introducer, anything else as hex (byte-exact
+// whatever the column's charset); `zeros`: the trailing zero bytes a BINARY(n) image dropped.
+void put_string(fmt::memory_buffer& out, Bytes b, std::uint16_t collation, std::size_t zeros) {
   const binlog::Collation* c = collation != 0 ? binlog::find_collation(collation) : nullptr;
   if (c == nullptr || c->charset == "binary") {
-    append_hex_literal(out, b);  // byte-exact whatever the column's charset
+    put_hex_literal(out, b, zeros);
     return;
   }
-  append(out, "_");
-  append(out, c->charset);
   const std::string_view text = binlog::as_text(b);
-  if (c->charset.substr(0, 4) == "utf8" && valid_utf8(text)) {
-    append_quoted(out, text);
-  } else {
-    append(out, " ");
-    append_hex_literal(out, b);
-  }
-}
-
-void append_name(fmt::memory_buffer& out, const TableInfo& info, std::size_t col) {
-  if (info.names.empty())
-    throw Error(ErrorCode::kUnsupportedFormat,
-                "plain SQL needs the column names of " + info.db + "." + info.table +
-                    ", which this binlog does not carry (set binlog_row_metadata=FULL on the "
-                    "server)");
-  append_quoted_ident(out, info.names[col]);
-}
-
-struct Row {
-  std::vector<std::pair<std::size_t, Value>> values;
-};
-
-void read_image(const TableInfo& info, const binlog::Rows& rows, Bytes present, ByteCursor& cur,
-                Row& row, bool partial_after) {
-  row.values.clear();
-  Bytes partial_json;
-  if (partial_after) {
-    // value_options (packed), then with PARTIAL_JSON_UPDATES (1) a bitmap over the table's
-    // JSON columns: which of them hold diffs.
-    const std::uint64_t options = cur.packed_int();
-    if (options & 1) {
-      std::size_t json = 0;
-      for (std::uint64_t i = 0; i < rows.column_count && i < info.layout.size(); ++i)
-        if (info.layout[i].type == binlog::ColumnType::kJson) ++json;
-      partial_json = cur.bytes((json + 7) / 8);
+  if (c->charset.substr(0, 4) == "utf8") {
+    char* const start = room(out, c->charset.size() + 2 * text.size() + 3);
+    char* p = start;
+    *p++ = '_';
+    p = put(p, c->charset);
+    *p++ = '\'';
+    p = put_utf8_escaped(p, text);
+    if (p != nullptr) {
+      *p++ = '\'';
+      commit(out, p);
+      return;
     }
+    commit(out, start);  // not valid UTF-8 after all: hex
   }
-  binlog::for_each_value(
-      info, rows.column_count, present, cur,
-      [&](std::size_t col, Value v) { row.values.emplace_back(col, std::move(v)); }, partial_json);
+  char* p = room(out, c->charset.size() + 2);
+  *p++ = '_';
+  p = put(p, c->charset);
+  *p++ = ' ';
+  commit(out, p);
+  put_hex_literal(out, b);
+}
+
+void put_set(fmt::memory_buffer& out, std::uint64_t bits, const std::vector<std::string>& names) {
+  std::size_t size = 2;
+  for (std::size_t b = 0; b < names.size(); ++b)
+    if (bits & (1ULL << b)) size += 2 * names[b].size() + 1;
+  char* p = room(out, size);
+  *p++ = '\'';
+  bool first = true;
+  for (std::size_t b = 0; b < names.size(); ++b)
+    if (bits & (1ULL << b)) {
+      if (!first) *p++ = ',';
+      first = false;
+      p = put_escaped(p, names[b]);
+    }
+  *p++ = '\'';
+  commit(out, p);
 }
 
 // A column's new value from its partial JSON update: the diffs applied in order to the old
@@ -163,298 +246,398 @@ void append_json_update(fmt::memory_buffer& out, const Value& v, std::string_vie
     const binlog::JsonDiff& d = diffs[k];
     switch (d.op) {
       case binlog::JsonDiff::Op::kReplace:
-        append(out, "JSON_REPLACE(");
+        put(out, "JSON_REPLACE(");
         break;
       case binlog::JsonDiff::Op::kInsert:
-        append(out, d.path.back() == ']' ? "JSON_ARRAY_INSERT(" : "JSON_INSERT(");
+        put(out, d.path.back() == ']' ? "JSON_ARRAY_INSERT(" : "JSON_INSERT(");
         break;
       case binlog::JsonDiff::Op::kRemove:
-        append(out, "JSON_REMOVE(");
+        put(out, "JSON_REMOVE(");
         break;
     }
   }
-  append(out, column);
+  put(out, column);
   std::string text;
   for (const binlog::JsonDiff& d : diffs) {
-    append(out, ", _utf8mb4");
-    append_quoted(out, d.path);
+    put(out, ", _utf8mb4");
+    put_quoted(out, d.path);
     if (d.op != binlog::JsonDiff::Op::kRemove) {
       text.clear();
       binlog::append_json_text(text, d.value, 0);
-      append(out, ", CAST(_utf8mb4");
-      append_quoted(out, text);
-      append(out, " AS JSON)");
+      put(out, ", CAST(_utf8mb4");
+      put_quoted(out, text);
+      put(out, " AS JSON)");
     }
-    append(out, ")");
+    put(out, ")");
   }
 }
 
-void append_where(fmt::memory_buffer& out, const Row& before, const TableInfo& info) {
-  bool use_pk = !info.primary_key.empty();
-  for (std::uint32_t k : info.primary_key) {
-    bool found = false;
-    for (const auto& [col, v] : before.values) found |= col == k;
-    use_pk &= found;
-  }
-  append(out, " WHERE ");
+bool has_column(Bytes bitmap, std::uint64_t i) {
+  return (static_cast<std::uint8_t>(bitmap[i / 8]) & (1U << (i % 8))) != 0;
+}
+
+bool all_columns(Bytes bitmap, std::uint64_t n) {
+  for (std::uint64_t i = 0; i < n; ++i)
+    if (!has_column(bitmap, i)) return false;
+  return true;
+}
+
+// The start of an after image of a MySQL PARTIAL_UPDATE_ROWS event: value_options (packed),
+// then with PARTIAL_JSON_UPDATES (1) a bitmap over the table's JSON columns: which of them
+// hold diffs.
+Bytes partial_json_bitmap(const TableInfo& info, const binlog::Rows& rows, ByteCursor& cur) {
+  const std::uint64_t options = cur.packed_int();
+  if (!(options & 1)) return {};
+  std::size_t json = 0;
+  for (std::uint64_t i = 0; i < rows.column_count && i < info.layout.size(); ++i)
+    if (info.layout[i].type == binlog::ColumnType::kJson) ++json;
+  return cur.bytes((json + 7) / 8);
+}
+
+// One row image: fn(column, value) for each column present where want(column) holds.
+template <class Want, class Fn>
+void walk_image(const TableInfo& info, const binlog::Rows& rows, Bytes present, ByteCursor& cur,
+                bool partial_after, Want&& want, Fn&& fn) {
+  const Bytes partial_json = partial_after ? partial_json_bitmap(info, rows, cur) : Bytes{};
+  binlog::for_each_value_if(info, rows.column_count, present, cur, want, fn, partial_json);
+}
+
+constexpr auto kEvery = [](std::size_t) { return true; };
+constexpr auto kNone = [](std::size_t) { return false; };
+
+void require_names(const SqlTable& t, const binlog::Rows& rows) {
+  if (t.columns.empty() || t.columns.size() < rows.column_count)
+    throw Error(ErrorCode::kUnsupportedFormat,
+                "plain SQL needs the column names of " + t.info.db + "." + t.info.table +
+                    ", which this binlog does not carry (set binlog_row_metadata=FULL on the "
+                    "server)");
+}
+
+// "INSERT INTO `db`.`t` (`a`, `b`) VALUES (" for the columns of `present`.
+void insert_head(std::string& head, const SqlTable& t, const binlog::Rows& rows, Bytes present) {
+  head = "INSERT INTO ";
+  head += t.name;
+  head += " (";
   bool first = true;
-  for (const auto& [col, v] : before.values) {
-    if (use_pk &&
-        std::find(info.primary_key.begin(), info.primary_key.end(), col) == info.primary_key.end())
-      continue;
-    if (!first) append(out, " AND ");
+  for (std::uint64_t i = 0; i < rows.column_count; ++i) {
+    if (!has_column(present, i)) continue;
+    if (!first) head += ", ";
     first = false;
-    append_name(out, info, col);
-    append(out, v.kind == Value::Kind::kNull ? " IS NULL" : "=");
-    if (v.kind != Value::Kind::kNull) append_sql_literal(out, v, info, col);
+    head += t.columns[static_cast<std::size_t>(i)];
   }
-  if (first) append(out, "1");
-  if (!use_pk) append(out, " LIMIT 1");
+  head += ") VALUES (";
 }
 
-void append_table(fmt::memory_buffer& out, const TableInfo& info) {
-  append_quoted_ident(out, info.db);
-  append(out, ".");
-  append_quoted_ident(out, info.table);
+// Which columns a WHERE compares: the primary key when the image has all of it, else all.
+struct KeyMatch {
+  bool use_key = false;
+  std::vector<char> in_key;  // per column
+};
+
+void key_match(const SqlTable& t, const binlog::Rows& rows, Bytes present, KeyMatch& m) {
+  m.use_key = !t.info.primary_key.empty();
+  m.in_key.assign(static_cast<std::size_t>(rows.column_count), 0);
+  for (std::uint32_t k : t.info.primary_key) {
+    if (k >= rows.column_count || !has_column(present, k))
+      m.use_key = false;
+    else
+      m.in_key[k] = 1;
+  }
+}
+
+void put_values(fmt::memory_buffer& out, const SqlTable& t, const binlog::Rows& rows, Bytes present,
+                ByteCursor& cur) {
+  bool first = true;
+  walk_image(t.info, rows, present, cur, false, kEvery, [&](std::size_t col, const Value& v) {
+    if (!first) put(out, ", ");
+    first = false;
+    append_sql_literal(out, v, t.info, col);
+  });
+}
+
+void put_where(fmt::memory_buffer& out, const SqlTable& t, const KeyMatch& m,
+               const binlog::Rows& rows, Bytes present, ByteCursor& cur) {
+  put(out, " WHERE ");
+  bool first = true;
+  walk_image(
+      t.info, rows, present, cur, false,
+      [&](std::size_t col) { return !m.use_key || m.in_key[col] != 0; },
+      [&](std::size_t col, const Value& v) {
+        if (!first) put(out, " AND ");
+        first = false;
+        put(out, t.columns[col]);
+        if (v.kind == Value::Kind::kNull) {
+          put(out, " IS NULL");
+        } else {
+          out.push_back('=');
+          append_sql_literal(out, v, t.info, col);
+        }
+      });
+  if (first) put(out, "1");
+  if (!m.use_key) put(out, " LIMIT 1");
+}
+
+void put_assignments(fmt::memory_buffer& out, const SqlTable& t, const binlog::Rows& rows,
+                     Bytes present, ByteCursor& cur, bool partial) {
+  bool first = true;
+  walk_image(t.info, rows, present, cur, partial, kEvery, [&](std::size_t col, const Value& v) {
+    if (!first) put(out, ", ");
+    first = false;
+    put(out, t.columns[col]);
+    out.push_back('=');
+    if (v.kind == Value::Kind::kJsonDiff)
+      append_json_update(out, v, t.columns[col]);
+    else
+      append_sql_literal(out, v, t.info, col);
+  });
 }
 
 }  // namespace
 
+void SqlTable::prepare() {
+  fmt::memory_buffer b;
+  append_quoted_ident(b, info.db);
+  b.push_back('.');
+  append_quoted_ident(b, info.table);
+  name.assign(b.data(), b.size());
+  columns.clear();
+  if (info.names.size() != info.layout.size()) return;
+  for (const std::string& n : info.names) {
+    b.clear();
+    append_quoted_ident(b, n);
+    columns.emplace_back(b.data(), b.size());
+  }
+}
+
 void append_sql_literal(fmt::memory_buffer& out, const Value& v, const TableInfo& info,
                         std::size_t col) {
-  auto it = std::back_inserter(out);
   switch (v.kind) {
     case Value::Kind::kNull:
-      append(out, "NULL");
+      put(out, "NULL");
       break;
     case Value::Kind::kInt:
-      append(out, fmt::format_int(v.i).str());
+      commit(out, binlog::put_int(room(out, 20), v.i));
       break;
     case Value::Kind::kUInt:
     case Value::Kind::kBit:
-      append(out, fmt::format_int(v.u).str());
+      commit(out, binlog::put_uint(room(out, 20), v.u));
       break;
     case Value::Kind::kDouble:
       // A FLOAT is printed as the exact double it widens to: stored back it rounds to the same
       // float, and compared in a WHERE clause it equals the column (its shortest float form,
-      // read as a double, would not).
-      fmt::format_to(it, "{}", v.d);
+      // read as a double, would not). The shortest text of a double is at most 24 characters.
+      commit(out, fmt::format_to(room(out, 32), FMT_COMPILE("{}"), v.d));
       break;
     case Value::Kind::kDecimal:
-      append(out, v.text);
+      put(out, v.text.view());
       break;
-    case Value::Kind::kTemporal:
-      append_quoted(out, v.text);
+    case Value::Kind::kTemporal: {  // digits and separators: nothing to escape
+      char* p = room(out, v.text.size + 2);
+      *p++ = '\'';
+      p = put(p, v.text.view());
+      *p++ = '\'';
+      commit(out, p);
       break;
-    case Value::Kind::kString:
-      if (info.layout[col].type == binlog::ColumnType::kString && v.collation == 63 &&
-          v.bytes.size() < info.layout[col].meta) {
-        // BINARY(n): the row image drops trailing zero bytes; the column keeps them.
-        std::vector<std::byte> padded(v.bytes.begin(), v.bytes.end());
-        padded.resize(info.layout[col].meta, std::byte{0});
-        append_string(out, Bytes(padded.data(), padded.size()), v.collation);
-      } else {
-        append_string(out, v.bytes, v.collation);
-      }
+    }
+    case Value::Kind::kString: {
+      // BINARY(n): the row image drops trailing zero bytes; the column keeps them.
+      const binlog::ColumnLayout& c = info.layout[col];
+      const std::size_t zeros =
+          c.type == binlog::ColumnType::kString && v.collation == 63 && v.bytes.size() < c.meta
+              ? c.meta - v.bytes.size()
+              : 0;
+      put_string(out, v.bytes, v.collation, zeros);
       break;
+    }
     case Value::Kind::kEnum: {
       const auto& names = info.enum_values[col];
       if (v.u >= 1 && v.u <= names.size())
-        append_quoted(out, names[v.u - 1]);
+        put_quoted(out, names[v.u - 1]);
       else
-        fmt::format_to(it, "{}", v.u);
+        commit(out, binlog::put_uint(room(out, 20), v.u));
       break;
     }
     case Value::Kind::kSet: {
       const auto& names = info.set_values[col];
-      if (names.empty() || (names.size() < 64 && (v.u >> names.size()) != 0)) {
-        fmt::format_to(it, "{}", v.u);
-        break;
-      }
-      std::string text;
-      for (std::size_t b = 0; b < names.size(); ++b)
-        if (v.u & (1ULL << b)) {
-          if (!text.empty()) text += ',';
-          text += names[b];
-        }
-      append_quoted(out, text);
+      if (names.empty() || (names.size() < 64 && (v.u >> names.size()) != 0))
+        commit(out, binlog::put_uint(room(out, 20), v.u));
+      else
+        put_set(out, v.u, names);
       break;
     }
     case Value::Kind::kGeometry:
-      append_hex_literal(out, v.bytes);
+      put_hex_literal(out, v.bytes);
       break;
     case Value::Kind::kJsonDiff:
       throw Error(ErrorCode::kUnsupportedFormat,
                   "a partial JSON update has no value of its own outside an UPDATE's SET");
     case Value::Kind::kJson: {
       // MySQL's binary JSON, as the text MySQL itself prints; the server parses it back.
-      std::string text;
+      thread_local std::string text;
+      text.clear();
       binlog::append_json_text(text, v.bytes, 0);
-      append(out, "_utf8mb4");
-      append_quoted(out, text);
+      put(out, "_utf8mb4");
+      put_quoted(out, text);
       break;
     }
   }
-  (void)info;
 }
-
-namespace {
-
-void insert_sql(fmt::memory_buffer& out, const Row& row, const TableInfo& info) {
-  append(out, "INSERT INTO ");
-  append_table(out, info);
-  append(out, " (");
-  for (std::size_t k = 0; k < row.values.size(); ++k) {
-    if (k) append(out, ", ");
-    append_name(out, info, row.values[k].first);
-  }
-  append(out, ") VALUES (");
-  for (std::size_t k = 0; k < row.values.size(); ++k) {
-    if (k) append(out, ", ");
-    append_sql_literal(out, row.values[k].second, info, row.values[k].first);
-  }
-  append(out, ")");
-}
-
-void delete_sql(fmt::memory_buffer& out, const Row& row, const TableInfo& info) {
-  append(out, "DELETE FROM ");
-  append_table(out, info);
-  append_where(out, row, info);
-}
-
-void update_sql(fmt::memory_buffer& out, const Row& before, const Row& after,
-                const TableInfo& info) {
-  append(out, "UPDATE ");
-  append_table(out, info);
-  append(out, " SET ");
-  for (std::size_t k = 0; k < after.values.size(); ++k) {
-    if (k) append(out, ", ");
-    append_name(out, info, after.values[k].first);
-    append(out, "=");
-    const Value& v = after.values[k].second;
-    if (v.kind == Value::Kind::kJsonDiff) {
-      fmt::memory_buffer name;
-      append_name(name, info, after.values[k].first);
-      append_json_update(out, v, std::string_view(name.data(), name.size()));
-    } else {
-      append_sql_literal(out, v, info, after.values[k].first);
-    }
-  }
-  append_where(out, before, info);
-}
-
-bool all_columns(Bytes bitmap, std::uint64_t n) {
-  for (std::uint64_t i = 0; i < n; ++i)
-    if (!(static_cast<std::uint8_t>(bitmap[i / 8]) & (1U << (i % 8)))) return false;
-  return true;
-}
-
-}  // namespace
 
 void append_rows_sql(fmt::memory_buffer& out, const binlog::Rows& rows, Bytes images,
-                     const TableInfo& info, std::string_view delimiter, std::uint64_t offset) {
+                     const SqlTable& table, std::string_view delimiter, std::uint64_t offset) {
+  if (images.empty()) return;
+  require_names(table, rows);
   ByteCursor cur(images, offset);
-  Row before, after;
-  while (!cur.empty()) {
-    switch (rows.kind) {
-      case binlog::RowsKind::kWrite:
-        read_image(info, rows, rows.columns_before, cur, after, false);
-        insert_sql(out, after, info);
-        break;
-      case binlog::RowsKind::kDelete:
-        read_image(info, rows, rows.columns_before, cur, before, false);
-        delete_sql(out, before, info);
-        break;
-      case binlog::RowsKind::kUpdate:
-      case binlog::RowsKind::kPartialUpdate:
-        read_image(info, rows, rows.columns_before, cur, before, false);
-        read_image(info, rows, rows.columns_after, cur, after,
-                   rows.kind == binlog::RowsKind::kPartialUpdate);
-        update_sql(out, before, after, info);
-        break;
-    }
-    append(out, delimiter);
+  thread_local std::string head;
+  thread_local KeyMatch match;
+  switch (rows.kind) {
+    case binlog::RowsKind::kWrite:
+      insert_head(head, table, rows, rows.columns_before);
+      while (!cur.empty()) {
+        put(out, head);
+        put_values(out, table, rows, rows.columns_before, cur);
+        out.push_back(')');
+        put(out, delimiter);
+      }
+      break;
+    case binlog::RowsKind::kDelete:
+      key_match(table, rows, rows.columns_before, match);
+      while (!cur.empty()) {
+        put(out, "DELETE FROM ");
+        put(out, table.name);
+        put_where(out, table, match, rows, rows.columns_before, cur);
+        put(out, delimiter);
+      }
+      break;
+    case binlog::RowsKind::kUpdate:
+    case binlog::RowsKind::kPartialUpdate:
+      // The before image comes first in the event and last in the statement: step over it,
+      // write the after image's SET, then go back for the WHERE.
+      key_match(table, rows, rows.columns_before, match);
+      while (!cur.empty()) {
+        ByteCursor before = cur;
+        walk_image(table.info, rows, rows.columns_before, cur, false, kNone,
+                   [](std::size_t, const Value&) {});
+        put(out, "UPDATE ");
+        put(out, table.name);
+        put(out, " SET ");
+        put_assignments(out, table, rows, rows.columns_after, cur,
+                        rows.kind == binlog::RowsKind::kPartialUpdate);
+        put_where(out, table, match, rows, rows.columns_before, before);
+        put(out, delimiter);
+      }
+      break;
   }
 }
 
-void append_rows_undo(std::vector<std::string>& statements, const binlog::Rows& rows, Bytes images,
-                      const TableInfo& info, std::uint64_t offset) {
+void append_rows_undo(fmt::memory_buffer& out, std::vector<std::size_t>& ends,
+                      const binlog::Rows& rows, Bytes images, const SqlTable& table,
+                      std::uint64_t offset) {
   // Undoing needs whole rows: a MINIMAL or NOBLOB image cannot restore what it left out.
   const bool update = rows.kind == binlog::RowsKind::kUpdate;
   if (rows.kind == binlog::RowsKind::kPartialUpdate ||
       !all_columns(rows.columns_before, rows.column_count) ||
       (update && !all_columns(rows.columns_after, rows.column_count)))
     throw Error(ErrorCode::kUnsupportedFormat,
-                "the row images of " + info.db + "." + info.table +
+                "the row images of " + table.info.db + "." + table.info.table +
                     " lack columns needed to undo them (binlog_row_image must be FULL)",
                 offset);
+  if (images.empty()) return;
+  require_names(table, rows);
   ByteCursor cur(images, offset);
-  Row before, after;
-  fmt::memory_buffer out;
-  while (!cur.empty()) {
-    out.clear();
-    switch (rows.kind) {
-      case binlog::RowsKind::kWrite:  // undo an insert: delete that row
-        read_image(info, rows, rows.columns_before, cur, after, false);
-        delete_sql(out, after, info);
-        break;
-      case binlog::RowsKind::kDelete:  // undo a delete: insert it back
-        read_image(info, rows, rows.columns_before, cur, before, false);
-        insert_sql(out, before, info);
-        break;
-      default:  // undo an update: set the old values where the new ones are
-        read_image(info, rows, rows.columns_before, cur, before, false);
-        read_image(info, rows, rows.columns_after, cur, after, false);
-        update_sql(out, after, before, info);
-        break;
-    }
-    statements.emplace_back(out.data(), out.size());
+  thread_local std::string head;
+  thread_local KeyMatch match;
+  switch (rows.kind) {
+    case binlog::RowsKind::kWrite:  // undo an insert: delete that row
+      key_match(table, rows, rows.columns_before, match);
+      while (!cur.empty()) {
+        put(out, "DELETE FROM ");
+        put(out, table.name);
+        put_where(out, table, match, rows, rows.columns_before, cur);
+        ends.push_back(out.size());
+      }
+      break;
+    case binlog::RowsKind::kDelete:  // undo a delete: insert it back
+      insert_head(head, table, rows, rows.columns_before);
+      while (!cur.empty()) {
+        put(out, head);
+        put_values(out, table, rows, rows.columns_before, cur);
+        out.push_back(')');
+        ends.push_back(out.size());
+      }
+      break;
+    default:  // undo an update: set the old values where the new ones are
+      key_match(table, rows, rows.columns_after, match);
+      while (!cur.empty()) {
+        put(out, "UPDATE ");
+        put(out, table.name);
+        put(out, " SET ");
+        put_assignments(out, table, rows, rows.columns_before, cur, false);
+        put_where(out, table, match, rows, rows.columns_after, cur);
+        ends.push_back(out.size());
+      }
+      break;
   }
 }
 
 void append_rows_verbose(fmt::memory_buffer& out, const binlog::Rows& rows, Bytes images,
                          const TableInfo& info, bool types, std::uint64_t offset) {
   ByteCursor cur(images, offset);
-  Row row;
-  auto image = [&](const char* title, Bytes present, bool partial) {
-    read_image(info, rows, present, cur, row, partial);
-    fmt::format_to(std::back_inserter(out), "### {}\n", title);
-    for (const auto& [col, v] : row.values) {
-      const auto at = fmt::format_int(col + 1);
-      append(out, "###   @");
-      append(out, at.str());
-      out.push_back('=');
-      if (v.kind == Value::Kind::kJsonDiff)
-        append_json_update(out, v, "@" + at.str());
-      else
+  // "### INSERT INTO `db`.`t`\n### SET\n" and the like, once per event.
+  fmt::memory_buffer head;
+  switch (rows.kind) {
+    case binlog::RowsKind::kWrite:
+      put(head, "### INSERT INTO ");
+      break;
+    case binlog::RowsKind::kDelete:
+      put(head, "### DELETE FROM ");
+      break;
+    default:
+      put(head, "### UPDATE ");
+      break;
+  }
+  append_quoted_ident(head, info.db);
+  head.push_back('.');
+  append_quoted_ident(head, info.table);
+  put(head, rows.kind == binlog::RowsKind::kWrite ? "\n### SET\n" : "\n### WHERE\n");
+  const std::string_view row_head(head.data(), head.size());
+
+  auto image = [&](Bytes present, bool partial) {
+    walk_image(info, rows, present, cur, partial, kEvery, [&](std::size_t col, const Value& v) {
+      char* p = room(out, 32);
+      p = put(p, "###   @");
+      p = binlog::put_uint(p, col + 1);
+      *p++ = '=';
+      commit(out, p);
+      if (v.kind == Value::Kind::kJsonDiff) {
+        char at[24] = "@";
+        append_json_update(out, v, std::string_view(at, binlog::put_uint(at + 1, col + 1)));
+      } else {
         append_sql_literal(out, v, info, col);
-      if (types)
-        fmt::format_to(std::back_inserter(out), " /* type={} meta={} */",
-                       static_cast<int>(info.layout[col].type), info.layout[col].meta);
+      }
+      if (types) {
+        p = room(out, 64);
+        p = put(p, " /* type=");
+        p = binlog::put_uint(p, static_cast<int>(info.layout[col].type));
+        p = put(p, " meta=");
+        p = binlog::put_uint(p, info.layout[col].meta);
+        p = put(p, " */");
+        commit(out, p);
+      }
       out.push_back('\n');
-    }
+    });
   };
   while (!cur.empty()) {
-    append(out, "### ");
+    put(out, row_head);
     switch (rows.kind) {
       case binlog::RowsKind::kWrite:
-        append(out, "INSERT INTO ");
-        append_table(out, info);
-        append(out, "\n");
-        image("SET", rows.columns_before, false);
-        break;
       case binlog::RowsKind::kDelete:
-        append(out, "DELETE FROM ");
-        append_table(out, info);
-        append(out, "\n");
-        image("WHERE", rows.columns_before, false);
+        image(rows.columns_before, false);
         break;
       default:
-        append(out, "UPDATE ");
-        append_table(out, info);
-        append(out, "\n");
-        image("WHERE", rows.columns_before, false);
-        image("SET", rows.columns_after, rows.kind == binlog::RowsKind::kPartialUpdate);
+        image(rows.columns_before, false);
+        put(out, "### SET\n");
+        image(rows.columns_after, rows.kind == binlog::RowsKind::kPartialUpdate);
         break;
     }
   }

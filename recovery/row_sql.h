@@ -9,6 +9,16 @@
 
 namespace binrecover::recovery {
 
+// A table map prepared for SQL text, once per table map and reused for every row: the decoded
+// map, and its identifiers already quoted.
+struct SqlTable {
+  binlog::TableInfo info;
+  std::string name;                  // `db`.`table`
+  std::vector<std::string> columns;  // `column` per column; empty when the log names none
+  // Fills name and columns from info (call after info changes).
+  void prepare();
+};
+
 // A decoded value as an SQL literal that restores it byte for byte: numbers as numbers,
 // strings with their character set's introducer (utf8 text quoted and escaped, other charsets
 // and binary data as hex), temporal values quoted, TIMESTAMP as FROM_UNIXTIME() so the session
@@ -21,15 +31,16 @@ void append_sql_literal(fmt::memory_buffer& out, const binlog::Value& v,
 // else on every column of the before image (NULL-safe) with LIMIT 1. Throws binrecover::Error
 // (kUnsupportedFormat) when the log lacks column names.
 void append_rows_sql(fmt::memory_buffer& out, const binlog::Rows& rows, binlog::Bytes images,
-                     const binlog::TableInfo& info, std::string_view delimiter,
-                     std::uint64_t offset);
+                     const SqlTable& table, std::string_view delimiter, std::uint64_t offset);
 
-// The statements that undo the rows of one rows event, appended to `statements` in row order
-// (the caller applies a transaction's list backwards): DELETE for an insert, INSERT for a delete,
-// UPDATE back for an update. Throws binrecover::Error (kUnsupportedFormat) naming the table and
-// `offset` when the images are not full rows.
-void append_rows_undo(std::vector<std::string>& statements, const binlog::Rows& rows,
-                      binlog::Bytes images, const binlog::TableInfo& info, std::uint64_t offset);
+// The statements that undo the rows of one rows event, appended to `out` in row order, the
+// end of each one pushed to `ends` (the caller applies a transaction's statements backwards):
+// DELETE for an insert, INSERT for a delete, UPDATE back for an update. Throws
+// binrecover::Error (kUnsupportedFormat) naming the table and `offset` when the images are not
+// full rows.
+void append_rows_undo(fmt::memory_buffer& out, std::vector<std::size_t>& ends,
+                      const binlog::Rows& rows, binlog::Bytes images, const SqlTable& table,
+                      std::uint64_t offset);
 
 // mysqlbinlog -v: the rows as "### INSERT INTO `db`.`t` ### SET ###   @1=..." comment lines.
 void append_rows_verbose(fmt::memory_buffer& out, const binlog::Rows& rows, binlog::Bytes images,

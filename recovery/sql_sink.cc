@@ -258,7 +258,7 @@ void SqlSink::base64_event(const Event& ev, const FormatContext& ctx) {
   // event has it) on the last, as the server cuts at binlog_row_event_max_size.
   const Bytes images = raw.subspan(head, raw.size() - head - tail);
   try {
-    binlog::row_ends(*rows, images, t->second.layout, ev.pos + head, row_ends_);
+    binlog::row_ends(*rows, images, t->second.info.layout, ev.pos + head, row_ends_);
   } catch (const Error&) {
     row_ends_.clear();  // rows the layout cannot walk: the event goes whole, as it came
   }
@@ -378,8 +378,31 @@ void SqlSink::emit_binlog_statement() {
     buf_.append(verbose_.data(), verbose_.data() + verbose_.size());
     verbose_.clear();
   }
+  render_verbose(buf_);
   rows_b64_.clear();
   rows_pending_ = false;
+}
+
+void SqlSink::render_verbose(fmt::memory_buffer& out) {
+  for (const PendingRows& p : verbose_pending_) {
+    const Event& ev = *p.event;
+    try {
+      const auto& b = std::get<Rows>(ev.body);
+      Bytes images = b.rows;
+      if (b.compressed) {
+        row_scratch_.clear();
+        maria_uncompress_append(b.rows, row_scratch_, ev.pos);
+        images = Bytes(row_scratch_.data(), row_scratch_.size());
+      }
+      append_rows_verbose(out, b, images, p.table->info, opts_.verbose > 1, ev.pos);
+    } catch (Error& e) {
+      e.with_offset(ev.pos);
+      e.with_event(std::string(event_type_name(ev.header.type)));
+      verbose_pending_.clear();
+      throw;
+    }
+  }
+  verbose_pending_.clear();
 }
 
 void SqlSink::write_meta(const Event& ev, const FormatContext& ctx) {
@@ -390,6 +413,7 @@ void SqlSink::write_meta(const Event& ev, const FormatContext& ctx) {
     st_.mysql_gtid_next = false;
   }
   write_event(ev, ctx);
+  render_verbose(verbose_);  // the event does not outlive this call
   out_.flush_if_large();
 }
 
@@ -398,14 +422,31 @@ void SqlSink::write_transaction(const Transaction& txn, const std::vector<char>&
   // A filter may drop the rows event that carries STMT_END_F (the last table of a multi-table
   // statement). The server's BINLOG statement needs that flag to close the statement, so the
   // last kept rows event of such a statement is emitted with the flag set.
-  const std::size_t n = txn.events.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!keep[i]) continue;
-    force_stmt_end_ = needs_stmt_end(txn, keep, i);
-    write_event(txn.events[i], ctx);
+  // An error inside the transaction (a row image that does not decode) takes back its text:
+  // the output keeps whole transactions only.
+  const std::size_t mark = buf_.size();
+  try {
+    const std::size_t n = txn.events.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!keep[i]) continue;
+      force_stmt_end_ = needs_stmt_end(txn, keep, i);
+      write_event(txn.events[i], ctx);
+      force_stmt_end_ = false;
+    }
+    flush_binlog_statement();
+  } catch (...) {
+    buf_.resize(mark);
     force_stmt_end_ = false;
+    rows_b64_.clear();
+    verbose_.clear();
+    verbose_pending_.clear();
+    held_.clear();
+    pending_maps_.clear();
+    stmt_maps_.clear();
+    stmt_map_count_ = 0;
+    rows_pending_ = false;
+    throw;
   }
-  flush_binlog_statement();
   out_.flush_if_large();
 }
 
@@ -854,6 +895,8 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
             append_quoted_ident(buf_, b.table);
             fmt::format_to(it, " mapped to number {}\n", b.table_id);
           }
+          // Rows waiting for their -v text were read with the maps as they are now.
+          if (!verbose_pending_.empty()) render_verbose(verbose_);
           if (decode_rows() || opts_.max_binlog_statement > 0) {
             // Table maps repeat before every statement: rebuild the table's layout only when
             // the map's bytes changed (an ALTER, or a new table under the same id).
@@ -863,8 +906,10 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
             auto& entry = tables_[b.table_id];
             const std::uint64_t gen = schema_ != nullptr ? schema_->generation() : 0;
             if (table_sigs_[b.table_id] != sig || table_gens_[b.table_id] != gen) {
-              entry = table_info(b);
-              if (schema_ != nullptr && opts_.rows_as_sql) schema_->complete(entry, ev.pos, true);
+              entry.info = table_info(b);
+              if (schema_ != nullptr && opts_.rows_as_sql)
+                schema_->complete(entry.info, ev.pos, true);
+              entry.prepare();
               table_sigs_[b.table_id].assign(sig);
               table_gens_[b.table_id] = gen;
             }
@@ -887,16 +932,18 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
                   ErrorCode::kMissingTableMap,
                   "rows event for table id " + std::to_string(b.table_id) + " has no table map",
                   ev.pos);
-            Bytes images = b.rows;
-            if (b.compressed) {
-              row_scratch_.clear();
-              maria_uncompress_append(b.rows, row_scratch_, ev.pos);
-              images = Bytes(row_scratch_.data(), row_scratch_.size());
-            }
             if (opts_.rows_as_sql) {
+              Bytes images = b.rows;
+              if (b.compressed) {
+                row_scratch_.clear();
+                maria_uncompress_append(b.rows, row_scratch_, ev.pos);
+                images = Bytes(row_scratch_.data(), row_scratch_.size());
+              }
               append_rows_sql(buf_, b, images, t->second, "/*!*/;\n", ev.pos);
             } else {
-              append_rows_verbose(verbose_, b, images, t->second, opts_.verbose > 1, ev.pos);
+              // The -v text follows the statement's BINLOG: written when the statement ends,
+              // straight into the output (no copy of the text).
+              verbose_pending_.push_back(PendingRows{&ev, &t->second});
             }
           }
           if (!opts_.rows_as_sql) {

@@ -10,6 +10,7 @@
 #include "binlog/events.h"
 #include "binlog/row_values.h"
 #include "recovery/output.h"
+#include "recovery/row_sql.h"
 #include "recovery/schema.h"
 #include "recovery/transaction.h"
 
@@ -95,14 +96,19 @@ class SqlSink {
   fmt::memory_buffer rows_b64_;  // BINLOG statement being assembled
   bool rows_pending_ = false;
   bool force_stmt_end_ = false;  // emit the current rows event with STMT_END_F set
-  bool decode_rows() const {
-    return opts_.rows_as_sql || opts_.verbose > 0 ||
-           opts_.base64_output == Base64Output::kDecodeRows;
-  }
-  std::unordered_map<std::uint64_t, binlog::TableInfo> tables_;  // decoded table maps
+  bool decode_rows() const { return opts_.rows_as_sql || opts_.verbose > 0; }
+  std::unordered_map<std::uint64_t, SqlTable> tables_;           // decoded table maps
   std::unordered_map<std::uint64_t, std::string> table_sigs_;    // their bytes, to skip rebuilds
   std::unordered_map<std::uint64_t, std::uint64_t> table_gens_;  // the schema generation used
   Schema* schema_ = nullptr;
+  // -v: the rows events of the statement being written, decoded when it ends (render_verbose
+  // into buf_; into verbose_ first when a table map or the end of a call comes before that).
+  struct PendingRows {
+    const binlog::Event* event;
+    const SqlTable* table;
+  };
+  std::vector<PendingRows> verbose_pending_;
+  void render_verbose(fmt::memory_buffer& out);
   fmt::memory_buffer verbose_;          // -v comments of the statement
   std::vector<std::byte> row_scratch_;  // uncompressed rows
   std::vector<std::byte> scratch_;      // a patched copy of one event
