@@ -1,10 +1,9 @@
 #include "binlog/reader.h"
 
-#include <zlib.h>
-
 #include <cstdio>
 #include <string>
 
+#include "binlog/checksum.h"
 #include "binlog/error.h"
 #include "binlog/maria_compression.h"
 
@@ -48,20 +47,20 @@ void EventReader::verify_crc(const Frame& f, const EventHeader& h) {
     throw Error(ErrorCode::kBadEvent, "event too short to hold its checksum", f.pos);
   const std::size_t n = f.raw.size() - 4;
   const auto expected = read_le32(f.raw.data() + n);
-  const auto* p = reinterpret_cast<const Bytef*>(f.raw.data());
+  const std::byte* p = f.raw.data();
   std::uint32_t actual;
   if (h.type == static_cast<std::uint8_t>(EventType::kFormatDescription) &&
       (h.flags & kLogEventBinlogInUse) && ctx_.header_length >= 19) {
     // The server computes an FDE's checksum before it sets the in-use flag, and clears the
     // flag when it closes the file: verify as if the flag were clear.
-    const Bytef flags[2] = {static_cast<Bytef>(h.flags & ~kLogEventBinlogInUse & 0xff),
-                            static_cast<Bytef>(h.flags >> 8)};
-    uLong crc = ::crc32(0L, p, 17);
-    crc = ::crc32(crc, flags, 2);
-    crc = ::crc32(crc, p + 19, static_cast<uInt>(n - 19));
-    actual = static_cast<std::uint32_t>(crc);
+    const std::uint8_t flags[2] = {
+        static_cast<std::uint8_t>(h.flags & ~kLogEventBinlogInUse & 0xff),
+        static_cast<std::uint8_t>(h.flags >> 8)};
+    std::uint32_t crc = crc32(0, p, 17);
+    crc = crc32(crc, flags, 2);
+    actual = crc32(crc, p + 19, n - 19);
   } else {
-    actual = static_cast<std::uint32_t>(::crc32(0L, p, static_cast<uInt>(n)));
+    actual = crc32(0, p, n);
   }
   if (expected == actual) return;
   std::string msg =

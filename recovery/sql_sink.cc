@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -10,6 +9,7 @@
 #include <filesystem>
 
 #include "binlog/charsets.h"
+#include "binlog/checksum.h"
 #include "binlog/error.h"
 #include "binlog/maria_compression.h"
 #include "recovery/event_info.h"
@@ -290,8 +290,7 @@ void SqlSink::seal_event(std::vector<std::byte>& ev, bool crc) {
   for (int b = 0; b < 4; ++b) ev[9 + b] = static_cast<std::byte>(size >> (8 * b));
   if (!crc || ev.size() < 4) return;
   const std::size_t body = ev.size() - 4;
-  const auto sum = static_cast<std::uint32_t>(
-      ::crc32(0L, reinterpret_cast<const Bytef*>(ev.data()), static_cast<uInt>(body)));
+  const std::uint32_t sum = binlog::crc32(0, ev.data(), body);
   for (int b = 0; b < 4; ++b) ev[body + b] = static_cast<std::byte>(sum >> (8 * b));
 }
 

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config default-libmysqlclient-dev zlib1g-dev libzstd-dev
-  libboost-program-options-dev libgtest-dev libfmt-dev mariadb-server mariadb-client tzdata)
+  libisal-dev libboost-program-options-dev libgtest-dev libfmt-dev mariadb-server mariadb-client tzdata)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

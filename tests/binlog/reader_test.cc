@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "binlog/arena.h"
+#include "binlog/checksum.h"
 #include "binlog/error.h"
 #include "binlog/source.h"
 #include "tests/binlog/wire.h"
@@ -182,6 +183,25 @@ class ReaderTest : public ::testing::Test {
   std::vector<std::string> warnings_;
   WarningSink sink_ = [this](const std::string& w) { warnings_.push_back(w); };
 };
+
+// The event checksum (ISA-L) against zlib's crc32, an independent implementation: every length
+// from 0 to 300 at every alignment of 0-15, then a large buffer summed whole and in pieces.
+TEST(ChecksumTest, EqualsZlibAtEveryLengthAndAlignment) {
+  std::vector<unsigned char> data(1 << 20);
+  std::uint32_t x = 12345;
+  for (auto& b : data) b = static_cast<unsigned char>((x = x * 1103515245 + 12345) >> 16);
+  for (std::size_t align = 0; align < 16; ++align)
+    for (std::size_t n = 0; n <= 300; ++n)
+      ASSERT_EQ(crc32(0, data.data() + align, n),
+                ::crc32(0L, data.data() + align, static_cast<uInt>(n)))
+          << "length " << n << " at alignment " << align;
+  const auto whole = static_cast<std::uint32_t>(::crc32(0L, data.data(), data.size()));
+  EXPECT_EQ(crc32(0, data.data(), data.size()), whole);
+  std::uint32_t pieces = crc32(0, data.data(), 17);
+  pieces = crc32(pieces, data.data() + 17, 2);
+  pieces = crc32(pieces, data.data() + 19, data.size() - 19);
+  EXPECT_EQ(pieces, whole);
+}
 
 TEST_F(ReaderTest, ReadsEventsAndEndsCleanly) {
   const std::string path = write("clean.000001");
