@@ -24,13 +24,23 @@ constexpr auto kCollations = [] {
   return all;
 }();
 
+// Collation ids are below 2048: an index by id makes the lookup of every string value one load.
+constexpr std::size_t kMaxCollationId = 2048;
+constexpr auto kIndexById = [] {
+  std::array<std::uint16_t, kMaxCollationId> index{};
+  for (auto& i : index) i = 0xffff;
+  for (std::size_t k = 0; k < kCollations.size(); ++k)
+    if (kCollations[k].id < kMaxCollationId && index[kCollations[k].id] == 0xffff)
+      index[kCollations[k].id] = static_cast<std::uint16_t>(k);  // the first of equal ids
+  return index;
+}();
+
 }  // namespace
 
 const Collation* find_collation(std::uint32_t id) {
-  const auto it = std::lower_bound(std::begin(kCollations), std::end(kCollations), id,
-                                   [](const Collation& c, std::uint32_t v) { return c.id < v; });
-  if (it == std::end(kCollations) || it->id != id) return nullptr;
-  return &*it;
+  if (id >= kMaxCollationId) return nullptr;
+  const std::uint16_t k = kIndexById[id];
+  return k == 0xffff ? nullptr : &kCollations[k];
 }
 
 }  // namespace binrecover::binlog

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "binlog/charsets.h"
 #include "binlog/digits.h"
@@ -69,6 +72,36 @@ struct HexPairs {
 };
 constexpr HexPairs kHexPairs;
 
+// Two upper-case hex digits per byte.
+char* put_hex_digits(char* p, Bytes b) {
+  const auto* in = reinterpret_cast<const unsigned char*>(b.data());
+  const std::size_t n = b.size();
+  std::size_t i = 0;
+#if defined(__SSE2__)
+  // Sixteen bytes at a time: split into nibbles, map 0-9 to '0'-'9' and 10-15 to 'A'-'F'.
+  const __m128i low4 = _mm_set1_epi8(0x0f);
+  const __m128i nine = _mm_set1_epi8(9);
+  const __m128i zero = _mm_set1_epi8('0');
+  const __m128i letters = _mm_set1_epi8('A' - '0' - 10);
+  auto digits = [&](__m128i x) {
+    return _mm_add_epi8(_mm_add_epi8(x, zero), _mm_and_si128(_mm_cmpgt_epi8(x, nine), letters));
+  };
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    const __m128i hi = digits(_mm_and_si128(_mm_srli_epi16(v, 4), low4));
+    const __m128i lo = digits(_mm_and_si128(v, low4));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_unpacklo_epi8(hi, lo));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 16), _mm_unpackhi_epi8(hi, lo));
+    p += 32;
+  }
+#endif
+  for (; i < n; ++i) {
+    std::memcpy(p, kHexPairs.d + 2 * in[i], 2);
+    p += 2;
+  }
+  return p;
+}
+
 // X'...' (upper-case hex), with `zeros` zero bytes after `b`; '' when there is nothing.
 void put_hex_literal(fmt::memory_buffer& out, Bytes b, std::size_t zeros = 0) {
   if (b.empty() && zeros == 0) {
@@ -78,10 +111,7 @@ void put_hex_literal(fmt::memory_buffer& out, Bytes b, std::size_t zeros = 0) {
   char* p = room(out, 2 * (b.size() + zeros) + 3);
   *p++ = 'X';
   *p++ = '\'';
-  for (std::byte x : b) {
-    std::memcpy(p, kHexPairs.d + 2 * static_cast<std::uint8_t>(x), 2);
-    p += 2;
-  }
+  p = put_hex_digits(p, b);
   std::memset(p, '0', 2 * zeros);
   p += 2 * zeros;
   *p++ = '\'';
@@ -103,19 +133,6 @@ struct EscapeTable {
 };
 constexpr EscapeTable kEscape;
 
-// Whether any of the eight bytes of w may need an escape: a quote, a backslash or a control
-// character (word-at-a-time byte tests; a control character that needs none, such as a tab,
-// only sends those eight bytes through the slow path).
-bool may_escape(std::uint64_t w) {
-  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
-  const std::uint64_t quote = w ^ (kOnes * '\'');
-  const std::uint64_t slash = w ^ (kOnes * '\\');
-  const std::uint64_t found =
-      ((quote - kOnes) & ~quote) | ((slash - kOnes) & ~slash) | ((w - kOnes * 0x20) & ~w);
-  return (found & kHigh) != 0;
-}
-
 char* put_escaped_char(char* p, char c) {
   const char e = kEscape.code[static_cast<unsigned char>(c)];
   if (e == 0) {
@@ -127,46 +144,78 @@ char* put_escaped_char(char* p, char c) {
   return p;
 }
 
-// `s` escaped for a quoted SQL string (room for 2 * s.size() characters).
-char* put_escaped(char* p, std::string_view s) {
-  const char* in = s.data();
-  const std::size_t n = s.size();
-  std::size_t i = 0;
-  while (i + 8 <= n) {
-    std::uint64_t w;
-    std::memcpy(&w, in + i, 8);
-    if (!may_escape(w)) {
-      std::memcpy(p, &w, 8);
-      p += 8;
-      i += 8;
-      continue;
-    }
-    for (const std::size_t end = i + 8; i < end; ++i) p = put_escaped_char(p, in[i]);
-  }
-  for (; i < n; ++i) p = put_escaped_char(p, in[i]);
-  return p;
+// Strings are scanned a block at a time for the bytes that need the slow path: the ones to
+// escape and, for UTF-8 text, non-ASCII bytes (whose sequences are checked one by one).
+#if defined(__SSE2__)
+constexpr std::size_t kBlock = 16;
+using BlockMask = std::uint32_t;  // bit j: byte j
+
+BlockMask special_bytes(const char* in, bool utf8) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
+  __m128i m =
+      _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\'')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+  m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_setzero_si128()));
+  m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
+  m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8('\r')));
+  m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8('\x1a')));
+  BlockMask mask = static_cast<BlockMask>(_mm_movemask_epi8(m));
+  if (utf8) mask |= static_cast<BlockMask>(_mm_movemask_epi8(v));
+  return mask;
 }
 
-// `s` escaped as by put_escaped, if it is well-formed UTF-8 (lead bytes and their
-// continuation bytes); nullptr if not. ASCII runs go eight bytes at a time.
-char* put_utf8_escaped(char* p, std::string_view s) {
-  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+void copy_block(char* p, const char* in) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                   _mm_loadu_si128(reinterpret_cast<const __m128i*>(in)));
+}
+
+unsigned first_special(BlockMask mask) { return static_cast<unsigned>(__builtin_ctz(mask)); }
+#else
+constexpr std::size_t kBlock = 8;
+using BlockMask = std::uint64_t;  // bit 8j+7: byte j
+
+BlockMask special_bytes(const char* in, bool utf8) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
+  std::uint64_t w;
+  std::memcpy(&w, in, 8);
+  auto zero_bytes = [](std::uint64_t x) { return ~(((x & kLow7) + kLow7) | x | kLow7); };
+  BlockMask mask = zero_bytes(w) | zero_bytes(w ^ (kOnes * '\'')) | zero_bytes(w ^ (kOnes * '\\')) |
+                   zero_bytes(w ^ (kOnes * '\n')) | zero_bytes(w ^ (kOnes * '\r')) |
+                   zero_bytes(w ^ (kOnes * 0x1a));
+  if (utf8) mask |= w & ~kLow7;
+  return mask;
+}
+
+void copy_block(char* p, const char* in) { std::memcpy(p, in, 8); }
+
+unsigned first_special(BlockMask mask) { return static_cast<unsigned>(__builtin_ctzll(mask)) / 8; }
+#endif
+
+// `s` escaped for a quoted SQL string (room for 2 * s.size() characters). With kUtf8, the
+// text must also be well-formed UTF-8 (lead bytes and their continuation bytes): nullptr if
+// it is not.
+template <bool kUtf8>
+char* put_escaped_text(char* p, std::string_view s) {
   const char* in = s.data();
   const std::size_t n = s.size();
   std::size_t i = 0;
-  while (i < n) {
-    if (i + 8 <= n) {
-      std::uint64_t w;
-      std::memcpy(&w, in + i, 8);
-      if ((w & kHigh) == 0 && !may_escape(w)) {
-        std::memcpy(p, &w, 8);
-        p += 8;
-        i += 8;
+  for (;;) {
+    while (i + kBlock <= n) {
+      const BlockMask mask = special_bytes(in + i, kUtf8);
+      copy_block(p, in + i);  // the whole block; only the bytes before a special one count
+      if (mask == 0) {
+        p += kBlock;
+        i += kBlock;
         continue;
       }
+      const unsigned k = first_special(mask);
+      p += k;
+      i += k;
+      break;
     }
+    if (i >= n) return p;
     const auto c = static_cast<unsigned char>(in[i]);
-    if (c < 0x80) {
+    if (!kUtf8 || c < 0x80) {
       p = put_escaped_char(p, in[i++]);
       continue;
     }
@@ -176,8 +225,9 @@ char* put_utf8_escaped(char* p, std::string_view s) {
       if ((static_cast<unsigned char>(in[i + k]) & 0xc0) != 0x80) return nullptr;
     for (std::size_t k = 0; k < len; ++k) *p++ = in[i++];
   }
-  return p;
 }
+
+char* put_escaped(char* p, std::string_view s) { return put_escaped_text<false>(p, s); }
 
 void put_quoted(fmt::memory_buffer& out, std::string_view s) {
   char* p = room(out, 2 * s.size() + 2);
@@ -202,7 +252,7 @@ void put_string(fmt::memory_buffer& out, Bytes b, std::uint16_t collation, std::
     *p++ = '_';
     p = put(p, c->charset);
     *p++ = '\'';
-    p = put_utf8_escaped(p, text);
+    p = put_escaped_text<true>(p, text);
     if (p != nullptr) {
       *p++ = '\'';
       commit(out, p);
