@@ -1,6 +1,9 @@
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstddef>
+#include <cstring>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -78,20 +81,36 @@ inline std::uint8_t ByteCursor::u8() {
   return static_cast<std::uint8_t>(data_[pos_++]);
 }
 
+// Integers of n <= 8 bytes: where eight bytes of the data remain, one eight-byte load (its
+// byte order fixed explicitly) cut to n bytes; else byte by byte. Never past the data.
 inline std::uint64_t ByteCursor::uint_le(std::size_t n) {
   need(n);
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    v |= static_cast<std::uint64_t>(static_cast<std::uint8_t>(data_[pos_ + i])) << (8 * i);
+  const std::byte* p = data_.data() + pos_;
+  const bool wide = data_.size() - pos_ >= 8;
   pos_ += n;
+  if (std::endian::native == std::endian::little && wide) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    return n >= 8 ? w : w & ((std::uint64_t{1} << (8 * n)) - 1);
+  }
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < n && i < 8; ++i)
+    v |= static_cast<std::uint64_t>(static_cast<std::uint8_t>(p[i])) << (8 * i);
   return v;
 }
 
 inline std::uint64_t ByteCursor::uint_be(std::size_t n) {
   need(n);
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < n; ++i) v = (v << 8) | static_cast<std::uint8_t>(data_[pos_ + i]);
+  const std::byte* p = data_.data() + pos_;
+  const bool wide = data_.size() - pos_ >= 8;
   pos_ += n;
+  if (std::endian::native == std::endian::little && wide && n > 0) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    return __builtin_bswap64(w) >> (64 - 8 * std::min<std::size_t>(n, 8));
+  }
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < n; ++i) v = (v << 8) | static_cast<std::uint8_t>(p[i]);
   return v;
 }
 

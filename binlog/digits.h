@@ -5,8 +5,9 @@
 
 namespace binrecover::binlog {
 
-// Decimal digits written straight into a character buffer, two at a time from a table: the
-// hot path of every row value printed (the caller has made room; nothing here allocates).
+// Decimal digits written straight into a character buffer, two at a time from a table and in
+// 32-bit arithmetic where the value allows: the hot path of every row value printed (the
+// caller has made room; nothing here allocates).
 struct DigitPairs {
   char d[200] = {};
   constexpr DigitPairs() {
@@ -18,8 +19,22 @@ struct DigitPairs {
 };
 inline constexpr DigitPairs kDigitPairs;
 
+// Exactly `width` digits of v (v < 10^width, width <= 10), zero-padded. Returns the end.
+inline char* put_fixed(char* p, std::uint32_t v, int width) {
+  char* const end = p + width;
+  char* q = end;
+  for (; width >= 2; width -= 2) {
+    q -= 2;
+    std::memcpy(q, kDigitPairs.d + 2 * (v % 100), 2);
+    v /= 100;
+  }
+  if (width == 1) *--q = static_cast<char>('0' + v % 10);
+  return end;
+}
+
 // Exactly `width` digits of v (v < 10^width, width <= 20), zero-padded. Returns the end.
 inline char* put_fixed(char* p, std::uint64_t v, int width) {
+  if (v <= 0xffffffffU && width <= 10) return put_fixed(p, static_cast<std::uint32_t>(v), width);
   char* const end = p + width;
   char* q = end;
   for (; width >= 2; width -= 2) {
@@ -32,20 +47,31 @@ inline char* put_fixed(char* p, std::uint64_t v, int width) {
 }
 
 // Number of decimal digits of v.
-inline int digit_count(std::uint64_t v) {
-  int n = 1;
-  for (;;) {
-    if (v < 10) return n;
-    if (v < 100) return n + 1;
-    if (v < 1000) return n + 2;
-    if (v < 10000) return n + 3;
-    v /= 10000;
-    n += 4;
-  }
+inline int digit_count(std::uint32_t v) {
+  if (v < 100) return v < 10 ? 1 : 2;
+  if (v < 10000) return v < 1000 ? 3 : 4;
+  if (v < 1000000) return v < 100000 ? 5 : 6;
+  if (v < 100000000) return v < 10000000 ? 7 : 8;
+  return v < 1000000000 ? 9 : 10;
 }
 
-// v in decimal (at most 20 characters). Returns the end.
-inline char* put_uint(char* p, std::uint64_t v) { return put_fixed(p, v, digit_count(v)); }
+// v in decimal (at most 10 characters). Returns the end.
+inline char* put_uint(char* p, std::uint32_t v) { return put_fixed(p, v, digit_count(v)); }
+
+// v in decimal (at most 20 characters): eight-digit pieces in 32-bit arithmetic. Returns the end.
+inline char* put_uint(char* p, std::uint64_t v) {
+  constexpr std::uint64_t k1e8 = 100000000;
+  if (v <= 0xffffffffU) return put_uint(p, static_cast<std::uint32_t>(v));
+  const auto low = static_cast<std::uint32_t>(v % k1e8);
+  v /= k1e8;
+  if (v < k1e8) {
+    p = put_uint(p, static_cast<std::uint32_t>(v));
+  } else {  // up to 20 digits: at most 4, then 8
+    p = put_uint(p, static_cast<std::uint32_t>(v / k1e8));
+    p = put_fixed(p, static_cast<std::uint32_t>(v % k1e8), 8);
+  }
+  return put_fixed(p, low, 8);
+}
 
 // v in decimal with a leading '-' when negative (at most 20 characters). Returns the end.
 inline char* put_int(char* p, std::int64_t v) {
