@@ -26,19 +26,9 @@ using binlog::Value;
 // text a value can take, commit() keeps what was written), with no allocation per row or value.
 namespace {
 
-char* room(fmt::memory_buffer& out, std::size_t n) {
-  const std::size_t at = out.size();
-  out.resize(at + n);
-  return out.data() + at;
-}
-
-void commit(fmt::memory_buffer& out, const char* end) {
-  out.resize(static_cast<std::size_t>(end - out.data()));
-}
-
 // Copies s to p. Short copies (the most of them: names, numbers, dates) are two overlapping
 // fixed-size moves instead of a call to memcpy.
-char* put(char* p, std::string_view s) {
+char* put_chars(char* p, std::string_view s) {
   const std::size_t n = s.size();
   const char* q = s.data();
   if (n > 32) {
@@ -58,7 +48,39 @@ char* put(char* p, std::string_view s) {
   return p + n;
 }
 
-void put(fmt::memory_buffer& out, std::string_view s) { commit(out, put(room(out, s.size()), s)); }
+// Appends to a memory buffer through a raw pointer: need(n) makes room for n more characters
+// (growing the buffer only when it lacks them) and returns where they go, done(p) keeps the
+// text up to p. The buffer's size is brought up to date when the writer ends.
+class Writer {
+ public:
+  explicit Writer(fmt::memory_buffer& buf)
+      : buf_(buf), p_(buf.data() + buf.size()), end_(buf.data() + buf.capacity()) {}
+  ~Writer() { buf_.resize(size()); }
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+
+  [[gnu::always_inline]] char* need(std::size_t n) {
+    if (static_cast<std::size_t>(end_ - p_) < n) [[unlikely]]
+      grow(n);
+    return p_;
+  }
+  void done(char* p) { p_ = p; }
+  void put(std::string_view s) { p_ = put_chars(need(s.size()), s); }
+  void put(char c) { *need(1) = c, ++p_; }
+  std::size_t size() const { return static_cast<std::size_t>(p_ - buf_.data()); }
+
+ private:
+  [[gnu::noinline]] void grow(std::size_t n) {
+    const std::size_t at = size();
+    buf_.resize(at);
+    buf_.reserve(at + n);
+    p_ = buf_.data() + at;
+    end_ = buf_.data() + buf_.capacity();
+  }
+  fmt::memory_buffer& buf_;
+  char* p_;
+  char* end_;
+};
 
 struct HexPairs {
   char d[512] = {};
@@ -103,19 +125,19 @@ char* put_hex_digits(char* p, Bytes b) {
 }
 
 // X'...' (upper-case hex), with `zeros` zero bytes after `b`; '' when there is nothing.
-void put_hex_literal(fmt::memory_buffer& out, Bytes b, std::size_t zeros = 0) {
+void put_hex_literal(Writer& out, Bytes b, std::size_t zeros = 0) {
   if (b.empty() && zeros == 0) {
-    put(out, "''");
+    out.put("''");
     return;
   }
-  char* p = room(out, 2 * (b.size() + zeros) + 3);
+  char* p = out.need(2 * (b.size() + zeros) + 3);
   *p++ = 'X';
   *p++ = '\'';
   p = put_hex_digits(p, b);
   std::memset(p, '0', 2 * zeros);
   p += 2 * zeros;
   *p++ = '\'';
-  commit(out, p);
+  out.done(p);
 }
 
 // The characters a quoted SQL string escapes, and the letter after the backslash:
@@ -229,17 +251,17 @@ char* put_escaped_text(char* p, std::string_view s) {
 
 char* put_escaped(char* p, std::string_view s) { return put_escaped_text<false>(p, s); }
 
-void put_quoted(fmt::memory_buffer& out, std::string_view s) {
-  char* p = room(out, 2 * s.size() + 2);
+void put_quoted(Writer& out, std::string_view s) {
+  char* p = out.need(2 * s.size() + 2);
   *p++ = '\'';
   p = put_escaped(p, s);
   *p++ = '\'';
-  commit(out, p);
+  out.done(p);
 }
 
 // A string value: utf8 text quoted with its introducer, anything else as hex (byte-exact
 // whatever the column's charset); `zeros`: the trailing zero bytes a BINARY(n) image dropped.
-void put_string(fmt::memory_buffer& out, Bytes b, std::uint16_t collation, std::size_t zeros) {
+void put_string(Writer& out, Bytes b, std::uint16_t collation, std::size_t zeros) {
   const binlog::Collation* c = collation != 0 ? binlog::find_collation(collation) : nullptr;
   if (c == nullptr || c->charset == "binary") {
     put_hex_literal(out, b, zeros);
@@ -247,32 +269,32 @@ void put_string(fmt::memory_buffer& out, Bytes b, std::uint16_t collation, std::
   }
   const std::string_view text = binlog::as_text(b);
   if (c->charset.substr(0, 4) == "utf8") {
-    char* const start = room(out, c->charset.size() + 2 * text.size() + 3);
+    char* const start = out.need(c->charset.size() + 2 * text.size() + 3);
     char* p = start;
     *p++ = '_';
-    p = put(p, c->charset);
+    p = put_chars(p, c->charset);
     *p++ = '\'';
     p = put_escaped_text<true>(p, text);
     if (p != nullptr) {
       *p++ = '\'';
-      commit(out, p);
+      out.done(p);
       return;
     }
-    commit(out, start);  // not valid UTF-8 after all: hex
+    out.done(start);  // not valid UTF-8 after all: hex
   }
-  char* p = room(out, c->charset.size() + 2);
+  char* p = out.need(c->charset.size() + 2);
   *p++ = '_';
-  p = put(p, c->charset);
+  p = put_chars(p, c->charset);
   *p++ = ' ';
-  commit(out, p);
+  out.done(p);
   put_hex_literal(out, b);
 }
 
-void put_set(fmt::memory_buffer& out, std::uint64_t bits, const std::vector<std::string>& names) {
+void put_set(Writer& out, std::uint64_t bits, const std::vector<std::string>& names) {
   std::size_t size = 2;
   for (std::size_t b = 0; b < names.size(); ++b)
     if (bits & (1ULL << b)) size += 2 * names[b].size() + 1;
-  char* p = room(out, size);
+  char* p = out.need(size);
   *p++ = '\'';
   bool first = true;
   for (std::size_t b = 0; b < names.size(); ++b)
@@ -282,45 +304,47 @@ void put_set(fmt::memory_buffer& out, std::uint64_t bits, const std::vector<std:
       p = put_escaped(p, names[b]);
     }
   *p++ = '\'';
-  commit(out, p);
+  out.done(p);
 }
 
 // A column's new value from its partial JSON update: the diffs applied in order to the old
 // document as nested JSON_REPLACE / JSON_INSERT / JSON_ARRAY_INSERT / JSON_REMOVE calls on
 // `column` (the column's name, or @N in -v comments). An INSERT whose path ends in an array
 // cell inserts there, shifting the rest: JSON_ARRAY_INSERT; into an object: JSON_INSERT.
-void append_json_update(fmt::memory_buffer& out, const Value& v, std::string_view column) {
+void append_json_update(Writer& out, const Value& v, std::string_view column) {
   thread_local std::vector<binlog::JsonDiff> diffs;
   binlog::json_diffs(v.bytes, 0, diffs);
   for (std::size_t k = diffs.size(); k-- > 0;) {
     const binlog::JsonDiff& d = diffs[k];
     switch (d.op) {
       case binlog::JsonDiff::Op::kReplace:
-        put(out, "JSON_REPLACE(");
+        out.put("JSON_REPLACE(");
         break;
       case binlog::JsonDiff::Op::kInsert:
-        put(out, d.path.back() == ']' ? "JSON_ARRAY_INSERT(" : "JSON_INSERT(");
+        out.put(d.path.back() == ']' ? "JSON_ARRAY_INSERT(" : "JSON_INSERT(");
         break;
       case binlog::JsonDiff::Op::kRemove:
-        put(out, "JSON_REMOVE(");
+        out.put("JSON_REMOVE(");
         break;
     }
   }
-  put(out, column);
+  out.put(column);
   std::string text;
   for (const binlog::JsonDiff& d : diffs) {
-    put(out, ", _utf8mb4");
+    out.put(", _utf8mb4");
     put_quoted(out, d.path);
     if (d.op != binlog::JsonDiff::Op::kRemove) {
       text.clear();
       binlog::append_json_text(text, d.value, 0);
-      put(out, ", CAST(_utf8mb4");
+      out.put(", CAST(_utf8mb4");
       put_quoted(out, text);
-      put(out, " AS JSON)");
+      out.put(" AS JSON)");
     }
-    put(out, ")");
+    out.put(")");
   }
 }
+
+void put_literal(Writer& out, const Value& v, const TableInfo& info, std::size_t col);
 
 bool has_column(Bytes bitmap, std::uint64_t i) {
   return (static_cast<std::uint8_t>(bitmap[i / 8]) & (1U << (i % 8))) != 0;
@@ -395,50 +419,50 @@ void key_match(const SqlTable& t, const binlog::Rows& rows, Bytes present, KeyMa
   }
 }
 
-void put_values(fmt::memory_buffer& out, const SqlTable& t, const binlog::Rows& rows, Bytes present,
+void put_values(Writer& out, const SqlTable& t, const binlog::Rows& rows, Bytes present,
                 ByteCursor& cur) {
   bool first = true;
   walk_image(t.info, rows, present, cur, false, kEvery, [&](std::size_t col, const Value& v) {
-    if (!first) put(out, ", ");
+    if (!first) out.put(", ");
     first = false;
-    append_sql_literal(out, v, t.info, col);
+    put_literal(out, v, t.info, col);
   });
 }
 
-void put_where(fmt::memory_buffer& out, const SqlTable& t, const KeyMatch& m,
-               const binlog::Rows& rows, Bytes present, ByteCursor& cur) {
-  put(out, " WHERE ");
+void put_where(Writer& out, const SqlTable& t, const KeyMatch& m, const binlog::Rows& rows,
+               Bytes present, ByteCursor& cur) {
+  out.put(" WHERE ");
   bool first = true;
   walk_image(
       t.info, rows, present, cur, false,
       [&](std::size_t col) { return !m.use_key || m.in_key[col] != 0; },
       [&](std::size_t col, const Value& v) {
-        if (!first) put(out, " AND ");
+        if (!first) out.put(" AND ");
         first = false;
-        put(out, t.columns[col]);
+        out.put(t.columns[col]);
         if (v.kind == Value::Kind::kNull) {
-          put(out, " IS NULL");
+          out.put(" IS NULL");
         } else {
-          out.push_back('=');
-          append_sql_literal(out, v, t.info, col);
+          out.put('=');
+          put_literal(out, v, t.info, col);
         }
       });
-  if (first) put(out, "1");
-  if (!m.use_key) put(out, " LIMIT 1");
+  if (first) out.put("1");
+  if (!m.use_key) out.put(" LIMIT 1");
 }
 
-void put_assignments(fmt::memory_buffer& out, const SqlTable& t, const binlog::Rows& rows,
-                     Bytes present, ByteCursor& cur, bool partial) {
+void put_assignments(Writer& out, const SqlTable& t, const binlog::Rows& rows, Bytes present,
+                     ByteCursor& cur, bool partial) {
   bool first = true;
   walk_image(t.info, rows, present, cur, partial, kEvery, [&](std::size_t col, const Value& v) {
-    if (!first) put(out, ", ");
+    if (!first) out.put(", ");
     first = false;
-    put(out, t.columns[col]);
-    out.push_back('=');
+    out.put(t.columns[col]);
+    out.put('=');
     if (v.kind == Value::Kind::kJsonDiff)
       append_json_update(out, v, t.columns[col]);
     else
-      append_sql_literal(out, v, t.info, col);
+      put_literal(out, v, t.info, col);
   });
 }
 
@@ -459,34 +483,35 @@ void SqlTable::prepare() {
   }
 }
 
-void append_sql_literal(fmt::memory_buffer& out, const Value& v, const TableInfo& info,
-                        std::size_t col) {
+namespace {
+
+void put_literal(Writer& out, const Value& v, const TableInfo& info, std::size_t col) {
   switch (v.kind) {
     case Value::Kind::kNull:
-      put(out, "NULL");
+      out.put("NULL");
       break;
     case Value::Kind::kInt:
-      commit(out, binlog::put_int(room(out, 20), v.i));
+      out.done(binlog::put_int(out.need(20), v.i));
       break;
     case Value::Kind::kUInt:
     case Value::Kind::kBit:
-      commit(out, binlog::put_uint(room(out, 20), v.u));
+      out.done(binlog::put_uint(out.need(20), v.u));
       break;
     case Value::Kind::kDouble:
       // A FLOAT is printed as the exact double it widens to: stored back it rounds to the same
       // float, and compared in a WHERE clause it equals the column (its shortest float form,
       // read as a double, would not). The shortest text of a double is at most 24 characters.
-      commit(out, fmt::format_to(room(out, 32), FMT_COMPILE("{}"), v.d));
+      out.done(fmt::format_to(out.need(32), FMT_COMPILE("{}"), v.d));
       break;
     case Value::Kind::kDecimal:
-      put(out, v.text.view());
+      out.put(v.text.view());
       break;
     case Value::Kind::kTemporal: {  // digits and separators: nothing to escape
-      char* p = room(out, v.text.size + 2);
+      char* p = out.need(v.text.size + 2);
       *p++ = '\'';
-      p = put(p, v.text.view());
+      p = put_chars(p, v.text.view());
       *p++ = '\'';
-      commit(out, p);
+      out.done(p);
       break;
     }
     case Value::Kind::kString: {
@@ -504,13 +529,13 @@ void append_sql_literal(fmt::memory_buffer& out, const Value& v, const TableInfo
       if (v.u >= 1 && v.u <= names.size())
         put_quoted(out, names[v.u - 1]);
       else
-        commit(out, binlog::put_uint(room(out, 20), v.u));
+        out.done(binlog::put_uint(out.need(20), v.u));
       break;
     }
     case Value::Kind::kSet: {
       const auto& names = info.set_values[col];
       if (names.empty() || (names.size() < 64 && (v.u >> names.size()) != 0))
-        commit(out, binlog::put_uint(room(out, 20), v.u));
+        out.done(binlog::put_uint(out.need(20), v.u));
       else
         put_set(out, v.u, names);
       break;
@@ -526,16 +551,19 @@ void append_sql_literal(fmt::memory_buffer& out, const Value& v, const TableInfo
       thread_local std::string text;
       text.clear();
       binlog::append_json_text(text, v.bytes, 0);
-      put(out, "_utf8mb4");
+      out.put("_utf8mb4");
       put_quoted(out, text);
       break;
     }
   }
 }
 
-void append_rows_sql(fmt::memory_buffer& out, const binlog::Rows& rows, Bytes images,
+}  // namespace
+
+void append_rows_sql(fmt::memory_buffer& buf, const binlog::Rows& rows, Bytes images,
                      const SqlTable& table, std::string_view delimiter, std::uint64_t offset) {
   if (images.empty()) return;
+  Writer out(buf);
   require_names(table, rows);
   ByteCursor cur(images, offset);
   thread_local std::string head;
@@ -544,19 +572,19 @@ void append_rows_sql(fmt::memory_buffer& out, const binlog::Rows& rows, Bytes im
     case binlog::RowsKind::kWrite:
       insert_head(head, table, rows, rows.columns_before);
       while (!cur.empty()) {
-        put(out, head);
+        out.put(head);
         put_values(out, table, rows, rows.columns_before, cur);
-        out.push_back(')');
-        put(out, delimiter);
+        out.put(')');
+        out.put(delimiter);
       }
       break;
     case binlog::RowsKind::kDelete:
       key_match(table, rows, rows.columns_before, match);
       while (!cur.empty()) {
-        put(out, "DELETE FROM ");
-        put(out, table.name);
+        out.put("DELETE FROM ");
+        out.put(table.name);
         put_where(out, table, match, rows, rows.columns_before, cur);
-        put(out, delimiter);
+        out.put(delimiter);
       }
       break;
     case binlog::RowsKind::kUpdate:
@@ -568,19 +596,19 @@ void append_rows_sql(fmt::memory_buffer& out, const binlog::Rows& rows, Bytes im
         ByteCursor before = cur;
         walk_image(table.info, rows, rows.columns_before, cur, false, kNone,
                    [](std::size_t, const Value&) {});
-        put(out, "UPDATE ");
-        put(out, table.name);
-        put(out, " SET ");
+        out.put("UPDATE ");
+        out.put(table.name);
+        out.put(" SET ");
         put_assignments(out, table, rows, rows.columns_after, cur,
                         rows.kind == binlog::RowsKind::kPartialUpdate);
         put_where(out, table, match, rows, rows.columns_before, before);
-        put(out, delimiter);
+        out.put(delimiter);
       }
       break;
   }
 }
 
-void append_rows_undo(fmt::memory_buffer& out, std::vector<std::size_t>& ends,
+void append_rows_undo(fmt::memory_buffer& buf, std::vector<std::size_t>& ends,
                       const binlog::Rows& rows, Bytes images, const SqlTable& table,
                       std::uint64_t offset) {
   // Undoing needs whole rows: a MINIMAL or NOBLOB image cannot restore what it left out.
@@ -594,6 +622,7 @@ void append_rows_undo(fmt::memory_buffer& out, std::vector<std::size_t>& ends,
                 offset);
   if (images.empty()) return;
   require_names(table, rows);
+  Writer out(buf);
   ByteCursor cur(images, offset);
   thread_local std::string head;
   thread_local KeyMatch match;
@@ -601,8 +630,8 @@ void append_rows_undo(fmt::memory_buffer& out, std::vector<std::size_t>& ends,
     case binlog::RowsKind::kWrite:  // undo an insert: delete that row
       key_match(table, rows, rows.columns_before, match);
       while (!cur.empty()) {
-        put(out, "DELETE FROM ");
-        put(out, table.name);
+        out.put("DELETE FROM ");
+        out.put(table.name);
         put_where(out, table, match, rows, rows.columns_before, cur);
         ends.push_back(out.size());
       }
@@ -610,18 +639,18 @@ void append_rows_undo(fmt::memory_buffer& out, std::vector<std::size_t>& ends,
     case binlog::RowsKind::kDelete:  // undo a delete: insert it back
       insert_head(head, table, rows, rows.columns_before);
       while (!cur.empty()) {
-        put(out, head);
+        out.put(head);
         put_values(out, table, rows, rows.columns_before, cur);
-        out.push_back(')');
+        out.put(')');
         ends.push_back(out.size());
       }
       break;
     default:  // undo an update: set the old values where the new ones are
       key_match(table, rows, rows.columns_after, match);
       while (!cur.empty()) {
-        put(out, "UPDATE ");
-        put(out, table.name);
-        put(out, " SET ");
+        out.put("UPDATE ");
+        out.put(table.name);
+        out.put(" SET ");
         put_assignments(out, table, rows, rows.columns_before, cur, false);
         put_where(out, table, match, rows, rows.columns_after, cur);
         ends.push_back(out.size());
@@ -630,55 +659,57 @@ void append_rows_undo(fmt::memory_buffer& out, std::vector<std::size_t>& ends,
   }
 }
 
-void append_rows_verbose(fmt::memory_buffer& out, const binlog::Rows& rows, Bytes images,
+void append_rows_verbose(fmt::memory_buffer& buf, const binlog::Rows& rows, Bytes images,
                          const TableInfo& info, bool types, std::uint64_t offset) {
   ByteCursor cur(images, offset);
   // "### INSERT INTO `db`.`t`\n### SET\n" and the like, once per event.
   fmt::memory_buffer head;
+  auto text = [&](std::string_view s) { head.append(s.data(), s.data() + s.size()); };
   switch (rows.kind) {
     case binlog::RowsKind::kWrite:
-      put(head, "### INSERT INTO ");
+      text("### INSERT INTO ");
       break;
     case binlog::RowsKind::kDelete:
-      put(head, "### DELETE FROM ");
+      text("### DELETE FROM ");
       break;
     default:
-      put(head, "### UPDATE ");
+      text("### UPDATE ");
       break;
   }
   append_quoted_ident(head, info.db);
   head.push_back('.');
   append_quoted_ident(head, info.table);
-  put(head, rows.kind == binlog::RowsKind::kWrite ? "\n### SET\n" : "\n### WHERE\n");
+  text(rows.kind == binlog::RowsKind::kWrite ? "\n### SET\n" : "\n### WHERE\n");
   const std::string_view row_head(head.data(), head.size());
+  Writer out(buf);
 
   auto image = [&](Bytes present, bool partial) {
     walk_image(info, rows, present, cur, partial, kEvery, [&](std::size_t col, const Value& v) {
-      char* p = room(out, 32);
-      p = put(p, "###   @");
-      p = binlog::put_uint(p, col + 1);
+      char* p = out.need(32);
+      std::memcpy(p, "###   @", 7);
+      p = binlog::put_uint(p + 7, static_cast<std::uint32_t>(col + 1));
       *p++ = '=';
-      commit(out, p);
+      out.done(p);
       if (v.kind == Value::Kind::kJsonDiff) {
         char at[24] = "@";
         append_json_update(out, v, std::string_view(at, binlog::put_uint(at + 1, col + 1)));
       } else {
-        append_sql_literal(out, v, info, col);
+        put_literal(out, v, info, col);
       }
       if (types) {
-        p = room(out, 64);
-        p = put(p, " /* type=");
-        p = binlog::put_uint(p, static_cast<int>(info.layout[col].type));
-        p = put(p, " meta=");
-        p = binlog::put_uint(p, info.layout[col].meta);
-        p = put(p, " */");
-        commit(out, p);
+        p = out.need(64);
+        p = put_chars(p, " /* type=");
+        p = binlog::put_uint(p, static_cast<std::uint32_t>(info.layout[col].type));
+        p = put_chars(p, " meta=");
+        p = binlog::put_uint(p, std::uint32_t{info.layout[col].meta});
+        p = put_chars(p, " */");
+        out.done(p);
       }
-      out.push_back('\n');
+      out.put('\n');
     });
   };
   while (!cur.empty()) {
-    put(out, row_head);
+    out.put(row_head);
     switch (rows.kind) {
       case binlog::RowsKind::kWrite:
       case binlog::RowsKind::kDelete:
@@ -686,11 +717,21 @@ void append_rows_verbose(fmt::memory_buffer& out, const binlog::Rows& rows, Byte
         break;
       default:
         image(rows.columns_before, false);
-        put(out, "### SET\n");
+        out.put("### SET\n");
         image(rows.columns_after, rows.kind == binlog::RowsKind::kPartialUpdate);
         break;
     }
   }
+}
+
+}  // namespace binrecover::recovery
+
+namespace binrecover::recovery {
+
+void append_sql_literal(fmt::memory_buffer& buf, const Value& v, const TableInfo& info,
+                        std::size_t col) {
+  Writer out(buf);
+  put_literal(out, v, info, col);
 }
 
 }  // namespace binrecover::recovery
