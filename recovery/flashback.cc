@@ -1,5 +1,7 @@
 #include "recovery/flashback.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -19,26 +21,61 @@ using binlog::Event;
 
 namespace {
 
-struct FileCloser {
-  void operator()(std::FILE* f) const {
-    if (f != nullptr) std::fclose(f);
+// A spill file: created unlinked (nothing is left behind), written in blocks of about 1 MiB
+// and read back with pread straight into the output, so the text is copied once each way.
+class SpillFile {
+ public:
+  SpillFile() {
+    std::FILE* f = std::tmpfile();
+    if (f == nullptr)
+      throw Error(ErrorCode::kIo, std::string("cannot create a temporary file for --flashback: ") +
+                                      std::strerror(errno));
+    file_ = f;
+    fd_ = fileno(f);
   }
+  ~SpillFile() { std::fclose(file_); }
+  SpillFile(const SpillFile&) = delete;
+  SpillFile& operator=(const SpillFile&) = delete;
+
+  // Where the next byte appended goes.
+  std::uint64_t size() const { return written_ + pending_.size(); }
+  fmt::memory_buffer& pending() { return pending_; }
+  // Writes what is pending once there is enough of it (always with `all`).
+  void write_pending(bool all) {
+    if (pending_.size() < kBlock && !(all && pending_.size() > 0)) return;
+    const char* p = pending_.data();
+    std::size_t left = pending_.size();
+    while (left > 0) {
+      const ssize_t n = ::write(fd_, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0)
+        throw Error(ErrorCode::kIo, std::string("cannot write the --flashback spill file: ") +
+                                        std::strerror(errno));
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
+    written_ += pending_.size();
+    pending_.clear();
+  }
+
+  void read(std::uint64_t offset, char* to, std::size_t n) const {
+    while (n > 0) {
+      const ssize_t r = ::pread(fd_, to, n, static_cast<off_t>(offset));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) throw Error(ErrorCode::kIo, "cannot read the --flashback spill file back");
+      to += r;
+      n -= static_cast<std::size_t>(r);
+      offset += static_cast<std::uint64_t>(r);
+    }
+  }
+
+ private:
+  static constexpr std::size_t kBlock = 1 << 20;
+  std::FILE* file_ = nullptr;
+  int fd_ = -1;
+  std::uint64_t written_ = 0;
+  fmt::memory_buffer pending_;
 };
-using TempFile = std::unique_ptr<std::FILE, FileCloser>;
-
-TempFile temp_file() {
-  std::FILE* f = std::tmpfile();  // unlinked at once: nothing is left behind
-  if (f == nullptr)
-    throw Error(ErrorCode::kIo, std::string("cannot create a temporary file for --flashback: ") +
-                                    std::strerror(errno));
-  return TempFile(f);
-}
-
-void write_all(std::FILE* f, const void* p, std::size_t n) {
-  if (n != 0 && std::fwrite(p, 1, n, f) != n)
-    throw Error(ErrorCode::kIo,
-                std::string("cannot write the --flashback spill file: ") + std::strerror(errno));
-}
 
 }  // namespace
 
@@ -47,9 +84,9 @@ RunStats run_flashback(const std::vector<InputFile>& inputs, const DecodeOptions
                        Schema* schema) {
   RunStats stats;
   ContentFilter filter(fopts);
-  TempFile blocks = temp_file();
-  TempFile index = temp_file();  // u64 offset / u64 length per undone transaction
-  std::uint64_t written = 0, count = 0;
+  SpillFile blocks;
+  SpillFile index;  // u64 offset / u64 length per undone transaction
+  std::uint64_t count = 0;
   // Decoded table maps by table id, rebuilt only when a map's bytes or the schema change.
   struct CachedTable {
     SqlTable table;
@@ -61,7 +98,6 @@ RunStats run_flashback(const std::vector<InputFile>& inputs, const DecodeOptions
   std::vector<std::size_t> ends;  // where each one ends
   std::vector<char> keep;
   std::vector<std::byte> scratch;
-  fmt::memory_buffer block;
 
   WalkRange range;
   range.start_position = fopts.start_position;
@@ -125,38 +161,39 @@ RunStats run_flashback(const std::vector<InputFile>& inputs, const DecodeOptions
     }
     if (ends.empty()) return true;
     // Undo runs backwards: the last row of the last rows event first.
-    block.clear();
+    fmt::memory_buffer& block = blocks.pending();
+    const std::uint64_t at = blocks.size();
+    const std::size_t from = block.size();
     fmt::format_to(std::back_inserter(block), "# undo of the transaction at {}:{}\nBEGIN;\n", file,
                    t.first_pos());
     for (std::size_t n = ends.size(); n-- > 0;) {
-      const char* from = statements.data() + (n == 0 ? 0 : ends[n - 1]);
-      block.append(from, statements.data() + ends[n]);
+      const char* start = statements.data() + (n == 0 ? 0 : ends[n - 1]);
+      block.append(start, statements.data() + ends[n]);
       block.append(std::string_view(";\n"));
     }
     block.append(std::string_view("COMMIT;\n"));
-    write_all(blocks.get(), block.data(), block.size());
-    const std::uint64_t rec[2] = {written, block.size()};
-    write_all(index.get(), rec, sizeof rec);
-    written += block.size();
+    const std::uint64_t rec[2] = {at, block.size() - from};
+    blocks.write_pending(false);
+    const auto* r = reinterpret_cast<const char*>(rec);
+    index.pending().append(r, r + sizeof rec);
+    index.write_pending(false);
     ++count;
     ++stats.transactions_written;
     return true;
   });
 
+  blocks.write_pending(true);
+  index.write_pending(true);
   // Newest transaction first: walk the index backwards.
   out.append(
       "# binrecover --flashback: the undo of the selected range, newest transaction first\n");
-  std::vector<char> copy;
   for (std::uint64_t n = count; n-- > 0;) {
     std::uint64_t rec[2];
-    if (std::fseek(index.get(), static_cast<long>(n * sizeof rec), SEEK_SET) != 0 ||
-        std::fread(rec, sizeof rec, 1, index.get()) != 1 ||
-        std::fseek(blocks.get(), static_cast<long>(rec[0]), SEEK_SET) != 0)
-      throw Error(ErrorCode::kIo, "cannot read the --flashback spill file back");
-    copy.resize(rec[1]);
-    if (rec[1] != 0 && std::fread(copy.data(), 1, rec[1], blocks.get()) != rec[1])
-      throw Error(ErrorCode::kIo, "cannot read the --flashback spill file back");
-    out.append(std::string_view(copy.data(), copy.size()));
+    index.read(n * sizeof rec, reinterpret_cast<char*>(rec), sizeof rec);
+    fmt::memory_buffer& buf = out.buf();  // read straight into the output
+    const std::size_t at = buf.size();
+    buf.resize(at + rec[1]);
+    blocks.read(rec[0], buf.data() + at, rec[1]);
     out.flush_if_large();
   }
   out.flush();
