@@ -10,6 +10,7 @@
 
 #include "binlog/charsets.h"
 #include "binlog/checksum.h"
+#include "binlog/digits.h"
 #include "binlog/error.h"
 #include "binlog/maria_compression.h"
 #include "recovery/event_info.h"
@@ -136,21 +137,64 @@ void SqlSink::time_text(std::uint32_t ts) {
   append(cached_time_);
 }
 
+namespace {
+
+// The header lines of every event are written with the digit writers of binlog/digits.h, not
+// a format string: they are a large part of the text of small events.
+class LineWriter {
+ public:
+  explicit LineWriter(fmt::memory_buffer& buf, std::size_t most) : buf_(buf) {
+    const std::size_t at = buf.size();
+    buf.resize(at + most);
+    p_ = buf.data() + at;
+  }
+  ~LineWriter() { buf_.resize(static_cast<std::size_t>(p_ - buf_.data())); }
+  LineWriter(const LineWriter&) = delete;
+  LineWriter& operator=(const LineWriter&) = delete;
+  LineWriter& operator<<(std::string_view s) {
+    std::memcpy(p_, s.data(), s.size());
+    p_ += s.size();
+    return *this;
+  }
+  LineWriter& operator<<(std::uint64_t v) {
+    p_ = binlog::put_uint(p_, v);
+    return *this;
+  }
+  // 0x and eight lower-case hex digits
+  void hex32(std::uint32_t v) {
+    *p_++ = '0';
+    *p_++ = 'x';
+    for (int shift = 28; shift >= 0; shift -= 4) *p_++ = "0123456789abcdef"[(v >> shift) & 15];
+  }
+
+ private:
+  fmt::memory_buffer& buf_;
+  char* p_;
+};
+
+}  // namespace
+
 void SqlSink::event_header(const Event& ev, const FormatContext& ctx) {
   if (opts_.short_form) return;
-  auto it = std::back_inserter(buf_);
-  fmt::format_to(it, "# at {}\n", ev.pos);
+  {
+    LineWriter line(buf_, 32);
+    line << "# at " << ev.pos << "\n";
+  }
   if (opts_.hexdump) hexdump(ev, ctx);
   append("#");
   time_text(ev.header.timestamp);
-  fmt::format_to(it, " server id {}  end_log_pos {} ", ev.header.server_id, ev.header.log_pos);
+  LineWriter line(buf_, 80);
+  line << " server id " << std::uint64_t{ev.header.server_id} << "  end_log_pos "
+       << std::uint64_t{ev.header.log_pos} << " ";
   ChecksumAlg alg = ctx.checksum;
   if (const auto* fde = std::get_if<FormatDescription>(&ev.body)) alg = fde->context.checksum;
   if (alg == ChecksumAlg::kCrc32 && ev.raw.size() >= 4 && !ev.in_payload) {
     ByteCursor c(ev.raw.last(4), 0);
-    fmt::format_to(it, "CRC32 {:#010x} ", c.u32le());
+    line << "CRC32 ";
+    line.hex32(c.u32le());
+    line << " ";
   }
-  append("\t");
+  line << "\t";
 }
 
 void SqlSink::hexdump(const Event& ev, const FormatContext& ctx) {
@@ -868,7 +912,7 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
         } else if constexpr (std::is_same_v<T, Query>) {
           query(ev, b, ctx);
         } else if constexpr (std::is_same_v<T, Xid>) {
-          if (!sf) fmt::format_to(it, "Xid = {}\n", b.xid);
+          if (!sf) LineWriter(buf_, 32) << "Xid = " << b.xid << "\n";
           append("COMMIT");
           delimiter();
         } else if constexpr (std::is_same_v<T, Intvar>) {
@@ -892,7 +936,7 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
             append_quoted_ident(buf_, b.db);
             append(".");
             append_quoted_ident(buf_, b.table);
-            fmt::format_to(it, " mapped to number {}\n", b.table_id);
+            LineWriter(buf_, 48) << " mapped to number " << b.table_id << "\n";
           }
           // Rows waiting for their -v text were read with the maps as they are now.
           if (!verbose_pending_.empty()) render_verbose(verbose_);
@@ -921,8 +965,8 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
                                                           "Delete_rows", "Update_rows_partial"};
             append(kNames[static_cast<int>(b.kind)]);
             if (b.compressed) append("_compressed");
-            fmt::format_to(it, ": table id {}{}\n", b.table_id,
-                           (b.flags & kStmtEndFlag) ? " flags: STMT_END_F" : "");
+            LineWriter(buf_, 64) << ": table id " << b.table_id
+                                 << ((b.flags & kStmtEndFlag) ? " flags: STMT_END_F\n" : "\n");
           }
           if (decode_rows()) {
             const auto t = tables_.find(b.table_id);
@@ -983,7 +1027,8 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
           }
         } else if constexpr (std::is_same_v<T, MariaGtid>) {
           if (!sf) {
-            fmt::format_to(it, "GTID {}-{}-{}", b.domain_id, ev.header.server_id, b.seq_no);
+            LineWriter(buf_, 72) << "GTID " << std::uint64_t{b.domain_id} << "-"
+                                 << std::uint64_t{ev.header.server_id} << "-" << b.seq_no;
             if (b.flags & MariaGtid::kGroupCommitId) fmt::format_to(it, " cid={}", b.commit_id);
             if (b.flags & MariaGtid::kDdl) append(" ddl");
             if (b.flags & MariaGtid::kTransactional) append(" trans");
