@@ -59,7 +59,7 @@ inline int digit_count(std::uint32_t v) {
 inline char* put_uint(char* p, std::uint32_t v) { return put_fixed(p, v, digit_count(v)); }
 
 // v in decimal (at most 20 characters): eight-digit pieces in 32-bit arithmetic. Returns the end.
-inline char* put_uint(char* p, std::uint64_t v) {
+[[gnu::always_inline]] inline char* put_uint(char* p, std::uint64_t v) {
   constexpr std::uint64_t k1e8 = 100000000;
   if (v <= 0xffffffffU) return put_uint(p, static_cast<std::uint32_t>(v));
   const auto low = static_cast<std::uint32_t>(v % k1e8);

@@ -205,62 +205,12 @@ TableInfo table_info(const TableMap& tm) {
   return info;
 }
 
-Value decode_value(const TableInfo& info, std::size_t col, ByteCursor& cur) {
-  const ColumnLayout& c = info.layout[col];
-  const bool uns = info.is_unsigned[col] != 0;
-  Value v;
-  auto integer = [&](std::size_t bytes) {
-    const std::uint64_t raw = cur.uint_le(bytes);
-    if (uns) {
-      v.kind = Value::Kind::kUInt;
-      v.u = raw;
-    } else {
-      v.kind = Value::Kind::kInt;
-      const unsigned shift = static_cast<unsigned>(64 - 8 * bytes);
-      v.i = static_cast<std::int64_t>(raw << shift) >> shift;
-    }
-  };
+void decode_text_value(const ColumnLayout& c, ByteCursor& cur, Value& v) {
   switch (c.type) {
-    case ColumnType::kTiny:
-      integer(1);
-      break;
-    case ColumnType::kShort:
-      integer(2);
-      break;
-    case ColumnType::kInt24:
-      integer(3);
-      break;
-    case ColumnType::kLong:
-      integer(4);
-      break;
-    case ColumnType::kLongLong:
-      integer(8);
-      break;
-    case ColumnType::kFloat: {
-      const std::uint32_t bits = cur.u32le();
-      float f;
-      std::memcpy(&f, &bits, sizeof f);
-      v.kind = Value::Kind::kDouble;
-      v.d = f;
-      v.is_float = true;
-      break;
-    }
-    case ColumnType::kDouble: {
-      const std::uint64_t bits = cur.u64le();
-      std::memcpy(&v.d, &bits, sizeof v.d);
-      v.kind = Value::Kind::kDouble;
-      break;
-    }
     case ColumnType::kNewDecimal:
       v.kind = Value::Kind::kDecimal;
       v.text.set_end(put_decimal(v.text.data, cur, c.meta >> 8, c.meta & 0xff));
       break;
-    case ColumnType::kYear: {
-      const std::uint8_t y = cur.u8();
-      v.kind = Value::Kind::kUInt;
-      v.u = y == 0 ? 0 : 1900U + y;
-      break;
-    }
     case ColumnType::kDate:
     case ColumnType::kNewDate: {
       const std::uint32_t d = cur.u24le();
@@ -369,48 +319,11 @@ Value decode_value(const TableInfo& info, std::size_t col, ByteCursor& cur) {
       v.bits = static_cast<std::uint16_t>((c.meta & 0xff) * 8 + (c.meta >> 8));
       break;
     }
-    case ColumnType::kEnum:
-      v.kind = Value::Kind::kEnum;
-      v.u = cur.uint_le(c.meta & 0xff);
-      break;
-    case ColumnType::kSet:
-      v.kind = Value::Kind::kSet;
-      v.u = cur.uint_le(c.meta & 0xff);
-      break;
-    case ColumnType::kVarchar:
-    case ColumnType::kVarString:
-    case ColumnType::kString: {
-      const std::size_t prefix = c.meta > 255 ? 2 : 1;
-      const std::size_t len = cur.uint_le(prefix);
-      v.kind = Value::Kind::kString;
-      v.bytes = cur.bytes(len);
-      v.collation = info.collation[col];
-      break;
-    }
-    case ColumnType::kTinyBlob:
-    case ColumnType::kMediumBlob:
-    case ColumnType::kLongBlob:
-    case ColumnType::kBlob:
-    case ColumnType::kJson:
-    case ColumnType::kGeometry:
-    case ColumnType::kVector: {
-      if (c.meta < 1 || c.meta > 4)
-        throw Error(ErrorCode::kBadEvent, "blob length prefix of " + std::to_string(c.meta),
-                    cur.offset());
-      const std::size_t len = cur.uint_le(c.meta);
-      v.bytes = cur.bytes(len);
-      v.kind = c.type == ColumnType::kJson       ? Value::Kind::kJson
-               : c.type == ColumnType::kGeometry ? Value::Kind::kGeometry
-                                                 : Value::Kind::kString;
-      v.collation = info.collation[col];
-      break;
-    }
     default:
       throw Error(ErrorCode::kUnsupportedFormat,
                   "column type " + std::to_string(static_cast<int>(c.type)) + " cannot be decoded",
                   cur.offset());
   }
-  return v;
 }
 
 void json_diffs(Bytes diffs, std::uint64_t offset, std::vector<JsonDiff>& out) {

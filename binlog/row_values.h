@@ -74,8 +74,11 @@ struct Value {
   std::uint16_t bits = 0;
 };
 
-// Decodes the value of column `c` (index `col` of `info`) at `cur`, advancing it.
+// Decodes the value of column `c` (index `col` of `info`) at `cur`, advancing it. Inline for
+// the types read as they are (integers, floating point, strings); the types printed as text
+// (DECIMAL, temporal) and BIT go through decode_text_value.
 Value decode_value(const TableInfo& info, std::size_t col, ByteCursor& cur);
+void decode_text_value(const ColumnLayout& c, ByteCursor& cur, Value& v);
 
 // Walks one row image: calls fn(column index, Value) for each column present in `present`.
 // `partial_json`: the after image of a MySQL PARTIAL_UPDATE_ROWS event, a bitmap with one bit

@@ -172,7 +172,7 @@ char* put_escaped_char(char* p, char c) {
 constexpr std::size_t kBlock = 16;
 using BlockMask = std::uint32_t;  // bit j: byte j
 
-BlockMask special_bytes(const char* in, bool utf8) {
+[[gnu::always_inline]] inline BlockMask special_bytes(const char* in, bool utf8) {
   const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
   __m128i m =
       _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\'')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
@@ -195,7 +195,7 @@ unsigned first_special(BlockMask mask) { return static_cast<unsigned>(__builtin_
 constexpr std::size_t kBlock = 8;
 using BlockMask = std::uint64_t;  // bit 8j+7: byte j
 
-BlockMask special_bytes(const char* in, bool utf8) {
+[[gnu::always_inline]] inline BlockMask special_bytes(const char* in, bool utf8) {
   constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
   constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
   std::uint64_t w;
@@ -344,7 +344,8 @@ void append_json_update(Writer& out, const Value& v, std::string_view column) {
   }
 }
 
-void put_literal(Writer& out, const Value& v, const TableInfo& info, std::size_t col);
+[[gnu::always_inline]] inline void put_literal(Writer& out, const Value& v, const TableInfo& info,
+                                               std::size_t col);
 
 bool has_column(Bytes bitmap, std::uint64_t i) {
   return (static_cast<std::uint8_t>(bitmap[i / 8]) & (1U << (i % 8))) != 0;
@@ -485,7 +486,8 @@ void SqlTable::prepare() {
 
 namespace {
 
-void put_literal(Writer& out, const Value& v, const TableInfo& info, std::size_t col) {
+[[gnu::always_inline]] inline void put_literal(Writer& out, const Value& v, const TableInfo& info,
+                                               std::size_t col) {
   switch (v.kind) {
     case Value::Kind::kNull:
       out.put("NULL");
