@@ -191,6 +191,9 @@ void copy_block(char* p, const char* in) {
 }
 
 unsigned first_special(BlockMask mask) { return static_cast<unsigned>(__builtin_ctz(mask)); }
+
+// The mask of a block seen from its byte d on.
+BlockMask from_byte(BlockMask mask, std::size_t d) { return mask >> d; }
 #else
 constexpr std::size_t kBlock = 8;
 using BlockMask = std::uint64_t;  // bit 8j+7: byte j
@@ -211,6 +214,8 @@ using BlockMask = std::uint64_t;  // bit 8j+7: byte j
 void copy_block(char* p, const char* in) { std::memcpy(p, in, 8); }
 
 unsigned first_special(BlockMask mask) { return static_cast<unsigned>(__builtin_ctzll(mask)) / 8; }
+
+BlockMask from_byte(BlockMask mask, std::size_t d) { return d >= 8 ? 0 : mask >> (8 * d); }
 #endif
 
 // `s` escaped for a quoted SQL string (room for 2 * s.size() characters). With kUtf8, the
@@ -236,6 +241,13 @@ char* put_escaped_text(char* p, std::string_view s) {
       break;
     }
     if (i >= n) return p;
+    if (n >= kBlock && i + kBlock > n) {
+      // The tail: the block that ends the string, seen from i on; nothing special in it, it
+      // is copied as it is.
+      const std::size_t start = n - kBlock;
+      if (from_byte(special_bytes(in + start, kUtf8), i - start) == 0)
+        return put_chars(p, std::string_view(in + i, n - i));
+    }
     const auto c = static_cast<unsigned char>(in[i]);
     if (!kUtf8 || c < 0x80) {
       p = put_escaped_char(p, in[i++]);
