@@ -13,9 +13,19 @@ constexpr int kDigitsPerGroup = 9;
 constexpr std::array<int, 10> kDigitBytes = {0, 1, 1, 2, 2, 3, 3, 4, 4, 4};
 
 std::uint32_t read_be(const std::uint8_t* p, int n) {
-  std::uint32_t v = 0;
-  for (int i = 0; i < n; ++i) v = (v << 8) | p[i];
-  return v;
+  switch (n) {
+    case 4:
+      return static_cast<std::uint32_t>(p[0]) << 24 | static_cast<std::uint32_t>(p[1]) << 16 |
+             static_cast<std::uint32_t>(p[2]) << 8 | p[3];
+    case 3:
+      return static_cast<std::uint32_t>(p[0]) << 16 | static_cast<std::uint32_t>(p[1]) << 8 | p[2];
+    case 2:
+      return static_cast<std::uint32_t>(p[0]) << 8 | p[1];
+    case 1:
+      return p[0];
+    default:
+      return 0;
+  }
 }
 
 void check_group(std::uint32_t v, int digits, std::uint64_t offset) {
@@ -40,21 +50,23 @@ char* put_decimal(char* out, ByteCursor& cur, int precision, int scale) {
                 cur.offset());
   const std::uint64_t at = cur.offset();
   const std::size_t size = decimal_bin_size(precision, scale);
-  Bytes raw = cur.bytes(size);
-  std::array<std::uint8_t, 32> b{};
-  for (std::size_t i = 0; i < size; ++i) b[i] = static_cast<std::uint8_t>(raw[i]);
-  const bool negative = (b[0] & 0x80) == 0;
-  b[0] ^= 0x80;
-  if (negative)
-    for (std::size_t i = 0; i < size; ++i) b[i] = static_cast<std::uint8_t>(~b[i]);
+  const auto* p = reinterpret_cast<const std::uint8_t*>(cur.bytes(size).data());
+  // The sign is the inverted top bit of the first byte; a negative value has every bit
+  // inverted. Each group is read big-endian and the inversion applied to it.
+  const bool negative = (p[0] & 0x80) == 0;
+  const std::uint32_t invert = negative ? 0xffffffffU : 0;
+  bool first_group = true;
 
   const int intg = precision - scale;
   const int intg0 = intg / kDigitsPerGroup, intg0x = intg % kDigitsPerGroup;
   const int frac0 = scale / kDigitsPerGroup, frac0x = scale % kDigitsPerGroup;
-  const std::uint8_t* p = b.data();
   auto group = [&](int digits) {
     const int n = digits == kDigitsPerGroup ? 4 : kDigitBytes[digits];
-    const std::uint32_t v = read_be(p, n);
+    std::uint32_t v = read_be(p, n);
+    if (first_group) v ^= 0x80U << (8 * (n - 1));
+    first_group = false;
+    v ^= invert;
+    if (n < 4) v &= (1U << (8 * n)) - 1;
     check_group(v, digits, at);
     p += n;
     return v;
