@@ -216,7 +216,7 @@ report=$(
   row cat "lower bound: reading the files"
   row mb_decode ""
   row br_decode "speed-up **$(ratio "${best[mb_decode]}" "${best[br_decode]}")x** over mariadb-binlog -v"
-  row br_rows_sql "executable SQL with column names (mariadb-binlog has no counterpart)"
+  row br_rows_sql "executable SQL with column names: speed-up **$(ratio "${best[mb_decode]}" "${best[br_rows_sql]}")x** over mariadb-binlog -v"
   row mb_flashback ""
   row br_flashback "speed-up **$(ratio "${best[mb_flashback]}" "${best[br_flashback]}")x** over mariadb-binlog --flashback"
   echo
