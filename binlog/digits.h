@@ -19,8 +19,9 @@ struct DigitPairs {
 };
 inline constexpr DigitPairs kDigitPairs;
 
-// Exactly `width` digits of v (v < 10^width, width <= 10), zero-padded. Returns the end.
-inline char* put_fixed(char* p, std::uint32_t v, int width) {
+// Exactly `width` digits of v (v < 10^width), zero-padded, two at a time from the end.
+template <class Unsigned>
+char* put_digit_pairs(char* p, Unsigned v, int width) {
   char* const end = p + width;
   char* q = end;
   for (; width >= 2; width -= 2) {
@@ -32,18 +33,14 @@ inline char* put_fixed(char* p, std::uint32_t v, int width) {
   return end;
 }
 
-// Exactly `width` digits of v (v < 10^width, width <= 20), zero-padded. Returns the end.
+// Exactly `width` digits of v (v < 10^width, width <= 10), zero-padded. Returns the end.
+inline char* put_fixed(char* p, std::uint32_t v, int width) { return put_digit_pairs(p, v, width); }
+
+// Exactly `width` digits of v (v < 10^width, width <= 20), zero-padded, in 32-bit arithmetic
+// when v allows. Returns the end.
 inline char* put_fixed(char* p, std::uint64_t v, int width) {
   if (v <= 0xffffffffU && width <= 10) return put_fixed(p, static_cast<std::uint32_t>(v), width);
-  char* const end = p + width;
-  char* q = end;
-  for (; width >= 2; width -= 2) {
-    q -= 2;
-    std::memcpy(q, kDigitPairs.d + 2 * (v % 100), 2);
-    v /= 100;
-  }
-  if (width == 1) *--q = static_cast<char>('0' + v % 10);
-  return end;
+  return put_digit_pairs(p, v, width);
 }
 
 // Number of decimal digits of v.
