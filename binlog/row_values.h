@@ -74,16 +74,32 @@ struct Value {
   std::uint16_t bits = 0;
 };
 
-// Decodes the value of column `c` (index `col` of `info`) at `cur`, advancing it. Inline for
-// the types read as they are (integers, floating point, strings); the types printed as text
-// (DECIMAL, temporal) and BIT go through decode_text_value.
+// Decodes the value of column `col` of `info` at `cur` (advancing it) and hands it to `v`,
+// calling exactly one of: v.integer(std::int64_t), v.uinteger(std::uint64_t),
+// v.real(double, bool is_float), v.text(Value::Kind kDecimal or kTemporal, std::string_view),
+// v.string(Bytes, std::uint16_t collation), v.bits(std::uint64_t, std::uint16_t width),
+// v.enumeration(std::uint64_t), v.set(std::uint64_t), v.json(Bytes), v.geometry(Bytes).
+// Printers use it to write a value as it is decoded, with no Value in between.
+template <class Visitor>
+void visit_value(const TableInfo& info, std::size_t col, ByteCursor& cur, Visitor&& v);
+
+// The same value as a Value.
 Value decode_value(const TableInfo& info, std::size_t col, ByteCursor& cur);
+// DECIMAL, temporal and BIT values (the types whose text is made while decoding).
 void decode_text_value(const ColumnLayout& c, ByteCursor& cur, Value& v);
 
 // Walks one row image: calls fn(column index, Value) for each column present in `present`.
 // `partial_json`: the after image of a MySQL PARTIAL_UPDATE_ROWS event, a bitmap with one bit
 // per JSON column of the table; a set bit means that column holds diffs (kJsonDiff: u32 length
 // / the diffs) instead of a whole document.
+// Walks one row image, calling for each column present where want(column index) holds:
+// sink.null(col) for NULL, sink.json_diff(col, diffs) for a partial JSON update (see
+// partial_json below), else sink.value(col, cur), which must read the value (visit_value).
+// The other columns are stepped over by their size.
+template <class Want, class Sink>
+void walk_row_image(const TableInfo& info, std::uint64_t column_count, Bytes present,
+                    ByteCursor& cur, Want&& want, Sink&& sink, Bytes partial_json = {});
+
 template <class Fn>
 void for_each_value(const TableInfo& info, std::uint64_t column_count, Bytes present,
                     ByteCursor& cur, Fn&& fn, Bytes partial_json = {});

@@ -8,19 +8,17 @@
 
 namespace binrecover::binlog {
 
-[[gnu::always_inline]] inline Value decode_value(const TableInfo& info, std::size_t col,
-                                                 ByteCursor& cur) {
+template <class Visitor>
+[[gnu::always_inline]] inline void visit_value(const TableInfo& info, std::size_t col,
+                                               ByteCursor& cur, Visitor&& v) {
   const ColumnLayout& c = info.layout[col];
-  Value v;
   auto integer = [&](std::size_t bytes) {
     const std::uint64_t raw = cur.uint_le(bytes);
     if (info.is_unsigned[col] != 0) {
-      v.kind = Value::Kind::kUInt;
-      v.u = raw;
+      v.uinteger(raw);
     } else {
-      v.kind = Value::Kind::kInt;
       const unsigned shift = static_cast<unsigned>(64 - 8 * bytes);
-      v.i = static_cast<std::int64_t>(raw << shift) >> shift;
+      v.integer(static_cast<std::int64_t>(raw << shift) >> shift);
     }
   };
   switch (c.type) {
@@ -43,39 +41,32 @@ namespace binrecover::binlog {
       const std::uint32_t bits = cur.u32le();
       float f;
       std::memcpy(&f, &bits, sizeof f);
-      v.kind = Value::Kind::kDouble;
-      v.d = f;
-      v.is_float = true;
+      v.real(f, true);
       break;
     }
     case ColumnType::kDouble: {
       const std::uint64_t bits = cur.u64le();
-      std::memcpy(&v.d, &bits, sizeof v.d);
-      v.kind = Value::Kind::kDouble;
+      double d;
+      std::memcpy(&d, &bits, sizeof d);
+      v.real(d, false);
       break;
     }
     case ColumnType::kYear: {
       const std::uint8_t y = cur.u8();
-      v.kind = Value::Kind::kUInt;
-      v.u = y == 0 ? 0 : 1900U + y;
+      v.uinteger(y == 0 ? 0 : 1900U + y);
       break;
     }
     case ColumnType::kEnum:
-      v.kind = Value::Kind::kEnum;
-      v.u = cur.uint_le(c.meta & 0xff);
+      v.enumeration(cur.uint_le(c.meta & 0xff));
       break;
     case ColumnType::kSet:
-      v.kind = Value::Kind::kSet;
-      v.u = cur.uint_le(c.meta & 0xff);
+      v.set(cur.uint_le(c.meta & 0xff));
       break;
     case ColumnType::kVarchar:
     case ColumnType::kVarString:
     case ColumnType::kString: {
-      const std::size_t prefix = c.meta > 255 ? 2 : 1;
-      const std::size_t len = cur.uint_le(prefix);
-      v.kind = Value::Kind::kString;
-      v.bytes = cur.bytes(len);
-      v.collation = info.collation[col];
+      const std::size_t len = cur.uint_le(c.meta > 255 ? 2 : 1);
+      v.string(cur.bytes(len), info.collation[col]);
       break;
     }
     case ColumnType::kTinyBlob:
@@ -88,24 +79,85 @@ namespace binrecover::binlog {
       if (c.meta < 1 || c.meta > 4)
         throw Error(ErrorCode::kBadEvent, "blob length prefix of " + std::to_string(c.meta),
                     cur.offset());
-      const std::size_t len = cur.uint_le(c.meta);
-      v.bytes = cur.bytes(len);
-      v.kind = c.type == ColumnType::kJson       ? Value::Kind::kJson
-               : c.type == ColumnType::kGeometry ? Value::Kind::kGeometry
-                                                 : Value::Kind::kString;
-      v.collation = info.collation[col];
+      const Bytes b = cur.bytes(cur.uint_le(c.meta));
+      if (c.type == ColumnType::kJson)
+        v.json(b);
+      else if (c.type == ColumnType::kGeometry)
+        v.geometry(b);
+      else
+        v.string(b, info.collation[col]);
       break;
     }
-    default:
-      decode_text_value(c, cur, v);
+    default: {
+      Value t;
+      decode_text_value(c, cur, t);
+      if (t.kind == Value::Kind::kBit)
+        v.bits(t.u, t.bits);
+      else
+        v.text(t.kind, t.text.view());
       break;
+    }
   }
+}
+
+// Fills a Value from visit_value.
+struct ValueFill {
+  Value& out;
+  void integer(std::int64_t x) {
+    out.kind = Value::Kind::kInt;
+    out.i = x;
+  }
+  void uinteger(std::uint64_t x) {
+    out.kind = Value::Kind::kUInt;
+    out.u = x;
+  }
+  void real(double d, bool is_float) {
+    out.kind = Value::Kind::kDouble;
+    out.d = d;
+    out.is_float = is_float;
+  }
+  void text(Value::Kind kind, std::string_view t) {
+    out.kind = kind;
+    std::memcpy(out.text.data, t.data(), t.size());
+    out.text.size = static_cast<std::uint8_t>(t.size());
+  }
+  void string(Bytes b, std::uint16_t collation) {
+    out.kind = Value::Kind::kString;
+    out.bytes = b;
+    out.collation = collation;
+  }
+  void bits(std::uint64_t x, std::uint16_t width) {
+    out.kind = Value::Kind::kBit;
+    out.u = x;
+    out.bits = width;
+  }
+  void enumeration(std::uint64_t x) {
+    out.kind = Value::Kind::kEnum;
+    out.u = x;
+  }
+  void set(std::uint64_t x) {
+    out.kind = Value::Kind::kSet;
+    out.u = x;
+  }
+  void json(Bytes b) {
+    out.kind = Value::Kind::kJson;
+    out.bytes = b;
+  }
+  void geometry(Bytes b) {
+    out.kind = Value::Kind::kGeometry;
+    out.bytes = b;
+  }
+};
+
+inline Value decode_value(const TableInfo& info, std::size_t col, ByteCursor& cur) {
+  Value v;
+  visit_value(info, col, cur, ValueFill{v});
   return v;
 }
 
-template <class Want, class Fn>
-void for_each_value_if(const TableInfo& info, std::uint64_t column_count, Bytes present,
-                       ByteCursor& cur, Want&& want, Fn&& fn, Bytes partial_json) {
+template <class Want, class Sink>
+void walk_row_image(const TableInfo& info, std::uint64_t column_count, Bytes present,
+                    ByteCursor& cur, Want&& want, Sink&& sink, Bytes partial_json) {
   if (column_count > info.layout.size())
     throw Error(ErrorCode::kBadEvent,
                 "rows event has " + std::to_string(column_count) + " columns, its table map " +
@@ -136,9 +188,9 @@ void for_each_value_if(const TableInfo& info, std::uint64_t column_count, Bytes 
       if (!want(col)) {
         if (!null) cur.skip(value_size(info.layout[col], cur));
       } else if (null) {
-        fn(col, Value{});
+        sink.null(col);
       } else {
-        fn(col, decode_value(info, col, cur));
+        sink.value(col, cur);
       }
     }
     return;
@@ -162,18 +214,33 @@ void for_each_value_if(const TableInfo& info, std::uint64_t column_count, Bytes 
       continue;
     }
     if (null) {
-      fn(col, Value{});
+      sink.null(col);
       continue;
     }
     if (diff) {
-      Value v;
-      v.kind = Value::Kind::kJsonDiff;
-      v.bytes = cur.bytes(cur.u32le());
-      fn(col, v);
+      sink.json_diff(col, cur.bytes(cur.u32le()));
       continue;
     }
-    fn(col, decode_value(info, col, cur));
+    sink.value(col, cur);
   }
+}
+
+template <class Want, class Fn>
+void for_each_value_if(const TableInfo& info, std::uint64_t column_count, Bytes present,
+                       ByteCursor& cur, Want&& want, Fn&& fn, Bytes partial_json) {
+  struct Adapter {
+    const TableInfo& info;
+    Fn& fn;
+    void null(std::size_t col) { fn(col, Value{}); }
+    void json_diff(std::size_t col, Bytes diffs) {
+      Value v;
+      v.kind = Value::Kind::kJsonDiff;
+      v.bytes = diffs;
+      fn(col, v);
+    }
+    void value(std::size_t col, ByteCursor& c) { fn(col, decode_value(info, col, c)); }
+  };
+  walk_row_image(info, column_count, present, cur, want, Adapter{info, fn}, partial_json);
 }
 
 template <class Fn>

@@ -319,13 +319,124 @@ void put_set(Writer& out, std::uint64_t bits, const std::vector<std::string>& na
   out.done(p);
 }
 
+// One value as an SQL literal (see append_sql_literal), written as visit_value hands it over.
+struct Literal {
+  Writer& out;
+  const TableInfo& info;
+  std::size_t col;
+
+  [[gnu::always_inline]] void integer(std::int64_t x) {
+    out.done(binlog::put_int(out.need(20), x));
+  }
+  [[gnu::always_inline]] void uinteger(std::uint64_t x) {
+    out.done(binlog::put_uint(out.need(20), x));
+  }
+  // A FLOAT is printed as the exact double it widens to: stored back it rounds to the same
+  // float, and compared in a WHERE clause it equals the column (its shortest float form, read
+  // as a double, would not). The shortest text of a double is at most 24 characters.
+  void real(double d, bool /*is_float*/) {
+    out.done(fmt::format_to(out.need(32), FMT_COMPILE("{}"), d));
+  }
+  [[gnu::always_inline]] void text(Value::Kind kind, std::string_view t) {
+    if (kind == Value::Kind::kDecimal) {
+      out.put(t);
+      return;
+    }
+    char* p = out.need(t.size() + 2);  // temporal: digits and separators, nothing to escape
+    *p++ = '\'';
+    p = put_chars(p, t);
+    *p++ = '\'';
+    out.done(p);
+  }
+  void string(Bytes b, std::uint16_t collation) {
+    // BINARY(n): the row image drops trailing zero bytes; the column keeps them.
+    const binlog::ColumnLayout& c = info.layout[col];
+    const std::size_t zeros =
+        c.type == binlog::ColumnType::kString && collation == 63 && b.size() < c.meta
+            ? c.meta - b.size()
+            : 0;
+    put_string(out, b, collation, zeros);
+  }
+  void bits(std::uint64_t x, std::uint16_t /*width*/) { uinteger(x); }
+  void enumeration(std::uint64_t x) {
+    const auto& names = info.enum_values[col];
+    if (x >= 1 && x <= names.size())
+      put_quoted(out, names[x - 1]);
+    else
+      uinteger(x);
+  }
+  void set(std::uint64_t x) {
+    const auto& names = info.set_values[col];
+    if (names.empty() || (names.size() < 64 && (x >> names.size()) != 0))
+      uinteger(x);
+    else
+      put_set(out, x, names);
+  }
+  void geometry(Bytes b) { put_hex_literal(out, b); }
+  void json(Bytes b) {
+    // MySQL's binary JSON, as the text MySQL itself prints; the server parses it back.
+    thread_local std::string json_text;
+    json_text.clear();
+    binlog::append_json_text(json_text, b, 0);
+    out.put("_utf8mb4");
+    put_quoted(out, json_text);
+  }
+};
+
+[[noreturn]] void json_diff_outside_set() {
+  throw Error(ErrorCode::kUnsupportedFormat,
+              "a partial JSON update has no value of its own outside an UPDATE's SET");
+}
+
+void put_literal(Writer& out, const Value& v, const TableInfo& info, std::size_t col) {
+  Literal l{out, info, col};
+  switch (v.kind) {
+    case Value::Kind::kNull:
+      out.put("NULL");
+      break;
+    case Value::Kind::kInt:
+      l.integer(v.i);
+      break;
+    case Value::Kind::kUInt:
+      l.uinteger(v.u);
+      break;
+    case Value::Kind::kBit:
+      l.bits(v.u, v.bits);
+      break;
+    case Value::Kind::kDouble:
+      l.real(v.d, v.is_float);
+      break;
+    case Value::Kind::kDecimal:
+    case Value::Kind::kTemporal:
+      l.text(v.kind, v.text.view());
+      break;
+    case Value::Kind::kString:
+      l.string(v.bytes, v.collation);
+      break;
+    case Value::Kind::kEnum:
+      l.enumeration(v.u);
+      break;
+    case Value::Kind::kSet:
+      l.set(v.u);
+      break;
+    case Value::Kind::kGeometry:
+      l.geometry(v.bytes);
+      break;
+    case Value::Kind::kJson:
+      l.json(v.bytes);
+      break;
+    case Value::Kind::kJsonDiff:
+      json_diff_outside_set();
+  }
+}
+
 // A column's new value from its partial JSON update: the diffs applied in order to the old
 // document as nested JSON_REPLACE / JSON_INSERT / JSON_ARRAY_INSERT / JSON_REMOVE calls on
 // `column` (the column's name, or @N in -v comments). An INSERT whose path ends in an array
 // cell inserts there, shifting the rest: JSON_ARRAY_INSERT; into an object: JSON_INSERT.
-void append_json_update(Writer& out, const Value& v, std::string_view column) {
+void append_json_update(Writer& out, Bytes value, std::string_view column) {
   thread_local std::vector<binlog::JsonDiff> diffs;
-  binlog::json_diffs(v.bytes, 0, diffs);
+  binlog::json_diffs(value, 0, diffs);
   for (std::size_t k = diffs.size(); k-- > 0;) {
     const binlog::JsonDiff& d = diffs[k];
     switch (d.op) {
@@ -356,9 +467,6 @@ void append_json_update(Writer& out, const Value& v, std::string_view column) {
   }
 }
 
-[[gnu::always_inline]] inline void put_literal(Writer& out, const Value& v, const TableInfo& info,
-                                               std::size_t col);
-
 bool has_column(Bytes bitmap, std::uint64_t i) {
   return (static_cast<std::uint8_t>(bitmap[i / 8]) & (1U << (i % 8))) != 0;
 }
@@ -381,13 +489,21 @@ Bytes partial_json_bitmap(const TableInfo& info, const binlog::Rows& rows, ByteC
   return cur.bytes((json + 7) / 8);
 }
 
-// One row image: fn(column, value) for each column present where want(column) holds.
-template <class Want, class Fn>
+// One row image: the sink's null / json_diff / value for each column present where
+// want(column) holds (binlog::walk_row_image).
+template <class Want, class Sink>
 void walk_image(const TableInfo& info, const binlog::Rows& rows, Bytes present, ByteCursor& cur,
-                bool partial_after, Want&& want, Fn&& fn) {
+                bool partial_after, Want&& want, Sink&& sink) {
   const Bytes partial_json = partial_after ? partial_json_bitmap(info, rows, cur) : Bytes{};
-  binlog::for_each_value_if(info, rows.column_count, present, cur, want, fn, partial_json);
+  binlog::walk_row_image(info, rows.column_count, present, cur, want, sink, partial_json);
 }
+
+// Steps over an image.
+struct SkipSink {
+  void null(std::size_t) {}
+  void json_diff(std::size_t, Bytes) {}
+  void value(std::size_t, ByteCursor&) {}
+};
 
 constexpr auto kEvery = [](std::size_t) { return true; };
 constexpr auto kNone = [](std::size_t) { return false; };
@@ -432,52 +548,135 @@ void key_match(const SqlTable& t, const binlog::Rows& rows, Bytes present, KeyMa
   }
 }
 
-void put_values(Writer& out, const SqlTable& t, const binlog::Rows& rows, Bytes present,
-                ByteCursor& cur) {
+// "v1, v2, ..." of an INSERT.
+struct ValuesSink {
+  Writer& out;
+  const TableInfo& info;
   bool first = true;
-  walk_image(t.info, rows, present, cur, false, kEvery, [&](std::size_t col, const Value& v) {
+  void separator() {
     if (!first) out.put(", ");
     first = false;
-    put_literal(out, v, t.info, col);
-  });
+  }
+  void null(std::size_t) {
+    separator();
+    out.put("NULL");
+  }
+  void json_diff(std::size_t, Bytes) { json_diff_outside_set(); }
+  void value(std::size_t col, ByteCursor& cur) {
+    separator();
+    binlog::visit_value(info, col, cur, Literal{out, info, col});
+  }
+};
+
+void put_values(Writer& out, const SqlTable& t, const binlog::Rows& rows, Bytes present,
+                ByteCursor& cur) {
+  walk_image(t.info, rows, present, cur, false, kEvery, ValuesSink{out, t.info});
 }
+
+// "`a`=1 AND `b` IS NULL" of a WHERE.
+struct WhereSink {
+  Writer& out;
+  const SqlTable& t;
+  bool first = true;
+  void name(std::size_t col) {
+    if (!first) out.put(" AND ");
+    first = false;
+    out.put(t.columns[col]);
+  }
+  void null(std::size_t col) {
+    name(col);
+    out.put(" IS NULL");
+  }
+  void json_diff(std::size_t, Bytes) { json_diff_outside_set(); }
+  void value(std::size_t col, ByteCursor& cur) {
+    name(col);
+    out.put('=');
+    binlog::visit_value(t.info, col, cur, Literal{out, t.info, col});
+  }
+};
 
 void put_where(Writer& out, const SqlTable& t, const KeyMatch& m, const binlog::Rows& rows,
                Bytes present, ByteCursor& cur) {
   out.put(" WHERE ");
-  bool first = true;
+  WhereSink sink{out, t};
   walk_image(
       t.info, rows, present, cur, false,
-      [&](std::size_t col) { return !m.use_key || m.in_key[col] != 0; },
-      [&](std::size_t col, const Value& v) {
-        if (!first) out.put(" AND ");
-        first = false;
-        out.put(t.columns[col]);
-        if (v.kind == Value::Kind::kNull) {
-          out.put(" IS NULL");
-        } else {
-          out.put('=');
-          put_literal(out, v, t.info, col);
-        }
-      });
-  if (first) out.put("1");
+      [&](std::size_t col) { return !m.use_key || m.in_key[col] != 0; }, sink);
+  if (sink.first) out.put("1");
   if (!m.use_key) out.put(" LIMIT 1");
 }
 
-void put_assignments(Writer& out, const SqlTable& t, const binlog::Rows& rows, Bytes present,
-                     ByteCursor& cur, bool partial) {
+// "`a`=1, `b`=NULL" of an UPDATE's SET.
+struct AssignSink {
+  Writer& out;
+  const SqlTable& t;
   bool first = true;
-  walk_image(t.info, rows, present, cur, partial, kEvery, [&](std::size_t col, const Value& v) {
+  void name(std::size_t col) {
     if (!first) out.put(", ");
     first = false;
     out.put(t.columns[col]);
     out.put('=');
-    if (v.kind == Value::Kind::kJsonDiff)
-      append_json_update(out, v, t.columns[col]);
-    else
-      put_literal(out, v, t.info, col);
-  });
+  }
+  void null(std::size_t col) {
+    name(col);
+    out.put("NULL");
+  }
+  void json_diff(std::size_t col, Bytes diffs) {
+    name(col);
+    append_json_update(out, diffs, t.columns[col]);
+  }
+  void value(std::size_t col, ByteCursor& cur) {
+    name(col);
+    binlog::visit_value(t.info, col, cur, Literal{out, t.info, col});
+  }
+};
+
+void put_assignments(Writer& out, const SqlTable& t, const binlog::Rows& rows, Bytes present,
+                     ByteCursor& cur, bool partial) {
+  walk_image(t.info, rows, present, cur, partial, kEvery, AssignSink{out, t});
 }
+
+// The "###   @N=value" lines of -v (-vv: with the column's type and metadata).
+struct VerboseSink {
+  Writer& out;
+  const TableInfo& info;
+  bool types;
+  [[gnu::always_inline]] void start(std::size_t col) {
+    char* p = out.need(32);
+    std::memcpy(p, "###   @", 7);
+    p = binlog::put_uint(p + 7, static_cast<std::uint32_t>(col + 1));
+    *p++ = '=';
+    out.done(p);
+  }
+  [[gnu::always_inline]] void end(std::size_t col) {
+    if (types) {
+      char* p = out.need(64);
+      p = put_chars(p, " /* type=");
+      p = binlog::put_uint(p, static_cast<std::uint32_t>(info.layout[col].type));
+      p = put_chars(p, " meta=");
+      p = binlog::put_uint(p, std::uint32_t{info.layout[col].meta});
+      p = put_chars(p, " */");
+      out.done(p);
+    }
+    out.put('\n');
+  }
+  [[gnu::always_inline]] void null(std::size_t col) {
+    start(col);
+    out.put("NULL");
+    end(col);
+  }
+  void json_diff(std::size_t col, Bytes diffs) {
+    start(col);
+    char at[24] = "@";
+    append_json_update(out, diffs, std::string_view(at, binlog::put_uint(at + 1, col + 1)));
+    end(col);
+  }
+  [[gnu::always_inline]] void value(std::size_t col, ByteCursor& cur) {
+    start(col);
+    binlog::visit_value(info, col, cur, Literal{out, info, col});
+    end(col);
+  }
+};
 
 }  // namespace
 
@@ -495,84 +694,6 @@ void SqlTable::prepare() {
     columns.emplace_back(b.data(), b.size());
   }
 }
-
-namespace {
-
-[[gnu::always_inline]] inline void put_literal(Writer& out, const Value& v, const TableInfo& info,
-                                               std::size_t col) {
-  switch (v.kind) {
-    case Value::Kind::kNull:
-      out.put("NULL");
-      break;
-    case Value::Kind::kInt:
-      out.done(binlog::put_int(out.need(20), v.i));
-      break;
-    case Value::Kind::kUInt:
-    case Value::Kind::kBit:
-      out.done(binlog::put_uint(out.need(20), v.u));
-      break;
-    case Value::Kind::kDouble:
-      // A FLOAT is printed as the exact double it widens to: stored back it rounds to the same
-      // float, and compared in a WHERE clause it equals the column (its shortest float form,
-      // read as a double, would not). The shortest text of a double is at most 24 characters.
-      out.done(fmt::format_to(out.need(32), FMT_COMPILE("{}"), v.d));
-      break;
-    case Value::Kind::kDecimal:
-      out.put(v.text.view());
-      break;
-    case Value::Kind::kTemporal: {  // digits and separators: nothing to escape
-      char* p = out.need(v.text.size + 2);
-      *p++ = '\'';
-      p = put_chars(p, v.text.view());
-      *p++ = '\'';
-      out.done(p);
-      break;
-    }
-    case Value::Kind::kString: {
-      // BINARY(n): the row image drops trailing zero bytes; the column keeps them.
-      const binlog::ColumnLayout& c = info.layout[col];
-      const std::size_t zeros =
-          c.type == binlog::ColumnType::kString && v.collation == 63 && v.bytes.size() < c.meta
-              ? c.meta - v.bytes.size()
-              : 0;
-      put_string(out, v.bytes, v.collation, zeros);
-      break;
-    }
-    case Value::Kind::kEnum: {
-      const auto& names = info.enum_values[col];
-      if (v.u >= 1 && v.u <= names.size())
-        put_quoted(out, names[v.u - 1]);
-      else
-        out.done(binlog::put_uint(out.need(20), v.u));
-      break;
-    }
-    case Value::Kind::kSet: {
-      const auto& names = info.set_values[col];
-      if (names.empty() || (names.size() < 64 && (v.u >> names.size()) != 0))
-        out.done(binlog::put_uint(out.need(20), v.u));
-      else
-        put_set(out, v.u, names);
-      break;
-    }
-    case Value::Kind::kGeometry:
-      put_hex_literal(out, v.bytes);
-      break;
-    case Value::Kind::kJsonDiff:
-      throw Error(ErrorCode::kUnsupportedFormat,
-                  "a partial JSON update has no value of its own outside an UPDATE's SET");
-    case Value::Kind::kJson: {
-      // MySQL's binary JSON, as the text MySQL itself prints; the server parses it back.
-      thread_local std::string text;
-      text.clear();
-      binlog::append_json_text(text, v.bytes, 0);
-      out.put("_utf8mb4");
-      put_quoted(out, text);
-      break;
-    }
-  }
-}
-
-}  // namespace
 
 void append_rows_sql(fmt::memory_buffer& buf, const binlog::Rows& rows, Bytes images,
                      const SqlTable& table, std::string_view delimiter, std::uint64_t offset) {
@@ -608,8 +729,7 @@ void append_rows_sql(fmt::memory_buffer& buf, const binlog::Rows& rows, Bytes im
       key_match(table, rows, rows.columns_before, match);
       while (!cur.empty()) {
         ByteCursor before = cur;
-        walk_image(table.info, rows, rows.columns_before, cur, false, kNone,
-                   [](std::size_t, const Value&) {});
+        walk_image(table.info, rows, rows.columns_before, cur, false, kNone, SkipSink{});
         out.put("UPDATE ");
         out.put(table.name);
         out.put(" SET ");
@@ -697,30 +817,9 @@ void append_rows_verbose(fmt::memory_buffer& buf, const binlog::Rows& rows, Byte
   const std::string_view row_head(head.data(), head.size());
   Writer out(buf);
 
+  VerboseSink sink{out, info, types};
   auto image = [&](Bytes present, bool partial) {
-    walk_image(info, rows, present, cur, partial, kEvery, [&](std::size_t col, const Value& v) {
-      char* p = out.need(32);
-      std::memcpy(p, "###   @", 7);
-      p = binlog::put_uint(p + 7, static_cast<std::uint32_t>(col + 1));
-      *p++ = '=';
-      out.done(p);
-      if (v.kind == Value::Kind::kJsonDiff) {
-        char at[24] = "@";
-        append_json_update(out, v, std::string_view(at, binlog::put_uint(at + 1, col + 1)));
-      } else {
-        put_literal(out, v, info, col);
-      }
-      if (types) {
-        p = out.need(64);
-        p = put_chars(p, " /* type=");
-        p = binlog::put_uint(p, static_cast<std::uint32_t>(info.layout[col].type));
-        p = put_chars(p, " meta=");
-        p = binlog::put_uint(p, std::uint32_t{info.layout[col].meta});
-        p = put_chars(p, " */");
-        out.done(p);
-      }
-      out.put('\n');
-    });
+    walk_image(info, rows, present, cur, partial, kEvery, sink);
   };
   while (!cur.empty()) {
     out.put(row_head);
