@@ -636,6 +636,27 @@ void put_assignments(Writer& out, const SqlTable& t, const binlog::Rows& rows, B
   walk_image(t.info, rows, present, cur, partial, kEvery, AssignSink{out, t});
 }
 
+// "###   @N=" for the first 4096 columns (MySQL's and MariaDB's limit), 16 bytes apart.
+struct VerbosePrefixes {
+  static constexpr std::size_t kColumns = 4096;
+  char text[kColumns][16] = {};
+  std::uint8_t size[kColumns] = {};
+  constexpr VerbosePrefixes() {
+    for (std::size_t c = 0; c < kColumns; ++c) {
+      const char head[] = "###   @";
+      std::size_t n = 0;
+      for (std::size_t i = 0; i < 7; ++i) text[c][n++] = head[i];
+      char digits[8] = {};
+      std::size_t d = 0;
+      for (std::size_t v = c + 1; v != 0; v /= 10) digits[d++] = static_cast<char>('0' + v % 10);
+      while (d > 0) text[c][n++] = digits[--d];
+      text[c][n++] = '=';
+      size[c] = static_cast<std::uint8_t>(n);
+    }
+  }
+};
+constexpr VerbosePrefixes kVerbosePrefixes;
+
 // The "###   @N=value" lines of -v (-vv: with the column's type and metadata).
 struct VerboseSink {
   Writer& out;
@@ -643,6 +664,11 @@ struct VerboseSink {
   bool types;
   [[gnu::always_inline]] void start(std::size_t col) {
     char* p = out.need(32);
+    if (col < kVerbosePrefixes.kColumns) {  // all columns a server allows
+      std::memcpy(p, kVerbosePrefixes.text[col], 16);
+      out.done(p + kVerbosePrefixes.size[col]);
+      return;
+    }
     std::memcpy(p, "###   @", 7);
     p = binlog::put_uint(p + 7, static_cast<std::uint32_t>(col + 1));
     *p++ = '=';
