@@ -1,6 +1,5 @@
 #pragma once
 
-#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -104,10 +103,10 @@ inline std::uint64_t ByteCursor::uint_be(std::size_t n) {
   const std::byte* p = data_.data() + pos_;
   const bool wide = data_.size() - pos_ >= 8;
   pos_ += n;
-  if (std::endian::native == std::endian::little && wide && n > 0) {
+  if (std::endian::native == std::endian::little && wide && n > 0 && n <= 8) {
     std::uint64_t w;
     std::memcpy(&w, p, 8);
-    return __builtin_bswap64(w) >> (64 - 8 * std::min<std::size_t>(n, 8));
+    return __builtin_bswap64(w) >> (64 - 8 * n);
   }
   std::uint64_t v = 0;
   for (std::size_t i = 0; i < n; ++i) v = (v << 8) | static_cast<std::uint8_t>(p[i]);

@@ -478,7 +478,7 @@ void SqlSink::write_transaction(const Transaction& txn, const std::vector<char>&
     }
     flush_binlog_statement();
   } catch (...) {
-    buf_.resize(mark);
+    if (buf_.size() > mark) buf_.resize(mark);
     force_stmt_end_ = false;
     rows_b64_.clear();
     verbose_.clear();
