@@ -60,7 +60,6 @@ struct Value {
     kEnum,      // u: 1-based index (0 = '')
     kSet,       // u: bitmask
     kJson,      // bytes: MySQL binary JSON
-    kJsonDiff,  // bytes: MySQL partial JSON update, the diffs (see json_diffs below)
     kGeometry,  // bytes
   };
   Kind kind = Kind::kNull;
@@ -88,26 +87,16 @@ Value decode_value(const TableInfo& info, std::size_t col, ByteCursor& cur);
 // DECIMAL, temporal and BIT values (the types whose text is made while decoding).
 void decode_text_value(const ColumnLayout& c, ByteCursor& cur, Value& v);
 
-// Walks one row image: calls fn(column index, Value) for each column present in `present`.
+// Walks one row image, calling for each column present in `present` where want(column index)
+// holds: sink.null(col) for NULL, sink.json_diff(col, diffs) for a partial JSON update, else
+// sink.value(col, cur), which must read the value (visit_value). The other columns are stepped
+// over by their size, never decoded (a WHERE on the primary key reads only the key).
 // `partial_json`: the after image of a MySQL PARTIAL_UPDATE_ROWS event, a bitmap with one bit
-// per JSON column of the table; a set bit means that column holds diffs (kJsonDiff: u32 length
-// / the diffs) instead of a whole document.
-// Walks one row image, calling for each column present where want(column index) holds:
-// sink.null(col) for NULL, sink.json_diff(col, diffs) for a partial JSON update (see
-// partial_json below), else sink.value(col, cur), which must read the value (visit_value).
-// The other columns are stepped over by their size.
+// per JSON column of the table; a set bit means that column holds diffs (u32 length / the
+// diffs, see json_diffs) instead of a whole document.
 template <class Want, class Sink>
 void walk_row_image(const TableInfo& info, std::uint64_t column_count, Bytes present,
                     ByteCursor& cur, Want&& want, Sink&& sink, Bytes partial_json = {});
-
-template <class Fn>
-void for_each_value(const TableInfo& info, std::uint64_t column_count, Bytes present,
-                    ByteCursor& cur, Fn&& fn, Bytes partial_json = {});
-// The same, calling fn only for the columns where want(column index) is true: the others are
-// stepped over by their size, never decoded (a WHERE on the primary key reads only the key).
-template <class Want, class Fn>
-void for_each_value_if(const TableInfo& info, std::uint64_t column_count, Bytes present,
-                       ByteCursor& cur, Want&& want, Fn&& fn, Bytes partial_json = {});
 
 // One change of a MySQL partial JSON update (sql/json_diff.cc Json_diff::write_binary):
 //   u8 operation (0 REPLACE, 1 INSERT, 2 REMOVE) / packed path length / path (JSON path text,
@@ -122,7 +111,7 @@ struct JsonDiff {
   Bytes value;  // binary JSON (empty for kRemove)
 };
 
-// Parses the diffs of a kJsonDiff value into `out` (cleared first). Throws Error(kBadEvent).
+// Parses the diffs of a partial JSON update into `out` (cleared first). Throws Error(kBadEvent).
 void json_diffs(Bytes diffs, std::uint64_t offset, std::vector<JsonDiff>& out);
 
 }  // namespace binrecover::binlog

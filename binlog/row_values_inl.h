@@ -225,29 +225,4 @@ void walk_row_image(const TableInfo& info, std::uint64_t column_count, Bytes pre
   }
 }
 
-template <class Want, class Fn>
-void for_each_value_if(const TableInfo& info, std::uint64_t column_count, Bytes present,
-                       ByteCursor& cur, Want&& want, Fn&& fn, Bytes partial_json) {
-  struct Adapter {
-    const TableInfo& info;
-    Fn& fn;
-    void null(std::size_t col) { fn(col, Value{}); }
-    void json_diff(std::size_t col, Bytes diffs) {
-      Value v;
-      v.kind = Value::Kind::kJsonDiff;
-      v.bytes = diffs;
-      fn(col, v);
-    }
-    void value(std::size_t col, ByteCursor& c) { fn(col, decode_value(info, col, c)); }
-  };
-  walk_row_image(info, column_count, present, cur, want, Adapter{info, fn}, partial_json);
-}
-
-template <class Fn>
-void for_each_value(const TableInfo& info, std::uint64_t column_count, Bytes present,
-                    ByteCursor& cur, Fn&& fn, Bytes partial_json) {
-  for_each_value_if(
-      info, column_count, present, cur, [](std::size_t) { return true; }, fn, partial_json);
-}
-
 }  // namespace binrecover::binlog

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
-#include <memory>
 
 #include "binlog/error.h"
 #include "binlog/maria_compression.h"

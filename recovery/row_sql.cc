@@ -13,6 +13,7 @@
 #include "binlog/error.h"
 #include "binlog/json_binary.h"
 #include "recovery/event_info.h"
+#include "recovery/text_writer.h"
 
 namespace binrecover::recovery {
 
@@ -25,62 +26,6 @@ using binlog::Value;
 // straight into the output buffer through a raw pointer (room() makes space for the longest
 // text a value can take, commit() keeps what was written), with no allocation per row or value.
 namespace {
-
-// Copies s to p. Short copies (the most of them: names, numbers, dates) are two overlapping
-// fixed-size moves instead of a call to memcpy.
-char* put_chars(char* p, std::string_view s) {
-  const std::size_t n = s.size();
-  const char* q = s.data();
-  if (n > 32) {
-    std::memcpy(p, q, n);
-  } else if (n >= 16) {
-    std::memcpy(p, q, 16);
-    std::memcpy(p + n - 16, q + n - 16, 16);
-  } else if (n >= 8) {
-    std::memcpy(p, q, 8);
-    std::memcpy(p + n - 8, q + n - 8, 8);
-  } else if (n >= 4) {
-    std::memcpy(p, q, 4);
-    std::memcpy(p + n - 4, q + n - 4, 4);
-  } else {
-    for (std::size_t i = 0; i < n; ++i) p[i] = q[i];
-  }
-  return p + n;
-}
-
-// Appends to a memory buffer through a raw pointer: need(n) makes room for n more characters
-// (growing the buffer only when it lacks them) and returns where they go, done(p) keeps the
-// text up to p. The buffer's size is brought up to date when the writer ends.
-class Writer {
- public:
-  explicit Writer(fmt::memory_buffer& buf)
-      : buf_(buf), p_(buf.data() + buf.size()), end_(buf.data() + buf.capacity()) {}
-  ~Writer() { buf_.resize(size()); }
-  Writer(const Writer&) = delete;
-  Writer& operator=(const Writer&) = delete;
-
-  [[gnu::always_inline]] char* need(std::size_t n) {
-    if (static_cast<std::size_t>(end_ - p_) < n) [[unlikely]]
-      grow(n);
-    return p_;
-  }
-  void done(char* p) { p_ = p; }
-  void put(std::string_view s) { p_ = put_chars(need(s.size()), s); }
-  void put(char c) { *need(1) = c, ++p_; }
-  std::size_t size() const { return static_cast<std::size_t>(p_ - buf_.data()); }
-
- private:
-  [[gnu::noinline]] void grow(std::size_t n) {
-    const std::size_t at = size();
-    buf_.resize(at);
-    buf_.reserve(at + n);
-    p_ = buf_.data() + at;
-    end_ = buf_.data() + buf_.capacity();
-  }
-  fmt::memory_buffer& buf_;
-  char* p_;
-  char* end_;
-};
 
 struct HexPairs {
   char d[512] = {};
@@ -319,7 +264,10 @@ void put_set(Writer& out, std::uint64_t bits, const std::vector<std::string>& na
   out.done(p);
 }
 
-// One value as an SQL literal (see append_sql_literal), written as visit_value hands it over.
+// One value as an SQL literal that restores it byte for byte, written as visit_value hands it
+// over: numbers as numbers, strings with their character set's introducer (utf8 text quoted
+// and escaped, other charsets and binary data as hex), temporal values quoted, ENUM/SET by name
+// when the log names them.
 struct Literal {
   Writer& out;
   const TableInfo& info;
@@ -386,48 +334,6 @@ struct Literal {
 [[noreturn]] void json_diff_outside_set() {
   throw Error(ErrorCode::kUnsupportedFormat,
               "a partial JSON update has no value of its own outside an UPDATE's SET");
-}
-
-void put_literal(Writer& out, const Value& v, const TableInfo& info, std::size_t col) {
-  Literal l{out, info, col};
-  switch (v.kind) {
-    case Value::Kind::kNull:
-      out.put("NULL");
-      break;
-    case Value::Kind::kInt:
-      l.integer(v.i);
-      break;
-    case Value::Kind::kUInt:
-      l.uinteger(v.u);
-      break;
-    case Value::Kind::kBit:
-      l.bits(v.u, v.bits);
-      break;
-    case Value::Kind::kDouble:
-      l.real(v.d, v.is_float);
-      break;
-    case Value::Kind::kDecimal:
-    case Value::Kind::kTemporal:
-      l.text(v.kind, v.text.view());
-      break;
-    case Value::Kind::kString:
-      l.string(v.bytes, v.collation);
-      break;
-    case Value::Kind::kEnum:
-      l.enumeration(v.u);
-      break;
-    case Value::Kind::kSet:
-      l.set(v.u);
-      break;
-    case Value::Kind::kGeometry:
-      l.geometry(v.bytes);
-      break;
-    case Value::Kind::kJson:
-      l.json(v.bytes);
-      break;
-    case Value::Kind::kJsonDiff:
-      json_diff_outside_set();
-  }
 }
 
 // A column's new value from its partial JSON update: the diffs applied in order to the old
@@ -861,16 +767,6 @@ void append_rows_verbose(fmt::memory_buffer& buf, const binlog::Rows& rows, Byte
         break;
     }
   }
-}
-
-}  // namespace binrecover::recovery
-
-namespace binrecover::recovery {
-
-void append_sql_literal(fmt::memory_buffer& buf, const Value& v, const TableInfo& info,
-                        std::size_t col) {
-  Writer out(buf);
-  put_literal(out, v, info, col);
 }
 
 }  // namespace binrecover::recovery

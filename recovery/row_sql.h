@@ -19,13 +19,6 @@ struct SqlTable {
   void prepare();
 };
 
-// A decoded value as an SQL literal that restores it byte for byte: numbers as numbers,
-// strings with their character set's introducer (utf8 text quoted and escaped, other charsets
-// and binary data as hex), temporal values quoted, TIMESTAMP as FROM_UNIXTIME() so the session
-// time zone cannot shift it, ENUM/SET by name when the log names them.
-void append_sql_literal(fmt::memory_buffer& out, const binlog::Value& v,
-                        const binlog::TableInfo& info, std::size_t col);
-
 // Writes the rows of one rows event as executable INSERT / UPDATE / DELETE statements, each
 // ended with `delimiter`. UPDATE and DELETE match on the primary key when the log names it,
 // else on every column of the before image (NULL-safe) with LIMIT 1. Throws binrecover::Error

@@ -15,6 +15,7 @@
 #include "binlog/maria_compression.h"
 #include "recovery/event_info.h"
 #include "recovery/row_sql.h"
+#include "recovery/text_writer.h"
 
 namespace binrecover::recovery {
 
@@ -139,51 +140,26 @@ void SqlSink::time_text(std::uint32_t ts) {
 
 namespace {
 
-// The header lines of every event are written with the digit writers of binlog/digits.h, not
-// a format string: they are a large part of the text of small events.
-class LineWriter {
- public:
-  explicit LineWriter(fmt::memory_buffer& buf, std::size_t most) : buf_(buf) {
-    const std::size_t at = buf.size();
-    buf.resize(at + most);
-    p_ = buf.data() + at;
-  }
-  ~LineWriter() { buf_.resize(static_cast<std::size_t>(p_ - buf_.data())); }
-  LineWriter(const LineWriter&) = delete;
-  LineWriter& operator=(const LineWriter&) = delete;
-  LineWriter& operator<<(std::string_view s) {
-    std::memcpy(p_, s.data(), s.size());
-    p_ += s.size();
-    return *this;
-  }
-  LineWriter& operator<<(std::uint64_t v) {
-    p_ = binlog::put_uint(p_, v);
-    return *this;
-  }
-  // 0x and eight lower-case hex digits
-  void hex32(std::uint32_t v) {
-    *p_++ = '0';
-    *p_++ = 'x';
-    for (int shift = 28; shift >= 0; shift -= 4) *p_++ = "0123456789abcdef"[(v >> shift) & 15];
-  }
-
- private:
-  fmt::memory_buffer& buf_;
-  char* p_;
-};
+// "0x" and eight lower-case hex digits.
+void put_hex32(Writer& line, std::uint32_t v) {
+  char* p = line.need(10);
+  *p++ = '0';
+  *p++ = 'x';
+  for (int shift = 28; shift >= 0; shift -= 4) *p++ = "0123456789abcdef"[(v >> shift) & 15];
+  line.done(p);
+}
 
 }  // namespace
 
+// The header lines of every event are written with the digit writers of binlog/digits.h, not a
+// format string: they are a large part of the text of small events.
 void SqlSink::event_header(const Event& ev, const FormatContext& ctx) {
   if (opts_.short_form) return;
-  {
-    LineWriter line(buf_, 32);
-    line << "# at " << ev.pos << "\n";
-  }
+  Writer(buf_) << "# at " << ev.pos << "\n";
   if (opts_.hexdump) hexdump(ev, ctx);
   append("#");
   time_text(ev.header.timestamp);
-  LineWriter line(buf_, 80);
+  Writer line(buf_);
   line << " server id " << std::uint64_t{ev.header.server_id} << "  end_log_pos "
        << std::uint64_t{ev.header.log_pos} << " ";
   ChecksumAlg alg = ctx.checksum;
@@ -191,7 +167,7 @@ void SqlSink::event_header(const Event& ev, const FormatContext& ctx) {
   if (alg == ChecksumAlg::kCrc32 && ev.raw.size() >= 4 && !ev.in_payload) {
     ByteCursor c(ev.raw.last(4), 0);
     line << "CRC32 ";
-    line.hex32(c.u32le());
+    put_hex32(line, c.u32le());
     line << " ";
   }
   line << "\t";
@@ -912,7 +888,7 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
         } else if constexpr (std::is_same_v<T, Query>) {
           query(ev, b, ctx);
         } else if constexpr (std::is_same_v<T, Xid>) {
-          if (!sf) LineWriter(buf_, 32) << "Xid = " << b.xid << "\n";
+          if (!sf) Writer(buf_) << "Xid = " << b.xid << "\n";
           append("COMMIT");
           delimiter();
         } else if constexpr (std::is_same_v<T, Intvar>) {
@@ -936,7 +912,7 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
             append_quoted_ident(buf_, b.db);
             append(".");
             append_quoted_ident(buf_, b.table);
-            LineWriter(buf_, 48) << " mapped to number " << b.table_id << "\n";
+            Writer(buf_) << " mapped to number " << b.table_id << "\n";
           }
           // Rows waiting for their -v text were read with the maps as they are now.
           if (!verbose_pending_.empty()) render_verbose(verbose_);
@@ -965,8 +941,8 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
                                                           "Delete_rows", "Update_rows_partial"};
             append(kNames[static_cast<int>(b.kind)]);
             if (b.compressed) append("_compressed");
-            LineWriter(buf_, 64) << ": table id " << b.table_id
-                                 << ((b.flags & kStmtEndFlag) ? " flags: STMT_END_F\n" : "\n");
+            Writer(buf_) << ": table id " << b.table_id
+                         << ((b.flags & kStmtEndFlag) ? " flags: STMT_END_F\n" : "\n");
           }
           if (decode_rows()) {
             const auto t = tables_.find(b.table_id);
@@ -1027,8 +1003,8 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
           }
         } else if constexpr (std::is_same_v<T, MariaGtid>) {
           if (!sf) {
-            LineWriter(buf_, 72) << "GTID " << std::uint64_t{b.domain_id} << "-"
-                                 << std::uint64_t{ev.header.server_id} << "-" << b.seq_no;
+            Writer(buf_) << "GTID " << std::uint64_t{b.domain_id} << "-"
+                         << std::uint64_t{ev.header.server_id} << "-" << b.seq_no;
             if (b.flags & MariaGtid::kGroupCommitId) fmt::format_to(it, " cid={}", b.commit_id);
             if (b.flags & MariaGtid::kDdl) append(" ddl");
             if (b.flags & MariaGtid::kTransactional) append(" trans");
