@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "binlog/byte_cursor.h"
+#include "binlog/read_ahead.h"
 
 namespace binrecover::binlog {
 
@@ -46,7 +47,8 @@ class Source {
 };
 
 // Reads a binlog file (or standard input for path "-") in large blocks; events are handed out
-// as views into the block, and copied only when one spans two blocks.
+// as views into the block, and copied only when one spans two blocks. A regular file of 1 MiB
+// or more is read ahead on a second thread (ReadAhead).
 class FdSource : public Source {
  public:
   // Opens `path` ("-" = standard input, shown as `display_name`) and checks the magic.
@@ -73,6 +75,7 @@ class FdSource : public Source {
   std::size_t end_ = 0;    // one past the last byte read into buf_
   std::uint64_t pos_ = 0;  // file offset of buf_[begin_]
   bool eof_ = false;
+  std::unique_ptr<ReadAhead> ahead_;  // regular files of 1 MiB and more
 };
 
 // Frames events from bytes already in memory (a fuzzer's input, a decompressed payload).

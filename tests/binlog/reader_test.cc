@@ -6,21 +6,26 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "binlog/arena.h"
 #include "binlog/checksum.h"
 #include "binlog/error.h"
+#include "binlog/read_ahead.h"
 #include "binlog/source.h"
 #include "tests/binlog/wire.h"
 
@@ -201,6 +206,85 @@ TEST(ChecksumTest, EqualsZlibAtEveryLengthAndAlignment) {
   pieces = crc32(pieces, data.data() + 17, 2);
   pieces = crc32(pieces, data.data() + 19, data.size() - 19);
   EXPECT_EQ(pieces, whole);
+}
+
+// ReadAhead (the second thread behind FdSource for files of 1 MiB and more) hands out the
+// file's bytes in order whatever the sizes asked for, across its blocks and its ring, after
+// seeks, and then 0 for ever at the end.
+TEST(ReadAheadTest, HandsOutTheFileInOrderAcrossBlocksAndSeeks) {
+  TempDir dir;
+  std::vector<std::byte> data((ReadAhead::kBlocks * 3 + 1) * ReadAhead::kBlockSize + 12345);
+  std::mt19937 random(7);
+  for (auto& b : data) b = static_cast<std::byte>(random());
+  const std::string path = dir.write("ahead.bin", data);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  auto read_all = [&](ReadAhead& ahead, std::size_t from) {
+    std::vector<std::byte> got;
+    std::vector<std::byte> piece(3 * ReadAhead::kBlockSize);
+    for (std::size_t ask = 1;; ask = ask * 7 % piece.size() + 1) {
+      const ssize_t r = ahead.read(piece.data(), ask);
+      EXPECT_GE(r, 0);
+      EXPECT_LE(static_cast<std::size_t>(r), ask);
+      if (r <= 0) break;
+      got.insert(got.end(), piece.begin(), piece.begin() + r);
+    }
+    EXPECT_EQ(got.size(), data.size() - from);
+    EXPECT_TRUE(
+        std::equal(got.begin(), got.end(), data.begin() + static_cast<std::ptrdiff_t>(from)));
+    EXPECT_EQ(ahead.read(piece.data(), 10), 0);  // the end stays the end
+  };
+  {
+    ReadAhead ahead(fd, 0);
+    read_all(ahead, 0);
+    for (std::size_t from : {std::size_t{0}, std::size_t{4}, ReadAhead::kBlockSize - 1,
+                             data.size() / 2, data.size() - 1, data.size()}) {
+      ahead.seek(from);
+      read_all(ahead, from);
+    }
+    std::byte one{};
+    ahead.seek(100);
+    EXPECT_EQ(ahead.read(&one, 0), 0);  // nothing asked, nothing given
+    EXPECT_EQ(ahead.read(&one, 1), 1);
+    EXPECT_EQ(one, data[100]);
+  }
+  {
+    ReadAhead ahead(fd, 0);  // destroyed while its ring is full and nothing was read
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::close(fd);
+}
+
+// FdSource over a file big enough for read-ahead: every event framed at its position with its
+// bytes, across block boundaries, after a seek into the middle, and with events of several
+// blocks (gathered whole).
+TEST(ReadAheadTest, FdSourceFramesEveryEventOfALargeFile) {
+  TempDir dir;
+  Binlog log;
+  std::vector<std::uint64_t> pos;
+  std::mt19937 random(11);
+  pos.push_back(log.add(fde()));
+  while (log.bytes().size() < 5u << 20) {
+    const std::size_t n = pos.size() % 97 == 0 ? ReadAhead::kBlockSize * 2 + 3 : random() % 3000;
+    pos.push_back(log.add(query("shop", "SELECT '" + std::string(n, 'a' + pos.size() % 26) + "'")));
+  }
+  const std::string path = dir.write("large.000001", log.bytes());
+  auto expect_from = [&](std::size_t first) {
+    FdSource src(path);
+    if (first > 0) src.seek(pos[first]);
+    for (std::size_t i = first; i < pos.size(); ++i) {
+      const auto f = src.next_frame();
+      ASSERT_TRUE(f.has_value()) << i;
+      ASSERT_EQ(f->pos, pos[i]);
+      const std::uint64_t end = i + 1 < pos.size() ? pos[i + 1] : log.bytes().size();
+      ASSERT_EQ(f->raw.size(), end - pos[i]);
+      ASSERT_EQ(std::memcmp(f->raw.data(), log.bytes().data() + pos[i], f->raw.size()), 0) << i;
+    }
+    EXPECT_FALSE(src.next_frame().has_value());
+  };
+  expect_from(0);
+  expect_from(pos.size() / 2);
+  expect_from(pos.size() - 1);
 }
 
 TEST_F(ReaderTest, ReadsEventsAndEndsCleanly) {
