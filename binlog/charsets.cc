@@ -19,6 +19,10 @@ constexpr auto kCollations = [] {
   std::size_t n = 0;
   for (const auto& c : maria) all[n++] = c;
   for (const auto& c : mysql) all[n++] = c;
+  for (auto& c : all) {
+    c.binary = c.charset == "binary";
+    c.utf8 = c.charset.substr(0, 4) == "utf8";
+  }
   std::sort(all.begin(), all.end(),
             [](const Collation& a, const Collation& b) { return a.id < b.id; });
   return all;

@@ -9,6 +9,10 @@ struct Collation {
   std::uint16_t id;
   std::string_view charset;
   std::string_view name;
+  // Derived from `charset` when the table is built: the hot path of every string value reads
+  // these flags instead of comparing names.
+  bool binary = false;  // the binary charset: bytes, not text
+  bool utf8 = false;    // utf8mb3 / utf8mb4 (named utf8, utf8mb3 or utf8mb4)
 };
 
 // The collation with this id, or nullptr. Ids up to 254 and from 576 on are MariaDB's (shared

@@ -205,57 +205,45 @@ TableInfo table_info(const TableMap& tm) {
   return info;
 }
 
-void decode_text_value(const ColumnLayout& c, ByteCursor& cur, Value& v) {
+char* put_text_value(const ColumnLayout& c, ByteCursor& cur, char* out) {
   switch (c.type) {
     case ColumnType::kNewDecimal:
-      v.kind = Value::Kind::kDecimal;
-      v.text.set_end(put_decimal(v.text.data, cur, c.meta >> 8, c.meta & 0xff));
-      break;
+      return put_decimal(out, cur, c.meta >> 8, c.meta & 0xff);
     case ColumnType::kDate:
     case ColumnType::kNewDate: {
       const std::uint32_t d = cur.u24le();
-      v.kind = Value::Kind::kTemporal;
-      v.text.set_end(put_date(v.text.data, d >> 9, (d >> 5) & 15, d & 31));
-      break;
+      return put_date(out, d >> 9, (d >> 5) & 15, d & 31);
     }
     case ColumnType::kTime: {
       auto t = static_cast<std::int32_t>(cur.u24le() << 8) >> 8;
-      v.kind = Value::Kind::kTemporal;
-      char* p = v.text.data;
+      char* p = out;
       if (t < 0) {
         *p++ = '-';
         t = -t;
       }
-      v.text.set_end(put_time(p, static_cast<unsigned>(t / 10000),
-                              static_cast<unsigned>(t / 100 % 100),
-                              static_cast<unsigned>(t % 100)));
-      break;
+      return put_time(p, static_cast<unsigned>(t / 10000), static_cast<unsigned>(t / 100 % 100),
+                      static_cast<unsigned>(t % 100));
     }
     case ColumnType::kDateTime: {
       const std::uint64_t t = cur.u64le();
       const std::uint64_t date = t / 1000000, time = t % 1000000;
-      v.kind = Value::Kind::kTemporal;
-      v.text.set_end(put_datetime(
-          v.text.data, static_cast<unsigned>(date / 10000), static_cast<unsigned>(date / 100 % 100),
+      return put_datetime(
+          out, static_cast<unsigned>(date / 10000), static_cast<unsigned>(date / 100 % 100),
           static_cast<unsigned>(date % 100), static_cast<unsigned>(time / 10000),
-          static_cast<unsigned>(time / 100 % 100), static_cast<unsigned>(time % 100)));
-      break;
+          static_cast<unsigned>(time / 100 % 100), static_cast<unsigned>(time % 100));
     }
     case ColumnType::kTimestamp:
     case ColumnType::kTimestamp2: {
       const bool two_form = c.type == ColumnType::kTimestamp2;
       const std::uint32_t sec = two_form ? cur.u32be() : cur.u32le();
       const std::uint32_t micros = two_form ? frac_micros(cur, c.meta) : 0;
-      v.kind = Value::Kind::kTemporal;
-      char* p = v.text.data;
+      char* p = out;
       if (sec == 0 && micros == 0) {
         p = put_datetime(p, 0, 0, 0, 0, 0, 0);
       } else {
         p = put_utc(p, sec);
       }
-      if (two_form) p = put_frac(p, micros, c.meta);
-      v.text.set_end(p);
-      break;
+      return two_form ? put_frac(p, micros, c.meta) : p;
     }
     case ColumnType::kDateTime2: {
       // 40 bits big-endian, offset 0x8000000000: sign / 17 bits year*13+month / 5 day /
@@ -264,13 +252,11 @@ void decode_text_value(const ColumnLayout& c, ByteCursor& cur, Value& v) {
       const std::uint32_t micros = frac_micros(cur, c.meta);
       const std::uint64_t p = static_cast<std::uint64_t>(packed < 0 ? -packed : packed);
       const std::uint64_t ym = (p >> 22) & 0x1ffff;
-      v.kind = Value::Kind::kTemporal;
       char* o =
-          put_datetime(v.text.data, static_cast<unsigned>(ym / 13), static_cast<unsigned>(ym % 13),
+          put_datetime(out, static_cast<unsigned>(ym / 13), static_cast<unsigned>(ym % 13),
                        static_cast<unsigned>((p >> 17) & 31), static_cast<unsigned>((p >> 12) & 31),
                        static_cast<unsigned>((p >> 6) & 63), static_cast<unsigned>(p & 63));
-      v.text.set_end(put_frac(o, micros, c.meta));
-      break;
+      return put_frac(o, micros, c.meta);
     }
     case ColumnType::kTime2: {
       // MySQL my_time_packed_from_binary: the integer part is 24 bits offset 0x800000, the
@@ -299,8 +285,7 @@ void decode_text_value(const ColumnLayout& c, ByteCursor& cur, Value& v) {
         }
         packed = (intpart << 24) + frac;
       }
-      v.kind = Value::Kind::kTemporal;
-      char* o = v.text.data;
+      char* o = out;
       if (packed < 0) {
         *o++ = '-';
         packed = -packed;
@@ -309,15 +294,7 @@ void decode_text_value(const ColumnLayout& c, ByteCursor& cur, Value& v) {
       const auto micros = static_cast<std::uint32_t>(packed % (1LL << 24));
       o = put_time(o, static_cast<unsigned>((hms >> 12) % (1 << 10)),
                    static_cast<unsigned>((hms >> 6) % 64), static_cast<unsigned>(hms % 64));
-      v.text.set_end(put_frac(o, micros, fsp));
-      break;
-    }
-    case ColumnType::kBit: {
-      const std::size_t bytes = value_size(c, cur);
-      v.kind = Value::Kind::kBit;
-      v.u = cur.uint_be(bytes);
-      v.bits = static_cast<std::uint16_t>((c.meta & 0xff) * 8 + (c.meta >> 8));
-      break;
+      return put_frac(o, micros, fsp);
     }
     default:
       throw Error(ErrorCode::kUnsupportedFormat,

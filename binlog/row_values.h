@@ -75,7 +75,9 @@ struct Value {
 
 // Decodes the value of column `col` of `info` at `cur` (advancing it) and hands it to `v`,
 // calling exactly one of: v.integer(std::int64_t), v.uinteger(std::uint64_t),
-// v.real(double, bool is_float), v.text(Value::Kind kDecimal or kTemporal, std::string_view),
+// v.real(double, bool is_float), v.text(Value::Kind kDecimal or kTemporal, write) where
+// write(char* p) puts the text at p (at most ValueText::kCapacity characters) and returns its
+// end, so the text goes straight to where the visitor wants it,
 // v.string(Bytes, std::uint16_t collation), v.bits(std::uint64_t, std::uint16_t width),
 // v.enumeration(std::uint64_t), v.set(std::uint64_t), v.json(Bytes), v.geometry(Bytes).
 // Printers use it to write a value as it is decoded, with no Value in between.
@@ -84,8 +86,9 @@ void visit_value(const TableInfo& info, std::size_t col, ByteCursor& cur, Visito
 
 // The same value as a Value.
 Value decode_value(const TableInfo& info, std::size_t col, ByteCursor& cur);
-// DECIMAL, temporal and BIT values (the types whose text is made while decoding).
-void decode_text_value(const ColumnLayout& c, ByteCursor& cur, Value& v);
+// The text of a DECIMAL or temporal value (the types whose text is made while decoding),
+// written at `out` (room for ValueText::kCapacity characters); returns its end.
+char* put_text_value(const ColumnLayout& c, ByteCursor& cur, char* out);
 
 // Walks one row image, calling for each column present in `present` where want(column index)
 // holds: sink.null(col) for NULL, sink.json_diff(col, diffs) for a partial JSON update, else

@@ -88,15 +88,15 @@ template <class Visitor>
         v.string(b, info.collation[col]);
       break;
     }
-    default: {
-      Value t;
-      decode_text_value(c, cur, t);
-      if (t.kind == Value::Kind::kBit)
-        v.bits(t.u, t.bits);
-      else
-        v.text(t.kind, t.text.view());
+    case ColumnType::kBit: {
+      const std::size_t bytes = value_size(c, cur);
+      v.bits(cur.uint_be(bytes), static_cast<std::uint16_t>((c.meta & 0xff) * 8 + (c.meta >> 8)));
       break;
     }
+    default:
+      v.text(c.type == ColumnType::kNewDecimal ? Value::Kind::kDecimal : Value::Kind::kTemporal,
+             [&](char* p) { return put_text_value(c, cur, p); });
+      break;
   }
 }
 
@@ -116,10 +116,10 @@ struct ValueFill {
     out.d = d;
     out.is_float = is_float;
   }
-  void text(Value::Kind kind, std::string_view t) {
+  template <class Write>
+  void text(Value::Kind kind, Write&& write) {
     out.kind = kind;
-    std::memcpy(out.text.data, t.data(), t.size());
-    out.text.size = static_cast<std::uint8_t>(t.size());
+    out.text.set_end(write(out.text.data));
   }
   void string(Bytes b, std::uint16_t collation) {
     out.kind = Value::Kind::kString;
@@ -155,6 +155,15 @@ inline Value decode_value(const TableInfo& info, std::size_t col, ByteCursor& cu
   return v;
 }
 
+// Set bits per byte value.
+struct BitsInByte {
+  std::uint8_t n[256] = {};
+  constexpr BitsInByte() {
+    for (unsigned i = 0; i < 256; ++i) n[i] = static_cast<std::uint8_t>(std::popcount(i));
+  }
+};
+inline constexpr BitsInByte kBitsInByte;
+
 template <class Want, class Sink>
 void walk_row_image(const TableInfo& info, std::uint64_t column_count, Bytes present,
                     ByteCursor& cur, Want&& want, Sink&& sink, Bytes partial_json) {
@@ -166,14 +175,14 @@ void walk_row_image(const TableInfo& info, std::uint64_t column_count, Bytes pre
   auto bit = [](Bytes b, std::uint64_t i) {
     return (static_cast<std::uint8_t>(b[i / 8]) & (1U << (i % 8))) != 0;
   };
-  // Columns in the image: the set bits of the first column_count bits, a byte at a time.
+  // Columns in the image: the set bits of the first column_count bits, a byte at a time
+  // (from a table: without -mpopcnt, std::popcount is a call into libgcc).
   std::size_t n = 0;
   const std::uint64_t full = column_count / 8;
   for (std::uint64_t b = 0; b < full; ++b)
-    n += static_cast<std::size_t>(std::popcount(static_cast<std::uint8_t>(present[b])));
+    n += kBitsInByte.n[static_cast<std::uint8_t>(present[b])];
   if (column_count % 8 != 0)
-    n += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(
-        static_cast<std::uint8_t>(present[full]) & ((1U << (column_count % 8)) - 1))));
+    n += kBitsInByte.n[static_cast<std::uint8_t>(present[full]) & ((1U << (column_count % 8)) - 1)];
   // Servers never log an image of no columns; it would take no bytes, and a loop over the
   // rows would never end.
   if (n == 0) throw Error(ErrorCode::kBadEvent, "row image with no columns", cur.offset());

@@ -1,7 +1,5 @@
 #include "recovery/row_sql.h"
 
-#include <fmt/compile.h>
-
 #include <algorithm>
 #include <cstring>
 #if defined(__SSE2__)
@@ -118,16 +116,15 @@ constexpr std::size_t kBlock = 16;
 using BlockMask = std::uint32_t;  // bit j: byte j
 
 [[gnu::always_inline]] inline BlockMask special_bytes(const char* in, bool utf8) {
+  // NUL, LF, CR and ^Z are all below 0x20: one signed compare flags every control byte and
+  // (signed, so negative) every non-ASCII byte, which UTF-8 text checks anyway; the slow path
+  // copies the control bytes it need not escape.
   const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
-  __m128i m =
-      _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\'')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
-  m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_setzero_si128()));
-  m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
-  m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8('\r')));
-  m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8('\x1a')));
-  BlockMask mask = static_cast<BlockMask>(_mm_movemask_epi8(m));
-  if (utf8) mask |= static_cast<BlockMask>(_mm_movemask_epi8(v));
-  return mask;
+  __m128i low = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+  if (!utf8) low = _mm_and_si128(low, _mm_cmpgt_epi8(v, _mm_set1_epi8(-1)));
+  const __m128i m = _mm_or_si128(low, _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\'')),
+                                                   _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+  return static_cast<BlockMask>(_mm_movemask_epi8(m));
 }
 
 void copy_block(char* p, const char* in) {
@@ -220,12 +217,12 @@ void put_quoted(Writer& out, std::string_view s) {
 // whatever the column's charset); `zeros`: the trailing zero bytes a BINARY(n) image dropped.
 void put_string(Writer& out, Bytes b, std::uint16_t collation, std::size_t zeros) {
   const binlog::Collation* c = collation != 0 ? binlog::find_collation(collation) : nullptr;
-  if (c == nullptr || c->charset == "binary") {
+  if (c == nullptr || c->binary) {
     put_hex_literal(out, b, zeros);
     return;
   }
   const std::string_view text = binlog::as_text(b);
-  if (c->charset.substr(0, 4) == "utf8") {
+  if (c->utf8) {
     char* const start = out.need(c->charset.size() + 2 * text.size() + 3);
     char* p = start;
     *p++ = '_';
@@ -282,17 +279,16 @@ struct Literal {
   // A FLOAT is printed as the exact double it widens to: stored back it rounds to the same
   // float, and compared in a WHERE clause it equals the column (its shortest float form, read
   // as a double, would not). The shortest text of a double is at most 24 characters.
-  void real(double d, bool /*is_float*/) {
-    out.done(fmt::format_to(out.need(32), FMT_COMPILE("{}"), d));
-  }
-  [[gnu::always_inline]] void text(Value::Kind kind, std::string_view t) {
+  void real(double d, bool /*is_float*/) { out.done(put_double(out.need(32), d)); }
+  template <class Write>
+  [[gnu::always_inline]] void text(Value::Kind kind, Write&& write) {
+    char* p = out.need(binlog::ValueText::kCapacity + 2);
     if (kind == Value::Kind::kDecimal) {
-      out.put(t);
+      out.done(write(p));
       return;
     }
-    char* p = out.need(t.size() + 2);  // temporal: digits and separators, nothing to escape
-    *p++ = '\'';
-    p = put_chars(p, t);
+    *p++ = '\'';  // temporal: digits and separators, nothing to escape
+    p = write(p);
     *p++ = '\'';
     out.done(p);
   }

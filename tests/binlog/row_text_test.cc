@@ -1,11 +1,14 @@
 // The text writers under every row value: integers (binlog/digits.h), DECIMAL
-// (binlog/decimal.h) and TIMESTAMP dates (decode_value), each against an independent reference:
-// std::to_string, snprintf, gmtime_r, and DECIMAL bytes worked out by hand from MySQL's
-// decimal2bin layout.
+// (binlog/decimal.h), TIMESTAMP dates (decode_value) and doubles (recovery/text_writer.h), each
+// against an independent reference: std::to_string, snprintf, gmtime_r, DECIMAL bytes worked out
+// by hand from MySQL's decimal2bin layout, and fmt's own "{}".
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -14,6 +17,7 @@
 #include "binlog/digits.h"
 #include "binlog/error.h"
 #include "binlog/row_values.h"
+#include "recovery/text_writer.h"
 
 namespace binrecover::binlog {
 namespace {
@@ -113,6 +117,62 @@ TEST(TemporalTest, Timestamp2EqualsGmtime) {
     std::snprintf(ref, sizeof ref, "%04d-%02d-%02d %02d:%02d:%02d.%06u", tm.tm_year + 1900,
                   tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, micros);
     ASSERT_EQ(v.text.view(), ref) << sec;
+  }
+}
+
+// put_double lays out fmt's shortest digits itself; its text must be fmt::format("{}")'s
+// exactly (the output of every DOUBLE and FLOAT). Every exponent-notation boundary, subnormals,
+// the extremes, the non-finite values, and two million random bit patterns and floats.
+TEST(DoubleTextTest, EqualsFmtsShortestText) {
+  auto check = [](double d) {
+    char b[64];
+    const std::string mine(b, recovery::put_double(b, d));
+    ASSERT_EQ(mine, fmt::format("{}", d)) << std::hexfloat << d;
+  };
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                1.0,
+                                -1.0,
+                                0.1,
+                                0.5,
+                                123.456,
+                                1e15,
+                                9.999999999999998e15,
+                                1e16,
+                                1.2345678901234567e16,
+                                1e17,
+                                1e-4,
+                                1.5e-4,
+                                9.99e-5,
+                                1e-5,
+                                1e100,
+                                1e-100,
+                                1e300,
+                                std::numeric_limits<double>::max(),
+                                std::numeric_limits<double>::min(),
+                                std::numeric_limits<double>::denorm_min(),
+                                std::numeric_limits<double>::epsilon(),
+                                std::numeric_limits<double>::infinity(),
+                                -std::numeric_limits<double>::infinity(),
+                                std::numeric_limits<double>::quiet_NaN(),
+                                static_cast<double>(std::numeric_limits<float>::max()),
+                                static_cast<double>(0.1f),
+                                static_cast<double>(3.4028234e38f)};
+  for (int e = -330; e <= 310; ++e) {
+    const double p = std::pow(10.0, e);
+    values.insert(values.end(), {p, std::nextafter(p, 0.0), std::nextafter(p, 1e308), -p, 3 * p});
+  }
+  for (double d : values) check(d);
+  std::mt19937_64 random(13);
+  for (int i = 0; i < 1000000; ++i) {
+    const std::uint64_t bits = random();
+    double d;
+    std::memcpy(&d, &bits, sizeof d);
+    check(d);
+    const auto f32 = static_cast<std::uint32_t>(random());
+    float f;
+    std::memcpy(&f, &f32, sizeof f);
+    check(static_cast<double>(f));  // FLOAT columns are printed as the double they widen to
   }
 }
 
