@@ -73,19 +73,21 @@ char* put_decimal(char* out, ByteCursor& cur, int precision, int scale) {
   };
   char* o = out;
   if (negative) *o++ = '-';
-  // The integer part with its leading zeros, then without them ("0" when all zero).
-  char digits[kMaxDecimalPrecision + 1];
-  char* d = digits;
-  if (intg0x) d = put_fixed(d, group(intg0x), intg0x);
-  for (int i = 0; i < intg0; ++i) d = put_fixed(d, group(kDigitsPerGroup), kDigitsPerGroup);
-  const char* first = digits;
-  while (first < d && *first == '0') ++first;
-  if (first == d) {
-    *o++ = '0';
-  } else {
-    std::memcpy(o, first, static_cast<std::size_t>(d - first));
-    o += d - first;
-  }
+  // The integer part without leading zeros ("0" when all zero): zero groups are skipped, the
+  // first other one is written as a plain number, the ones after it with all their digits.
+  bool leading = true;
+  auto integer_group = [&](int digits) {
+    const std::uint32_t v = group(digits);
+    if (!leading) {
+      o = put_fixed(o, v, digits);
+    } else if (v != 0) {
+      o = put_uint(o, v);
+      leading = false;
+    }
+  };
+  if (intg0x) integer_group(intg0x);
+  for (int i = 0; i < intg0; ++i) integer_group(kDigitsPerGroup);
+  if (leading) *o++ = '0';
   if (scale > 0) {
     *o++ = '.';
     for (int i = 0; i < frac0; ++i) o = put_fixed(o, group(kDigitsPerGroup), kDigitsPerGroup);

@@ -84,4 +84,20 @@ inline char* put_padded(char* p, std::uint64_t v, int width) {
   return v < limit ? put_fixed(p, v, width) : put_uint(p, v);
 }
 
+// put_padded(p, v, 2) and (p, v, 4), the fields of dates and times: one or two digit pairs
+// from the table in the usual case.
+[[gnu::always_inline]] inline char* put_padded2(char* p, std::uint32_t v) {
+  if (v >= 100) [[unlikely]]
+    return put_uint(p, v);
+  std::memcpy(p, kDigitPairs.d + 2 * v, 2);
+  return p + 2;
+}
+[[gnu::always_inline]] inline char* put_padded4(char* p, std::uint32_t v) {
+  if (v >= 10000) [[unlikely]]
+    return put_uint(p, v);
+  std::memcpy(p, kDigitPairs.d + 2 * (v / 100), 2);
+  std::memcpy(p + 2, kDigitPairs.d + 2 * (v % 100), 2);
+  return p + 4;
+}
+
 }  // namespace binrecover::binlog

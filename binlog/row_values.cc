@@ -56,20 +56,20 @@ std::vector<std::string> read_strings(ByteCursor& cur) {
 
 // "YYYY-MM-DD"
 char* put_date(char* p, unsigned y, unsigned mo, unsigned d) {
-  p = put_padded(p, y, 4);
+  p = put_padded4(p, y);
   *p++ = '-';
-  p = put_padded(p, mo, 2);
+  p = put_padded2(p, mo);
   *p++ = '-';
-  return put_padded(p, d, 2);
+  return put_padded2(p, d);
 }
 
 // "hh:mm:ss" (hours may pass 99)
 char* put_time(char* p, unsigned h, unsigned mi, unsigned se) {
-  p = put_padded(p, h, 2);
+  p = put_padded2(p, h);
   *p++ = ':';
-  p = put_padded(p, mi, 2);
+  p = put_padded2(p, mi);
   *p++ = ':';
-  return put_padded(p, se, 2);
+  return put_padded2(p, se);
 }
 
 // "YYYY-MM-DD hh:mm:ss"
@@ -115,7 +115,11 @@ std::uint32_t frac_micros(ByteCursor& cur, int fsp) {
 char* put_frac(char* p, std::uint32_t micros, int fsp) {
   if (fsp <= 0) return p;
   char f[8];
-  put_padded(f, micros, 6);
+  if (micros < 1000000) {
+    put_fixed(f, micros, 6);
+  } else {
+    put_padded(f, micros, 6);
+  }
   *p++ = '.';
   const auto n = static_cast<std::size_t>(fsp < 6 ? fsp : 6);
   std::memcpy(p, f, n);
