@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake pkg-config default-libmysqlclient-dev zlib1g-dev libzstd-dev
+packages=(build-essential clang cmake pkg-config default-libmysqlclient-dev zlib1g-dev libzstd-dev
   libisal-dev libboost-program-options-dev libgtest-dev libfmt-dev mariadb-server mariadb-client tzdata)
 missing=()
 for p in "${packages[@]}"; do
@@ -20,7 +20,13 @@ if [ ${#missing[@]} -gt 0 ]; then
     "${missing[@]}" >/dev/null
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# clang++ (Debian's clang): its code for the row-text path is about 10% faster than g++'s
+# (docs/performance.md); g++ builds the same sources warning-free too (CXX=g++ cmake ...).
+# A build tree configured with another compiler starts over.
+if [ -f build/CMakeCache.txt ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++' build/CMakeCache.txt; then
+  rm -rf build
+fi
+CC=clang CXX=clang++ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)"
 
 if [ "${1:-}" = "--demo" ]; then
