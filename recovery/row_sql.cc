@@ -267,7 +267,7 @@ void put_set(Writer& out, std::uint64_t bits, const std::vector<std::string>& na
 // when the log names them.
 struct Literal {
   Writer& out;
-  const TableInfo& info;
+  const SqlTable& table;
   std::size_t col;
 
   [[gnu::always_inline]] void integer(std::int64_t x) {
@@ -294,7 +294,7 @@ struct Literal {
   }
   void string(Bytes b, std::uint16_t collation) {
     // BINARY(n): the row image drops trailing zero bytes; the column keeps them.
-    const binlog::ColumnLayout& c = info.layout[col];
+    const binlog::ColumnLayout& c = table.info.layout[col];
     const std::size_t zeros =
         c.type == binlog::ColumnType::kString && collation == 63 && b.size() < c.meta
             ? c.meta - b.size()
@@ -303,16 +303,17 @@ struct Literal {
   }
   void bits(std::uint64_t x, std::uint16_t /*width*/) { uinteger(x); }
   void enumeration(std::uint64_t x) {
-    const auto& names = info.enum_values[col];
-    if (x >= 1 && x <= names.size())
-      put_quoted(out, names[x - 1]);
+    if (col < table.enum_literals.size() && x >= 1 && x <= table.enum_literals[col].size())
+      out.put(table.enum_literals[col][x - 1]);
     else
       uinteger(x);
   }
   void set(std::uint64_t x) {
-    const auto& names = info.set_values[col];
+    const auto& names = table.info.set_values[col];
     if (names.empty() || (names.size() < 64 && (x >> names.size()) != 0))
       uinteger(x);
+    else if (col < table.set_literals.size() && x < table.set_literals[col].size())
+      out.put(table.set_literals[col][x]);
     else
       put_set(out, x, names);
   }
@@ -453,7 +454,7 @@ void key_match(const SqlTable& t, const binlog::Rows& rows, Bytes present, KeyMa
 // "v1, v2, ..." of an INSERT.
 struct ValuesSink {
   Writer& out;
-  const TableInfo& info;
+  const SqlTable& t;
   bool first = true;
   void separator() {
     if (!first) out.put(", ");
@@ -466,13 +467,13 @@ struct ValuesSink {
   void json_diff(std::size_t, Bytes) { json_diff_outside_set(); }
   void value(std::size_t col, ByteCursor& cur) {
     separator();
-    binlog::visit_value(info, col, cur, Literal{out, info, col});
+    binlog::visit_value(t.info, col, cur, Literal{out, t, col});
   }
 };
 
 void put_values(Writer& out, const SqlTable& t, const binlog::Rows& rows, Bytes present,
                 ByteCursor& cur) {
-  walk_image(t.info, rows, present, cur, false, kEvery, ValuesSink{out, t.info});
+  walk_image(t.info, rows, present, cur, false, kEvery, ValuesSink{out, t});
 }
 
 // "`a`=1 AND `b` IS NULL" of a WHERE.
@@ -493,7 +494,7 @@ struct WhereSink {
   void value(std::size_t col, ByteCursor& cur) {
     name(col);
     out.put('=');
-    binlog::visit_value(t.info, col, cur, Literal{out, t.info, col});
+    binlog::visit_value(t.info, col, cur, Literal{out, t, col});
   }
 };
 
@@ -529,7 +530,7 @@ struct AssignSink {
   }
   void value(std::size_t col, ByteCursor& cur) {
     name(col);
-    binlog::visit_value(t.info, col, cur, Literal{out, t.info, col});
+    binlog::visit_value(t.info, col, cur, Literal{out, t, col});
   }
 };
 
@@ -562,6 +563,7 @@ constexpr VerbosePrefixes kVerbosePrefixes;
 // The "###   @N=value" lines of -v (-vv: with the column's type and metadata).
 struct VerboseSink {
   Writer& out;
+  const SqlTable& table;
   const TableInfo& info;
   bool types;
   [[gnu::always_inline]] void start(std::size_t col) {
@@ -601,7 +603,7 @@ struct VerboseSink {
   }
   [[gnu::always_inline]] void value(std::size_t col, ByteCursor& cur) {
     start(col);
-    binlog::visit_value(info, col, cur, Literal{out, info, col});
+    binlog::visit_value(info, col, cur, Literal{out, table, col});
     end(col);
   }
 };
@@ -614,6 +616,25 @@ void SqlTable::prepare() {
   b.push_back('.');
   append_quoted_ident(b, info.table);
   name.assign(b.data(), b.size());
+  auto literal = [&b](auto&& write) {
+    b.clear();
+    {
+      Writer out(b);
+      write(out);
+    }
+    return std::string(b.data(), b.size());
+  };
+  enum_literals.assign(info.layout.size(), {});
+  set_literals.assign(info.layout.size(), {});
+  for (std::size_t c = 0; c < info.layout.size(); ++c) {
+    if (c >= info.enum_values.size() || c >= info.set_values.size()) break;
+    for (const std::string& v : info.enum_values[c])
+      enum_literals[c].push_back(literal([&](Writer& out) { put_quoted(out, v); }));
+    const auto& members = info.set_values[c];
+    if (members.empty() || members.size() > kSetLiteralMembers) continue;
+    for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << members.size()); ++mask)
+      set_literals[c].push_back(literal([&](Writer& out) { put_set(out, mask, members); }));
+  }
   columns.clear();
   if (info.names.size() != info.layout.size()) return;
   for (const std::string& n : info.names) {
@@ -722,7 +743,8 @@ void append_rows_undo(fmt::memory_buffer& buf, std::vector<std::size_t>& ends,
 }
 
 void append_rows_verbose(fmt::memory_buffer& buf, const binlog::Rows& rows, Bytes images,
-                         const TableInfo& info, bool types, std::uint64_t offset) {
+                         const SqlTable& table, bool types, std::uint64_t offset) {
+  const TableInfo& info = table.info;
   ByteCursor cur(images, offset);
   // "### INSERT INTO `db`.`t`\n### SET\n" and the like, once per event.
   fmt::memory_buffer head;
@@ -745,7 +767,7 @@ void append_rows_verbose(fmt::memory_buffer& buf, const binlog::Rows& rows, Byte
   const std::string_view row_head(head.data(), head.size());
   Writer out(buf);
 
-  VerboseSink sink{out, info, types};
+  VerboseSink sink{out, table, info, types};
   auto image = [&](Bytes present, bool partial) {
     walk_image(info, rows, present, cur, partial, kEvery, sink);
   };

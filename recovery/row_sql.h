@@ -15,7 +15,12 @@ struct SqlTable {
   binlog::TableInfo info;
   std::string name;                  // `db`.`table`
   std::vector<std::string> columns;  // `column` per column; empty when the log names none
-  // Fills name and columns from info (call after info changes).
+  // Per column, the SQL literals of ENUM values ('name', by index - 1) and of SET values of at
+  // most kSetLiteralMembers members ('a,b', by bitmask): written once here, not per row.
+  static constexpr std::size_t kSetLiteralMembers = 8;
+  std::vector<std::vector<std::string>> enum_literals;
+  std::vector<std::vector<std::string>> set_literals;
+  // Fills name, columns and the literals from info (call after info changes).
   void prepare();
 };
 
@@ -37,6 +42,6 @@ void append_rows_undo(fmt::memory_buffer& out, std::vector<std::size_t>& ends,
 
 // mysqlbinlog -v: the rows as "### INSERT INTO `db`.`t` ### SET ###   @1=..." comment lines.
 void append_rows_verbose(fmt::memory_buffer& out, const binlog::Rows& rows, binlog::Bytes images,
-                         const binlog::TableInfo& info, bool types, std::uint64_t offset);
+                         const SqlTable& table, bool types, std::uint64_t offset);
 
 }  // namespace binrecover::recovery

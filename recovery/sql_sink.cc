@@ -413,7 +413,7 @@ void SqlSink::render_verbose(fmt::memory_buffer& out) {
         maria_uncompress_append(b.rows, row_scratch_, ev.pos);
         images = Bytes(row_scratch_.data(), row_scratch_.size());
       }
-      append_rows_verbose(out, b, images, p.table->info, opts_.verbose > 1, ev.pos);
+      append_rows_verbose(out, b, images, *p.table, opts_.verbose > 1, ev.pos);
     } catch (Error& e) {
       e.with_offset(ev.pos);
       e.with_event(std::string(event_type_name(ev.header.type)));

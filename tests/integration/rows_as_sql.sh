@@ -24,7 +24,8 @@ for variant in pk nopk; do
     c CHAR(10) CHARACTER SET utf8mb4, vc VARCHAR(300) CHARACTER SET utf8mb4,
     l1 VARCHAR(20) CHARACTER SET latin1, tx TEXT CHARACTER SET utf8mb4, mt MEDIUMTEXT,
     bn BINARY(4), vb VARBINARY(20), bl BLOB, e ENUM('m','w','x'), st SET('a','b','c','d'),
-    b1 BIT(1), b64 BIT(64), j JSON, g GEOMETRY NULL, lc CHAR(255) CHARACTER SET utf8mb4)"
+    b1 BIT(1), b64 BIT(64), j JSON, g GEOMETRY NULL, lc CHAR(255) CHARACTER SET utf8mb4,
+    s10 SET('a','b','c','d','e','f','g','h','i','j'), eq ENUM('it''s','plain'))"
 done
 mariadb-dump --no-defaults -h127.0.0.1 -P"$PA" -uroot --master-data=2 --flush-logs \
   --single-transaction -B t > "$WORK/dump.sql"
@@ -41,13 +42,13 @@ INSERT INTO all_$variant VALUES
   '1970-01-01 00:00:01', '2038-01-19 03:14:07.999999', 1901,
   'abc', 'emoji 😀 and 中文 and quotes '' " \\\\ end', X'636166E9', REPEAT('長い', 300), REPEAT('x', 70000),
   X'00FF0001', X'000102', X'DEADBEEF00', 'w', 'a,d', b'1', b'1111111111111111111111111111111111111111111111111111111111111111',
-  '{"k": [1, 2.5, "three", null, true], "n": {"x": "y"}}', ST_GeomFromText('POINT(1 2)'), REPEAT('z', 255)),
+  '{"k": [1, 2.5, "three", null, true], "n": {"x": "y"}}', ST_GeomFromText('POINT(1 2)'), REPEAT('z', 255), 'a,j', 'it''s'),
  (2, 127, 0, 32767, 0, 8388607, 0, 2147483647, 0, 9223372036854775807, 0,
   0.000000000000000000000000000001, 0.01, 0.00000000000000000000000000000000000001, 3.25, -0.0,
   '9999-12-31', '838:59:59', '00:00:00', '-01:02:03.5', '9999-12-31 23:59:59', '1000-01-01 00:00:00.000001',
-  NULL, NULL, 2155, '', '', '', '', '', X'00000000', '', '', 'm', '', b'0', b'0', '[]', NULL, '');
+  NULL, NULL, 2155, '', '', '', '', '', X'00000000', '', '', 'm', '', b'0', b'0', '[]', NULL, '', '', 'plain');
 INSERT INTO all_$variant (id) VALUES (3);
-UPDATE all_$variant SET vc = 'updated ✓', d1 = -0.5, d38 = 1.5, st = 'b,c', tm6 = '-12:00:00.5', j = '{"a": {"b": [1]}}' WHERE id = 1;
+UPDATE all_$variant SET vc = 'updated ✓', d1 = -0.5, d38 = 1.5, st = 'b,c', s10 = 'b,i,j', eq = 'plain', tm6 = '-12:00:00.5', j = '{"a": {"b": [1]}}' WHERE id = 1;
 UPDATE all_$variant SET ti = 5, l1 = X'6E61EF7665', e = NULL WHERE id = 3;
 INSERT INTO all_$variant (id, vc) VALUES (4, 'to be deleted'), (5, 'kept');
 DELETE FROM all_$variant WHERE id = 4;
