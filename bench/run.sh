@@ -6,7 +6,7 @@
 # Environment:
 #   BENCH_MB     target binlog size in MiB (default 300)
 #   BENCH_PORT   TCP port of the throwaway server used to generate the binlog (default 23390)
-#   BENCH_RUNS   timed runs per command; the best is reported (default 3)
+#   BENCH_RUNS   timed runs per command; the best is reported (default 5)
 #   BINRECOVER   binary under test (default build/binrecover; build it with cmake --build build)
 #   XDG_CACHE_HOME  the binlog is cached in ${XDG_CACHE_HOME:-$HOME/.cache}/binrecover/bench-<key>/
 # The table goes to stdout and to bench/results/latest.md. Exit status 1 if binrecover fails or
@@ -17,7 +17,7 @@ root=$PWD
 
 BENCH_MB=${BENCH_MB:-300}
 BENCH_PORT=${BENCH_PORT:-23390}
-BENCH_RUNS=${BENCH_RUNS:-3}
+BENCH_RUNS=${BENCH_RUNS:-5}
 BINRECOVER=${BINRECOVER:-$root/build/binrecover}
 [[ $BENCH_MB =~ ^[0-9]+$ && $BENCH_MB -gt 0 ]] || { echo "BENCH_MB must be a positive integer" >&2; exit 2; }
 
@@ -103,11 +103,11 @@ log "binlog: ${#files[@]} file(s), $mb MiB, generated $gen_date in ${gen_seconds
 
 # ---------------------------------------------------------------------------------------------
 # 2. Timings: every command BENCH_RUNS times, interleaved (so background load hits all alike),
-#    output to /dev/null; best wall time (clock around /usr/bin/time, ms resolution), highest
-#    peak RSS (/usr/bin/time %M).
+#    output to /dev/null; best wall time (clock around /usr/bin/time, ms resolution) and the CPU
+#    time (user + system, all threads) of that run, highest peak RSS (/usr/bin/time %M).
 
 labels=(mb_sql br_sql br_events cat mb_decode br_decode br_rows_sql mb_flashback br_flashback)
-declare -A cmdline desc best rss failed
+declare -A cmdline desc best cpu rss failed
 cmdline[mb_sql]="mariadb-binlog --no-defaults"
 cmdline[br_sql]="$BINRECOVER"
 cmdline[br_events]="$BINRECOVER events"
@@ -138,15 +138,16 @@ for run in $(seq 1 "$BENCH_RUNS"); do
     log "run $run/$BENCH_RUNS: ${cmdline[$l]##*/} ..."
     t0=$(date +%s%N)
     # shellcheck disable=SC2086  # cmdline holds a command and its options
-    if ! nice -n 5 /usr/bin/time -f '%e %M' -o "$tfile" ${cmdline[$l]} "${files[@]}" > /dev/null 2>"$tfile.err"; then
-      failed[$l]=$(grep -v -m1 '^[0-9.]* [0-9]*$' "$tfile" || echo "non-zero exit status")
+    if ! nice -n 5 /usr/bin/time -f '%e %M %U %S' -o "$tfile" ${cmdline[$l]} "${files[@]}" > /dev/null 2>"$tfile.err"; then
+      failed[$l]=$(grep -v -m1 '^[0-9.]* [0-9]* [0-9.]* [0-9.]*$' "$tfile" || echo "non-zero exit status")
       log "${cmdline[$l]} failed (${failed[$l]}): $(head -3 "$tfile.err")"
     fi
     t1=$(date +%s%N)
     secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
-    read -r _ kb < <(tail -1 "$tfile")
+    read -r _ kb user sys < <(tail -1 "$tfile")
     if [ -z "${best[$l]:-}" ] || awk -v a="$secs" -v b="${best[$l]}" 'BEGIN { exit !(a < b) }'; then
       best[$l]=$secs
+      cpu[$l]=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
     fi
     if [ -z "${rss[$l]:-}" ] || [ "$kb" -gt "${rss[$l]}" ]; then rss[$l]=$kb; fi
   done
@@ -181,7 +182,7 @@ row() {
   mbs=$(awk -v m="$mb" -v s="${best[$l]}" 'BEGIN { if (s > 0) printf "%.0f", m / s; else print "inf" }')
   local secs=${best[$l]}
   [ -z "${failed[$l]:-}" ] || secs="$secs (FAILED: ${failed[$l]})"
-  printf '| %s | %s | %s | %s | %s | %s |\n' "${desc[$l]}" "$mb" "$secs" "$mbs" \
+  printf '| %s | %s | %s | %s | %s | %s | %s |\n' "${desc[$l]}" "$mb" "$secs" "${cpu[$l]}" "$mbs" \
     "$(awk -v k="${rss[$l]}" 'BEGIN { printf "%.1f", k / 1024 }')" "$note"
 }
 if [ "$BINRECOVER" -ef "$root/build/binrecover" ]; then
@@ -208,8 +209,8 @@ report=$(
   echo "- binlog: ${names[*]} = $mb MiB ($bytes bytes), ROW format, written by $(sed -n 's/^server=//p' "$cache/meta");" \
        "generated $gen_date in ${gen_seconds}s; cache $cache"
   echo
-  echo "| command | input MiB | seconds | MiB/s | peak RSS MiB | ratio |"
-  echo "|---|---:|---:|---:|---:|---|"
+  echo "| command | input MiB | seconds | CPU s | MiB/s | peak RSS MiB | ratio |"
+  echo "|---|---:|---:|---:|---:|---:|---|"
   row mb_sql ""
   row br_sql "speed-up **$(ratio "${best[mb_sql]}" "${best[br_sql]}")x** (mariadb-binlog time / binrecover time)"
   row br_events "$(ratio "${best[br_events]}" "${best[cat]}")x the time of \`cat\`"
@@ -219,6 +220,9 @@ report=$(
   row br_rows_sql "executable SQL with column names: speed-up **$(ratio "${best[mb_decode]}" "${best[br_rows_sql]}")x** over mariadb-binlog -v"
   row mb_flashback ""
   row br_flashback "speed-up **$(ratio "${best[mb_flashback]}" "${best[br_flashback]}")x** over mariadb-binlog --flashback"
+  echo
+  echo "Seconds: wall time of the best run; CPU s: user + system time of that run, all threads" \
+       "(binrecover reads files of 1 MiB and more ahead on a second thread)."
   echo
   echo "Correctness (one extra untimed run of each): \`# at \` lines: mariadb-binlog $mb_at, binrecover $br_at ($at_verdict);" \
        "SQL lines (non-comment, non-blank): md5 $mb_md5 vs $br_md5 ($sql_verdict)."
