@@ -5,11 +5,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <system_error>
 
 namespace binrecover::binlog {
 
 ReadAhead::ReadAhead(int fd, std::uint64_t offset)
-    : fd_(fd), memory_(std::make_unique<std::byte[]>(kBlocks * kBlockSize)) {
+    : fd_(fd), memory_(std::make_unique_for_overwrite<std::byte[]>(kBlocks * kBlockSize)) {
   start(offset);
 }
 
@@ -19,7 +20,14 @@ void ReadAhead::start(std::uint64_t offset) {
   filled_ = released_ = seen_ = 0;
   used_ = 0;
   stopping_ = false;
-  thread_ = std::thread([this, offset] { run(offset); });
+  try {
+    thread_ = std::thread([this, offset] { run(offset); });
+  } catch (const std::system_error& e) {
+    // No thread (resources exhausted): the consumer gets the failure as a read error instead
+    // of waiting for ever.
+    blocks_[0] = Block{memory_.get(), 0, e.code().value() != 0 ? e.code().value() : EAGAIN, false};
+    filled_ = 1;
+  }
 }
 
 void ReadAhead::stop() {
@@ -27,8 +35,10 @@ void ReadAhead::stop() {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
   }
+  stop_requested_.store(true, std::memory_order_relaxed);
   changed_.notify_all();
   if (thread_.joinable()) thread_.join();
+  stop_requested_.store(false, std::memory_order_relaxed);
 }
 
 void ReadAhead::seek(std::uint64_t offset) {
@@ -43,12 +53,14 @@ void ReadAhead::run(std::uint64_t offset) {
       changed_.wait(lock, [&] { return stopping_ || k - released_ < kBlocks; });
       if (stopping_) return;
     }
-    // Block k is the reader's alone until it is published.
+    // Block k is the reader's alone until it is published. It is read in pieces, so that a
+    // stop (a seek, the end of the source) waits for one piece at most.
     Block b;
     b.data = memory_.get() + (k % kBlocks) * kBlockSize;
     while (b.size < kBlockSize) {
-      const ssize_t r =
-          ::pread(fd_, b.data + b.size, kBlockSize - b.size, static_cast<off_t>(offset + b.size));
+      if (stop_requested_.load(std::memory_order_relaxed)) return;
+      const std::size_t want = std::min(kPieceSize, kBlockSize - b.size);
+      const ssize_t r = ::pread(fd_, b.data + b.size, want, static_cast<off_t>(offset + b.size));
       if (r < 0) {
         if (errno == EINTR) continue;
         b.error = errno;
@@ -74,16 +86,14 @@ void ReadAhead::run(std::uint64_t offset) {
 ssize_t ReadAhead::read(std::byte* dst, std::size_t n) {
   if (n == 0) return 0;
   for (;;) {
-    if (seen_ == released_) {  // the next block may not be there yet
+    if (seen_ == released_) {  // block `released_` may not be there yet
       std::unique_lock<std::mutex> lock(mutex_);
       changed_.wait(lock, [&] { return filled_ > released_; });
       seen_ = filled_;
     }
-    Block b;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      b = blocks_[released_ % kBlocks];
-    }
+    // Published under the lock taken above (or an earlier one), and not written again by the
+    // reader until released below.
+    const Block& b = blocks_[released_ % kBlocks];
     if (used_ < b.size) {
       const std::size_t c = std::min(n, b.size - used_);
       std::memcpy(dst, b.data + used_, c);

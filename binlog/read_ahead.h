@@ -2,6 +2,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -19,13 +20,15 @@ namespace binrecover::binlog {
 // was measured: the decoder then waits on every cache line the other core wrote).
 // Memory: kBlocks * kBlockSize, fixed.
 //
-// Only for regular files: a read on a pipe or terminal may block for ever, and the thread
-// must always be able to stop. The reader thread allocates nothing (a fork() of the process,
-// as `drill` does, never finds the allocator locked by it).
+// Only for regular files: a read on a pipe or terminal may block for ever, and the thread must
+// be able to stop (it does within one pread of kPieceSize). The reader thread allocates nothing
+// (a fork() of the process never finds the allocator locked by it). If the thread cannot be
+// started, read() fails with that error instead of waiting.
 class ReadAhead {
  public:
   static constexpr std::size_t kBlocks = 4;
   static constexpr std::size_t kBlockSize = 512 * 1024;
+  static constexpr std::size_t kPieceSize = 128 * 1024;  // one pread
 
   // Starts reading `fd` (which the caller keeps open and owns) at `offset`, with pread: the
   // descriptor's own offset is never used.
@@ -61,6 +64,7 @@ class ReadAhead {
   std::uint64_t filled_ = 0;
   std::uint64_t released_ = 0;
   bool stopping_ = false;
+  std::atomic<bool> stop_requested_{false};  // stopping_, seen between preads
   // Consumer only: blocks seen published, bytes of block `released_` handed out.
   std::uint64_t seen_ = 0;
   std::size_t used_ = 0;

@@ -65,10 +65,22 @@ FdSource::FdSource(const std::string& path, std::string display_name)
   struct stat st {};
   if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) size_ = static_cast<std::uint64_t>(st.st_size);
   if (::fstat(fd_, &st) == 0 && S_ISDIR(st.st_mode)) {
-    ::close(fd_);
+    if (owns_fd_) ::close(fd_);
     fd_ = -1;
     throw Error(ErrorCode::kIo, "is a directory, not a binlog file").with_file(name_);
   }
+  try {
+    check_magic();
+  } catch (...) {
+    // No destructor runs for a constructor that throws: stop the reader, then close.
+    ahead_.reset();
+    if (owns_fd_) ::close(fd_);
+    fd_ = -1;
+    throw;
+  }
+}
+
+void FdSource::check_magic() {
   if (owns_fd_ && size_ && *size_ >= kReadAheadMinSize)
     ahead_ = std::make_unique<ReadAhead>(fd_, 0);
   buf_.resize(kBlockSize);
@@ -86,9 +98,6 @@ FdSource::FdSource(const std::string& path, std::string display_name)
                                                  : "not a binlog file (bad magic number)",
                                 0);
     e.with_file(name_);
-    ahead_.reset();
-    if (owns_fd_) ::close(fd_);
-    fd_ = -1;
     throw e;
   }
   begin_ = kMagicSize;

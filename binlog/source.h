@@ -63,6 +63,9 @@ class FdSource : public Source {
   std::optional<std::uint64_t> size() const override { return size_; }
 
  private:
+  // Starts the read-ahead for a large regular file and checks the magic (the constructor's
+  // part that may throw after the file is open).
+  void check_magic();
   // Makes at least n bytes available from begin_; returns how many are (less only at EOF).
   std::size_t fill(std::size_t n);
 

@@ -253,6 +253,41 @@ TEST(ReadAheadTest, HandsOutTheFileInOrderAcrossBlocksAndSeeks) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ::close(fd);
+
+  // A file of exactly two blocks: two full blocks, then an empty one that says "end".
+  const std::vector<std::byte> two(data.begin(), data.begin() + 2 * ReadAhead::kBlockSize);
+  const int fd2 = ::open(dir.write("two.bin", two).c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd2, 0);
+  {
+    ReadAhead ahead(fd2, 0);
+    std::vector<std::byte> got(two.size() + 10);
+    std::size_t at = 0;
+    for (ssize_t r; (r = ahead.read(got.data() + at, got.size() - at)) > 0;)
+      at += static_cast<std::size_t>(r);
+    EXPECT_EQ(at, two.size());
+    EXPECT_TRUE(std::equal(two.begin(), two.end(), got.begin()));
+    EXPECT_EQ(ahead.read(got.data(), 1), 0);
+  }
+  ::close(fd2);
+}
+
+// A read that fails (pread on a directory: EISDIR) is an error, every time it is asked for,
+// with its errno; never an end of file.
+TEST(ReadAheadTest, ReadErrorIsReportedWithItsErrno) {
+  TempDir dir;
+  const std::string sub = dir.write("x", {});
+  const int fd = ::open(std::filesystem::path(sub).parent_path().c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  {
+    ReadAhead ahead(fd, 0);
+    std::byte b[16];
+    for (int i = 0; i < 2; ++i) {
+      errno = 0;
+      EXPECT_EQ(ahead.read(b, sizeof b), -1);
+      EXPECT_EQ(errno, EISDIR);
+    }
+  }
+  ::close(fd);
 }
 
 // FdSource over a file big enough for read-ahead: every event framed at its position with its
@@ -285,6 +320,14 @@ TEST(ReadAheadTest, FdSourceFramesEveryEventOfALargeFile) {
   expect_from(0);
   expect_from(pos.size() / 2);
   expect_from(pos.size() - 1);
+  // Back to an earlier event after reading past several blocks.
+  FdSource src(path);
+  for (std::size_t i = 0; i < pos.size() * 3 / 4; ++i) ASSERT_TRUE(src.next_frame().has_value());
+  src.seek(pos[5]);
+  const auto f = src.next_frame();
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->pos, pos[5]);
+  EXPECT_EQ(std::memcmp(f->raw.data(), log.bytes().data() + pos[5], f->raw.size()), 0);
 }
 
 TEST_F(ReaderTest, ReadsEventsAndEndsCleanly) {
