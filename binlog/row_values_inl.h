@@ -190,10 +190,14 @@ void walk_row_image(const TableInfo& info, std::uint64_t column_count, Bytes pre
   std::size_t k = 0;
   if (partial_json.empty()) {  // the common case: no partial JSON, whole values only
     const bool all = n == column_count;
+    // The NULL bits of up to 64 columns in one word.
+    std::uint64_t null_word = 0;
+    const bool word = std::endian::native == std::endian::little && nulls.size() <= 8;
+    if (word) std::memcpy(&null_word, nulls.data(), nulls.size());
     for (std::uint64_t i = 0; i < column_count; ++i) {
       if (!all && !bit(present, i)) continue;
       const auto col = static_cast<std::size_t>(i);
-      const bool null = bit(nulls, k++);
+      const bool null = word ? ((null_word >> k++) & 1) != 0 : bit(nulls, k++);
       if (!want(col)) {
         if (!null) cur.skip(value_size(info.layout[col], cur));
       } else if (null) {

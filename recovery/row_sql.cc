@@ -199,7 +199,12 @@ char* put_escaped_text(char* p, std::string_view s) {
     if (len == 0 || i + len > n) return nullptr;
     for (std::size_t k = 1; k < len; ++k)
       if ((static_cast<unsigned char>(in[i + k]) & 0xc0) != 0x80) return nullptr;
-    for (std::size_t k = 0; k < len; ++k) *p++ = in[i++];
+    p[0] = in[i];  // 2-4 bytes, without a loop
+    p[1] = in[i + 1];
+    if (len > 2) p[2] = in[i + 2];
+    if (len > 3) p[3] = in[i + 3];
+    p += len;
+    i += len;
   }
 }
 
@@ -561,11 +566,11 @@ struct VerbosePrefixes {
 constexpr VerbosePrefixes kVerbosePrefixes;
 
 // The "###   @N=value" lines of -v (-vv: with the column's type and metadata).
+template <bool kTypes>
 struct VerboseSink {
   Writer& out;
   const SqlTable& table;
   const TableInfo& info;
-  bool types;
   [[gnu::always_inline]] void start(std::size_t col) {
     char* p = out.need(32);
     if (col < kVerbosePrefixes.kColumns) {  // all columns a server allows
@@ -579,7 +584,7 @@ struct VerboseSink {
     out.done(p);
   }
   [[gnu::always_inline]] void end(std::size_t col) {
-    if (types) {
+    if constexpr (kTypes) {
       char* p = out.need(64);
       p = put_chars(p, " /* type=");
       p = binlog::put_uint(p, static_cast<std::uint32_t>(info.layout[col].type));
@@ -767,9 +772,13 @@ void append_rows_verbose(fmt::memory_buffer& buf, const binlog::Rows& rows, Byte
   const std::string_view row_head(head.data(), head.size());
   Writer out(buf);
 
-  VerboseSink sink{out, table, info, types};
+  VerboseSink<false> sink{out, table, info};
+  VerboseSink<true> typed_sink{out, table, info};
   auto image = [&](Bytes present, bool partial) {
-    walk_image(info, rows, present, cur, partial, kEvery, sink);
+    if (types)
+      walk_image(info, rows, present, cur, partial, kEvery, typed_sink);
+    else
+      walk_image(info, rows, present, cur, partial, kEvery, sink);
   };
   while (!cur.empty()) {
     out.put(row_head);
