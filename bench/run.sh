@@ -221,8 +221,7 @@ report=$(
   row mb_flashback ""
   row br_flashback "speed-up **$(ratio "${best[mb_flashback]}" "${best[br_flashback]}")x** over mariadb-binlog --flashback"
   echo
-  echo "Seconds: wall time of the best run; CPU s: user + system time of that run, all threads" \
-       "(binrecover reads files of 1 MiB and more ahead on a second thread)."
+  echo "Seconds: wall time of the best run; CPU s: user + system time of that run (all threads)."
   echo
   echo "Correctness (one extra untimed run of each): \`# at \` lines: mariadb-binlog $mb_at, binrecover $br_at ($at_verdict);" \
        "SQL lines (non-comment, non-blank): md5 $mb_md5 vs $br_md5 ($sql_verdict)."

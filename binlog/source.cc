@@ -13,9 +13,6 @@ namespace binrecover::binlog {
 namespace {
 
 constexpr std::size_t kBlockSize = 1 << 20;
-// Files from this size on are read ahead on a second thread (ReadAhead); below it, starting
-// the thread would cost more than it saves.
-constexpr std::uint64_t kReadAheadMinSize = 1 << 20;
 constexpr std::byte kMagic[kMagicSize] = {std::byte{0xfe}, std::byte{0x62}, std::byte{0x69},
                                           std::byte{0x6e}};
 
@@ -72,8 +69,7 @@ FdSource::FdSource(const std::string& path, std::string display_name)
   try {
     check_magic();
   } catch (...) {
-    // No destructor runs for a constructor that throws: stop the reader, then close.
-    ahead_.reset();
+    // No destructor runs for a constructor that throws: close the file here.
     if (owns_fd_) ::close(fd_);
     fd_ = -1;
     throw;
@@ -81,8 +77,6 @@ FdSource::FdSource(const std::string& path, std::string display_name)
 }
 
 void FdSource::check_magic() {
-  if (owns_fd_ && size_ && *size_ >= kReadAheadMinSize)
-    ahead_ = std::make_unique<ReadAhead>(fd_, 0);
   buf_.resize(kBlockSize);
   const std::size_t got = fill(kMagicSize);
   if (got < kMagicSize || std::memcmp(buf_.data(), kMagic, kMagicSize) != 0) {
@@ -105,7 +99,6 @@ void FdSource::check_magic() {
 }
 
 FdSource::~FdSource() {
-  ahead_.reset();  // its thread reads fd_
   if (owns_fd_ && fd_ >= 0) ::close(fd_);
 }
 
@@ -119,8 +112,7 @@ std::size_t FdSource::fill(std::size_t n) {
       begin_ = 0;
       if (buf_.size() < n) buf_.resize(std::min<std::size_t>(n, buf_.size() * 2));
     }
-    const ssize_t r = ahead_ ? ahead_->read(buf_.data() + end_, buf_.size() - end_)
-                             : ::read(fd_, buf_.data() + end_, buf_.size() - end_);
+    const ssize_t r = ::read(fd_, buf_.data() + end_, buf_.size() - end_);
     if (r < 0) {
       if (errno == EINTR) continue;
       throw Error(ErrorCode::kIo, std::string("read failed: ") + std::strerror(errno), pos_)
@@ -173,9 +165,7 @@ void FdSource::seek(std::uint64_t pos) {
                                          " is past the end of the file (" + std::to_string(*size_) +
                                          " bytes)")
           .with_file(name_);
-    if (ahead_)
-      ahead_->seek(pos);
-    else if (::lseek(fd_, static_cast<off_t>(pos), SEEK_SET) < 0)
+    if (::lseek(fd_, static_cast<off_t>(pos), SEEK_SET) < 0)
       throw Error(ErrorCode::kIo, std::string("seek failed: ") + std::strerror(errno), pos)
           .with_file(name_);
     begin_ = end_ = 0;

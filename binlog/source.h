@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "binlog/byte_cursor.h"
-#include "binlog/read_ahead.h"
 
 namespace binrecover::binlog {
 
@@ -47,8 +46,7 @@ class Source {
 };
 
 // Reads a binlog file (or standard input for path "-") in large blocks; events are handed out
-// as views into the block, and copied only when one spans two blocks. A regular file of 1 MiB
-// or more is read ahead on a second thread (ReadAhead).
+// as views into the block, and copied only when one spans two blocks.
 class FdSource : public Source {
  public:
   // Opens `path` ("-" = standard input, shown as `display_name`) and checks the magic.
@@ -63,8 +61,7 @@ class FdSource : public Source {
   std::optional<std::uint64_t> size() const override { return size_; }
 
  private:
-  // Starts the read-ahead for a large regular file and checks the magic (the constructor's
-  // part that may throw after the file is open).
+  // Checks the magic (the constructor's part that may throw after the file is open).
   void check_magic();
   // Makes at least n bytes available from begin_; returns how many are (less only at EOF).
   std::size_t fill(std::size_t n);
@@ -78,7 +75,6 @@ class FdSource : public Source {
   std::size_t end_ = 0;    // one past the last byte read into buf_
   std::uint64_t pos_ = 0;  // file offset of buf_[begin_]
   bool eof_ = false;
-  std::unique_ptr<ReadAhead> ahead_;  // regular files of 1 MiB and more
 };
 
 // Frames events from bytes already in memory (a fuzzer's input, a decompressed payload).

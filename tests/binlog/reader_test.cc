@@ -6,7 +6,6 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -19,13 +18,11 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "binlog/arena.h"
 #include "binlog/checksum.h"
 #include "binlog/error.h"
-#include "binlog/read_ahead.h"
 #include "binlog/source.h"
 #include "tests/binlog/wire.h"
 
@@ -208,99 +205,17 @@ TEST(ChecksumTest, EqualsZlibAtEveryLengthAndAlignment) {
   EXPECT_EQ(pieces, whole);
 }
 
-// ReadAhead (the second thread behind FdSource for files of 1 MiB and more) hands out the
-// file's bytes in order whatever the sizes asked for, across its blocks and its ring, after
-// seeks, and then 0 for ever at the end.
-TEST(ReadAheadTest, HandsOutTheFileInOrderAcrossBlocksAndSeeks) {
-  TempDir dir;
-  std::vector<std::byte> data((ReadAhead::kBlocks * 3 + 1) * ReadAhead::kBlockSize + 12345);
-  std::mt19937 random(7);
-  for (auto& b : data) b = static_cast<std::byte>(random());
-  const std::string path = dir.write("ahead.bin", data);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  ASSERT_GE(fd, 0);
-  auto read_all = [&](ReadAhead& ahead, std::size_t from) {
-    std::vector<std::byte> got;
-    std::vector<std::byte> piece(3 * ReadAhead::kBlockSize);
-    for (std::size_t ask = 1;; ask = ask * 7 % piece.size() + 1) {
-      const ssize_t r = ahead.read(piece.data(), ask);
-      EXPECT_GE(r, 0);
-      EXPECT_LE(static_cast<std::size_t>(r), ask);
-      if (r <= 0) break;
-      got.insert(got.end(), piece.begin(), piece.begin() + r);
-    }
-    EXPECT_EQ(got.size(), data.size() - from);
-    EXPECT_TRUE(
-        std::equal(got.begin(), got.end(), data.begin() + static_cast<std::ptrdiff_t>(from)));
-    EXPECT_EQ(ahead.read(piece.data(), 10), 0);  // the end stays the end
-  };
-  {
-    ReadAhead ahead(fd, 0);
-    read_all(ahead, 0);
-    for (std::size_t from : {std::size_t{0}, std::size_t{4}, ReadAhead::kBlockSize - 1,
-                             data.size() / 2, data.size() - 1, data.size()}) {
-      ahead.seek(from);
-      read_all(ahead, from);
-    }
-    std::byte one{};
-    ahead.seek(100);
-    EXPECT_EQ(ahead.read(&one, 0), 0);  // nothing asked, nothing given
-    EXPECT_EQ(ahead.read(&one, 1), 1);
-    EXPECT_EQ(one, data[100]);
-  }
-  {
-    ReadAhead ahead(fd, 0);  // destroyed while its ring is full and nothing was read
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  ::close(fd);
-
-  // A file of exactly two blocks: two full blocks, then an empty one that says "end".
-  const std::vector<std::byte> two(data.begin(), data.begin() + 2 * ReadAhead::kBlockSize);
-  const int fd2 = ::open(dir.write("two.bin", two).c_str(), O_RDONLY | O_CLOEXEC);
-  ASSERT_GE(fd2, 0);
-  {
-    ReadAhead ahead(fd2, 0);
-    std::vector<std::byte> got(two.size() + 10);
-    std::size_t at = 0;
-    for (ssize_t r; (r = ahead.read(got.data() + at, got.size() - at)) > 0;)
-      at += static_cast<std::size_t>(r);
-    EXPECT_EQ(at, two.size());
-    EXPECT_TRUE(std::equal(two.begin(), two.end(), got.begin()));
-    EXPECT_EQ(ahead.read(got.data(), 1), 0);
-  }
-  ::close(fd2);
-}
-
-// A read that fails (pread on a directory: EISDIR) is an error, every time it is asked for,
-// with its errno; never an end of file.
-TEST(ReadAheadTest, ReadErrorIsReportedWithItsErrno) {
-  TempDir dir;
-  const std::string sub = dir.write("x", {});
-  const int fd = ::open(std::filesystem::path(sub).parent_path().c_str(), O_RDONLY | O_CLOEXEC);
-  ASSERT_GE(fd, 0);
-  {
-    ReadAhead ahead(fd, 0);
-    std::byte b[16];
-    for (int i = 0; i < 2; ++i) {
-      errno = 0;
-      EXPECT_EQ(ahead.read(b, sizeof b), -1);
-      EXPECT_EQ(errno, EISDIR);
-    }
-  }
-  ::close(fd);
-}
-
-// FdSource over a file big enough for read-ahead: every event framed at its position with its
-// bytes, across block boundaries, after a seek into the middle, and with events of several
-// blocks (gathered whole).
-TEST(ReadAheadTest, FdSourceFramesEveryEventOfALargeFile) {
+// FdSource over a file of several read buffers (1 MiB each): every event framed at its position
+// with its bytes, across buffer refills, after a seek into the middle, with events longer than
+// the buffer (gathered whole), and back to an earlier event after reading on.
+TEST(FdSourceTest, FramesEveryEventOfALargeFile) {
   TempDir dir;
   Binlog log;
   std::vector<std::uint64_t> pos;
   std::mt19937 random(11);
   pos.push_back(log.add(fde()));
   while (log.bytes().size() < 5u << 20) {
-    const std::size_t n = pos.size() % 97 == 0 ? ReadAhead::kBlockSize * 2 + 3 : random() % 3000;
+    const std::size_t n = pos.size() % 97 == 0 ? (1u << 20) + 3 : random() % 3000;
     pos.push_back(log.add(query("shop", "SELECT '" + std::string(n, 'a' + pos.size() % 26) + "'")));
   }
   const std::string path = dir.write("large.000001", log.bytes());
