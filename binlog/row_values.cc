@@ -115,11 +115,7 @@ std::uint32_t frac_micros(ByteCursor& cur, int fsp) {
 char* put_frac(char* p, std::uint32_t micros, int fsp) {
   if (fsp <= 0) return p;
   char f[8];
-  if (micros < 1000000) {
-    put_fixed(f, micros, 6);
-  } else {
-    put_padded(f, micros, 6);
-  }
+  put_padded(f, micros, 6);
   *p++ = '.';
   const auto n = static_cast<std::size_t>(fsp < 6 ? fsp : 6);
   std::memcpy(p, f, n);

@@ -37,20 +37,12 @@ template <class Visitor>
     case ColumnType::kLongLong:
       integer(8);
       break;
-    case ColumnType::kFloat: {
-      const std::uint32_t bits = cur.u32le();
-      float f;
-      std::memcpy(&f, &bits, sizeof f);
-      v.real(f, true);
+    case ColumnType::kFloat:
+      v.real(std::bit_cast<float>(cur.u32le()), true);
       break;
-    }
-    case ColumnType::kDouble: {
-      const std::uint64_t bits = cur.u64le();
-      double d;
-      std::memcpy(&d, &bits, sizeof d);
-      v.real(d, false);
+    case ColumnType::kDouble:
+      v.real(std::bit_cast<double>(cur.u64le()), false);
       break;
-    }
     case ColumnType::kYear: {
       const std::uint8_t y = cur.u8();
       v.uinteger(y == 0 ? 0 : 1900U + y);
