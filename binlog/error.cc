@@ -19,6 +19,7 @@ int exit_status(ErrorCode code) {
     case ErrorCode::kBadEvent:
     case ErrorCode::kUnknownEvent:
     case ErrorCode::kMissingTableMap:
+    case ErrorCode::kNotFound:
       return 4;
   }
   return 1;
@@ -48,6 +49,8 @@ std::string_view error_code_name(ErrorCode code) {
       return "missing-table-map";
     case ErrorCode::kServer:
       return "server";
+    case ErrorCode::kNotFound:
+      return "not-found";
   }
   return "error";
 }

@@ -21,6 +21,7 @@ enum class ErrorCode : std::uint8_t {
   kUnsupportedFormat = 9,  // a format binrecover cannot read (encryption, ...) (exit 5)
   kMissingTableMap = 10,   // rows event refers to a table id with no table map (exit 4)
   kServer = 11,            // a server refused or failed (exit 6)
+  kNotFound = 12,          // a --skip-event or --stop-gtid target is not in the binlogs (exit 4)
 };
 
 // The exit status a given code leads to (documented in docs/errors.md).

@@ -253,6 +253,38 @@ TableMap decode_table_map(ByteCursor& cur, const FormatContext& ctx) {
   return tm;
 }
 
+// The extra row data of a v2 rows event: tagged sections, as servers read them. 0: NDB info
+// (length byte counting itself and the format byte, then data), 1: MySQL partition ids (two
+// bytes, four for updates). An unknown tag ends the data (servers skip the rest); a section
+// that does not fit, or an NDB length below its own header, is a damaged event.
+void check_extra_row_data(Bytes extra, RowsKind kind, std::uint64_t offset) {
+  ByteCursor c(extra, offset);
+  while (!c.empty()) {
+    const std::uint8_t tag = c.u8();
+    if (tag == 0) {
+      if (c.remaining() < 2)
+        throw Error(ErrorCode::kBadEvent, "rows event: extra row data tag 0 without its length",
+                    c.offset());
+      const std::size_t left = c.remaining();
+      const std::uint8_t len = c.u8();
+      if (len < 2 || len > left)
+        throw Error(ErrorCode::kBadEvent,
+                    "rows event: extra row data tag 0 has length " + std::to_string(len) + " (" +
+                        std::to_string(left) + " bytes left)",
+                    c.offset() - 1);
+      c.skip(len - 1);
+    } else if (tag == 1) {
+      const std::size_t n = kind == RowsKind::kUpdate || kind == RowsKind::kPartialUpdate ? 4 : 2;
+      if (c.remaining() < n)
+        throw Error(ErrorCode::kBadEvent, "rows event: extra row data partition tag cut short",
+                    c.offset());
+      c.skip(n);
+    } else {
+      return;
+    }
+  }
+}
+
 Rows decode_rows(ByteCursor& cur, const FormatContext& ctx, EventType type,
                  const RowsTypeInfo& info) {
   Rows r;
@@ -276,6 +308,7 @@ Rows decode_rows(ByteCursor& cur, const FormatContext& ctx, EventType type,
       post.skip(post.remaining());
       r.extra = cur.bytes(extra);
     }
+    check_extra_row_data(r.extra, info.kind, cur.offset() - r.extra.size());
   }
   r.column_count = cur.packed_int();
   const std::uint64_t bitmap = (r.column_count + 7) / 8;

@@ -360,6 +360,9 @@ struct Event {
   // Events unpacked from a MySQL transaction payload carry the payload's position and have
   // no checksum of their own.
   bool in_payload = false;
+  // The body did not decode and --force-read asked to go on: the body is Unknown, and the
+  // transaction holding the event is left out (loudly) by the reading path.
+  bool damaged = false;
   EventHeader header;
   EventBody body;
   Bytes raw;  // the whole event, header and checksum included

@@ -22,14 +22,14 @@ EventReader::EventReader(Source& source, ReaderOptions options, WarningSink warn
     : source_(source), options_(options), warn_(std::move(warn)) {}
 
 EventReader::EventReader(Source& source, ReaderOptions options, WarningSink warn,
-                         const FormatContext& inner_format)
+                         const FormatContext& format, bool payload)
     : source_(source),
       options_(options),
       warn_(std::move(warn)),
-      ctx_(inner_format),
+      ctx_(format),
       first_(false),
       seen_format_(true),
-      inner_(true) {}
+      inner_(payload) {}
 
 void EventReader::detect_version(const Frame& f) {
   // Byte 4 is the type in every header version. A v1/v3 log starts with START_EVENT_V3; its
@@ -126,14 +126,28 @@ std::optional<Event> EventReader::next(EventArena* arena) {
     if (arena == nullptr) {
       scratch_.reset();
       arena = &scratch_;
-      Event ev = decode_event(f.raw, f.pos, ctx_);
-      ev.in_payload = inner_;
-      inflate_compressed_query(ev, *arena);
-      return ev;
     }
-    Event ev = decode_event(arena->copy(f.raw), f.pos, ctx_);
+    const Bytes raw = arena == &scratch_ ? f.raw : arena->copy(f.raw);
+    Event ev;
+    try {
+      ev = decode_event(raw, f.pos, ctx_);
+      inflate_compressed_query(ev, *arena);
+    } catch (Error& e) {
+      if (!options_.force_read || type == EventType::kFormatDescription) throw;
+      // The frame is sound (length, checksum), its body is not: with --force-read the event is
+      // passed on as damaged, and its transaction is left out.
+      e.with_file(source_.name());
+      e.with_offset(f.pos);
+      e.with_event(std::string(event_type_name(h.type)));
+      if (warn_) warn_(e.describe() + " (--force-read: its transaction is left out)");
+      ev = Event{};
+      ev.pos = f.pos;
+      ev.header = h;
+      ev.raw = raw;
+      ev.body = Unknown{};
+      ev.damaged = true;
+    }
     ev.in_payload = inner_;
-    inflate_compressed_query(ev, *arena);
     return ev;
   } catch (Error& e) {
     e.with_file(source_.name());

@@ -24,10 +24,12 @@ using WarningSink = std::function<void(const std::string&)>;
 class EventReader {
  public:
   EventReader(Source& source, ReaderOptions options, WarningSink warn = {});
-  // A reader for events inside a container (a MySQL transaction payload): the format is given,
-  // not read from the stream, and events come out marked in_payload.
-  EventReader(Source& source, ReaderOptions options, WarningSink warn,
-              const FormatContext& inner_format);
+  // A reader whose format is given, not read from the stream: for the events inside a
+  // container (a MySQL transaction payload: `payload` true, events come out marked in_payload
+  // and a format description, payload or rotate among them is an error), or for a stretch of a
+  // file read a second time from the middle (`payload` false).
+  EventReader(Source& source, ReaderOptions options, WarningSink warn, const FormatContext& format,
+              bool payload = true);
 
   // The next event, or nullopt at the clean end of the input. The event's views stay valid
   // until the next call; with an arena, the bytes are first copied there and the views stay

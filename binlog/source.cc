@@ -76,6 +76,14 @@ FdSource::FdSource(const std::string& path, std::string display_name)
   }
 }
 
+FdSource::FdSource(int fd, std::string name, std::uint64_t base)
+    : fd_(fd), owns_fd_(true), name_(std::move(name)), pos_(base), base_(base) {
+  struct stat st {};
+  if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode))
+    size_ = base + static_cast<std::uint64_t>(st.st_size);
+  buf_.resize(kBlockSize);
+}
+
 void FdSource::check_magic() {
   buf_.resize(kBlockSize);
   const std::size_t got = fill(kMagicSize);
@@ -165,7 +173,7 @@ void FdSource::seek(std::uint64_t pos) {
                                          " is past the end of the file (" + std::to_string(*size_) +
                                          " bytes)")
           .with_file(name_);
-    if (::lseek(fd_, static_cast<off_t>(pos), SEEK_SET) < 0)
+    if (pos < base_ || ::lseek(fd_, static_cast<off_t>(pos - base_), SEEK_SET) < 0)
       throw Error(ErrorCode::kIo, std::string("seek failed: ") + std::strerror(errno), pos)
           .with_file(name_);
     begin_ = end_ = 0;

@@ -51,6 +51,9 @@ class FdSource : public Source {
  public:
   // Opens `path` ("-" = standard input, shown as `display_name`) and checks the magic.
   explicit FdSource(const std::string& path, std::string display_name = {});
+  // Frames events from `fd` (owned, a regular file) whose first byte is at position `base` of
+  // the input named `name`: a stretch of a binlog kept aside (no magic).
+  FdSource(int fd, std::string name, std::uint64_t base);
   ~FdSource() override;
   FdSource(const FdSource&) = delete;
   FdSource& operator=(const FdSource&) = delete;
@@ -71,9 +74,10 @@ class FdSource : public Source {
   std::string name_;
   std::optional<std::uint64_t> size_;
   std::vector<std::byte> buf_;
-  std::size_t begin_ = 0;  // first unconsumed byte in buf_
-  std::size_t end_ = 0;    // one past the last byte read into buf_
-  std::uint64_t pos_ = 0;  // file offset of buf_[begin_]
+  std::size_t begin_ = 0;   // first unconsumed byte in buf_
+  std::size_t end_ = 0;     // one past the last byte read into buf_
+  std::uint64_t pos_ = 0;   // file offset of buf_[begin_]
+  std::uint64_t base_ = 0;  // the input position of the file's first byte
   bool eof_ = false;
 };
 

@@ -80,6 +80,21 @@ std::uint64_t parse_u64(const std::string& text, const std::string& option) {
   }
 }
 
+// "16M", "512K", "1G", "4096" -> bytes.
+std::size_t parse_size(std::string text, const std::string& option) {
+  std::uint64_t unit = 1;
+  if (!text.empty()) {
+    const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(text.back())));
+    if (c == 'K' || c == 'M' || c == 'G') {
+      unit = c == 'K' ? 1ULL << 10 : c == 'M' ? 1ULL << 20 : 1ULL << 30;
+      text.pop_back();
+    }
+  }
+  const std::uint64_t n = parse_u64(text, option);
+  if (n > (1ULL << 40) / unit) usage_error("--" + option + " is too large");
+  return static_cast<std::size_t>(n * unit);
+}
+
 std::string base_name(const std::string& path) {
   if (path == "-") return "stdin";
   return std::filesystem::path(path).filename().string();
@@ -152,16 +167,368 @@ std::time_t parse_datetime(const std::string& text, const std::string& option) {
   return t;
 }
 
+namespace {
+
+// The option groups; each command takes some of them (kCommands).
+po::options_description input_group() {
+  po::options_description g("Input and range");
+  g.add_options()("index-file", po::value<std::string>(),
+                  "read the binlog files listed in this .index file")(
+      "start-position,j", po::value<std::string>(),
+      "start at this position of the first file: the start of a transaction (its GTID or "
+      "BEGIN) or an event outside one")(
+      "stop-position", po::value<std::string>(),
+      "stop before the first event at or past this position of the last file")(
+      "start-datetime", po::value<std::string>(),
+      "first transaction at or after 'YYYY-MM-DD HH:MM:SS' (local time, see --timezone)")(
+      "stop-datetime", po::value<std::string>(), "stop at the first event at or after this time")(
+      "stop-gtid", po::value<std::string>(),
+      "stop before the transaction with this GTID (0-1-42, uuid:42 or uuid:tag:42); an error "
+      "(exit 4) when no transaction has it")(
+      "timezone", po::value<std::string>(),
+      "time zone of the datetimes and of printed times: UTC, +HH:MM, Europe/Berlin, SYSTEM")(
+      "verify-binlog-checksum,c", po::value<std::string>()->implicit_value("1"),
+      "verify CRC32 checksums (default on)")("skip-verify-binlog-checksum",
+                                             "do not verify checksums")(
+      "force-read,f",
+      "turn unknown events and checksum mismatches into warnings; a transaction holding an "
+      "event that does not decode is left out with a warning")("offset,o", po::value<std::string>(),
+                                                               "skip the first N events")(
+      "transaction-memory", po::value<std::string>(),
+      "a transaction whose events take more than this (bytes, or with K, M, G; default 8M) is "
+      "not held in memory: it is read a second time from the file (from a temporary file when "
+      "the input is a pipe), so memory stays flat whatever its size");
+  return g;
+}
+
+po::options_description filter_group() {
+  po::options_description g("Filters (the same in every command)");
+  g.add_options()(
+      "database,d", po::value<std::vector<std::string>>(),
+      "keep only changes to this database (repeatable); statements count by the databases "
+      "they change, not their default database; transaction control (SAVEPOINT, XA ...) stays "
+      "with its transaction")("table", po::value<std::vector<std::string>>(),
+                              "keep only this DATABASE.TABLE within its database (repeatable)")(
+      "server-id", po::value<std::string>(), "keep only events written by this server id")(
+      "skip-event", po::value<std::vector<std::string>>(),
+      "leave out the transaction containing the event at [FILE:]POS, or with this GTID "
+      "(repeatable; binrecover plan prints it); an error (exit 4) when none matches")(
+      "rewrite-db", po::value<std::vector<std::string>>(),
+      "'FROM->TO': write database FROM as TO (repeatable; applied before --database, which "
+      "then names TO): the default database, row events' tables and database-qualified names "
+      "in statements; names inside stored routines, views and triggers, and unqualified names "
+      "that are not the default database, are not rewritten");
+  return g;
+}
+
+po::options_description sql_group() {
+  po::options_description g("SQL output");
+  g.add_options()("result-file,r", po::value<std::string>(),
+                  "write to this file instead of stdout")(
+      "disable-log-bin,D", "add SET sql_log_bin=0 so the replay is not binlogged again")(
+      "skip-gtids", "leave out GTID statements (replay gets new GTIDs)")(
+      "short-form,s", "statements only: no comments, no row events")(
+      "hexdump,H", "hex dump of each event as comments")(
+      "verbose,v", "row events as ### comments too (-vv: with column types)")(
+      "base64-output", po::value<std::string>(),
+      "AUTO (default): row events as BINLOG statements; DECODE-ROWS: only the -v comments "
+      "(not replayable); NEVER: no BINLOG statement at all (an error at the first row event)")(
+      "flashback,B",
+      "undo SQL: the reverse of the selected range, newest transaction first (row format "
+      "with binlog_row_image=FULL); plain SQL where the column names are known "
+      "(binlog_row_metadata=FULL or --schema), reversed row events as BINLOG elsewhere")(
+      "rows-as-sql",
+      "row events as executable INSERT/UPDATE/DELETE with real column names (from the log's "
+      "binlog_row_metadata=FULL, else from --schema)")(
+      "schema", po::value<std::string>(),
+      "a dump's CREATE TABLE statements (mysqldump/mariadb-dump, with or without data) naming "
+      "the columns of logs without metadata, for --rows-as-sql and --flashback; the binlog's "
+      "own DDL keeps it current")(
+      "local-load,l", po::value<std::string>(),
+      "write the data of LOAD DATA statements here, replayed as LOAD DATA LOCAL INFILE "
+      "(default: a new folder under $TMPDIR; replay with mysql --local-infile=1)");
+  return g;
+}
+
+po::options_description events_group() {
+  po::options_description g("Event listing");
+  g.add_options()("format", po::value<std::string>(), "table (default), tsv or json")(
+      "from", po::value<std::string>(),
+      "start at this position of the first file (any event boundary; as --start-position)")(
+      "limit", po::value<std::string>(), "[OFFSET,]COUNT events")(
+      "result-file,r", po::value<std::string>(), "write to this file instead of stdout");
+  return g;
+}
+
+po::options_description stats_group() {
+  po::options_description g("Statistics");
+  g.add_options()("format", po::value<std::string>(), "table (default) or json")(
+      "result-file,r", po::value<std::string>(), "write to this file instead of stdout");
+  return g;
+}
+
+po::options_description plan_group(bool drill) {
+  po::options_description g(drill ? "Drill" : "Finding the damage");
+  g.add_options()("dump", po::value<std::string>(),
+                  "the backup to recover from: a mysqldump/mariadb-dump file, mydumper metadata or "
+                  "xtrabackup_binlog_info (its binlog coordinates are read from its head)")(
+      "rows-threshold", po::value<std::string>(),
+      "row format: a transaction deleting or updating this many rows of a table is "
+      "destructive (default 1000)");
+  if (!drill) {
+    g.add_options()("format", po::value<std::string>(), "text (default) or json")(
+        "result-file,r", po::value<std::string>(), "write to this file instead of stdout");
+    return g;
+  }
+  g.add_options()("expect", po::value<std::string>(),
+                  "compare the restored tables with this file of 'db.table<TAB>rows<TAB>"
+                  "checksum' lines")("write-expect", po::value<std::string>(),
+                                     "write the verified tables in that form")(
+      "report", po::value<std::string>(), "write a JSON report here")(
+      "server-binary", po::value<std::string>(),
+      "the mariadbd/mysqld to start (default: found on PATH)")(
+      "to-end", "replay everything, not just up to the first destructive event")(
+      "keep", "keep the drill server's data folder")("result-file,r", po::value<std::string>(),
+                                                     "write the summary to this file");
+  return g;
+}
+
+po::options_description connection_group(bool drill) {
+  po::options_description g(drill ? "A server of your own instead of a throwaway one"
+                                  : "The server to apply to");
+  g.add_options()("host,h", po::value<std::string>(), "server host (default: localhost)")(
+      "port,P", po::value<std::string>(), "server TCP port")(
+      "user,u", po::value<std::string>(), "user name (default: your login name)")(
+      "password,p", po::value<std::string>()->implicit_value(""),
+      "password; -p alone asks for it on the terminal (safer: MYSQL_PWD, or password= in "
+      "[client] or [binrecover] of an option file)")("socket,S", po::value<std::string>(),
+                                                     "Unix socket for localhost");
+  return g;
+}
+
+po::options_description replay_group() {
+  po::options_description g("Replay");
+  g.add_options()("state-file", po::value<std::string>(),
+                  "where the end of the last applied transaction is kept (default "
+                  "./binrecover-replay.state)")(
+      "resume", "continue after the state file's position; nothing is applied twice")(
+      "gtids", po::value<std::string>(),
+      "keep (default): apply with the original GTIDs; skip-applied: also leave out the "
+      "transactions the server already has; strip: new GTIDs, as --skip-gtids")(
+      "disable-log-bin,D", "SET sql_log_bin=0 in the session: the replay is not binlogged")(
+      "skip-gtids", "apply without the GTIDs (as --gtids=strip)")(
+      "rows-as-sql", "apply row events as INSERT/UPDATE/DELETE instead of BINLOG statements")(
+      "schema", po::value<std::string>(),
+      "a dump's CREATE TABLE statements naming the columns for --rows-as-sql")(
+      "local-load,l", po::value<std::string>(),
+      "where the data of LOAD DATA statements waits while it is applied");
+  return g;
+}
+
+po::options_description misc_group() {
+  po::options_description g("Other");
+  g.add_options()("help,?", "this help")("version,V", "print the version")(
+      "no-progress", "no progress line on stderr");
+  return g;
+}
+
+struct CommandSpec {
+  Command command;
+  const char* name;     // "" for SQL output
+  const char* usage;    // the usage line(s)
+  const char* example;  // one example
+};
+
+constexpr CommandSpec kCommands[] = {
+    {Command::kSql, "",
+     "binrecover [options] FILE...          SQL for `| mysql` (mysqlbinlog compatible)\n"
+     "  binrecover [options] --index-file=F   every file listed in a .index file",
+     "binrecover -D --start-position=953 --stop-position=1437 mysql-bin.000023 | mysql"},
+    {Command::kEvents, "events",
+     "binrecover events [options] FILE...   the SHOW BINLOG EVENTS table, offline",
+     "binrecover events --format=json --from=953 --limit=10 mysql-bin.000023"},
+    {Command::kStats, "stats",
+     "binrecover stats [options] FILE...    rows changed per table, events per type, the\n"
+     "                                        largest and longest transactions",
+     "binrecover stats --database=shop --index-file=/var/lib/mysql/mysql-bin.index"},
+    {Command::kPlan, "plan",
+     "binrecover plan --dump=BACKUP FILE... the destructive events since the backup, and the\n"
+     "                                        command that recovers around them",
+     "binrecover plan --dump=shop.sql --index-file=/var/lib/mysql/mysql-bin.index "
+     "--database=shop"},
+    {Command::kDrill, "drill",
+     "binrecover drill --dump=BACKUP FILE... restore + replay on a throwaway server, verify",
+     "binrecover drill --dump=shop.sql --database=shop --index-file=mysql-bin.index"},
+    {Command::kReplay, "replay",
+     "binrecover replay [options] [-h HOST -P PORT -u USER -p] FILE...\n"
+     "                                        apply to a server, resumable (--resume)",
+     "binrecover replay -D --database=shop --start-position=385 -h db2 -u admin -p "
+     "mysql-bin.000002"},
+};
+
+const CommandSpec& spec_of(Command c) {
+  for (const CommandSpec& s : kCommands)
+    if (s.command == c) return s;
+  return kCommands[0];
+}
+
+// The options one command takes, in help order.
+po::options_description command_options(Command c, bool for_option_files = false) {
+  po::options_description d;
+  d.add(input_group()).add(filter_group());
+  switch (c) {
+    case Command::kSql:
+    case Command::kHelp:
+    case Command::kVersion:
+      d.add(sql_group());
+      break;
+    case Command::kEvents:
+      d.add(events_group());
+      break;
+    case Command::kStats:
+      d.add(stats_group());
+      break;
+    case Command::kPlan:
+      d.add(plan_group(false));
+      break;
+    case Command::kDrill:
+      d.add(plan_group(true));
+      if (!for_option_files) d.add(connection_group(true));
+      break;
+    case Command::kReplay:
+      d.add(replay_group());
+      if (!for_option_files) d.add(connection_group(false));
+      break;
+  }
+  d.add(misc_group());
+  return d;
+}
+
+std::string command_label(Command c) {
+  const CommandSpec& s = spec_of(c);
+  return *s.name ? std::string("`binrecover ") + s.name + "`" : std::string("SQL output");
+}
+
+// Which commands know an option (by its long name), for the message when one does not.
+std::string commands_with(const std::string& name) {
+  std::string out;
+  for (const CommandSpec& s : kCommands) {
+    if (command_options(s.command).find_nothrow(name, false) == nullptr) continue;
+    out += (out.empty() ? "" : ", ") + command_label(s.command);
+  }
+  return out;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t prev = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cur = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      prev = cur;
+    }
+  }
+  return row[b.size()];
+}
+
+// The usage error for an option the command does not take: where it belongs, or the nearest
+// option the command has.
+[[noreturn]] void unknown_option(Command c, std::string opt) {
+  std::string name = opt;
+  while (!name.empty() && name.front() == '-') name.erase(name.begin());
+  if (const auto eq = name.find('='); eq != std::string::npos) name.resize(eq);
+  const std::string where = commands_with(name);
+  const std::string help = std::string(" (see binrecover ") +
+                           (*spec_of(c).name ? spec_of(c).name : "") +
+                           (*spec_of(c).name ? " " : "") + "--help)";
+  if (!where.empty())
+    usage_error("--" + name + " does not apply to " + command_label(c) + "; it belongs to " +
+                where + help);
+  std::string best;
+  std::size_t best_d = 3;
+  const po::options_description known = command_options(c);
+  for (const auto& o : known.options()) {
+    const std::string& n = o->long_name();
+    if (n.empty()) continue;
+    const std::size_t d = edit_distance(name, n);
+    if (d < best_d) {
+      best_d = d;
+      best = n;
+    }
+  }
+  usage_error("unknown option " + opt + (best.empty() ? "" : "; did you mean --" + best + "?") +
+              help);
+}
+
+std::string help_text(Command c) {
+  std::ostringstream help;
+  const CommandSpec& s = spec_of(c);
+  if (c == Command::kSql) {
+    help << "binrecover - read MySQL/MariaDB binary logs and turn them into SQL that replays\n"
+         << "\nUsage:\n";
+    for (const CommandSpec& k : kCommands) help << "  " << k.usage << "\n";
+    help << "  FILE '-' reads standard input. With no FILE, [binrecover] in the option files\n"
+         << "  (/etc/my.cnf, /etc/mysql/my.cnf, ~/.my.cnf) may name index-file=...; else stdin.\n"
+         << "  binrecover COMMAND --help (or binrecover help COMMAND) shows that command's "
+            "options.\n"
+         << "\nSQL output options follow.\n";
+  } else {
+    help << "Usage:\n  " << s.usage << "\n";
+  }
+  help << "\nExample:\n  " << s.example << "\n\n" << command_options(c);
+  help << "\nExit status: 0 ok, 2 bad option, 3 file or output error, 4 damaged or unreadable\n"
+       << "binlog, or a --skip-event / --stop-gtid target that is not there, 5 a format\n"
+       << "binrecover cannot read (e.g. encrypted), 6 server error, 7 drill failed, 1 internal\n"
+       << "error. See docs/errors.md.\n";
+  return help.str();
+}
+
+// A GTID as the servers write them: domain-server-seq (MariaDB) or uuid[:tag]:N (MySQL).
+bool valid_gtid(const std::string& v) {
+  static const std::regex kUuidGtid(
+      "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+      "(:[A-Za-z_][A-Za-z0-9_]{0,31})?:[1-9][0-9]{0,18}$");
+  static const std::regex kMariaGtid("^[0-9]{1,10}-[0-9]{1,10}-[0-9]{1,20}$");
+  return std::regex_match(v, kUuidGtid) || std::regex_match(v, kMariaGtid);
+}
+
+std::pair<std::string, std::string> parse_rewrite(const std::string& text) {
+  const auto arrow = text.find("->");
+  if (arrow == std::string::npos || arrow == 0 || arrow + 2 >= text.size() ||
+      text.find("->", arrow + 2) != std::string::npos)
+    usage_error("--rewrite-db needs 'FROM->TO', not '" + text + "'");
+  return {trim(text.substr(0, arrow)), trim(text.substr(arrow + 2))};
+}
+
+}  // namespace
+
 Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty) {
   std::vector<std::string> args = args_in;
   Options o;
 
-  // `binrecover replay --defaults-file=F ...` reads as `binrecover --defaults-file=F replay ...`.
   auto is_defaults_option = [](const std::string& a) {
     return a == "--no-defaults" || a.rfind("--defaults-file=", 0) == 0 ||
            a.rfind("--defaults-extra-file=", 0) == 0;
   };
-  if (!args.empty() && args[0] == "replay") {
+  auto command_named = [](const std::string& a) -> std::optional<Command> {
+    for (const CommandSpec& s : kCommands)
+      if (*s.name && a == s.name) return s.command;
+    return std::nullopt;
+  };
+  // `binrecover help COMMAND` is `binrecover COMMAND --help`.
+  if (args.size() >= 1 && args[0] == "help") {
+    o.command = Command::kHelp;
+    o.help_text = help_text(args.size() >= 2 ? command_named(args[1]).value_or(Command::kSql)
+                                             : Command::kSql);
+    if (args.size() >= 2 && !command_named(args[1]))
+      usage_error("no command '" + args[1] + "' (events, stats, plan, drill, replay)");
+    return o;
+  }
+  // `binrecover replay --defaults-file=F ...` reads as `binrecover --defaults-file=F replay ...`.
+  if (!args.empty() && command_named(args[0])) {
     std::size_t k = 1;
     while (k < args.size() && is_defaults_option(args[k])) ++k;
     std::rotate(args.begin(), args.begin() + 1, args.begin() + static_cast<std::ptrdiff_t>(k));
@@ -190,23 +557,14 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     }
     args.erase(args.begin());
   }
-
-  if (!args.empty() && args.front() == "replay") {
-    o.command = Command::kReplay;
-    args.erase(args.begin());
-  } else if (!args.empty() && args.front() == "events") {
-    o.command = Command::kEvents;
-    args.erase(args.begin());
-  } else if (!args.empty() && args.front() == "plan") {
-    o.command = Command::kPlan;
-    args.erase(args.begin());
-  } else if (!args.empty() && args.front() == "stats") {
-    o.command = Command::kStats;
-    args.erase(args.begin());
-  } else if (!args.empty() && args.front() == "drill") {
-    o.command = Command::kDrill;
-    args.erase(args.begin());
+  if (!args.empty()) {
+    if (const auto c = command_named(args.front())) {
+      o.command = *c;
+      args.erase(args.begin());
+    }
   }
+  const Command cmd = o.command;
+  o.help_text = help_text(cmd);
 
   // -v / -vv / --verbose count, as in mysqlbinlog; taken out before the parser sees them.
   int verbose = 0;
@@ -215,112 +573,22 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       ++verbose;
     } else if (*it == "-vv") {
       verbose += 2;
+    } else if (*it == "-vvv") {
+      verbose += 3;
     } else {
       ++it;
       continue;
     }
     it = args.erase(it);
   }
+  if (verbose > 0 && cmd != Command::kSql)
+    usage_error("-v does not apply to " + command_label(cmd) + "; it belongs to SQL output");
 
-  po::options_description general("Input");
-  general.add_options()("index-file", po::value<std::string>(),
-                        "read the binlog files listed in this .index file")(
-      "start-position,j", po::value<std::string>(),
-      "start at this position of the first file (an event boundary)")(
-      "stop-position", po::value<std::string>(),
-      "stop before the first event at or past this position of the last file")(
-      "start-datetime", po::value<std::string>(),
-      "first transaction at or after 'YYYY-MM-DD HH:MM:SS' (local time, see --timezone)")(
-      "stop-datetime", po::value<std::string>(), "stop at the first event at or after this time")(
-      "stop-gtid", po::value<std::string>(),
-      "stop before the transaction with this GTID (0-1-42 or uuid:42)")(
-      "timezone", po::value<std::string>(),
-      "time zone of the datetimes and of printed times: UTC, +HH:MM, Europe/Berlin, SYSTEM")(
-      "verify-binlog-checksum,c", po::value<std::string>()->implicit_value("1"),
-      "verify CRC32 checksums (default on)")("skip-verify-binlog-checksum",
-                                             "do not verify checksums")(
-      "force-read,f", "turn unknown events and checksum mismatches into warnings")(
-      "offset,o", po::value<std::string>(), "skip the first N events");
-  po::options_description filter("Filters");
-  filter.add_options()(
-      "database,d", po::value<std::vector<std::string>>(),
-      "keep only changes to this database (repeatable); statements count by the databases "
-      "they change, not their default database")(
-      "table", po::value<std::vector<std::string>>(),
-      "keep only this DATABASE.TABLE within its database (repeatable)")(
-      "server-id", po::value<std::string>(), "keep only events written by this server id")(
-      "skip-event", po::value<std::vector<std::string>>(),
-      "leave out the transaction containing the event at [FILE:]POS, or with this GTID "
-      "(repeatable; binrecover plan prints it)");
-  po::options_description output("SQL output");
-  output.add_options()("result-file,r", po::value<std::string>(),
-                       "write to this file instead of stdout")(
-      "disable-log-bin,D", "add SET sql_log_bin=0 so the replay is not binlogged again")(
-      "skip-gtids", "leave out GTID statements (replay gets new GTIDs)")(
-      "short-form,s", "statements only: no comments, no row events")(
-      "hexdump,H", "hex dump of each event as comments")(
-      "base64-output", po::value<std::string>(),
-      "AUTO (default): row events as BINLOG statements; DECODE-ROWS: only the -v comments")(
-      "flashback,B",
-      "undo SQL: the reverse of the selected range, newest transaction first (row format with "
-      "binlog_row_image=FULL and binlog_row_metadata=FULL)")(
-      "rows-as-sql",
-      "row events as executable INSERT/UPDATE/DELETE with real column names (from the log's "
-      "binlog_row_metadata=FULL, else from --schema)")(
-      "schema", po::value<std::string>(),
-      "a dump's CREATE TABLE statements (mysqldump/mariadb-dump, with or without data) naming "
-      "the columns of logs without metadata, for --rows-as-sql and --flashback; the binlog's "
-      "own DDL keeps it current")(
-      "local-load,l", po::value<std::string>(),
-      "write the data of LOAD DATA statements here, replayed as LOAD DATA LOCAL INFILE "
-      "(default: a new folder under $TMPDIR; replay with mysql --local-infile=1)");
-  po::options_description list("Event listing (binrecover events ...)");
-  list.add_options()("format", po::value<std::string>(), "table (default), tsv or json")(
-      "from", po::value<std::string>(), "start at this position of the first file")(
-      "limit", po::value<std::string>(), "[OFFSET,]COUNT events");
-  po::options_description plan("Finding the damage (binrecover plan ...)");
-  plan.add_options()(
-      "dump", po::value<std::string>(),
-      "the backup to recover from: a mysqldump/mariadb-dump file, mydumper metadata or "
-      "xtrabackup_binlog_info (its binlog coordinates are read from its head)")(
-      "rows-threshold", po::value<std::string>(),
-      "row format: a transaction deleting or updating this many rows of a table is "
-      "destructive (default 1000)");
-  po::options_description drill("Drills (binrecover drill ...)");
-  drill.add_options()("expect", po::value<std::string>(),
-                      "compare the restored tables with this file of 'db.table<TAB>rows<TAB>"
-                      "checksum' lines")("write-expect", po::value<std::string>(),
-                                         "write the verified tables in that form")(
-      "report", po::value<std::string>(), "write a JSON report here")(
-      "server-binary", po::value<std::string>(),
-      "the mariadbd/mysqld to start (default: found on PATH)")(
-      "to-end", "replay everything, not just up to the first destructive event")(
-      "keep", "keep the drill server's data folder");
-  po::options_description replay("Replay to a server (binrecover replay ...)");
-  replay.add_options()("host,h", po::value<std::string>(), "server host (default: localhost)")(
-      "port,P", po::value<std::string>(), "server TCP port")(
-      "user,u", po::value<std::string>(), "user name (default: your login name)")(
-      "password,p", po::value<std::string>()->implicit_value(""),
-      "password; -p alone asks for it on the terminal (also: MYSQL_PWD, password= in "
-      "[client] or [binrecover] of the option files)")("socket,S", po::value<std::string>(),
-                                                       "Unix socket for localhost")(
-      "state-file", po::value<std::string>(),
-      "where the end of the last applied transaction is kept (default "
-      "./binrecover-replay.state)")(
-      "resume", "continue after the state file's position; nothing is applied twice")(
-      "gtids", po::value<std::string>(),
-      "keep (default): apply with the original GTIDs; skip-applied: also leave out the "
-      "transactions the server already has; strip: new GTIDs, as --skip-gtids");
-  po::options_description misc("Other");
-  misc.add_options()("help,?", "this help")("version,V", "print the version")(
-      "no-progress", "no progress line on stderr");
+  po::options_description opts = command_options(cmd);
   po::options_description hidden;
   hidden.add_options()("files", po::value<std::vector<std::string>>(), "binlog files");
   po::options_description all;
-  all.add(general).add(filter).add(output).add(list).add(plan).add(drill).add(replay).add(misc).add(
-      hidden);
-  po::options_description visible;
-  visible.add(general).add(filter).add(output).add(list).add(plan).add(drill).add(replay).add(misc);
+  all.add(opts).add(hidden);
   po::positional_options_description pos;
   pos.add("files", -1);
 
@@ -333,43 +601,23 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
                   .run(),
               vm);
     if (read_defaults) {
-      // Values from option files only fill what the command line left unset.
-      po::options_description file_opts;
-      file_opts.add(general).add(filter).add(output).add(list).add(plan).add(drill).add(misc);
+      // Values from option files only fill what the command line left unset, and only for
+      // options this command takes (the connection comes from [client] through the library).
       std::vector<std::string> fargs = option_file_args(files);
       if (!fargs.empty())
-        po::store(po::command_line_parser(fargs).options(file_opts).allow_unregistered().run(), vm);
+        po::store(po::command_line_parser(fargs)
+                      .options(command_options(cmd, true))
+                      .allow_unregistered()
+                      .run(),
+                  vm);
     }
     po::notify(vm);
+  } catch (const po::unknown_option& e) {
+    unknown_option(cmd, e.get_option_name());
   } catch (const po::error& e) {
-    usage_error(std::string(e.what()) + " (see binrecover --help)");
+    usage_error(std::string(e.what()) + " (see binrecover " +
+                (*spec_of(cmd).name ? std::string(spec_of(cmd).name) + " " : "") + "--help)");
   }
-
-  std::ostringstream help;
-  help
-      << "binrecover "
-      << "- read MySQL/MariaDB binary logs and turn them into SQL that replays\n"
-      << "\nUsage:\n"
-      << "  binrecover [options] FILE...          SQL for `| mysql` (mysqlbinlog compatible)\n"
-      << "  binrecover [options] --index-file=F   every file listed in a .index file\n"
-      << "  binrecover events [options] FILE...   the SHOW BINLOG EVENTS table, offline\n"
-      << "  binrecover plan --dump=BACKUP FILE... the destructive events since the backup,\n"
-      << "                                        and the command that recovers around them\n"
-      << "  binrecover drill --dump=BACKUP FILE... restore + replay on a throwaway server, verify\n"
-      << "  binrecover replay [options] [-h HOST -P PORT -u USER -p] FILE...\n"
-      << "                                        apply to a server, resumable (--resume)\n"
-      << "  binrecover stats [options] FILE...    rows changed per table, events per type,\n"
-      << "                                        the largest and longest transactions\n"
-      << "  FILE '-' reads standard input. With no FILE, [binrecover] in the option files\n"
-      << "  (/etc/my.cnf, /etc/mysql/my.cnf, ~/.my.cnf) may name index-file=...; else stdin.\n"
-      << "\nExample: replay everything between two positions, without re-logging it:\n"
-      << "  binrecover -D --start-position=953 --stop-position=1437 mysql-bin.000023 | mysql\n\n"
-      << visible
-      << "\nExit status: 0 ok, 2 bad option, 3 file or output error, 4 damaged or unreadable\n"
-      << "binlog, 5 a format binrecover cannot read (e.g. encrypted), 6 server error,\n"
-      << "7 drill failed (a step or the verification), 1 internal error.\n"
-      << "See docs/errors.md.\n";
-  o.help_text = help.str();
   if (vm.count("help")) {
     o.command = Command::kHelp;
     return o;
@@ -378,146 +626,180 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     o.command = Command::kVersion;
     return o;
   }
-
-  if (vm.count("timezone")) apply_timezone(vm["timezone"].as<std::string>());
+  auto has = [&](const char* name) { return vm.count(name) > 0; };
+  auto text = [&](const char* name) -> std::optional<std::string> {
+    if (!vm.count(name)) return std::nullopt;
+    return vm[name].as<std::string>();
+  };
   auto u64 = [&](const char* name) -> std::optional<std::uint64_t> {
     if (!vm.count(name)) return std::nullopt;
     return parse_u64(vm[name].as<std::string>(), name);
   };
+
+  // The reading path and its filters: the same for every command.
+  if (auto tz = text("timezone")) apply_timezone(*tz);
   o.filter.start_position = u64("start-position");
+  if (auto from = u64("from")) {
+    if (o.filter.start_position) usage_error("--from and --start-position are the same: give one");
+    o.filter.start_position = from;
+  }
   o.filter.stop_position = u64("stop-position");
   if (o.filter.start_position && *o.filter.start_position < 4)
     usage_error("--start-position must be at least 4 (the first event follows the magic)");
   if (o.filter.start_position && o.filter.stop_position &&
-      *o.filter.stop_position <= *o.filter.start_position && args.size() > 0 &&
-      !vm.count("index-file") && vm.count("files") &&
+      *o.filter.stop_position <= *o.filter.start_position && !has("index-file") && has("files") &&
       vm["files"].as<std::vector<std::string>>().size() == 1)
     usage_error("--stop-position must be past --start-position for a single file");
-  if (vm.count("start-datetime"))
-    o.filter.start_datetime =
-        parse_datetime(vm["start-datetime"].as<std::string>(), "start-datetime");
-  if (vm.count("stop-gtid")) o.filter.stop_gtid = vm["stop-gtid"].as<std::string>();
-  if (vm.count("stop-datetime"))
-    o.filter.stop_datetime = parse_datetime(vm["stop-datetime"].as<std::string>(), "stop-datetime");
+  if (auto t = text("start-datetime"))
+    o.filter.start_datetime = parse_datetime(*t, "start-datetime");
+  if (auto t = text("stop-datetime")) o.filter.stop_datetime = parse_datetime(*t, "stop-datetime");
+  if (auto g = text("stop-gtid")) {
+    if (!valid_gtid(*g))
+      usage_error(
+          "--stop-gtid needs a GTID (0-1-42, or 3e11fa47-71ca-11e1-9e33-c80aa9429562:42 "
+          "with an optional :tag before the number), not '" +
+          *g + "'");
+    o.filter.stop_gtid = *g;
+  }
   if (auto id = u64("server-id")) {
     if (*id > 0xffffffffULL) usage_error("--server-id is at most 4294967295");
     o.filter.server_id = static_cast<std::uint32_t>(*id);
   }
-  if (vm.count("database")) o.filter.databases = vm["database"].as<std::vector<std::string>>();
-  if (vm.count("table"))
+  if (has("rewrite-db"))
+    for (const auto& r : vm["rewrite-db"].as<std::vector<std::string>>())
+      o.filter.rewrite_db.push_back(parse_rewrite(r));
+  o.sql.rewrite_db = o.filter.rewrite_db;
+  if (has("database")) o.filter.databases = vm["database"].as<std::vector<std::string>>();
+  if (has("table"))
     for (const auto& t : vm["table"].as<std::vector<std::string>>())
       o.filter.tables.push_back(parse_table(t));
-
-  o.decode.reader.force_read = vm.count("force-read") > 0;
-  if (vm.count("verify-binlog-checksum")) {
-    const std::string v = vm["verify-binlog-checksum"].as<std::string>();
+  if (has("skip-event"))
+    for (const auto& v : vm["skip-event"].as<std::vector<std::string>>()) {
+      if (valid_gtid(v)) {
+        o.filter.skip_gtids.push_back(v);
+        continue;
+      }
+      const auto colon = v.rfind(':');
+      if (colon == std::string::npos)
+        o.filter.skip_positions.emplace_back("", parse_u64(v, "skip-event"));
+      else
+        o.filter.skip_positions.emplace_back(
+            std::filesystem::path(v.substr(0, colon)).filename().string(),
+            parse_u64(v.substr(colon + 1), "skip-event"));
+    }
+  o.decode.reader.force_read = has("force-read");
+  if (auto v = text("verify-binlog-checksum"))
     o.decode.reader.verify_checksum =
-        !(v == "0" || v == "OFF" || v == "off" || v == "FALSE" || v == "false");
-  }
-  if (vm.count("skip-verify-binlog-checksum")) o.decode.reader.verify_checksum = false;
+        !(*v == "0" || *v == "OFF" || *v == "off" || *v == "FALSE" || *v == "false");
+  if (has("skip-verify-binlog-checksum")) o.decode.reader.verify_checksum = false;
   if (auto n = u64("offset")) o.decode.skip_events = *n;
+  if (auto t = text("transaction-memory"))
+    o.decode.max_unit_memory = parse_size(*t, "transaction-memory");
+  o.progress = !has("no-progress");
+  o.result_file = text("result-file");
 
-  o.sql.short_form = vm.count("short-form") > 0;
-  o.sql.hexdump = vm.count("hexdump") > 0;
-  o.sql.skip_gtids = vm.count("skip-gtids") > 0;
-  o.sql.disable_log_bin = vm.count("disable-log-bin") > 0;
-  if (vm.count("result-file")) o.result_file = vm["result-file"].as<std::string>();
-  if (vm.count("local-load")) o.sql.local_load_dir = vm["local-load"].as<std::string>();
+  // What each command adds.
+  o.sql.short_form = has("short-form");
+  o.sql.hexdump = has("hexdump");
+  o.sql.skip_gtids = has("skip-gtids");
+  o.sql.disable_log_bin = has("disable-log-bin");
+  if (auto d = text("local-load")) o.sql.local_load_dir = *d;
   o.sql.verbose = verbose;
-  o.sql.rows_as_sql = vm.count("rows-as-sql") > 0;
-  if (vm.count("schema")) o.schema_file = vm["schema"].as<std::string>();
-  o.flashback = vm.count("flashback") > 0;
-  if (o.flashback && o.command != Command::kSql)
-    usage_error("--flashback belongs to SQL output (binrecover [options] FILE...)");
-  if (vm.count("base64-output")) {
-    std::string b = vm["base64-output"].as<std::string>();
-    for (char& c : b) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (b == "AUTO" || b == "ALWAYS")
+  o.sql.rows_as_sql = has("rows-as-sql");
+  o.schema_file = text("schema");
+  o.flashback = has("flashback");
+  if (auto b = text("base64-output")) {
+    std::string v = *b;
+    for (char& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (v == "AUTO" || v == "UNSPEC")
       o.sql.base64_output = recovery::Base64Output::kAuto;
-    else if (b == "DECODE-ROWS" || b == "NEVER")
+    else if (v == "DECODE-ROWS")
       o.sql.base64_output = recovery::Base64Output::kDecodeRows;
+    else if (v == "NEVER")
+      o.sql.base64_output = recovery::Base64Output::kNever;
     else
-      usage_error("--base64-output must be AUTO or DECODE-ROWS, not '" + b + "'");
+      usage_error("--base64-output must be AUTO, DECODE-ROWS or NEVER, not '" + *b + "'");
   }
-  o.progress = vm.count("no-progress") == 0;
+  if (o.flashback && (o.sql.rows_as_sql || o.sql.hexdump || o.sql.verbose || o.sql.short_form ||
+                      has("base64-output") || o.sql.skip_gtids || has("local-load")))
+    usage_error(
+        "--flashback writes undo SQL of its own: -v, -s, -H, --rows-as-sql, --skip-gtids, "
+        "--base64-output and --local-load do not apply to it");
+  if (o.schema_file && cmd == Command::kSql && !o.flashback && !o.sql.rows_as_sql)
+    usage_error("--schema names columns for --rows-as-sql and --flashback");
+  if (o.schema_file && cmd == Command::kReplay && !o.sql.rows_as_sql)
+    usage_error("--schema names columns for --rows-as-sql");
+  if (!o.filter.rewrite_db.empty() &&
+      (cmd == Command::kEvents || cmd == Command::kStats || cmd == Command::kDrill))
+    usage_error("--rewrite-db does not apply to " + command_label(cmd) +
+                " (it changes the SQL that SQL output, plan's commands and replay write)");
 
-  if (vm.count("format") && o.command == Command::kStats) {
-    const std::string f = vm["format"].as<std::string>();
-    if (f != "table" && f != "json")
-      usage_error("stats --format must be table or json, not '" + f + "'");
-    o.stats_json = f == "json";
-  } else if (vm.count("format") && o.command == Command::kPlan) {
-    const std::string f = vm["format"].as<std::string>();
-    if (f != "text" && f != "json")
-      usage_error("plan --format must be text or json, not '" + f + "'");
-    o.plan_json = f == "json";
-  } else if (vm.count("format")) {
-    const std::string f = vm["format"].as<std::string>();
-    if (f == "table")
+  if (auto f = text("format")) {
+    if (cmd == Command::kStats) {
+      if (*f != "table" && *f != "json")
+        usage_error("stats --format must be table or json, not '" + *f + "'");
+      o.stats_json = *f == "json";
+    } else if (cmd == Command::kPlan) {
+      if (*f != "text" && *f != "json")
+        usage_error("plan --format must be text or json, not '" + *f + "'");
+      o.plan_json = *f == "json";
+    } else if (*f == "table") {
       o.events.format = recovery::TableFormat::kTable;
-    else if (f == "tsv")
+    } else if (*f == "tsv") {
       o.events.format = recovery::TableFormat::kTsv;
-    else if (f == "json")
+    } else if (*f == "json") {
       o.events.format = recovery::TableFormat::kJson;
-    else
-      usage_error("--format must be table, tsv or json, not '" + f + "'");
-  }
-  o.events.from = u64("from");
-  if (o.events.from && *o.events.from < 4) usage_error("--from must be at least 4");
-  if (vm.count("limit")) {
-    const std::string l = vm["limit"].as<std::string>();
-    const auto comma = l.find(',');
-    if (comma == std::string::npos) {
-      o.events.limit_count = parse_u64(l, "limit");
     } else {
-      o.events.limit_offset = parse_u64(trim(l.substr(0, comma)), "limit");
-      o.events.limit_count = parse_u64(trim(l.substr(comma + 1)), "limit");
+      usage_error("--format must be table, tsv or json, not '" + *f + "'");
     }
   }
-  if (o.command != Command::kEvents &&
-      ((vm.count("format") && o.command != Command::kPlan && o.command != Command::kStats) ||
-       vm.count("from") || vm.count("limit")))
-    usage_error("--format, --from and --limit belong to `binrecover events`");
-  if (vm.count("dump")) o.plan.dump = vm["dump"].as<std::string>();
-  if (auto n = u64("rows-threshold")) o.plan.rows_threshold = std::max<std::uint64_t>(*n, 1);
-  const bool planning = o.command == Command::kPlan || o.command == Command::kDrill;
-  if (!planning && (vm.count("dump") || vm.count("rows-threshold")))
-    usage_error("--dump and --rows-threshold belong to `binrecover plan` and `binrecover drill`");
-  if (o.command != Command::kDrill &&
-      (vm.count("expect") || vm.count("write-expect") || vm.count("report") ||
-       vm.count("server-binary") || vm.count("to-end") || vm.count("keep")))
-    usage_error(
-        "--expect, --write-expect, --report, --server-binary, --to-end and --keep "
-        "belong to `binrecover drill`");
-  if (o.command == Command::kDrill) {
-    if (!o.plan.dump) usage_error("drill needs --dump=BACKUP (a mysqldump/mariadb-dump file)");
-    o.plan.databases = o.filter.databases;
-    o.drill.plan = o.plan;
-    o.drill.stop_position = o.filter.stop_position;
-    o.drill.stop_datetime = o.filter.stop_datetime;
-    o.drill.stop_gtid = o.filter.stop_gtid;
-    o.drill.to_end = vm.count("to-end") > 0;
-    o.drill.keep = vm.count("keep") > 0;
-    if (vm.count("expect")) o.drill.expect_file = vm["expect"].as<std::string>();
-    if (vm.count("write-expect")) o.drill.write_expect_file = vm["write-expect"].as<std::string>();
-    if (vm.count("report")) o.drill.report_file = vm["report"].as<std::string>();
-    if (vm.count("server-binary")) o.drill.server_binary = vm["server-binary"].as<std::string>();
+  if (auto l = text("limit")) {
+    const auto comma = l->find(',');
+    if (comma == std::string::npos) {
+      o.events.limit_count = parse_u64(*l, "limit");
+    } else {
+      o.events.limit_offset = parse_u64(trim(l->substr(0, comma)), "limit");
+      o.events.limit_count = parse_u64(trim(l->substr(comma + 1)), "limit");
+    }
   }
-  const bool connection_given = vm.count("host") || vm.count("port") || vm.count("user") ||
-                                vm.count("password") || vm.count("socket");
-  if (o.command != Command::kReplay && o.command != Command::kDrill && connection_given)
+  if (auto d = text("dump")) o.plan.dump = *d;
+  if (auto n = u64("rows-threshold")) o.plan.rows_threshold = std::max<std::uint64_t>(*n, 1);
+  o.plan.databases = o.filter.databases;
+  // The filters plan repeats in the commands it prints.
+  for (const char* name : {"database", "table", "skip-event", "rewrite-db"})
+    if (has(name))
+      for (const auto& v : vm[name].as<std::vector<std::string>>())
+        o.plan.filter_args.push_back(std::string("--") + name + "=" + v);
+  for (const char* name : {"server-id", "start-datetime", "stop-datetime", "stop-gtid", "offset",
+                           "transaction-memory"})
+    if (auto v = text(name)) o.plan.filter_args.push_back(std::string("--") + name + "=" + *v);
+  if (has("force-read")) o.plan.filter_args.emplace_back("--force-read");
+  if (!o.decode.reader.verify_checksum)
+    o.plan.filter_args.emplace_back("--skip-verify-binlog-checksum");
+  o.plan.stop_position = o.filter.stop_position;
+  if ((cmd == Command::kPlan || cmd == Command::kDrill) && o.plan.dump && o.filter.start_position)
     usage_error(
-        "-h/--host, -P/--port, -u/--user, -p/--password and -S/--socket belong to `binrecover "
-        "replay` and `binrecover drill`");
-  if (o.command != Command::kReplay &&
-      (vm.count("state-file") || vm.count("resume") || vm.count("gtids")))
-    usage_error("--state-file, --resume and --gtids belong to `binrecover replay`");
-  if (o.command == Command::kReplay || (o.command == Command::kDrill && connection_given)) {
-    if (o.result_file) usage_error("replay applies to a server: --result-file does not apply");
-    auto text = [&](const char* name) -> std::optional<std::string> {
-      if (!vm.count(name)) return std::nullopt;
-      return vm[name].as<std::string>();
-    };
+        "--start-position does not apply with --dump: the backup's coordinates are the "
+        "start");
+  if (cmd == Command::kPlan) {
+    o.plan.start_position = o.filter.start_position;
+    if (!o.plan.dump && !o.plan.start_position)
+      usage_error("plan needs --dump=BACKUP (or --start-position) to know where to start");
+  }
+  const bool connection_given =
+      has("host") || has("port") || has("user") || has("password") || has("socket");
+  if (cmd == Command::kDrill) {
+    if (!o.plan.dump) usage_error("drill needs --dump=BACKUP (a mysqldump/mariadb-dump file)");
+    o.drill.plan = o.plan;
+    o.drill.filter = o.filter;
+    o.drill.to_end = has("to-end");
+    o.drill.keep = has("keep");
+    o.drill.expect_file = text("expect");
+    o.drill.write_expect_file = text("write-expect");
+    o.drill.report_file = text("report");
+    if (auto b = text("server-binary")) o.drill.server_binary = *b;
+  }
+  if (cmd == Command::kReplay || (cmd == Command::kDrill && connection_given)) {
     o.connection.host = text("host");
     o.connection.user = text("user");
     o.connection.socket = text("socket");
@@ -525,18 +807,19 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       if (*p == 0 || *p > 65535) usage_error("--port must be 1..65535");
       o.connection.port = static_cast<unsigned>(*p);
     }
-    if (vm.count("password")) {
+    if (auto pw = text("password")) {
       // -p alone asks; -pSECRET / --password=SECRET is taken (never required).
-      const std::string pw = vm["password"].as<std::string>();
       const bool empty_given = std::find(args.begin(), args.end(), "--password=") != args.end();
-      if (!pw.empty() || empty_given)
-        o.connection.password = pw;
+      if (!pw->empty() || empty_given)
+        o.connection.password = *pw;
       else
         o.password_prompt = true;
     }
-    if (o.command == Command::kDrill) o.drill.server = o.connection;
+    if (cmd == Command::kDrill) o.drill.server = o.connection;
+  }
+  if (cmd == Command::kReplay) {
     if (auto f = text("state-file")) o.replay.state_file = *f;
-    o.replay.resume = vm.count("resume") > 0;
+    o.replay.resume = has("resume");
     if (auto g = text("gtids")) {
       if (*g == "keep")
         o.replay.gtids = recovery::GtidMode::kKeep;
@@ -552,36 +835,12 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       o.replay.gtids = recovery::GtidMode::kStrip;
     }
   }
-  if (o.command == Command::kPlan) {
-    o.plan.databases = o.filter.databases;
-    o.plan.start_position = o.filter.start_position;
-    if (!o.plan.dump && !o.plan.start_position)
-      usage_error("plan needs --dump=BACKUP (or --start-position) to know where to start");
-  }
-  if (vm.count("skip-event"))
-    for (const auto& v : vm["skip-event"].as<std::vector<std::string>>()) {
-      static const std::regex kUuidGtid(
-          "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-          "(:[A-Za-z_][A-Za-z0-9_]*)?:[0-9]+$");
-      static const std::regex kMariaGtid("^[0-9]+-[0-9]+-[0-9]+$");
-      if (std::regex_match(v, kUuidGtid) || std::regex_match(v, kMariaGtid)) {
-        o.filter.skip_gtids.push_back(v);
-        continue;
-      }
-      const auto colon = v.rfind(':');
-      if (colon == std::string::npos)
-        o.filter.skip_positions.emplace_back("", parse_u64(v, "skip-event"));
-      else
-        o.filter.skip_positions.emplace_back(
-            std::filesystem::path(v.substr(0, colon)).filename().string(),
-            parse_u64(v.substr(colon + 1), "skip-event"));
-    }
 
   std::vector<std::string> paths;
-  if (vm.count("files")) paths = vm["files"].as<std::vector<std::string>>();
-  if (vm.count("index-file")) {
+  if (has("files")) paths = vm["files"].as<std::vector<std::string>>();
+  if (auto index = text("index-file")) {
     if (!paths.empty()) usage_error("give either binlog files or --index-file, not both");
-    paths = binlog::read_index_file(vm["index-file"].as<std::string>());
+    paths = binlog::read_index_file(*index);
   }
   if (paths.empty()) {
     if (stdin_is_tty)

@@ -347,23 +347,19 @@ DrillResult run_drill(const std::vector<InputFile>& inputs, const DrillOptions& 
 
   // 1. Where to start (the backup) and where to stop (before the damage, or as asked).
   Plan plan;
-  FilterOptions filter;
+  FilterOptions filter = opts.filter;
   std::vector<InputFile> replay_inputs;
   if (!step("plan", [&]() -> std::string {
-        plan = make_plan(inputs, opts.plan, decode, warn);
+        plan = make_plan(inputs, opts.plan, decode, opts.filter, warn);
         filter.start_position = plan.start_position;
-        filter.databases = opts.plan.databases;
         replay_inputs = plan.files;
-        if (opts.stop_position) {
-          filter.stop_position = opts.stop_position;
-          r.target = "position " + std::to_string(*opts.stop_position) + " of " +
+        if (filter.stop_position) {
+          r.target = "position " + std::to_string(*filter.stop_position) + " of " +
                      replay_inputs.back().display_name;
-        } else if (opts.stop_gtid) {
-          filter.stop_gtid = opts.stop_gtid;
-          r.target = "the transaction with GTID " + *opts.stop_gtid;
-        } else if (opts.stop_datetime) {
-          filter.stop_datetime = opts.stop_datetime;
-          r.target = "time " + std::to_string(*opts.stop_datetime);
+        } else if (filter.stop_gtid) {
+          r.target = "the transaction with GTID " + *filter.stop_gtid;
+        } else if (filter.stop_datetime) {
+          r.target = "time " + std::to_string(*filter.stop_datetime);
         } else if (!opts.to_end && !plan.damage.empty()) {
           const Damage& d = plan.damage.front();
           filter.stop_position = d.pos;

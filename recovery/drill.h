@@ -15,10 +15,10 @@ namespace binrecover::recovery {
 // A disaster-recovery drill: restore a backup on a throwaway server, replay the binlogs to a
 // target point, and verify the result.
 struct DrillOptions {
-  PlanOptions plan;                              // dump, databases, rows threshold
-  std::optional<std::uint64_t> stop_position;    // target: before this position of the last file
-  std::optional<std::time_t> stop_datetime;      // target: before this time
-  std::optional<std::string> stop_gtid;          // target: before this transaction
+  PlanOptions plan;  // dump, rows threshold
+  // The range and filters, as for every command; a stop position, time or GTID there is the
+  // target, else the first destructive transaction of the range.
+  FilterOptions filter;
   bool to_end = false;                           // target: everything (no damage search)
   std::optional<std::string> expect_file;        // "db.table<TAB>rows<TAB>checksum" lines
   std::optional<std::string> write_expect_file;  // write the verified values there

@@ -115,119 +115,123 @@ void append_json_string(fmt::memory_buffer& out, std::string_view s) {
   out.push_back('"');
 }
 
-std::uint64_t run_event_list(const std::vector<InputFile>& inputs, const DecodeOptions& decode,
-                             const EventListOptions& opts, Output& out,
-                             const binlog::WarningSink& warn) {
-  auto& buf = out.buf();
-  auto it = std::back_inserter(buf);
-  // Column widths from what is known before reading: names, and the digits of file sizes.
-  std::size_t w_name = 8, w_pos = 3, w_end = 11;
-  constexpr std::size_t w_type = 18, w_server = 9;
-  for (const auto& in : inputs) {
-    w_name = std::max(w_name, in.display_name.size());
-    std::error_code ec;
-    const auto size = in.memory        ? in.memory->size()
-                      : in.path == "-" ? 0
-                                       : std::filesystem::file_size(in.path, ec);
-    const std::size_t d = (ec || (in.path == "-" && !in.memory)) ? 10 : digits(size);
-    w_pos = std::max(w_pos, d);
-    w_end = std::max(w_end, d);
+namespace {
+
+class EventList : public WalkConsumer {
+ public:
+  EventList(const std::vector<InputFile>& inputs, const EventListOptions& opts, Output& out)
+      : opts_(opts), out_(out), buf_(out.buf()) {
+    // Column widths from what is known before reading: names, and the digits of file sizes.
+    for (const auto& in : inputs) {
+      w_name_ = std::max(w_name_, in.display_name.size());
+      std::error_code ec;
+      const auto size = in.memory        ? in.memory->size()
+                        : in.path == "-" ? 0
+                                         : std::filesystem::file_size(in.path, ec);
+      const std::size_t d = (ec || (in.path == "-" && !in.memory)) ? 10 : digits(size);
+      w_pos_ = std::max(w_pos_, d);
+      w_end_ = std::max(w_end_, d);
+    }
+    if (opts_.format == TableFormat::kTable) {
+      fmt::format_to(std::back_inserter(buf_), "{:<{}}  {:>{}}  {:<{}}  {:>{}}  {:>{}}  Info\n",
+                     "Log_name", w_name_, "Pos", w_pos_, "Event_type", kWidthType, "Server_id",
+                     kWidthServer, "End_log_pos", w_end_);
+    }
   }
-  if (opts.format == TableFormat::kTable) {
-    fmt::format_to(it, "{:<{}}  {:>{}}  {:<{}}  {:>{}}  {:>{}}  Info\n", "Log_name", w_name, "Pos",
-                   w_pos, "Event_type", w_type, "Server_id", w_server, "End_log_pos", w_end);
+
+  void begin_unit(const UnitInfo& u, const binlog::FormatContext& /*ctx*/) override {
+    file_ = u.file;
   }
-  std::uint64_t index = 0;
-  std::uint64_t shown = 0;
-  fmt::memory_buffer info;
-  std::size_t current = 0;
-  // One row; false once --limit is reached.
-  // Events inside a MySQL payload show the payload's end as both Pos and End_log_pos.
-  auto emit = [&](const Event& ev, std::uint64_t pos, const binlog::FormatContext& ctx) {
-    const std::uint64_t end = ev.in_payload ? pos : ev.header.log_pos;
-    if (index++ < opts.limit_offset) return true;
-    if (opts.limit_count && shown >= *opts.limit_count) return false;
-    ++shown;
-    info.clear();
-    append_event_info(info, ev, ctx);
-    const std::string_view name = inputs[current].display_name;
+
+  void event(const Event& ev, std::uint8_t /*marks*/, const binlog::FormatContext& ctx) override {
+    // MySQL lists the events inside a payload after it, at the payload's end position, as both
+    // Pos and End_log_pos.
+    if (!ev.in_payload && ev.type() == binlog::EventType::kTransactionPayload)
+      payload_end_ = ev.end_pos();
+    if (done()) return;
+    if (index_++ < opts_.limit_offset) return;
+    ++shown_;
+    if (ev.in_payload) {
+      const binlog::FormatContext inner = binlog::payload_context(ctx);
+      row(ev, payload_end_, payload_end_, inner);
+    } else {
+      row(ev, ev.pos, ev.header.log_pos, ctx);
+    }
+    out_.flush_if_large();
+  }
+
+  bool done() const override { return opts_.limit_count && shown_ >= *opts_.limit_count; }
+  std::uint64_t shown() const { return shown_; }
+
+ private:
+  static constexpr std::size_t kWidthType = 18, kWidthServer = 9;
+
+  void row(const Event& ev, std::uint64_t pos, std::uint64_t end,
+           const binlog::FormatContext& ctx) {
+    auto it = std::back_inserter(buf_);
+    info_.clear();
+    append_event_info(info_, ev, ctx);
+    const std::string_view name = *file_;
     const std::string_view type = binlog::event_type_name(ev.header.type);
-    const std::string_view text(info.data(), info.size());
-    switch (opts.format) {
+    const std::string_view text(info_.data(), info_.size());
+    switch (opts_.format) {
       case TableFormat::kTable:
-        fmt::format_to(it, "{:<{}}  {:>{}}  {:<{}}  {:>{}}  {:>{}}  ", name, w_name, pos, w_pos,
-                       type, w_type, ev.header.server_id, w_server, end, w_end);
-        append_tsv_field(buf, text);
-        buf.push_back('\n');
+        fmt::format_to(it, "{:<{}}  {:>{}}  {:<{}}  {:>{}}  {:>{}}  ", name, w_name_, pos, w_pos_,
+                       type, kWidthType, ev.header.server_id, kWidthServer, end, w_end_);
+        append_tsv_field(buf_, text);
+        buf_.push_back('\n');
         break;
       case TableFormat::kTsv:
-        append_tsv_field(buf, name);
+        append_tsv_field(buf_, name);
         fmt::format_to(it, "\t{}\t", pos);
-        append_tsv_field(buf, type);
+        append_tsv_field(buf_, type);
         fmt::format_to(it, "\t{}\t{}\t", ev.header.server_id, end);
-        append_tsv_field(buf, text);
-        buf.push_back('\n');
+        append_tsv_field(buf_, text);
+        buf_.push_back('\n');
         break;
       case TableFormat::kJson:
-        append(buf, "{\"log_name\":");
-        append_json_string(buf, name);
+        append(buf_, "{\"log_name\":");
+        append_json_string(buf_, name);
         fmt::format_to(it, ",\"pos\":{},\"event_type\":", pos);
-        append_json_string(buf, type);
+        append_json_string(buf_, type);
         fmt::format_to(it, ",\"server_id\":{},\"end_log_pos\":{},\"info\":", ev.header.server_id,
                        end);
-        append_json_string(buf, text);
-        append(buf, "}\n");
+        append_json_string(buf_, text);
+        append(buf_, "}\n");
         break;
     }
-    out.flush_if_large();
-    return true;
-  };
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    current = i;
-    const std::unique_ptr<binlog::Source> source = open_input(inputs[i]);
-    binlog::EventReader reader(*source, decode.reader, warn);
-    bool seeked = !(i == 0 && opts.from && *opts.from > 4);
-    for (;;) {
-      std::optional<Event> ev;
-      try {
-        ev = reader.next();
-      } catch (Error& e) {
-        if (!(reader.in_use() && e.code() == ErrorCode::kTruncated)) {
-          out.flush();
-          throw;
-        }
-        if (warn)
-          warn(e.describe() + " (the file was not closed by its server: listing stops here)");
-        break;
-      }
-      if (!ev) break;
-      if (!seeked) {
-        seeked = true;
-        if (reader.seen_format()) {
-          reader.seek(*opts.from);
-          continue;
-        }
-      }
-      if (!emit(*ev, ev->pos, reader.format())) break;
-      if (const auto* tp = std::get_if<binlog::TransactionPayload>(&ev->body)) {
-        // MySQL lists the events inside a payload after it, at the payload's end position.
-        const std::uint64_t at = ev->end_pos();
-        binlog::PayloadSource inner_source(*tp, ev->pos, inputs[i].display_name);
-        const binlog::FormatContext inner_ctx = binlog::payload_context(reader.format());
-        binlog::EventReader inner(inner_source, decode.reader, warn, inner_ctx);
-        bool more = true;
-        while (more) {
-          std::optional<Event> iev = inner.next();
-          if (!iev) break;
-          more = emit(*iev, at, inner_ctx);
-        }
-        if (!more) break;
-      }
-    }
-    if (opts.limit_count && shown >= *opts.limit_count) break;
+  }
+
+  const EventListOptions& opts_;
+  Output& out_;
+  fmt::memory_buffer& buf_;
+  std::size_t w_name_ = 8, w_pos_ = 3, w_end_ = 11;
+  const std::string* file_ = nullptr;
+  std::uint64_t payload_end_ = 0;
+  std::uint64_t index_ = 0;
+  std::uint64_t shown_ = 0;
+  fmt::memory_buffer info_;
+};
+
+}  // namespace
+
+std::uint64_t run_event_list(const std::vector<InputFile>& inputs, const DecodeOptions& decode,
+                             const FilterOptions& filter, const EventListOptions& opts, Output& out,
+                             const binlog::WarningSink& warn) {
+  EventList list(inputs, opts, out);
+  WalkOptions wo;
+  wo.decode = decode;
+  wo.filter = filter;
+  wo.incomplete_units = true;
+  wo.start_anywhere = true;
+  try {
+    walk(inputs, wo, list, warn);
+  } catch (...) {
+    out.flush();
+    throw;
   }
   out.flush();
-  return shown;
+  return list.shown();
 }
 
 }  // namespace binrecover::recovery

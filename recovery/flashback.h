@@ -2,8 +2,8 @@
 
 #include "recovery/filter.h"
 #include "recovery/output.h"
-#include "recovery/pipeline.h"
 #include "recovery/schema.h"
+#include "recovery/walker.h"
 
 namespace binrecover::recovery {
 

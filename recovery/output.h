@@ -3,10 +3,14 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace binrecover::recovery {
+
+class TempFile;
 
 // All text output goes through one large in-memory buffer written to a file descriptor in big
 // chunks. Sinks append whole transactions; flush_if_large() only ever cuts between them, so an
@@ -36,6 +40,25 @@ class Output {
   void flush();
   std::uint64_t bytes_written() const { return written_; }
 
+  // The text of one unit (a transaction) too large for memory: between begin_unit() and
+  // end_unit() it may be set aside in a temporary file (unit_checkpoint(), between statements),
+  // and is written only once whole; abort_unit() takes all of it back. With a consumer (replay)
+  // the statements are handed over as they come instead; the server's transaction makes them
+  // whole.
+  void begin_unit(bool streamed = false) {
+    unit_mark_ = buf_.size();
+    unit_streamed_ = streamed;
+  }
+  void unit_checkpoint();
+  void end_unit();
+  void abort_unit();
+  // Text that may be large (a BINLOG statement): in a streamed unit it goes to the set-aside
+  // text at once instead of through the buffer; else it is appended.
+  void append_large(std::string_view text);
+  // The same for text waiting in a temporary file: in a streamed unit the file itself becomes
+  // part of the set-aside text (`text` is left empty); else its bytes are appended.
+  void append_large(std::unique_ptr<TempFile>& text);
+
  private:
   static constexpr std::size_t kFlushSize = 1 << 20;
   static constexpr std::size_t kInitialReserve = 64 << 10;  // grows to ~kFlushSize once
@@ -44,6 +67,13 @@ class Output {
   Consumer consumer_;
   fmt::memory_buffer buf_;
   std::uint64_t written_ = 0;
+  std::size_t unit_mark_ = 0;  // where the open unit's text starts in buf_
+  // What of it was set aside, in order: text written here, and files handed over.
+  std::vector<std::unique_ptr<TempFile>> unit_parts_;
+  bool unit_spilled_ = false;
+  bool unit_streamed_ = false;
+  void set_aside();
+  void write_fd(const char* p, std::size_t n);
 };
 
 }  // namespace binrecover::recovery

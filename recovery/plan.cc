@@ -11,9 +11,8 @@
 #include "binlog/row_layout.h"
 #include "recovery/event_info.h"
 #include "recovery/event_table.h"
-#include "recovery/filter.h"
 #include "recovery/statement_dbs.h"
-#include "recovery/walk.h"
+#include "recovery/walker.h"
 
 namespace binrecover::recovery {
 
@@ -81,79 +80,92 @@ struct TableCount {
   std::string db, table;
   std::uint64_t deleted = 0, updated = 0;
   std::uint64_t first_pos = 0;
+  std::uint32_t first_timestamp = 0;
 };
 
-class DamageFinder {
+// Finds the destructive transactions among the units the reading path hands over (the filters
+// have already left out what is not asked for).
+class DamageFinder : public WalkConsumer {
  public:
-  DamageFinder(const PlanOptions& opts) : opts_(opts) {
-    FilterOptions f;
-    f.databases = opts.databases;
-    filter_ = ContentFilter(f);
+  DamageFinder(const PlanOptions& opts, std::vector<Damage>& out) : opts_(opts), out_(out) {}
+
+  void begin_unit(const UnitInfo& u, const binlog::FormatContext& /*ctx*/) override {
+    active_ = u.kind == UnitKind::kTransaction && u.complete;
+    found_.reset();
+    counts_.clear();
+    annotation_.clear();
+    thread_id_ = 0;
   }
 
-  void scan(const Transaction& txn, const std::string& file, std::vector<Damage>& out) {
-    counts_.clear();
-    std::string annotation;
-    std::uint32_t thread_id = 0;
-    for (const Event& ev : txn.events) {
-      if (const auto* q = std::get_if<binlog::Query>(&ev.body)) {
-        thread_id = q->thread_id;
-        if (is_begin(q->query) || is_commit_or_rollback(q->query)) continue;
-        const StatementTargets t = statement_targets(q->query);
-        const std::string what = action_text(t.action, t.has_where);
-        if (what.empty() || !filter_.keep_query(*q)) continue;
-        Damage d = base(txn, file, ev, thread_id);
-        d.what = what;
-        d.statement.assign(q->query);
-        if (t.count > 0) {
-          const TableRef& r = t.refs[0];
-          const std::string_view db = r.db.empty() ? q->db : r.db;
-          d.target = t.kind == StatementTargets::Kind::kDatabase
-                         ? std::string(db)
-                         : std::string(db) + "." + std::string(r.table);
+  void event(const Event& ev, std::uint8_t /*marks*/,
+             const binlog::FormatContext& /*ctx*/) override {
+    if (!active_ || found_) return;
+    if (const auto* q = std::get_if<binlog::Query>(&ev.body)) {
+      thread_id_ = q->thread_id;
+      if (is_transaction_control(q->query)) return;
+      const StatementTargets t = statement_targets(q->query);
+      const std::string what = action_text(t.action, t.has_where);
+      if (what.empty()) return;
+      Damage d = base(ev.pos, ev.header.timestamp);
+      d.what = what;
+      d.statement.assign(q->query);
+      if (t.count > 0) {
+        const TableRef& r = t.refs[0];
+        std::string db_buf, table_buf;
+        const std::string_view db = r.db.empty() ? q->db : ident_name(r.db, db_buf);
+        d.target = t.kind == StatementTargets::Kind::kDatabase
+                       ? std::string(db)
+                       : std::string(db) + "." + std::string(ident_name(r.table, table_buf));
+      }
+      found_ = std::move(d);
+    } else if (const auto* rq = std::get_if<binlog::RowsQuery>(&ev.body)) {
+      annotation_.assign(rq->query);
+    } else if (const auto* tm = std::get_if<binlog::TableMap>(&ev.body)) {
+      maps_[tm->table_id] = {std::string(tm->db), std::string(tm->table),
+                             binlog::column_layout(*tm)};
+    } else if (const auto* rows = std::get_if<binlog::Rows>(&ev.body)) {
+      if (rows->kind == binlog::RowsKind::kWrite) return;
+      const auto it = maps_.find(rows->table_id);
+      if (it == maps_.end())
+        throw Error(
+            ErrorCode::kMissingTableMap,
+            "rows event for table id " + std::to_string(rows->table_id) + " has no table map",
+            ev.pos);
+      const MapEntry& m = it->second;
+      binlog::Bytes data = rows->rows;
+      if (rows->compressed) {
+        scratch_.reset();
+        data = binlog::maria_uncompress(rows->rows, scratch_, ev.pos);
+      }
+      const std::uint64_t n = binlog::count_rows(*rows, data, m.layout, ev.pos);
+      TableCount& c = count_for(m.db, m.table, ev.pos, ev.header.timestamp);
+      (rows->kind == binlog::RowsKind::kDelete ? c.deleted : c.updated) += n;
+    }
+  }
+
+  void end_unit(const UnitInfo& u) override {
+    if (!active_) return;
+    if (!found_) {
+      for (const TableCount& c : counts_) {
+        for (const auto& [n, verb] :
+             {std::pair{c.deleted, "DELETE"}, std::pair{c.updated, "UPDATE"}}) {
+          if (n < opts_.rows_threshold || found_) continue;
+          Damage d = base(c.first_pos, c.first_timestamp);
+          d.what = std::string(verb) + " of " + std::to_string(n) + " rows";
+          d.target = c.db + "." + c.table;
+          d.statement = annotation_;
+          found_ = std::move(d);
         }
-        out.push_back(std::move(d));
-        return;
-      } else if (const auto* rq = std::get_if<binlog::RowsQuery>(&ev.body)) {
-        annotation.assign(rq->query);
-      } else if (const auto* tm = std::get_if<binlog::TableMap>(&ev.body)) {
-        maps_[tm->table_id] = {std::string(tm->db), std::string(tm->table),
-                               binlog::column_layout(*tm)};
-      } else if (const auto* rows = std::get_if<binlog::Rows>(&ev.body)) {
-        if (rows->kind == binlog::RowsKind::kWrite) continue;
-        const auto it = maps_.find(rows->table_id);
-        if (it == maps_.end())
-          throw Error(
-              ErrorCode::kMissingTableMap,
-              "rows event for table id " + std::to_string(rows->table_id) + " has no table map",
-              ev.pos);
-        const MapEntry& m = it->second;
-        if (!filter_.keep_table(m.db, m.table)) continue;
-        binlog::Bytes data = rows->rows;
-        if (rows->compressed) {
-          scratch_.reset();
-          data = binlog::maria_uncompress(rows->rows, scratch_, ev.pos);
-        }
-        const std::uint64_t n = binlog::count_rows(*rows, data, m.layout, ev.pos);
-        TableCount& c = count_for(m.db, m.table, ev.pos);
-        (rows->kind == binlog::RowsKind::kDelete ? c.deleted : c.updated) += n;
+        if (found_) break;
       }
     }
-    for (const TableCount& c : counts_) {
-      for (const auto& [n, verb] :
-           {std::pair{c.deleted, "DELETE"}, std::pair{c.updated, "UPDATE"}}) {
-        if (n < opts_.rows_threshold) continue;
-        const Event* at = &txn.events.front();
-        for (const Event& ev : txn.events)
-          if (ev.pos == c.first_pos) at = &ev;
-        Damage d = base(txn, file, *at, thread_id);
-        d.what = std::string(verb) + " of " + std::to_string(n) + " rows";
-        d.target = c.db + "." + c.table;
-        d.statement = annotation;
-        out.push_back(std::move(d));
-        return;
-      }
-    }
+    if (!found_) return;
+    found_->file = *u.file;
+    found_->pos = u.first_pos;
+    found_->end_pos = u.end_pos;
+    found_->gtid = u.gtid;
+    out_.push_back(std::move(*found_));
+    found_.reset();
   }
 
  private:
@@ -162,30 +174,30 @@ class DamageFinder {
     std::vector<binlog::ColumnLayout> layout;
   };
 
-  TableCount& count_for(const std::string& db, const std::string& table, std::uint64_t pos) {
+  TableCount& count_for(const std::string& db, const std::string& table, std::uint64_t pos,
+                        std::uint32_t timestamp) {
     for (TableCount& c : counts_)
       if (c.db == db && c.table == table) return c;
-    counts_.push_back({db, table, 0, 0, pos});
+    counts_.push_back({db, table, 0, 0, pos, timestamp});
     return counts_.back();
   }
 
-  static Damage base(const Transaction& txn, const std::string& file, const Event& ev,
-                     std::uint32_t thread_id) {
+  Damage base(std::uint64_t event_pos, std::uint32_t timestamp) const {
     Damage d;
-    d.file = file;
-    d.pos = txn.first_pos();
-    d.event_pos = ev.pos;
-    d.end_pos = txn.end_pos();
-    d.timestamp = ev.header.timestamp;
-    d.gtid = transaction_gtid(txn);
-    d.thread_id = thread_id;
+    d.event_pos = event_pos;
+    d.timestamp = timestamp;
+    d.thread_id = thread_id_;
     return d;
   }
 
   const PlanOptions& opts_;
-  ContentFilter filter_{FilterOptions{}};
+  std::vector<Damage>& out_;
+  bool active_ = false;
+  std::optional<Damage> found_;
   std::map<std::uint64_t, MapEntry> maps_;
   std::vector<TableCount> counts_;
+  std::string annotation_;
+  std::uint32_t thread_id_ = 0;
   binlog::EventArena scratch_;
 };
 
@@ -199,7 +211,8 @@ void append_kv(fmt::memory_buffer& out, std::string_view key, std::string_view v
 }  // namespace
 
 Plan make_plan(const std::vector<InputFile>& inputs, const PlanOptions& opts,
-               const DecodeOptions& decode, const binlog::WarningSink& warn) {
+               const DecodeOptions& decode, const FilterOptions& filter,
+               const binlog::WarningSink& warn) {
   Plan plan;
   std::size_t first = 0;
   if (opts.dump) {
@@ -235,21 +248,22 @@ Plan make_plan(const std::vector<InputFile>& inputs, const PlanOptions& opts,
                       std::to_string(*b - *a - 1) + " file(s) missing)");
   }
 
-  DamageFinder finder(opts);
-  WalkRange range;
-  range.start_position = plan.start_position;
-  walk_units(plan.files, decode, range, warn, [&](const std::string& file, const Transaction& t) {
-    if (t.kind == UnitKind::kTransaction && t.complete) finder.scan(t, file, plan.damage);
-    return true;
-  });
+  DamageFinder finder(opts, plan.damage);
+  WalkOptions wo;
+  wo.decode = decode;
+  wo.filter = filter;
+  wo.filter.start_position = plan.start_position;
+  walk(plan.files, wo, finder, warn);
   return plan;
 }
 
 std::string recovery_command(const Plan& plan, const PlanOptions& opts) {
   std::string cmd = "binrecover -D --start-position=" + std::to_string(plan.start_position);
-  for (const auto& db : opts.databases) cmd += " --database=" + shell_quote(db);
+  for (const auto& a : opts.filter_args) cmd += " " + shell_quote(a);
   std::size_t last = plan.files.size();
-  if (!plan.damage.empty()) {
+  if (plan.damage.empty() && opts.stop_position) {
+    cmd += " --stop-position=" + std::to_string(*opts.stop_position);
+  } else if (!plan.damage.empty()) {
     const Damage& d = plan.damage.front();
     cmd += " --stop-position=" + std::to_string(d.pos);
     for (std::size_t i = 0; i < plan.files.size(); ++i)
@@ -261,9 +275,10 @@ std::string recovery_command(const Plan& plan, const PlanOptions& opts) {
 
 std::string skip_command(const Plan& plan, const PlanOptions& opts) {
   std::string cmd = "binrecover -D --start-position=" + std::to_string(plan.start_position);
-  for (const auto& db : opts.databases) cmd += " --database=" + shell_quote(db);
+  for (const auto& a : opts.filter_args) cmd += " " + shell_quote(a);
   for (const Damage& d : plan.damage)
     cmd += " --skip-event=" + shell_quote(d.file + ":" + std::to_string(d.pos));
+  if (opts.stop_position) cmd += " --stop-position=" + std::to_string(*opts.stop_position);
   for (const auto& f : plan.files) cmd += " " + shell_quote(f.path);
   return cmd + " | mysql";
 }

@@ -6,16 +6,21 @@
 #include <vector>
 
 #include "recovery/backup_coords.h"
+#include "recovery/filter.h"
 #include "recovery/output.h"
-#include "recovery/pipeline.h"
+#include "recovery/walker.h"
 
 namespace binrecover::recovery {
 
 struct PlanOptions {
   std::optional<std::string> dump;              // read the start coordinates from this backup
   std::optional<std::uint64_t> start_position;  // or: start here in the first input
-  std::vector<std::string> databases;           // only damage to these (all when empty)
-  std::uint64_t rows_threshold = 1000;          // row-format: this many rows deleted/updated
+  std::vector<std::string> databases;           // the databases asked for (all when empty)
+  // The filter options given (--database=shop, --table=..., --server-id=...), as they are
+  // repeated in the recovery commands printed.
+  std::vector<std::string> filter_args;
+  std::optional<std::uint64_t> stop_position;  // --stop-position given (of the last file)
+  std::uint64_t rows_threshold = 1000;         // row-format: this many rows deleted/updated
 };
 
 // One destructive transaction.
@@ -42,8 +47,11 @@ struct Plan {
 // Scans the inputs from the backup's coordinates and lists the destructive transactions.
 // Throws binrecover::Error: the backup's file is not among the inputs, the chain has a gap,
 // the coordinates are past the end of their file, ...
+// `filter` is the reading path's range and filters (its start position is replaced by the
+// backup's coordinates when there is a dump).
 Plan make_plan(const std::vector<InputFile>& inputs, const PlanOptions& opts,
-               const DecodeOptions& decode, const binlog::WarningSink& warn);
+               const DecodeOptions& decode, const FilterOptions& filter,
+               const binlog::WarningSink& warn);
 
 // The command that replays everything up to just before the first damage, and the one that
 // replays everything except it.

@@ -35,15 +35,6 @@ void write_all(int fd, const std::string& text, const std::string& path) {
   }
 }
 
-// Where the next transaction starts: the end of the unit's last event in the file (the events
-// of a MySQL transaction payload sit inside the payload event, which ends later).
-std::uint64_t unit_end(const Transaction& unit) {
-  std::uint64_t end = 0;
-  for (const binlog::Event& ev : unit.events)
-    if (!ev.in_payload) end = std::max(end, ev.end_pos());
-  return end != 0 ? end : unit.end_pos();
-}
-
 std::string coordinates(const ReplayState& st) {
   std::string s = st.file + ":" + std::to_string(st.position);
   if (!st.gtid.empty()) s += " (GTID " + st.gtid + ")";
@@ -116,7 +107,8 @@ void write_replay_state(const std::string& path, const ReplayState& st) {
 
 ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, FilterOptions filter,
                         SqlOptions sql, const ReplayOptions& opts, Session& session,
-                        const binlog::WarningSink& warn, const ReplayProgressFn& progress) {
+                        const binlog::WarningSink& warn, const ReplayProgressFn& progress,
+                        Schema* schema) {
   ReplayResult result;
   const std::optional<ReplayState> prior = read_replay_state(opts.state_file);
   if (opts.resume) {
@@ -185,25 +177,22 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
   // Row events of one statement that together pass the server's max_allowed_packet go in
   // several BINLOG statements (a MariaDB target takes one row too large even for that as two
   // fragments, see Applier).
-  sql.max_binlog_statement = applier.max_statement();
+  // (never more than the default: memory stays that of one statement of at most 16 MiB)
+  sql.max_binlog_statement = std::min(applier.max_statement(), sql.max_binlog_statement);
   SqlSink sink(out, sql);
+  if (schema != nullptr) sink.set_schema(schema);
 
-  auto on_unit = [&](const std::string& file, const Transaction& unit) {
+  sink.set_unit_hook([&](const UnitInfo& unit) {
     try {
       out.flush();
     } catch (Error& e) {
-      e.with_offset(unit.first_pos());
-      if (e.event().empty())
-        for (const binlog::Event& ev : unit.events)
-          if (ev.pos == e.offset()) {
-            e.with_event(std::string(binlog::event_type_name(ev.header.type)));
-            break;
-          }
+      e.with_offset(unit.first_pos);
       throw;
     }
-    result.events_applied += unit.events.size();
+    result.events_applied += unit.events;
+    const std::string& file = *unit.file;
     if (unit.kind == UnitKind::kTransaction) {
-      result.last = ReplayState{file, unit_end(unit), transaction_gtid(unit), session.where()};
+      result.last = ReplayState{file, unit.end_pos, unit.gtid, session.where()};
       write_replay_state(opts.state_file, *result.last);
       ++result.transactions_applied;
     }
@@ -212,15 +201,15 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
         done_before += sizes[current];
         ++current;
       }
-      const std::uint64_t pos = unit_end(unit);
+      const std::uint64_t pos = unit.end_pos;
       const std::uint64_t at = done_before + pos;
       progress({file, pos, result.events_applied, result.transactions_applied,
                 at > skipped ? at - skipped : 0, total});
     }
-  };
+  });
 
   try {
-    result.stats = run_sql(inputs, decode, filter, sink, warn, {}, on_unit);
+    result.stats = run_sql(inputs, decode, filter, sink, warn);
   } catch (const Error& e) {
     stopped = true;
     if (!sink.load_dir().empty() && sql.local_load_dir.empty()) {

@@ -9,6 +9,7 @@
 #include "recovery/apply.h"
 #include "recovery/filter.h"
 #include "recovery/pipeline.h"
+#include "recovery/schema.h"
 #include "recovery/sql_sink.h"
 
 namespace binrecover::recovery {
@@ -65,8 +66,10 @@ struct ReplayResult {
 // nothing is applied twice by accident. Throws Error: kServer (exit 6) at the first failing
 // statement, after rolling its transaction back; the message ends with the coordinates to
 // resume from.
+// `schema` (may be null) names the columns for --rows-as-sql in logs without metadata.
 ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, FilterOptions filter,
                         SqlOptions sql, const ReplayOptions& opts, Session& session,
-                        const binlog::WarningSink& warn, const ReplayProgressFn& progress = {});
+                        const binlog::WarningSink& warn, const ReplayProgressFn& progress = {},
+                        Schema* schema = nullptr);
 
 }  // namespace binrecover::recovery

@@ -594,14 +594,12 @@ void Schema::alter(DdlParser& p, const std::string& db, const std::string& table
   }
 }
 
-void Schema::observe(const Transaction& unit) {
-  for (const binlog::Event& ev : unit.events) {
-    const auto* q = std::get_if<binlog::Query>(&ev.body);
-    if (q == nullptr || q->compressed) continue;
-    const std::string_view w = first_word(q->query);
-    if (ieq(w, "CREATE") || ieq(w, "ALTER") || ieq(w, "DROP") || ieq(w, "RENAME"))
-      apply(q->db, q->query);
-  }
+void Schema::observe(const binlog::Event& ev) {
+  const auto* q = std::get_if<binlog::Query>(&ev.body);
+  if (q == nullptr || q->compressed) return;
+  const std::string_view w = first_word(q->query);
+  if (ieq(w, "CREATE") || ieq(w, "ALTER") || ieq(w, "DROP") || ieq(w, "RENAME"))
+    apply(q->db, q->query);
 }
 
 void Schema::load_file(const std::string& path) {

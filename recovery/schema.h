@@ -46,7 +46,7 @@ class Schema {
   // Applies one statement run in database `db` (the session's current database).
   void apply(std::string_view db, std::string_view sql);
   // Applies the DDL statements of a unit read from the binlog.
-  void observe(const Transaction& unit);
+  void observe(const binlog::Event& ev);
 
   const TableDef* find(std::string_view db, std::string_view table) const;
   std::size_t tables() const { return tables_.size(); }

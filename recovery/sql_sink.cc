@@ -15,6 +15,8 @@
 #include "binlog/maria_compression.h"
 #include "recovery/event_info.h"
 #include "recovery/row_sql.h"
+#include "recovery/statement_dbs.h"
+#include "recovery/temp_file.h"
 #include "recovery/text_writer.h"
 
 namespace binrecover::recovery {
@@ -97,6 +99,8 @@ void append_base64(fmt::memory_buffer& out, Bytes data) {
 }
 
 SqlSink::SqlSink(Output& out, SqlOptions opts) : out_(out), opts_(opts), buf_(out.buf()) {}
+
+SqlSink::~SqlSink() = default;
 
 void SqlSink::begin() {
   append("/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;\n");
@@ -202,25 +206,32 @@ void SqlSink::hexdump(const Event& ev, const FormatContext& ctx) {
   }
 }
 
-bool SqlSink::needs_stmt_end(const Transaction& txn, const std::vector<char>& keep, std::size_t i) {
-  // Whether kept rows event i is the last kept one of a statement whose STMT_END_F event was
-  // dropped.
-  const auto* rows = std::get_if<Rows>(&txn.events[i].body);
-  if (rows == nullptr || (rows->flags & kStmtEndFlag)) return false;
-  for (std::size_t j = i + 1; j < txn.events.size(); ++j) {
-    const auto* next = std::get_if<Rows>(&txn.events[j].body);
-    if (next == nullptr) {
-      if (std::holds_alternative<TableMap>(txn.events[j].body)) continue;
-      return false;
-    }
-    if (keep[j]) return false;
-    if (next->flags & kStmtEndFlag) return true;
-  }
-  return false;
-}
-
 void SqlSink::base64_event(const Event& ev, const FormatContext& ctx) {
   Bytes raw = ev.raw;
+  if (const auto* tm = std::get_if<TableMap>(&ev.body);
+      tm != nullptr && !opts_.rewrite_db.empty()) {
+    const std::string_view to = db_name(tm->db);
+    if (to.data() != tm->db.data()) {
+      // The map with its database renamed: the length byte before the name, the name, and the
+      // rest as it was; size and checksum made anew below (seal_event).
+      const auto name_at =
+          static_cast<std::size_t>(reinterpret_cast<const std::byte*>(tm->db.data()) - raw.data());
+      if (name_at == 0 || to.size() > 255)
+        throw Error(ErrorCode::kUsage,
+                    "--rewrite-db: the new name '" + std::string(to) +
+                        "' does not fit a table map (64 bytes at most)",
+                    ev.pos);
+      renamed_map_.assign(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(name_at - 1));
+      renamed_map_.push_back(static_cast<std::byte>(to.size()));
+      const auto* t = reinterpret_cast<const std::byte*>(to.data());
+      renamed_map_.insert(renamed_map_.end(), t, t + to.size());
+      renamed_map_.insert(renamed_map_.end(),
+                          raw.begin() + static_cast<std::ptrdiff_t>(name_at + tm->db.size()),
+                          raw.end());
+      seal_event(renamed_map_, ctx.checksum == ChecksumAlg::kCrc32 && !ev.in_payload);
+      raw = Bytes(renamed_map_.data(), renamed_map_.size());
+    }
+  }
   // An event unpacked from a MySQL payload has no checksum, but the format description the
   // BINLOG statement runs under says CRC32: give it one, or the server would cut 4 bytes of
   // row data off as the checksum.
@@ -390,11 +401,12 @@ void SqlSink::emit_binlog_statement() {
   if (!rows_pending_) return;
   if (!opts_.short_form && rows_b64_.size() > 0) {
     append("BINLOG '\n");
-    buf_.append(rows_b64_.data(), rows_b64_.data() + rows_b64_.size());
+    out_.append_large(std::string_view(rows_b64_.data(), rows_b64_.size()));
     append("'/*!*/;\n");
   }
+  out_.append_large(verbose_spill_);
   if (verbose_.size() > 0) {
-    buf_.append(verbose_.data(), verbose_.data() + verbose_.size());
+    out_.append_large(std::string_view(verbose_.data(), verbose_.size()));
     verbose_.clear();
   }
   render_verbose(buf_);
@@ -433,40 +445,91 @@ void SqlSink::write_meta(const Event& ev, const FormatContext& ctx) {
   }
   write_event(ev, ctx);
   render_verbose(verbose_);  // the event does not outlive this call
-  out_.flush_if_large();
 }
 
-void SqlSink::write_transaction(const Transaction& txn, const std::vector<char>& keep,
-                                const FormatContext& ctx) {
+void SqlSink::begin_unit(const UnitInfo& u, const FormatContext& /*ctx*/) {
+  in_meta_ = u.kind == UnitKind::kMeta;
+  streamed_ = u.streamed;
+  if (!in_meta_) out_.begin_unit(streamed_);
+}
+
+void SqlSink::event(const Event& ev, std::uint8_t marks, const FormatContext& ctx) {
+  if (in_meta_) {
+    write_meta(ev, ctx);
+    return;
+  }
   // A filter may drop the rows event that carries STMT_END_F (the last table of a multi-table
   // statement). The server's BINLOG statement needs that flag to close the statement, so the
   // last kept rows event of such a statement is emitted with the flag set.
-  // An error inside the transaction (a row image that does not decode) takes back its text:
-  // the output keeps whole transactions only.
-  const std::size_t mark = buf_.size();
-  try {
-    const std::size_t n = txn.events.size();
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!keep[i]) continue;
-      force_stmt_end_ = needs_stmt_end(txn, keep, i);
-      write_event(txn.events[i], ctx);
-      force_stmt_end_ = false;
+  force_stmt_end_ = (marks & kMarkStmtEnd) != 0;
+  write_event(ev, ctx);
+  force_stmt_end_ = false;
+  if (streamed_) {
+    // The event is gone after this call: its -v text is made now (and set aside when the
+    // statement's grows large), and the text so far may be set aside until the transaction is
+    // whole.
+    if (!verbose_pending_.empty()) render_verbose(verbose_);
+    if (verbose_.size() >= kVerboseSetAside) {
+      if (!verbose_spill_)
+        verbose_spill_ = std::make_unique<TempFile>("the -v text of a statement");
+      verbose_spill_->append(std::string_view(verbose_.data(), verbose_.size()));
+      verbose_.clear();
     }
+    out_.unit_checkpoint();
+  }
+}
+
+void SqlSink::end_unit(const UnitInfo& u) {
+  if (!in_meta_) {
     flush_binlog_statement();
-  } catch (...) {
-    if (buf_.size() > mark) buf_.resize(mark);
-    force_stmt_end_ = false;
-    rows_b64_.clear();
-    verbose_.clear();
-    verbose_pending_.clear();
-    held_.clear();
-    pending_maps_.clear();
-    stmt_maps_.clear();
-    stmt_map_count_ = 0;
-    rows_pending_ = false;
-    throw;
+    out_.end_unit();
   }
   out_.flush_if_large();
+  if (on_unit_) on_unit_(u);
+}
+
+void SqlSink::reset_statement() {
+  force_stmt_end_ = false;
+  if (verbose_spill_) verbose_spill_->clear();
+  rows_b64_.clear();
+  verbose_.clear();
+  verbose_pending_.clear();
+  held_.clear();
+  pending_maps_.clear();
+  stmt_maps_.clear();
+  stmt_map_count_ = 0;
+  rows_pending_ = false;
+}
+
+void SqlSink::abort_unit(const UnitInfo& /*u*/) {
+  // An error inside the transaction (a row image that does not decode) takes back its text:
+  // the output keeps whole transactions only.
+  reset_statement();
+  if (!in_meta_) out_.abort_unit();
+}
+
+void SqlSink::left_out(const UnitInfo& u, LeftOut why) {
+  const std::string where = *u.file + ":" + std::to_string(u.first_pos);
+  switch (why) {
+    case LeftOut::kIncomplete:
+      comment("incomplete transaction at " + where + " not emitted");
+      break;
+    case LeftOut::kCrossesStop:
+      // The stop position or time falls inside this transaction: whole transactions only, so it
+      // is left out, as the user asked to stop before it.
+      comment("transaction at " + where + " crosses the stop point: not emitted");
+      break;
+    case LeftOut::kSkipEvent:
+      comment("transaction at " + where + " skipped (--skip-event)");
+      break;
+    case LeftOut::kDamaged:
+      comment("transaction at " + where + " left out: it holds a damaged event (--force-read)");
+      break;
+    case LeftOut::kAlreadyApplied:
+      comment("transaction " + u.gtid +
+              " skipped: the server has applied it (--gtids=skip-applied)");
+      break;
+  }
 }
 
 void SqlSink::flags2_line(std::uint32_t flags2, const FormatContext& ctx) {
@@ -617,10 +680,11 @@ void SqlSink::query(const Event& ev, const Query& q, const FormatContext& ctx) {
       fmt::format_to(it, "\tXid = {}", *q.status.ddl_xid);
     append("\n");
   }
-  if (!q.db.empty() && q.db != st_.db && !(ev.header.flags & kLogEventSuppressUse)) {
-    st_.db.assign(q.db);
+  const std::string_view db = db_name(q.db);
+  if (!db.empty() && db != st_.db && !(ev.header.flags & kLogEventSuppressUse)) {
+    st_.db.assign(db);
     append("use ");
-    append_quoted_ident(buf_, q.db);
+    append_quoted_ident(buf_, db);
     delimiter();
   }
   fmt::format_to(it, "SET TIMESTAMP={}", ev.header.timestamp);
@@ -637,10 +701,17 @@ void SqlSink::query(const Event& ev, const Query& q, const FormatContext& ctx) {
   if (ev.type() == EventType::kExecuteLoadQuery) {
     load_data_query(ev, q);
   } else {
-    append(q.query);
+    if (rewrite_statement(q.query, opts_.rewrite_db, rewritten_))
+      append(rewritten_);
+    else
+      append(q.query);
     append("\n");
   }
   delimiter();
+}
+
+std::string_view SqlSink::db_name(std::string_view db) const {
+  return rewritten_database(db, opts_.rewrite_db);
 }
 
 std::string SqlSink::load_file_path(std::uint32_t file_id, std::uint64_t pos, bool create) {
@@ -804,10 +875,10 @@ void SqlSink::exec_load(const Event& ev, std::uint32_t file_id) {
         "EXEC_LOAD for file id " + std::to_string(file_id) + " has no CREATE_FILE before it",
         ev.pos);
   auto it = std::back_inserter(buf_);
-  if (!p->db.empty() && p->db != st_.db) {
-    st_.db = p->db;
+  if (!p->db.empty() && db_name(p->db) != st_.db) {
+    st_.db = db_name(p->db);
     append("use ");
-    append_quoted_ident(buf_, p->db);
+    append_quoted_ident(buf_, st_.db);
     delimiter();
   }
   fmt::format_to(it, "SET TIMESTAMP={}", ev.header.timestamp);
@@ -860,7 +931,8 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
             append("ROLLBACK");
             delimiter();
           }
-          if (!sf && !opts_.rows_as_sql) {  // plain SQL needs no BINLOG statement at all
+          if (!sf && !opts_.rows_as_sql && opts_.base64_output != Base64Output::kNever) {
+            // (plain SQL needs no BINLOG statement at all)
             append("BINLOG '\n");
             append_base64(buf_, ev.raw);
             append("\n'");
@@ -907,9 +979,14 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
           append_user_var_value(buf_, b, true);
           delimiter();
         } else if constexpr (std::is_same_v<T, TableMap>) {
+          if (opts_.base64_output == Base64Output::kNever && !opts_.rows_as_sql)
+            throw Error(ErrorCode::kUnsupportedFormat,
+                        "--base64-output=NEVER, but the binlog holds row events, which replay "
+                        "only as BINLOG statements (use --rows-as-sql for plain SQL, or AUTO)",
+                        ev.pos);
           if (!sf) {
             append("Table_map: ");
-            append_quoted_ident(buf_, b.db);
+            append_quoted_ident(buf_, db_name(b.db));
             append(".");
             append_quoted_ident(buf_, b.table);
             Writer(buf_) << " mapped to number " << b.table_id << "\n";
@@ -925,15 +1002,24 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
             auto& entry = tables_[b.table_id];
             const std::uint64_t gen = schema_ != nullptr ? schema_->generation() : 0;
             if (table_sigs_[b.table_id] != sig || table_gens_[b.table_id] != gen) {
-              entry.info = table_info(b);
-              if (schema_ != nullptr && opts_.rows_as_sql)
-                schema_->complete(entry.info, ev.pos, true);
-              entry.prepare();
-              table_sigs_[b.table_id].assign(sig);
-              table_gens_[b.table_id] = gen;
+              try {
+                entry.info = table_info(b);
+                if (schema_ != nullptr && opts_.rows_as_sql)
+                  schema_->complete(entry.info, ev.pos, true);
+                entry.info.db = std::string(db_name(entry.info.db));  // after the schema's lookup
+                entry.prepare();
+                table_sigs_[b.table_id].assign(sig);
+                table_gens_[b.table_id] = gen;
+              } catch (const Error&) {
+                // Only for cutting statements (max_binlog_statement): a map whose layout does
+                // not decode (5.1.15-5.1.17 wrote no metadata) leaves its rows events whole.
+                if (decode_rows()) throw;
+                tables_.erase(b.table_id);
+                table_sigs_.erase(b.table_id);
+              }
             }
           }
-          if (!opts_.rows_as_sql && opts_.base64_output != Base64Output::kDecodeRows)
+          if (!opts_.rows_as_sql && opts_.base64_output == Base64Output::kAuto)
             base64_event(ev, ctx);
         } else if constexpr (std::is_same_v<T, Rows>) {
           if (!sf) {
@@ -966,6 +1052,9 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
             }
           }
           if (!opts_.rows_as_sql) {
+            if (opts_.base64_output == Base64Output::kNever)
+              throw Error(ErrorCode::kUnsupportedFormat,
+                          "--base64-output=NEVER, but the binlog holds row events", ev.pos);
             if (opts_.base64_output != Base64Output::kDecodeRows) {
               base64_event(ev, ctx);
             } else {

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <ctime>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -13,12 +15,16 @@
 #include "recovery/row_sql.h"
 #include "recovery/schema.h"
 #include "recovery/transaction.h"
+#include "recovery/walker.h"
 
 namespace binrecover::recovery {
+
+class TempFile;
 
 enum class Base64Output : std::uint8_t {
   kAuto,        // BINLOG '...' for row events (and the format description)
   kDecodeRows,  // no BINLOG for rows: only the -v comments (not replayable)
+  kNever,       // no BINLOG statement at all; a row event is an error (mysqlbinlog's NEVER)
 };
 
 struct SqlOptions {
@@ -38,30 +44,47 @@ struct SqlOptions {
   // several events (STMT_END_F on the last), as the server itself cuts events at
   // binlog_row_event_max_size. Each BINLOG statement then closes its statement (STMT_END_F)
   // and the next one repeats the table maps. A single row larger than the limit goes whole.
-  std::size_t max_binlog_statement = 0;
+  // The default is just under the 16 MiB max_allowed_packet of the mysql and mariadb clients
+  // and of MariaDB servers: every statement that replays with the defaults is written whole,
+  // and a statement of many row events (a bulk INSERT ... SELECT) neither fails the replay nor
+  // makes memory grow with its size. Replay sets it from the server's max_allowed_packet.
+  static constexpr std::size_t kDefaultMaxBinlogStatement = (std::size_t{16} << 20) - (64 << 10);
+  std::size_t max_binlog_statement = kDefaultMaxBinlogStatement;
+  // --rewrite-db FROM->TO: the default database, row events' tables and database-qualified
+  // names in statements are written with the new name.
+  std::vector<std::pair<std::string, std::string>> rewrite_db;
 };
+
+// Called after the sink wrote a unit (an event outside transactions, or a whole transaction):
+// replay applies and records each there.
+using UnitHook = std::function<void(const UnitInfo& unit)>;
 
 // mysqlbinlog-compatible SQL text: comments with positions, DELIMITER /*!*/;, the session
 // state each statement needs, BINLOG '<base64>' for row events. The mysql and mariadb clients
-// replay it as mysqlbinlog's output.
-class SqlSink {
+// replay it as mysqlbinlog's output. It is the reading path's consumer for SQL output, replay
+// and drills.
+class SqlSink : public WalkConsumer {
  public:
   SqlSink(Output& out, SqlOptions opts);
+  ~SqlSink() override;
 
+  void set_unit_hook(UnitHook hook) { on_unit_ = std::move(hook); }
   void begin();
   // Table definitions for logs without column names (--schema), kept current by the DDL of
   // every transaction read (see observe), filtered out or not. Without one, --rows-as-sql
   // stops on a table map without names.
   void set_schema(Schema* schema) { schema_ = schema; }
-  // Every complete unit read, before the filters: its DDL updates the schema.
-  void observe(const Transaction& unit) {
-    if (schema_ != nullptr) schema_->observe(unit);
+  // The reading path's consumer: every event read, before the filters (its DDL updates the
+  // schema); units the filters keep; units left out (a comment says why).
+  void observe(const binlog::Event& ev) override {
+    if (schema_ != nullptr) schema_->observe(ev);
   }
-  // An event outside transactions (format description, rotate, GTID list, ...).
-  void write_meta(const binlog::Event& ev, const binlog::FormatContext& ctx);
-  // A transaction, with `keep` marking the events the filters kept.
-  void write_transaction(const Transaction& txn, const std::vector<char>& keep,
-                         const binlog::FormatContext& ctx);
+  void begin_unit(const UnitInfo& u, const binlog::FormatContext& ctx) override;
+  void event(const binlog::Event& ev, std::uint8_t marks,
+             const binlog::FormatContext& ctx) override;
+  void end_unit(const UnitInfo& u) override;
+  void abort_unit(const UnitInfo& u) override;
+  void left_out(const UnitInfo& u, LeftOut why) override;
   // A comment line ("# ..."), e.g. for a dropped incomplete transaction.
   void comment(std::string_view text);
   void finish();
@@ -75,8 +98,12 @@ class SqlSink {
   void query(const binlog::Event& ev, const binlog::Query& q, const binlog::FormatContext& ctx);
   void session_state(const binlog::Query& q, const binlog::FormatContext& ctx);
   void flags2_line(std::uint32_t flags2, const binlog::FormatContext& ctx);
+  // An event outside transactions (format description, rotate, GTID list, ...).
+  void write_meta(const binlog::Event& ev, const binlog::FormatContext& ctx);
   void base64_event(const binlog::Event& ev, const binlog::FormatContext& ctx);
-  static bool needs_stmt_end(const Transaction& txn, const std::vector<char>& keep, std::size_t i);
+  // The database name as written (after --rewrite-db).
+  std::string_view db_name(std::string_view db) const;
+  void reset_statement();
   void flush_binlog_statement();
   void emit_binlog_statement();
   // max_binlog_statement: statements cut between events and rows events cut between rows.
@@ -92,6 +119,10 @@ class SqlSink {
 
   Output& out_;
   SqlOptions opts_;
+  UnitHook on_unit_;
+  bool in_meta_ = false;   // the unit being written is an event outside transactions
+  bool streamed_ = false;  // ... a transaction whose events are not held: nothing may point
+                           // at an event after its call
   fmt::memory_buffer& buf_;
   fmt::memory_buffer rows_b64_;  // BINLOG statement being assembled
   bool rows_pending_ = false;
@@ -109,9 +140,14 @@ class SqlSink {
   };
   std::vector<PendingRows> verbose_pending_;
   void render_verbose(fmt::memory_buffer& out);
-  fmt::memory_buffer verbose_;          // -v comments of the statement
+  fmt::memory_buffer verbose_;  // -v comments of the statement
+  // ... of a streamed transaction's statement, when they grow large (they follow its BINLOG).
+  std::unique_ptr<TempFile> verbose_spill_;
+  static constexpr std::size_t kVerboseSetAside = std::size_t{1} << 20;
   std::vector<std::byte> row_scratch_;  // uncompressed rows
   std::vector<std::byte> scratch_;      // a patched copy of one event
+  std::vector<std::byte> renamed_map_;  // a table map with its database renamed
+  std::string rewritten_;               // a statement with its databases renamed
   std::vector<std::byte> piece_;        // one part of a rows event cut for max_binlog_statement
   std::vector<std::size_t> row_ends_;   // where its rows end
   std::vector<std::byte> stmt_maps_;    // the table maps of the statement being written

@@ -1,6 +1,8 @@
 #include "recovery/statement_dbs.h"
 
+#include <algorithm>
 #include <cstddef>
+#include <optional>
 
 namespace binrecover::recovery {
 namespace {
@@ -10,6 +12,7 @@ enum class Tok : std::uint8_t { kEnd, kWord, kQuoted, kDot, kComma, kLParen, kRP
 struct Token {
   Tok kind = Tok::kEnd;
   std::string_view text;
+  std::size_t begin = 0, end = 0;  // the token's bytes in the statement, quotes included
 };
 
 bool ident_char(unsigned char c) {
@@ -25,6 +28,15 @@ class Lexer {
 
   Token next() {
     skip_space_and_comments();
+    const std::size_t begin = i_;
+    Token t = scan();
+    t.begin = begin;
+    t.end = i_;
+    return t;
+  }
+
+ private:
+  Token scan() {
     if (i_ >= s_.size()) return {Tok::kEnd, {}};
     const char c = s_[i_];
     if (c == '`') {
@@ -67,7 +79,6 @@ class Lexer {
     }
   }
 
- private:
   void skip_string(char quote) {
     ++i_;
     while (i_ < s_.size()) {
@@ -153,11 +164,27 @@ class Parser {
       advance();
       skip_words({"LOW_PRIORITY", "QUICK", "IGNORE"});
       out.action = StatementTargets::Action::kDelete;
+      // DELETE FROM t [AS a] ... | DELETE a, b FROM refs ... | DELETE FROM a, b USING refs ...:
+      // the tables deleted from are named first, possibly by the aliases the references give.
+      StatementTargets named;
+      std::string_view refs_after;
       if (is_kw(tok_, "FROM")) {
         advance();
-        table_list_until(out, "WHERE");
+        target_names(named, "USING");
+        refs_after = "USING";
       } else {
-        table_list_until(out, "FROM");
+        target_names(named, "FROM");
+        refs_after = "FROM";
+      }
+      if (is_kw(tok_, refs_after)) {
+        advance();
+        Aliases aliases;
+        table_references(aliases);
+        for (std::uint8_t i = 0; i < named.count; ++i) out.add(aliases.resolve(named.refs[i]));
+        if (named.overflow) out.overflow = true;
+      } else {
+        out = named;
+        out.action = StatementTargets::Action::kDelete;
       }
       out.has_where = find_top_level(out, "WHERE");
       return finish(out);
@@ -370,6 +397,88 @@ class Parser {
     }
   }
 
+  // The names before `stop` (FROM or USING): t, db.t, t.*, separated by commas. A single-table
+  // DELETE FROM t [AS a] WHERE ... names its table the same way (the alias is skipped).
+  void target_names(StatementTargets& out, std::string_view stop) {
+    bool expect_name = true;
+    while (tok_.kind != Tok::kEnd && !is_kw(tok_, stop) && !is_kw(tok_, "WHERE")) {
+      if (expect_name && is_name(tok_)) {
+        out.add(read_name());
+        expect_name = false;
+        continue;
+      }
+      if (tok_.kind == Tok::kComma) expect_name = true;
+      advance();
+    }
+  }
+
+  // Table references with their aliases: `shop.t AS s JOIN other.u x ON ...`.
+  struct Aliases {
+    struct Entry {
+      TableRef table;
+      std::string_view alias;
+    };
+    std::array<Entry, 16> entries{};
+    std::uint8_t count = 0;
+    void add(TableRef t, std::string_view alias) {
+      if (count < entries.size()) entries[count++] = {t, alias};
+    }
+    // A target named by its alias, or by the table's own (unqualified) name.
+    TableRef resolve(TableRef target) const {
+      if (!target.db.empty()) return target;
+      for (std::uint8_t i = 0; i < count; ++i)
+        if (!entries[i].alias.empty() && entries[i].alias == target.table) return entries[i].table;
+      for (std::uint8_t i = 0; i < count; ++i)
+        if (entries[i].alias.empty() && entries[i].table.table == target.table)
+          return entries[i].table;
+      return target;
+    }
+  };
+
+  static bool ends_reference(const Token& t) {
+    static constexpr std::string_view kWords[] = {
+        "JOIN", "INNER",  "LEFT",      "RIGHT", "CROSS", "NATURAL", "STRAIGHT_JOIN", "OUTER",
+        "ON",   "USING",  "WHERE",     "SET",   "ORDER", "LIMIT",   "PARTITION",     "FORCE",
+        "USE",  "IGNORE", "RETURNING", "FOR",   "UNION", "GROUP",   "HAVING",        "WINDOW"};
+    for (std::string_view w : kWords)
+      if (is_kw(t, w)) return true;
+    return false;
+  }
+
+  void table_references(Aliases& out) {
+    bool expect_name = true;
+    int depth = 0;
+    while (tok_.kind != Tok::kEnd) {
+      if (depth == 0 && is_kw(tok_, "WHERE")) return;
+      if (tok_.kind == Tok::kLParen) {
+        ++depth;
+        advance();
+        continue;
+      }
+      if (tok_.kind == Tok::kRParen) {
+        if (depth > 0) --depth;
+        advance();
+        continue;
+      }
+      if (depth == 0 && expect_name && is_name(tok_) && !is_kw(tok_, "SELECT")) {
+        const TableRef t = read_name();
+        std::string_view alias;
+        if (is_kw(tok_, "AS")) advance();
+        if (is_name(tok_) && !(tok_.kind == Tok::kWord && ends_reference(tok_))) {
+          alias = tok_.text;
+          advance();
+        }
+        out.add(t, alias);
+        expect_name = false;
+        continue;
+      }
+      if (depth == 0 &&
+          (tok_.kind == Tok::kComma || is_kw(tok_, "JOIN") || is_kw(tok_, "STRAIGHT_JOIN")))
+        expect_name = true;
+      advance();
+    }
+  }
+
   Lexer lex_;
   Token tok_;
 };
@@ -377,5 +486,78 @@ class Parser {
 }  // namespace
 
 StatementTargets statement_targets(std::string_view sql) { return Parser(sql).parse(); }
+
+std::string_view rewritten_database(std::string_view db, const DatabaseRewrites& rewrites) {
+  for (const auto& [from, to] : rewrites)
+    if (db == from) return to;
+  return db;
+}
+
+bool rewrite_statement(std::string_view sql, const DatabaseRewrites& rewrites, std::string& out) {
+  if (rewrites.empty()) return false;
+  Lexer lex(sql);
+  std::vector<std::pair<Token, std::string_view>> edits;  // token, new name
+  std::string buf;
+  auto replacement = [&](const Token& t) -> std::optional<std::string_view> {
+    if (!is_name(t)) return std::nullopt;
+    const std::string_view name = ident_name(t.text, buf);
+    const std::string_view to = rewritten_database(name, rewrites);
+    if (to.data() == name.data()) return std::nullopt;
+    return to;
+  };
+  Token prev, tok = lex.next();
+  bool first = true;
+  while (tok.kind != Tok::kEnd) {
+    Token next = lex.next();
+    // db.name: a name, then a dot, not itself after a dot.
+    if (next.kind == Tok::kDot && prev.kind != Tok::kDot)
+      if (auto to = replacement(tok)) edits.emplace_back(tok, *to);
+    // USE db, and CREATE / ALTER / DROP DATABASE|SCHEMA [IF [NOT] EXISTS] db
+    if (first && is_kw(tok, "USE") && next.kind != Tok::kEnd)
+      if (auto to = replacement(next)) edits.emplace_back(next, *to);
+    if (is_kw(tok, "DATABASE") || is_kw(tok, "SCHEMA")) {
+      Token name = next;
+      Lexer look = lex;
+      if (is_kw(name, "IF")) {
+        name = look.next();
+        if (is_kw(name, "NOT")) name = look.next();
+        name = look.next();  // EXISTS -> the name
+      }
+      if (name.kind != Tok::kDot)
+        if (auto to = replacement(name)) edits.emplace_back(name, *to);
+    }
+    first = false;
+    prev = tok;
+    tok = next;
+  }
+  if (edits.empty()) return false;
+  std::sort(edits.begin(), edits.end(),
+            [](const auto& a, const auto& b) { return a.first.begin < b.first.begin; });
+  out.clear();
+  std::size_t at = 0;
+  for (const auto& [t, to] : edits) {
+    if (t.begin < at) continue;  // (the same token twice)
+    out.append(sql.substr(at, t.begin - at));
+    out.push_back('`');
+    for (char c : to) {
+      if (c == '`') out.push_back('`');
+      out.push_back(c);
+    }
+    out.push_back('`');
+    at = t.end;
+  }
+  out.append(sql.substr(at));
+  return true;
+}
+
+std::string_view ident_name(std::string_view raw, std::string& buf) {
+  if (raw.find("``") == std::string_view::npos) return raw;
+  buf.clear();
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    buf.push_back(raw[i]);
+    if (raw[i] == '`' && i + 1 < raw.size() && raw[i + 1] == '`') ++i;
+  }
+  return buf;
+}
 
 }  // namespace binrecover::recovery

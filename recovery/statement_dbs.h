@@ -2,7 +2,10 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace binrecover::recovery {
 
@@ -52,5 +55,22 @@ struct StatementTargets {
 };
 
 StatementTargets statement_targets(std::string_view sql);
+
+// --rewrite-db: database names and what they become.
+using DatabaseRewrites = std::vector<std::pair<std::string, std::string>>;
+// The new name of `db`, or `db` itself.
+std::string_view rewritten_database(std::string_view db, const DatabaseRewrites& rewrites);
+
+// Rewrites the database names a statement spells out: `FROM`.table (and FROM.table.column)
+// qualifiers, and the database of CREATE/ALTER/DROP DATABASE and USE, read with the same lexer
+// that finds a statement's databases (strings and comments are left alone; executable comments
+// are read as SQL). Unqualified names and names inside routine bodies stored as text are not
+// touched. Writes the new text to `out` and returns true when something changed.
+bool rewrite_statement(std::string_view sql, const DatabaseRewrites& rewrites, std::string& out);
+
+// The name a part of a TableRef stands for: the text between backticks with each doubled
+// backtick made single (`x``y` names x`y). Returns `raw` itself unless it had to change, then
+// the name made in `buf`.
+std::string_view ident_name(std::string_view raw, std::string& buf);
 
 }  // namespace binrecover::recovery

@@ -8,9 +8,8 @@
 #include "binlog/row_layout.h"
 #include "recovery/event_info.h"
 #include "recovery/event_table.h"
-#include "recovery/filter.h"
 #include "recovery/statement_dbs.h"
-#include "recovery/walk.h"
+#include "recovery/walker.h"
 
 namespace binrecover::recovery {
 
@@ -30,82 +29,104 @@ void keep_top(std::vector<TransactionStats>& list, const TransactionStats& t, st
 
 }  // namespace
 
-Stats collect_stats(const std::vector<InputFile>& inputs, const DecodeOptions& decode,
-                    const FilterOptions& fopts, const binlog::WarningSink& warn, std::size_t top) {
-  Stats st;
-  ContentFilter filter(fopts);
-  struct Map {
-    std::string name;
-    bool keep;
-    std::vector<binlog::ColumnLayout> layout;
-  };
-  std::map<std::uint64_t, Map> maps;
-  binlog::EventArena scratch;
-  WalkRange range;
-  range.start_position = fopts.start_position;
-  range.stop_position = fopts.stop_position;
-  walk_units(inputs, decode, range, warn, [&](const std::string& file, const Transaction& t) {
-    for (const Event& ev : t.events) {
-      ++st.events;
-      ++st.event_types[std::string(binlog::event_type_name(ev.header.type))];
-      if (!ev.in_payload) st.bytes += ev.raw.size();
-    }
-    if (t.kind != UnitKind::kTransaction || !t.complete) return true;
-    TransactionStats ts;
-    ts.file = file;
-    ts.pos = t.first_pos();
-    ts.gtid = transaction_gtid(t);
-    std::uint32_t first_ts = t.events.front().header.timestamp, last_ts = first_ts;
-    bool any = false;
-    for (const Event& ev : t.events) {
-      if (!ev.in_payload) ts.bytes += ev.raw.size();
-      last_ts = std::max(last_ts, ev.header.timestamp);
-      if (const auto* tm = std::get_if<binlog::TableMap>(&ev.body)) {
-        maps[tm->table_id] = {std::string(tm->db) + "." + std::string(tm->table),
-                              filter.keep_table(tm->db, tm->table), binlog::column_layout(*tm)};
-      } else if (const auto* rows = std::get_if<binlog::Rows>(&ev.body)) {
-        const auto it = maps.find(rows->table_id);
-        if (it == maps.end())
-          throw Error(
-              ErrorCode::kMissingTableMap,
-              "rows event for table id " + std::to_string(rows->table_id) + " has no table map",
-              ev.pos);
-        if (!it->second.keep) continue;
-        binlog::Bytes data = rows->rows;
-        if (rows->compressed) {
-          scratch.reset();
-          data = binlog::maria_uncompress(rows->rows, scratch, ev.pos);
-        }
-        const std::uint64_t n = binlog::count_rows(*rows, data, it->second.layout, ev.pos);
-        TableStats& tsx = st.tables[it->second.name];
-        (rows->kind == binlog::RowsKind::kWrite    ? tsx.inserted
-         : rows->kind == binlog::RowsKind::kDelete ? tsx.deleted
-                                                   : tsx.updated) += n;
-        ts.rows += n;
-        any = true;
-      } else if (const auto* q = std::get_if<binlog::Query>(&ev.body)) {
-        if (is_begin(q->query) || is_commit_or_rollback(q->query)) continue;
-        if (!filter.keep_query(*q)) continue;
-        any = true;
-        const StatementTargets targets = statement_targets(q->query);
-        for (std::uint8_t k = 0; k < targets.count; ++k) {
-          const TableRef& r = targets.refs[k];
-          if (targets.kind != StatementTargets::Kind::kTables ||
-              targets.action == StatementTargets::Action::kOther)
-            break;
-          ++st.tables[std::string(r.db.empty() ? q->db : r.db) + "." + std::string(r.table)]
-                .statements;
-        }
+namespace {
+
+class StatsCollector : public WalkConsumer {
+ public:
+  StatsCollector(Stats& st, std::size_t top) : st_(st), top_(top) {}
+
+  void begin_unit(const UnitInfo& u, const binlog::FormatContext& /*ctx*/) override {
+    // A transaction the stop point cuts is outside the range; one the input cuts (a server that
+    // stopped) is counted by its events only.
+    counted_ = !(u.crosses_stop);
+    whole_ = u.kind == UnitKind::kTransaction && u.complete;
+    ts_ = TransactionStats{};
+    ts_.file = *u.file;
+    ts_.pos = u.first_pos;
+    ts_.gtid = u.gtid;
+    first_ts_ = last_ts_ = u.head.timestamp;
+  }
+
+  void event(const Event& ev, std::uint8_t /*marks*/,
+             const binlog::FormatContext& /*ctx*/) override {
+    if (!counted_) return;
+    ++st_.events;
+    ++st_.event_types[std::string(binlog::event_type_name(ev.header.type))];
+    if (!ev.in_payload) st_.bytes += ev.raw.size();
+    if (!whole_) return;
+    if (!ev.in_payload) ts_.bytes += ev.raw.size();
+    last_ts_ = std::max(last_ts_, ev.header.timestamp);
+    if (const auto* tm = std::get_if<binlog::TableMap>(&ev.body)) {
+      maps_[tm->table_id] = {std::string(tm->db) + "." + std::string(tm->table),
+                             binlog::column_layout(*tm)};
+    } else if (const auto* rows = std::get_if<binlog::Rows>(&ev.body)) {
+      const auto it = maps_.find(rows->table_id);
+      if (it == maps_.end())
+        throw Error(
+            ErrorCode::kMissingTableMap,
+            "rows event for table id " + std::to_string(rows->table_id) + " has no table map",
+            ev.pos);
+      binlog::Bytes data = rows->rows;
+      if (rows->compressed) {
+        scratch_.reset();
+        data = binlog::maria_uncompress(rows->rows, scratch_, ev.pos);
+      }
+      const std::uint64_t n = binlog::count_rows(*rows, data, it->second.layout, ev.pos);
+      TableStats& tsx = st_.tables[it->second.name];
+      (rows->kind == binlog::RowsKind::kWrite    ? tsx.inserted
+       : rows->kind == binlog::RowsKind::kDelete ? tsx.deleted
+                                                 : tsx.updated) += n;
+      ts_.rows += n;
+    } else if (const auto* q = std::get_if<binlog::Query>(&ev.body)) {
+      if (is_transaction_control(q->query)) return;
+      const StatementTargets targets = statement_targets(q->query);
+      if (targets.kind != StatementTargets::Kind::kTables ||
+          targets.action == StatementTargets::Action::kOther)
+        return;
+      std::string db_buf, table_buf;
+      for (std::uint8_t k = 0; k < targets.count; ++k) {
+        const TableRef& r = targets.refs[k];
+        ++st_.tables[std::string(r.db.empty() ? q->db : ident_name(r.db, db_buf)) + "." +
+                     std::string(ident_name(r.table, table_buf))]
+              .statements;
       }
     }
-    if (!any && filter.active()) return true;
-    ts.seconds = last_ts - first_ts;
-    ++st.transactions;
-    st.rows += ts.rows;
-    keep_top(st.largest, ts, top, true);
-    keep_top(st.longest, ts, top, false);
-    return true;
-  });
+  }
+
+  void end_unit(const UnitInfo& /*u*/) override {
+    if (!whole_ || !counted_) return;
+    ts_.seconds = last_ts_ - first_ts_;
+    ++st_.transactions;
+    st_.rows += ts_.rows;
+    keep_top(st_.largest, ts_, top_, true);
+    keep_top(st_.longest, ts_, top_, false);
+  }
+
+ private:
+  struct Map {
+    std::string name;
+    std::vector<binlog::ColumnLayout> layout;
+  };
+  Stats& st_;
+  std::size_t top_;
+  std::map<std::uint64_t, Map> maps_;
+  binlog::EventArena scratch_;
+  bool counted_ = false, whole_ = false;
+  TransactionStats ts_;
+  std::uint32_t first_ts_ = 0, last_ts_ = 0;
+};
+
+}  // namespace
+
+Stats collect_stats(const std::vector<InputFile>& inputs, const DecodeOptions& decode,
+                    const FilterOptions& filter, const binlog::WarningSink& warn, std::size_t top) {
+  Stats st;
+  StatsCollector collector(st, top);
+  WalkOptions wo;
+  wo.decode = decode;
+  wo.filter = filter;
+  wo.incomplete_units = true;
+  walk(inputs, wo, collector, warn);
   return st;
 }
 

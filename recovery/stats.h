@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "recovery/output.h"
-#include "recovery/pipeline.h"
+#include "recovery/walker.h"
 
 namespace binrecover::recovery {
 

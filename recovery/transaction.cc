@@ -38,7 +38,9 @@ bool is_word(std::string_view q, std::string_view kw) {
 
 const binlog::Query* as_query(const Event& ev) { return std::get_if<binlog::Query>(&ev.body); }
 
-bool is_meta_type(EventType t) {
+}  // namespace
+
+bool is_meta_event(EventType t) {
   switch (t) {
     case EventType::kFormatDescription:
     case EventType::kStartV3:
@@ -59,6 +61,13 @@ bool is_meta_type(EventType t) {
       return !binlog::is_known_event_type(static_cast<std::uint8_t>(t));
   }
 }
+
+bool is_gtid_event(EventType t) {
+  return t == EventType::kGtid || t == EventType::kAnonymousGtid || t == EventType::kMariaGtid ||
+         t == EventType::kGtidTagged;
+}
+
+namespace {
 
 // Events that belong to the statement that follows them: session values, and the data blocks
 // of LOAD DATA (executed by the EXECUTE_LOAD_QUERY or EXEC_LOAD that ends them).
@@ -86,152 +95,160 @@ bool is_commit_or_rollback(std::string_view q) {
   return is_word(q, "COMMIT") || is_word(q, "ROLLBACK");
 }
 
-ArenaPin::ArenaPin(TransactionAssembler& a) : a_(a) { a_.pin_arena(true); }
-ArenaPin::~ArenaPin() { a_.pin_arena(false); }
-
-void TransactionAssembler::recycle() {
-  done_.events.clear();
-  meta_.events.clear();
-  if (arena_reset_pending_ && current_.events.empty() && !arena_pinned_) {
-    arena_.reset();
-    arena_reset_pending_ = false;
-  }
+bool is_transaction_control(std::string_view q) {
+  return is_begin(q) || is_commit_or_rollback(q) || starts_with_keyword(q, "SAVEPOINT") ||
+         starts_with_keyword(q, "ROLLBACK") || starts_with_keyword(q, "RELEASE") ||
+         starts_with_keyword(q, "XA") || starts_with_keyword(q, "COMMIT");
 }
 
-void TransactionAssembler::start(const Event& ev, State s) {
-  current_.events.clear();
-  current_.kind = UnitKind::kTransaction;
-  current_.complete = true;
-  current_.events.push_back(ev);
-  state_ = s;
-}
-
-void TransactionAssembler::close_current(std::vector<Transaction*>& ready) {
-  std::swap(done_, current_);
-  current_.events.clear();
-  state_ = State::kIdle;
-  standalone_gtid_ = false;
-  arena_reset_pending_ = true;
-  ready.push_back(&done_);
-}
-
-void TransactionAssembler::push(const Event& ev, std::vector<Transaction*>& ready) {
+UnitTracker::Step UnitTracker::push(const Event& ev) {
+  Step step;
   const EventType t = ev.type();
-  if (is_meta_type(t)) {
-    if (!current_.events.empty()) {
-      current_.complete = false;
-      close_current(ready);
-    }
-    meta_.kind = UnitKind::kMeta;
-    meta_.complete = true;
-    meta_.events.clear();
-    meta_.events.push_back(ev);
-    ready.push_back(&meta_);
-    arena_reset_pending_ = true;
-    return;
+  if (is_meta_event(t)) {
+    step.interrupts = count_ > 0;
+    step.meta = true;
+    reset();
+    return step;
   }
-  const bool gtid = t == EventType::kGtid || t == EventType::kAnonymousGtid ||
-                    t == EventType::kMariaGtid || t == EventType::kGtidTagged;
+  const bool gtid = is_gtid_event(t);
   const binlog::Query* q = as_query(ev);
   const bool begin = q != nullptr && is_begin(q->query);
 
   // BEGIN is expected after a GTID (MySQL; older MariaDB repeats it after its own GTID) and
   // after INTVAR/RAND/USER_VAR; anywhere else inside a transaction it means the previous one
   // never finished.
-  const bool begin_after_gtid = begin && current_.events.size() == 1 && state_ == State::kInBegin;
+  const bool begin_after_gtid = begin && count_ == 1 && state_ == State::kInBegin;
   const bool begin_interrupts =
       begin && ((state_ == State::kInBegin && !begin_after_gtid) || state_ == State::kRowsNoBegin);
   if (state_ != State::kIdle && (gtid || begin_interrupts)) {
-    // The previous transaction never finished.
-    current_.complete = false;
-    close_current(ready);
+    step.interrupts = true;  // the previous transaction never finished
+    reset();
   }
-
+  const auto* rows = std::get_if<binlog::Rows>(&ev.body);
+  const bool stmt_end = rows != nullptr && (rows->flags & binlog::kStmtEndFlag);
+  ++count_;
   switch (state_) {
     case State::kIdle:
+      step.starts = true;
       if (gtid) {
-        start(ev, State::kAfterGtid);
+        state_ = State::kAfterGtid;
         const auto* mg = std::get_if<binlog::MariaGtid>(&ev.body);
         standalone_gtid_ = mg != nullptr && (mg->flags & binlog::MariaGtid::kStandalone);
         if (mg != nullptr && !standalone_gtid_) state_ = State::kInBegin;  // implicit BEGIN
       } else if (begin) {
-        start(ev, State::kInBegin);
+        state_ = State::kInBegin;
       } else if (t == EventType::kTransactionPayload) {
-        start(ev, State::kAfterGtid);
+        state_ = State::kAfterGtid;
       } else if (is_statement_context(t)) {
-        start(ev, State::kStatementPrefix);
+        state_ = State::kStatementPrefix;
       } else if (q != nullptr || t == EventType::kXid || t == EventType::kXaPrepare ||
                  t == EventType::kLoad || t == EventType::kNewLoad || t == EventType::kExecLoad ||
                  t == EventType::kDeleteFile) {
         // (EXEC_LOAD / DELETE_FILE here: another thread's statement came between it and its
         // CREATE_FILE; the SQL output keeps the LOAD's options until it runs.)
-        start(ev, State::kIdle);
-        close_current(ready);
+        step.closes = true;
       } else {
         // Table maps, rows, annotations outside BEGIN: a non-transactional statement.
-        start(ev, State::kRowsNoBegin);
-        const auto* rows = std::get_if<binlog::Rows>(&ev.body);
-        if (rows != nullptr && (rows->flags & binlog::kStmtEndFlag)) close_current(ready);
+        state_ = State::kRowsNoBegin;
+        step.closes = stmt_end;
       }
-      return;
+      break;
     case State::kAfterGtid:
     case State::kStatementPrefix:
-      current_.events.push_back(ev);
       if (begin) {
         state_ = State::kInBegin;
       } else if (t == EventType::kTransactionPayload) {
         // MySQL 8's compressed transaction: its unpacked events (BEGIN ... XID) follow.
       } else if (q != nullptr || t == EventType::kXaPrepare || t == EventType::kExecLoad ||
                  t == EventType::kDeleteFile || t == EventType::kLoad || t == EventType::kNewLoad) {
-        close_current(ready);  // a DDL or a statement outside BEGIN
+        step.closes = true;  // a DDL or a statement outside BEGIN
       } else if (!is_statement_context(t)) {
         state_ = State::kRowsNoBegin;
-        const auto* rows = std::get_if<binlog::Rows>(&ev.body);
-        if (rows != nullptr && (rows->flags & binlog::kStmtEndFlag)) close_current(ready);
+        step.closes = stmt_end;
       }
-      return;
+      break;
     case State::kInBegin:
-      current_.events.push_back(ev);
-      if (begin_after_gtid) return;  // older MariaDB writes BEGIN after its GTID
-      if (t == EventType::kXid || t == EventType::kXaPrepare ||
-          (q != nullptr && is_commit_or_rollback(q->query)) || (standalone_gtid_ && q != nullptr))
-        close_current(ready);
-      return;
-    case State::kRowsNoBegin: {
-      current_.events.push_back(ev);
-      const auto* rows = std::get_if<binlog::Rows>(&ev.body);
-      if ((rows != nullptr && (rows->flags & binlog::kStmtEndFlag)) || t == EventType::kXid)
-        close_current(ready);
-      return;
-    }
+      if (begin_after_gtid) break;  // older MariaDB writes BEGIN after its GTID
+      step.closes = t == EventType::kXid || t == EventType::kXaPrepare ||
+                    (q != nullptr && is_commit_or_rollback(q->query)) ||
+                    (standalone_gtid_ && q != nullptr);
+      break;
+    case State::kRowsNoBegin:
+      step.closes = stmt_end || t == EventType::kXid;
+      break;
+  }
+  if (step.closes) reset();
+  return step;
+}
+
+void TransactionAssembler::recycle() {
+  done_.events.clear();
+  meta_.events.clear();
+}
+
+void TransactionAssembler::push(const Event& ev, std::vector<Transaction*>& ready) {
+  const UnitTracker::Step step = tracker_.push(ev);
+  if (step.interrupts) {
+    std::swap(done_, current_);
+    current_.events.clear();
+    done_.complete = false;
+    ready.push_back(&done_);
+  }
+  if (step.meta) {
+    meta_.kind = UnitKind::kMeta;
+    meta_.complete = true;
+    meta_.events.assign(1, ev);
+    ready.push_back(&meta_);
+    return;
+  }
+  if (step.starts) {
+    current_.events.clear();
+    current_.kind = UnitKind::kTransaction;
+    current_.complete = true;
+  }
+  current_.events.push_back(ev);
+  if (step.closes) {
+    std::swap(done_, current_);
+    current_.events.clear();
+    ready.push_back(&done_);
   }
 }
 
-std::string transaction_gtid(const Transaction& txn) {
+std::string event_gtid(const Event& ev) {
   fmt::memory_buffer out;
-  for (const Event& ev : txn.events) {
-    if (const auto* g = std::get_if<binlog::MariaGtid>(&ev.body)) {
-      fmt::format_to(std::back_inserter(out), "{}-{}-{}", g->domain_id, ev.header.server_id,
-                     g->seq_no);
-      break;
-    }
-    if (const auto* g = std::get_if<binlog::Gtid>(&ev.body)) {
-      if (g->anonymous) break;
-      append_uuid(out, g->sid);
-      if (!g->tag.empty()) fmt::format_to(std::back_inserter(out), ":{}", g->tag);
-      fmt::format_to(std::back_inserter(out), ":{}", g->gno);
-      break;
-    }
+  if (const auto* g = std::get_if<binlog::MariaGtid>(&ev.body)) {
+    fmt::format_to(std::back_inserter(out), "{}-{}-{}", g->domain_id, ev.header.server_id,
+                   g->seq_no);
+  } else if (const auto* g = std::get_if<binlog::Gtid>(&ev.body)) {
+    if (g->anonymous) return {};
+    append_uuid(out, g->sid);
+    if (!g->tag.empty()) fmt::format_to(std::back_inserter(out), ":{}", g->tag);
+    fmt::format_to(std::back_inserter(out), ":{}", g->gno);
   }
   return std::string(out.data(), out.size());
 }
 
+std::string transaction_gtid(const Transaction& txn) {
+  for (const Event& ev : txn.events) {
+    if (std::holds_alternative<binlog::MariaGtid>(ev.body)) return event_gtid(ev);
+    if (std::holds_alternative<binlog::Gtid>(ev.body)) return event_gtid(ev);
+  }
+  return {};
+}
+
+std::uint64_t Transaction::end_pos() const {
+  std::uint64_t end = 0;
+  for (const Event& ev : events)
+    if (!ev.in_payload) end = std::max(end, ev.end_pos());
+  return end != 0 ? end : events.back().end_pos();
+}
+
 Transaction* TransactionAssembler::finish() {
+  tracker_.reset();
   if (current_.events.empty()) return nullptr;
   current_.complete = false;
   std::swap(done_, current_);
   current_.events.clear();
-  state_ = State::kIdle;
   return &done_;
 }
 

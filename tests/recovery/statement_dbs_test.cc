@@ -332,3 +332,43 @@ TEST(ContentFilterTest, InactiveFilterKeepsEverything) {
 
 }  // namespace
 }  // namespace binrecover::recovery
+
+namespace binrecover::recovery {
+namespace {
+
+TEST(StatementTargetsTest, MultiTableDeleteTargetsResolveThroughAliases) {
+  EXPECT_EQ(tables("DELETE s FROM shop.t AS s WHERE s.id > 3"), (Refs{{"shop", "t"}}));
+  EXPECT_EQ(tables("DELETE s FROM shop.t s JOIN other.u x ON s.id = x.id"), (Refs{{"shop", "t"}}));
+  EXPECT_EQ(tables("DELETE x, s FROM shop.t s JOIN other.u AS x ON s.id = x.id"),
+            (Refs{{"other", "u"}, {"shop", "t"}}));
+  EXPECT_EQ(tables("DELETE FROM s USING shop.t AS s JOIN other.u x WHERE s.id = x.id"),
+            (Refs{{"shop", "t"}}));
+  EXPECT_EQ(tables("DELETE t1 FROM shop.t1 JOIN t2 ON t1.a = t2.a"), (Refs{{"shop", "t1"}}));
+  // A single-table DELETE names its table; its alias is not a target.
+  EXPECT_EQ(tables("DELETE FROM shop.t AS s WHERE s.id = 1"), (Refs{{"shop", "t"}}));
+  EXPECT_EQ(tables("DELETE FROM t WHERE id = 1"), (Refs{{"", "t"}}));
+}
+
+TEST(ContentFilterTest, AliasOfAMultiTableDeleteIsItsTable) {
+  const ContentFilter f = database_filter({"shop"});
+  EXPECT_TRUE(f.keep_query(make_query("other", "DELETE s FROM shop.t AS s WHERE s.id > 3")));
+  EXPECT_FALSE(f.keep_query(make_query("shop", "DELETE x FROM shop.t s JOIN other.u x")));
+}
+
+TEST(ContentFilterTest, BacktickInADatabaseName) {
+  std::string buf;
+  EXPECT_EQ(ident_name("x``y", buf), "x`y");
+  EXPECT_EQ(ident_name("plain", buf), "plain");
+  const ContentFilter f = database_filter({"x`y"});
+  EXPECT_TRUE(f.keep_query(make_query("other", "INSERT INTO `x``y`.t VALUES (1)")));
+  EXPECT_TRUE(f.keep_query(make_query("other", "DROP DATABASE `x``y`")));
+  EXPECT_TRUE(f.keep_query(make_query("other", "DROP TABLE `x``y`.`t``1`")));
+  EXPECT_TRUE(f.keep_query(make_query("x`y", "CREATE TABLE t (a INT)")));
+  EXPECT_FALSE(f.keep_query(make_query("x`y", "INSERT INTO `x`.t VALUES (1)")));
+  FilterOptions narrow;
+  narrow.tables = {{"x`y", "t`1"}};
+  EXPECT_TRUE(ContentFilter(narrow).keep_query(make_query("o", "UPDATE `x``y`.`t``1` SET a=1")));
+}
+
+}  // namespace
+}  // namespace binrecover::recovery

@@ -1,0 +1,65 @@
+// binrecover replay: apply to a server, one transaction at a time, resumable.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "cli/commands.h"
+#include "recovery/replay.h"
+#include "recovery/schema.h"
+
+namespace binrecover::cli {
+
+int replay_command(Options& o) {
+  if (o.password_prompt) o.connection.password = read_password();
+  recovery::Session session(o.connection);
+  const bool tty = o.progress && ::isatty(STDERR_FILENO) != 0;
+  bool shown = false;
+  recovery::ReplayProgressFn progress;
+  if (tty) {
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    auto last = start;
+    progress = [=, &shown](const recovery::ReplayProgress& p) mutable {
+      const auto now = Clock::now();
+      if (now - last < std::chrono::milliseconds(500)) return;
+      last = now;
+      const double secs = std::chrono::duration<double>(now - start).count();
+      const double mb = static_cast<double>(p.bytes_done) / 1e6;
+      const double rate = secs > 0 ? mb / secs : 0;
+      std::string total, eta;
+      if (p.bytes_total > 0) {
+        total = " of " + std::to_string(p.bytes_total / 1000000) + " MB";
+        if (rate > 0 && p.bytes_total > p.bytes_done)
+          eta = ", " +
+                std::to_string(static_cast<long long>(
+                    static_cast<double>(p.bytes_total - p.bytes_done) / 1e6 / rate)) +
+                " s left";
+      }
+      std::fprintf(stderr, "\rbinrecover: %s:%llu, %llu events, %.1f MB%s, %.1f MB/s%s   ",
+                   p.file.c_str(), static_cast<unsigned long long>(p.position),
+                   static_cast<unsigned long long>(p.events), mb, total.c_str(), rate, eta.c_str());
+      shown = true;
+    };
+  }
+  recovery::Schema schema(warn);
+  if (o.schema_file) schema.load_file(*o.schema_file);
+  recovery::ReplayResult r;
+  try {
+    r = recovery::run_replay(o.inputs, o.decode, o.filter, o.sql, o.replay, session, warn, progress,
+                             o.sql.rows_as_sql ? &schema : nullptr);
+  } catch (...) {
+    if (shown) std::fputs("\n", stderr);
+    throw;
+  }
+  if (shown) std::fputs("\n", stderr);
+  if (tty)
+    std::fprintf(stderr, "binrecover: %llu transactions applied to %s%s%s\n",
+                 static_cast<unsigned long long>(r.transactions_applied), session.where().c_str(),
+                 r.last ? ", up to " : "",
+                 r.last ? (r.last->file + ":" + std::to_string(r.last->position)).c_str() : "");
+  return 0;
+}
+
+}  // namespace binrecover::cli

@@ -1,0 +1,97 @@
+// binrecover [options] FILE...: SQL for `| mysql`, -v comments, plain SQL from rows
+// (--rows-as-sql), or undo SQL (--flashback).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "cli/commands.h"
+#include "recovery/flashback.h"
+#include "recovery/output.h"
+#include "recovery/pipeline.h"
+#include "recovery/schema.h"
+#include "recovery/sql_sink.h"
+
+namespace binrecover::cli {
+
+namespace {
+
+// At most two updates a second on a terminal: file, share done, MB read, rate, time left.
+recovery::ProgressFn progress_line(bool* shown) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  auto last = start;
+  std::uint64_t done_before = 0;  // bytes of the files already finished
+  std::string current;
+  std::uint64_t current_pos = 0;
+  return
+      [=](const std::string& file, std::uint64_t pos, std::optional<std::uint64_t> size) mutable {
+        if (file != current) {
+          done_before += current_pos;
+          current = file;
+        }
+        current_pos = pos;
+        const auto now = Clock::now();
+        if (now - last < std::chrono::milliseconds(500)) return;
+        last = now;
+        const double secs = std::chrono::duration<double>(now - start).count();
+        const double mb = static_cast<double>(done_before + pos) / 1e6;
+        const double rate = secs > 0 ? mb / secs : 0;
+        std::string share, eta;
+        if (size && *size > 0) {
+          share = std::to_string(pos * 100 / *size) + "% ";
+          if (rate > 0)
+            eta = ", " +
+                  std::to_string(
+                      static_cast<long long>((static_cast<double>(*size - pos) / 1e6) / rate)) +
+                  " s left";
+        }
+        std::fprintf(stderr, "\rbinrecover: %s %s%.0f MB, %.0f MB/s%s   ", file.c_str(),
+                     share.c_str(), mb, rate, eta.c_str());
+        *shown = true;
+      };
+}
+
+}  // namespace
+
+int sql_command(Options& o) {
+  const int fd = open_output(o);
+  recovery::Output out(fd, o.result_file.value_or("standard output"));
+  // Column names for logs without metadata: --schema, kept current by the binlog's DDL.
+  recovery::Schema schema(warn);
+  if (o.schema_file) schema.load_file(*o.schema_file);
+  if (o.flashback) {
+    recovery::run_flashback(o.inputs, o.decode, o.filter, out, warn,
+                            o.schema_file ? &schema : nullptr);
+    out.flush();
+    if (o.result_file) ::close(fd);
+    return 0;
+  }
+  bool shown = false;
+  recovery::ProgressFn progress;
+  if (o.progress && ::isatty(STDERR_FILENO) != 0) progress = progress_line(&shown);
+  recovery::SqlSink sink(out, o.sql);
+  if (o.sql.rows_as_sql) sink.set_schema(&schema);  // names from the log's own CREATE TABLEs too
+  try {
+    recovery::run_sql(o.inputs, o.decode, o.filter, sink, warn, progress);
+  } catch (...) {
+    if (shown) std::fputs("\n", stderr);
+    try {
+      out.flush();  // whole transactions and the footer: the output stays replayable
+    } catch (...) {
+    }
+    throw;
+  }
+  if (shown) std::fputs("\n", stderr);
+  out.flush();
+  if (!sink.load_dir().empty() && o.sql.local_load_dir.empty())
+    std::fprintf(stderr,
+                 "binrecover: note: LOAD DATA files are in %s; replay with "
+                 "`mysql --local-infile=1`, then remove the folder\n",
+                 sink.load_dir().c_str());
+  if (o.result_file) ::close(fd);
+  return 0;
+}
+
+}  // namespace binrecover::cli
