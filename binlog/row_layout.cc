@@ -148,10 +148,11 @@ std::size_t value_size(const ColumnLayout& c, const ByteCursor& cur) {
 namespace {
 
 // Walks the rows of a rows event, calling on_row(end) with the offset (within `rows`) just past
-// each row (an update's before and after images count as one row).
-template <typename OnRow>
+// each row (an update's before and after images count as one row), and on_image(end) past each
+// image.
+template <typename OnRow, typename OnImage>
 void walk_rows(const Rows& ev, Bytes rows, const std::vector<ColumnLayout>& layout,
-               std::uint64_t offset, OnRow&& on_row) {
+               std::uint64_t offset, OnRow&& on_row, OnImage&& on_image) {
   if (ev.column_count > layout.size())
     throw Error(ErrorCode::kBadEvent,
                 "rows event has " + std::to_string(ev.column_count) + " columns, its table map " +
@@ -183,24 +184,38 @@ void walk_rows(const Rows& ev, Bytes rows, const std::vector<ColumnLayout>& layo
   const bool update = ev.kind == RowsKind::kUpdate || ev.kind == RowsKind::kPartialUpdate;
   while (!cur.empty()) {
     image(ev.columns_before, false);
-    if (update) image(ev.columns_after, ev.kind == RowsKind::kPartialUpdate);
+    on_image(rows.size() - cur.remaining());
+    if (update) {
+      image(ev.columns_after, ev.kind == RowsKind::kPartialUpdate);
+      on_image(rows.size() - cur.remaining());
+    }
     on_row(rows.size() - cur.remaining());
   }
 }
+
+constexpr auto kIgnore = [](std::size_t) {};
 
 }  // namespace
 
 std::uint64_t count_rows(const Rows& ev, Bytes rows, const std::vector<ColumnLayout>& layout,
                          std::uint64_t offset) {
   std::uint64_t count = 0;
-  walk_rows(ev, rows, layout, offset, [&](std::size_t) { ++count; });
+  walk_rows(
+      ev, rows, layout, offset, [&](std::size_t) { ++count; }, kIgnore);
   return count;
 }
 
 void row_ends(const Rows& ev, Bytes rows, const std::vector<ColumnLayout>& layout,
               std::uint64_t offset, std::vector<std::size_t>& ends) {
   ends.clear();
-  walk_rows(ev, rows, layout, offset, [&](std::size_t end) { ends.push_back(end); });
+  walk_rows(
+      ev, rows, layout, offset, [&](std::size_t end) { ends.push_back(end); }, kIgnore);
+}
+
+void image_ends(const Rows& ev, Bytes rows, const std::vector<ColumnLayout>& layout,
+                std::uint64_t offset, std::vector<std::size_t>& ends) {
+  ends.clear();
+  walk_rows(ev, rows, layout, offset, kIgnore, [&](std::size_t end) { ends.push_back(end); });
 }
 
 }  // namespace binrecover::binlog

@@ -3,10 +3,12 @@
 #include <map>
 
 #include "binlog/error.h"
+#include "binlog/event_edit.h"
 #include "binlog/maria_compression.h"
 #include "binlog/payload.h"
 #include "binlog/row_values.h"
 #include "recovery/row_sql.h"
+#include "recovery/sql_sink.h"
 #include "recovery/statement_dbs.h"
 #include "recovery/temp_file.h"
 #include "recovery/walker.h"
@@ -38,11 +40,16 @@ class Flashback : public WalkConsumer {
     chunked_ = false;
   }
 
-  void event(const Event& ev, std::uint8_t /*marks*/,
-             const binlog::FormatContext& /*ctx*/) override {
+  void event(const Event& ev, std::uint8_t /*marks*/, const binlog::FormatContext& ctx) override {
+    if (ev.type() == binlog::EventType::kFormatDescription && fde_.empty()) {
+      // The format the BINLOG statements of the undo run under: the first file's.
+      fde_.assign(ev.raw.begin(), ev.raw.end());
+      const auto* f = std::get_if<binlog::FormatDescription>(&ev.body);
+      fde_crc_ = f != nullptr && f->context.checksum == binlog::ChecksumAlg::kCrc32;
+    }
     if (!in_unit_) return;
     if (const auto* tm = std::get_if<binlog::TableMap>(&ev.body)) {
-      table_map(ev, *tm);
+      table_map(ev, *tm, ctx);
       return;
     }
     if (const auto* q = std::get_if<binlog::Query>(&ev.body)) {
@@ -64,7 +71,11 @@ class Flashback : public WalkConsumer {
       binlog::maria_uncompress_append(rows->rows, scratch_, ev.pos);
       images = binlog::Bytes(scratch_.data(), scratch_.size());
     }
-    append_rows_undo(statements_, ends_, *rows, images, it->second.table, ev.pos);
+    const SqlTable& table = it->second.table;
+    if (table.columns.size() >= rows->column_count && !table.columns.empty())
+      append_rows_undo(statements_, ends_, *rows, images, table, ev.pos);
+    else
+      binlog_undo(ev, *rows, images, it->second, ctx);  // no column names: the inverse event
     if (statements_.size() >= kChunk) {
       if (!chunked_) {
         add_block("COMMIT;\n");
@@ -98,6 +109,12 @@ class Flashback : public WalkConsumer {
     pending_index_.clear();
     out.append(
         "# binrecover --flashback: the undo of the selected range, newest transaction first\n");
+    if (binlog_form_) {
+      // Tables without column names are undone by BINLOG statements: their format first.
+      out.append("BINLOG '\n");
+      append_base64(out.buf(), binlog::Bytes(fde_.data(), fde_.size()));
+      out.append("\n';\n");
+    }
     for (std::uint64_t n = index_.size() / kRecord; n-- > 0;) {
       std::uint64_t rec[2];
       index_.read(n * kRecord, reinterpret_cast<char*>(rec), kRecord);
@@ -113,11 +130,26 @@ class Flashback : public WalkConsumer {
   std::uint64_t transactions() const { return transactions_; }
 
  private:
+  struct CachedTable {
+    SqlTable table;
+    std::string sig;
+    std::uint64_t generation = 0;
+    std::vector<std::byte> map;  // the table map's bytes, without its checksum
+  };
   static constexpr std::size_t kChunk = std::size_t{1} << 20;
   static constexpr std::size_t kRecord = 2 * sizeof(std::uint64_t);
 
-  void table_map(const Event& ev, const binlog::TableMap& tm) {
+  // The undo as mariadb-binlog --flashback writes it, for a table whose columns have no names:
+  // its table map and the inverse rows event in one BINLOG statement.
+  void binlog_undo(const Event& ev, const binlog::Rows& rows, binlog::Bytes images,
+                   const CachedTable& t, const binlog::FormatContext& ctx);
+
+  void table_map(const Event& ev, const binlog::TableMap& tm, const binlog::FormatContext& ctx) {
     CachedTable& c = tables_[tm.table_id];
+    // Its bytes without a checksum, for BINLOG statements (sealed for the undo's format).
+    const std::size_t crc =
+        !ev.in_payload && ctx.checksum == binlog::ChecksumAlg::kCrc32 && ev.raw.size() > 4 ? 4 : 0;
+    c.map.assign(ev.raw.begin(), ev.raw.end() - static_cast<std::ptrdiff_t>(crc));
     const std::uint64_t gen = schema_ != nullptr ? schema_->generation() : 0;
     // The map's names and column descriptions (not its header or checksum, which differ every
     // time): from the database name to the end of the last field.
@@ -174,11 +206,6 @@ class Flashback : public WalkConsumer {
     }
   }
 
-  struct CachedTable {
-    SqlTable table;
-    std::string sig;
-    std::uint64_t generation = 0;
-  };
   Schema* schema_;
   const DatabaseRewrites& rewrites_;
   std::map<std::uint64_t, CachedTable> tables_;
@@ -193,7 +220,31 @@ class Flashback : public WalkConsumer {
   TempFile blocks_{"--flashback"};
   TempFile index_{"--flashback"};  // u64 offset / u64 length per block
   std::uint64_t transactions_ = 0;
+  std::vector<std::byte> fde_;  // the first format description, as read
+  bool fde_crc_ = false;
+  bool binlog_form_ = false;  // some undo is a BINLOG statement
+  std::vector<std::byte> event_, map_;
 };
+
+void Flashback::binlog_undo(const Event& ev, const binlog::Rows& rows, binlog::Bytes images,
+                            const CachedTable& t, const binlog::FormatContext& ctx) {
+  if (fde_.empty())
+    throw Error(ErrorCode::kUnsupportedFormat,
+                "undo without column names needs the file's format description", ev.pos);
+  binlog::inverted_rows_event(ev, rows, images, t.table.info.layout, ctx, event_);
+  if (fde_crc_) event_.resize(event_.size() + 4);
+  binlog::seal_event(event_, fde_crc_);
+  map_.assign(t.map.begin(), t.map.end());
+  if (fde_crc_) map_.resize(map_.size() + 4);
+  binlog::seal_event(map_, fde_crc_);
+  statements_.append(std::string_view("BINLOG '\n"));
+  append_base64(statements_, binlog::Bytes(map_.data(), map_.size()));
+  statements_.push_back('\n');
+  append_base64(statements_, binlog::Bytes(event_.data(), event_.size()));
+  statements_.append(std::string_view("\n'"));
+  ends_.push_back(statements_.size());
+  binlog_form_ = true;
+}
 
 }  // namespace
 

@@ -12,6 +12,7 @@
 #include "binlog/checksum.h"
 #include "binlog/digits.h"
 #include "binlog/error.h"
+#include "binlog/event_edit.h"
 #include "binlog/maria_compression.h"
 #include "recovery/event_info.h"
 #include "recovery/row_sql.h"
@@ -313,16 +314,6 @@ void SqlSink::base64_event(const Event& ev, const FormatContext& ctx) {
     push_limited(Bytes(piece_.data(), piece_.size()), true, flags_at, crc);
     from = to;
   }
-}
-
-// Event size and checksum after a change to an event's bytes.
-void SqlSink::seal_event(std::vector<std::byte>& ev, bool crc) {
-  const auto size = static_cast<std::uint32_t>(ev.size());
-  for (int b = 0; b < 4; ++b) ev[9 + b] = static_cast<std::byte>(size >> (8 * b));
-  if (!crc || ev.size() < 4) return;
-  const std::size_t body = ev.size() - 4;
-  const std::uint32_t sum = binlog::crc32(0, ev.data(), body);
-  for (int b = 0; b < 4; ++b) ev[body + b] = static_cast<std::byte>(sum >> (8 * b));
 }
 
 std::size_t SqlSink::limited_budget() const {

@@ -111,7 +111,6 @@ class SqlSink : public WalkConsumer {
   void encode_held();
   void encode_pending_maps();
   std::size_t limited_budget() const;
-  static void seal_event(std::vector<std::byte>& ev, bool crc);
   void hexdump(const binlog::Event& ev, const binlog::FormatContext& ctx);
   void time_text(std::uint32_t ts);
   void delimiter() { append("/*!*/;\n"); }

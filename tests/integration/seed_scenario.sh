@@ -87,3 +87,28 @@ check_replay() {
 }
 check_replay "--stop-position" --start-position="$dump_pos" --stop-position="$drop_pos"
 check_replay "--stop-datetime" --start-position="$dump_pos" --stop-datetime="$drop_time"
+
+# --rewrite-db: the same recovery into zyyshop_restored, beside a live zyyshop that must stay as
+# it is (as must database other), on the same server.
+sql "$PB" -e "DROP DATABASE IF EXISTS zyyshop; DROP DATABASE IF EXISTS zyyshop_restored;
+  DROP DATABASE IF EXISTS other; CREATE DATABASE other;
+  CREATE TABLE other.t2 (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO other.t2 VALUES (9, 'live');
+  CREATE DATABASE zyyshop; CREATE TABLE zyyshop.live (x INT); INSERT INTO zyyshop.live VALUES (42);"
+untouched() { sql "$PB" -N -e "CHECKSUM TABLE other.t2, zyyshop.live; SHOW TABLES FROM zyyshop"; }
+untouched > "$WORK/untouched.before"
+sed -e 's/`zyyshop`/`zyyshop_restored`/g' "$WORK/dump.sql" | sql "$PB"
+"$BINRECOVER" --timezone=UTC --rewrite-db='zyyshop->zyyshop_restored' --database=zyyshop_restored \
+  --start-position="$dump_pos" --stop-position="$drop_pos" "${files[@]}" > "$WORK/rewrite.sql" ||
+  fail "--rewrite-db: binrecover exited $?"
+sql "$PB" < "$WORK/rewrite.sql" || fail "--rewrite-db: the replay failed (see $WORK/rewrite.sql)"
+sql "$PB" -N -e "SELECT * FROM zyyshop_restored.tt ORDER BY id" > "$WORK/actual.rows"
+sql "$PB" -N -e "CHECKSUM TABLE zyyshop_restored.tt" | cut -f2 > "$WORK/actual.checksum"
+diff "$WORK/expected.rows" "$WORK/actual.rows" || fail "--rewrite-db: rows differ"
+diff "$WORK/expected.checksum" "$WORK/actual.checksum" || fail "--rewrite-db: CHECKSUM TABLE differs"
+untouched > "$WORK/untouched.after"
+diff "$WORK/untouched.before" "$WORK/untouched.after" ||
+  fail "--rewrite-db: the live zyyshop or database other changed"
+grep -v '^#' "$WORK/rewrite.sql" > "$WORK/rewrite.nocomments" || true
+grep -qE 'zyyshop`?\.|use `zyyshop`' "$WORK/rewrite.nocomments" &&
+  fail "--rewrite-db left names of zyyshop: $(grep -E 'zyyshop`?\.|use `zyyshop`' "$WORK/rewrite.nocomments" | head -3)"
+pass "$FORMAT ${EXTRA[*]} seed scenario, --rewrite-db=zyyshop->zyyshop_restored beside the live database"

@@ -372,3 +372,40 @@ TEST(ContentFilterTest, BacktickInADatabaseName) {
 
 }  // namespace
 }  // namespace binrecover::recovery
+
+namespace binrecover::recovery {
+namespace {
+
+std::string rewrite(std::string_view sql) {
+  const DatabaseRewrites r = {{"shop", "shop_restored"}, {"x`y", "new"}};
+  std::string out;
+  return rewrite_statement(sql, r, out) ? out : std::string(sql);
+}
+
+TEST(RewriteStatementTest, QualifiedNamesAndDatabaseStatements) {
+  EXPECT_EQ(rewrite("UPDATE shop.t SET a = 1 WHERE shop.t.id = 2"),
+            "UPDATE `shop_restored`.t SET a = 1 WHERE `shop_restored`.t.id = 2");
+  EXPECT_EQ(rewrite("INSERT INTO `shop`.`t` SELECT * FROM other.u"),
+            "INSERT INTO `shop_restored`.`t` SELECT * FROM other.u");
+  EXPECT_EQ(rewrite("CREATE DATABASE IF NOT EXISTS shop"),
+            "CREATE DATABASE IF NOT EXISTS `shop_restored`");
+  EXPECT_EQ(rewrite("DROP SCHEMA shop"), "DROP SCHEMA `shop_restored`");
+  EXPECT_EQ(rewrite("GRANT SELECT ON shop.* TO u@h"), "GRANT SELECT ON `shop_restored`.* TO u@h");
+  EXPECT_EQ(rewrite("DROP TABLE `x``y`.t"), "DROP TABLE `new`.t");
+  EXPECT_EQ(rewrite("USE shop"), "USE `shop_restored`");
+}
+
+TEST(RewriteStatementTest, StringsCommentsAndOtherNamesStay) {
+  EXPECT_EQ(rewrite("INSERT INTO t VALUES ('shop.t', \"shop.x\") -- shop.y"),
+            "INSERT INTO t VALUES ('shop.t', \"shop.x\") -- shop.y");
+  EXPECT_EQ(rewrite("UPDATE shopping.t SET shop = 1"), "UPDATE shopping.t SET shop = 1");
+  EXPECT_EQ(rewrite("INSERT INTO t /* shop.t */ VALUES (1)"),
+            "INSERT INTO t /* shop.t */ VALUES (1)");
+  EXPECT_EQ(rewrite("/*!40000 ALTER TABLE shop.t DISABLE KEYS */"),
+            "/*!40000 ALTER TABLE `shop_restored`.t DISABLE KEYS */");
+  std::string out;
+  EXPECT_FALSE(rewrite_statement("SELECT 1", {}, out));
+}
+
+}  // namespace
+}  // namespace binrecover::recovery
