@@ -22,13 +22,6 @@ std::size_t rows_flags_offset(const FormatContext& ctx, std::uint8_t type) {
 
 namespace {
 
-std::size_t set_bits(Bytes bitmap, std::uint64_t n) {
-  std::size_t count = 0;
-  for (std::uint64_t i = 0; i < n; ++i)
-    if (static_cast<std::uint8_t>(bitmap[i / 8]) & (1U << (i % 8))) ++count;
-  return count;
-}
-
 // The uncompressed type of the inverse event.
 std::uint8_t inverse_type(EventType t, const RowsTypeInfo& info) {
   const bool v2 = info.version == 2;
@@ -59,8 +52,8 @@ void inverted_rows_event(const Event& ev, const Rows& rows, Bytes images,
                     " cannot be inverted (pre-GA row events, or MySQL partial JSON updates)",
                 ev.pos);
   const bool update = rows.kind == RowsKind::kUpdate;
-  if (set_bits(rows.columns_before, rows.column_count) != rows.column_count ||
-      (update && set_bits(rows.columns_after, rows.column_count) != rows.column_count))
+  if (bits_set(rows.columns_before, rows.column_count) != rows.column_count ||
+      (update && bits_set(rows.columns_after, rows.column_count) != rows.column_count))
     throw Error(ErrorCode::kUnsupportedFormat,
                 "the row images are not whole rows: undo needs binlog_row_image=FULL", ev.pos);
   const Bytes raw = ev.raw;

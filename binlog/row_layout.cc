@@ -6,14 +6,15 @@
 #include "binlog/error.h"
 
 namespace binrecover::binlog {
-namespace {
 
-std::size_t popcount(Bytes bitmap, std::uint64_t columns) {
+std::size_t bits_set(Bytes bitmap, std::uint64_t columns) {
   std::size_t n = 0;
   for (std::uint64_t i = 0; i < columns; ++i)
     if (static_cast<std::uint8_t>(bitmap[i / 8]) & (1U << (i % 8))) ++n;
   return n;
 }
+
+namespace {
 
 bool bit(Bytes bitmap, std::uint64_t i) {
   return (static_cast<std::uint8_t>(bitmap[i / 8]) & (1U << (i % 8))) != 0;
@@ -171,7 +172,7 @@ void walk_rows(const Rows& ev, Bytes rows, const std::vector<ColumnLayout>& layo
         cur.skip((json + 7) / 8);
       }
     }
-    const std::size_t n = popcount(present, ev.column_count);
+    const std::size_t n = bits_set(present, ev.column_count);
     if (n == 0) throw Error(ErrorCode::kBadEvent, "row image with no columns", cur.offset());
     const Bytes nulls = cur.bytes((n + 7) / 8);
     std::size_t k = 0;

@@ -73,6 +73,9 @@ std::uint64_t count_rows(const Rows& ev, Bytes rows, const std::vector<ColumnLay
 // where the event can be cut into smaller events of whole rows.
 void row_ends(const Rows& ev, Bytes rows, const std::vector<ColumnLayout>& layout,
               std::uint64_t offset, std::vector<std::size_t>& ends);
+// How many of the first `columns` bits of a column bitmap are set.
+std::size_t bits_set(Bytes bitmap, std::uint64_t columns);
+
 // The same just past each row image: two per row of an update (its before, then its after).
 void image_ends(const Rows& ev, Bytes rows, const std::vector<ColumnLayout>& layout,
                 std::uint64_t offset, std::vector<std::size_t>& ends);

@@ -54,12 +54,11 @@ class ContentFilter {
   std::vector<std::pair<std::string, std::string>> rewrites_;
 };
 
-// What the filters decided for one event of a unit.
-enum EventMark : std::uint8_t {
-  kMarkKeep = 1,     // the event is kept
-  kMarkStmtEnd = 2,  // a kept rows event that must carry STMT_END_F: the statement's last kept
-                     // rows event, when a filter dropped the one that had the flag
-};
+// What the filters decided for one event of a unit (bits of its mark).
+inline constexpr std::uint8_t kMarkKeep = 1;  // the event is kept
+// A kept rows event that must carry STMT_END_F: the statement's last kept rows event, when a
+// filter dropped the one that had the flag.
+inline constexpr std::uint8_t kMarkStmtEnd = 2;
 
 // The content filter of a unit, decided event by event as the unit is read (held in memory or
 // streamed), so that no decision needs the whole unit in memory: each event gets its marks,

@@ -368,33 +368,9 @@ class Parser {
   }
 
   // Names that start a table reference: at the start, after ',' or a JOIN keyword, at
-  // parenthesis depth 0, until `stop` (a keyword) or the end.
+  // parenthesis depth 0, until `stop` (a keyword), WHERE or the end.
   void table_list_until(StatementTargets& out, std::string_view stop) {
-    bool expect_name = true;
-    int depth = 0;
-    while (tok_.kind != Tok::kEnd) {
-      if (depth == 0 && !stop.empty() && is_kw(tok_, stop)) return;
-      if (tok_.kind == Tok::kLParen) {
-        ++depth;
-        advance();
-        continue;
-      }
-      if (tok_.kind == Tok::kRParen) {
-        if (depth > 0) --depth;
-        advance();
-        continue;
-      }
-      if (depth == 0 && expect_name && is_name(tok_) && !is_kw(tok_, "SELECT")) {
-        out.add(read_name());
-        expect_name = false;
-        continue;
-      }
-      if (depth == 0 &&
-          (tok_.kind == Tok::kComma || is_kw(tok_, "JOIN") || is_kw(tok_, "STRAIGHT_JOIN") ||
-           is_kw(tok_, "USING") || is_kw(tok_, "FROM")))
-        expect_name = true;
-      advance();
-    }
+    table_refs(stop, [&](TableRef t, std::string_view) { out.add(t); });
   }
 
   // The names before `stop` (FROM or USING): t, db.t, t.*, separated by commas. A single-table
@@ -446,10 +422,17 @@ class Parser {
   }
 
   void table_references(Aliases& out) {
+    table_refs("", [&](TableRef t, std::string_view alias) { out.add(t, alias); });
+  }
+
+  // Table references (`shop.t AS s JOIN other.u x ON ...`): each table with its alias, to
+  // `on_table`, until `stop`, WHERE at depth 0, or the end.
+  template <typename OnTable>
+  void table_refs(std::string_view stop, OnTable&& on_table) {
     bool expect_name = true;
     int depth = 0;
     while (tok_.kind != Tok::kEnd) {
-      if (depth == 0 && is_kw(tok_, "WHERE")) return;
+      if (depth == 0 && ((!stop.empty() && is_kw(tok_, stop)) || is_kw(tok_, "WHERE"))) return;
       if (tok_.kind == Tok::kLParen) {
         ++depth;
         advance();
@@ -468,12 +451,13 @@ class Parser {
           alias = tok_.text;
           advance();
         }
-        out.add(t, alias);
+        on_table(t, alias);
         expect_name = false;
         continue;
       }
       if (depth == 0 &&
-          (tok_.kind == Tok::kComma || is_kw(tok_, "JOIN") || is_kw(tok_, "STRAIGHT_JOIN")))
+          (tok_.kind == Tok::kComma || is_kw(tok_, "JOIN") || is_kw(tok_, "STRAIGHT_JOIN") ||
+           is_kw(tok_, "USING") || is_kw(tok_, "FROM")))
         expect_name = true;
       advance();
     }
