@@ -3,6 +3,7 @@
 #include "binlog/checksum.h"
 #include "binlog/error.h"
 #include "binlog/event_type.h"
+#include "binlog/maria_compression.h"
 
 namespace binrecover::binlog {
 
@@ -18,6 +19,45 @@ void seal_event(std::vector<std::byte>& ev, bool crc) {
 std::size_t rows_flags_offset(const FormatContext& ctx, std::uint8_t type) {
   const std::uint8_t ph = ctx.post_header_len[type];
   return ctx.header_length + (ph == 6 ? 4 : 6);
+}
+
+void renamed_table_map(const Event& ev, const TableMap& tm, std::string_view db,
+                       std::vector<std::byte>& out) {
+  const Bytes raw = ev.raw;
+  const auto name_at =
+      static_cast<std::size_t>(reinterpret_cast<const std::byte*>(tm.db.data()) - raw.data());
+  if (name_at == 0 || name_at > raw.size() || db.size() > 255)
+    throw Error(ErrorCode::kUsage,
+                "the database name '" + std::string(db) + "' does not fit a table map", ev.pos);
+  out.assign(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(name_at - 1));
+  out.push_back(static_cast<std::byte>(db.size()));
+  const auto* d = reinterpret_cast<const std::byte*>(db.data());
+  out.insert(out.end(), d, d + db.size());
+  out.insert(out.end(), raw.begin() + static_cast<std::ptrdiff_t>(name_at + tm.db.size()),
+             raw.end());
+}
+
+void rewritten_event(const Event& ev, Bytes raw, const FormatContext& ctx, bool stmt_end,
+                     std::vector<std::byte>& out) {
+  const bool crc = ctx.checksum == ChecksumAlg::kCrc32;
+  const auto* rows = std::get_if<Rows>(&ev.body);
+  if (rows != nullptr && rows->compressed) {
+    const auto head = static_cast<std::size_t>(rows->rows.data() - raw.data());
+    out.assign(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(head));
+    maria_uncompress_append(rows->rows, out, ev.pos + head);
+    if (crc) out.resize(out.size() + 4);
+    const auto code = static_cast<std::uint8_t>(raw[4]);
+    // 166-168 -> 23-25 (v1), 169-171 -> 30-32 (v2)
+    out[4] = static_cast<std::byte>(code <= 168 ? code - 166 + 23 : code - 169 + 30);
+  } else {
+    out.assign(raw.begin(), raw.end());
+  }
+  if (ev.in_payload && crc) out.resize(out.size() + 4);
+  if (stmt_end) {
+    const std::size_t at = rows_flags_offset(ctx, ev.header.type);
+    if (at + 2 <= out.size()) out[at] |= std::byte{kStmtEndFlag};
+  }
+  seal_event(out, crc);
 }
 
 namespace {

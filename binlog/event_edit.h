@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string_view>
 #include <vector>
 
 #include "binlog/events.h"
@@ -17,6 +18,19 @@ void seal_event(std::vector<std::byte>& ev, bool crc);
 
 // Where a rows event's 2-byte flags are (STMT_END_F), for the format in force.
 std::size_t rows_flags_offset(const FormatContext& ctx, std::uint8_t type);
+
+// A table map with its database name replaced by `db` (at most 255 bytes): the bytes around the
+// name as they were, the checksum trailer (if any) left for seal_event.
+void renamed_table_map(const Event& ev, const TableMap& tm, std::string_view db,
+                       std::vector<std::byte>& out);
+
+// `raw` (the event's bytes, or a renamed copy) as it is written again in a BINLOG statement
+// under `ctx`: a MariaDB compressed rows event uncompressed (MariaDB's BINLOG refuses the
+// compressed types), STMT_END_F set when `stmt_end`, a checksum given to an event from a MySQL
+// payload when the format says CRC32 (or the server cuts 4 bytes of row data as the checksum),
+// size and checksum made anew.
+void rewritten_event(const Event& ev, Bytes raw, const FormatContext& ctx, bool stmt_end,
+                     std::vector<std::byte>& out);
 
 // The inverse of a rows event, as mariadb-binlog --flashback writes it: WRITE <-> DELETE, an
 // UPDATE's before and after images (and their column bitmaps) swapped, the rows in reverse

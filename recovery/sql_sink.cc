@@ -212,55 +212,16 @@ void SqlSink::base64_event(const Event& ev, const FormatContext& ctx) {
   if (const auto* tm = std::get_if<TableMap>(&ev.body);
       tm != nullptr && !opts_.rewrite_db.empty()) {
     const std::string_view to = db_name(tm->db);
-    if (to.data() != tm->db.data()) {
-      // The map with its database renamed: the length byte before the name, the name, and the
-      // rest as it was; size and checksum made anew below (seal_event).
-      const auto name_at =
-          static_cast<std::size_t>(reinterpret_cast<const std::byte*>(tm->db.data()) - raw.data());
-      if (name_at == 0 || to.size() > 255)
-        throw Error(ErrorCode::kUsage,
-                    "--rewrite-db: the new name '" + std::string(to) +
-                        "' does not fit a table map (64 bytes at most)",
-                    ev.pos);
-      renamed_map_.assign(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(name_at - 1));
-      renamed_map_.push_back(static_cast<std::byte>(to.size()));
-      const auto* t = reinterpret_cast<const std::byte*>(to.data());
-      renamed_map_.insert(renamed_map_.end(), t, t + to.size());
-      renamed_map_.insert(renamed_map_.end(),
-                          raw.begin() + static_cast<std::ptrdiff_t>(name_at + tm->db.size()),
-                          raw.end());
+    if (to.data() != tm->db.data()) {  // --rewrite-db
+      renamed_table_map(ev, *tm, to, renamed_map_);
       seal_event(renamed_map_, ctx.checksum == ChecksumAlg::kCrc32 && !ev.in_payload);
       raw = Bytes(renamed_map_.data(), renamed_map_.size());
     }
   }
-  // An event unpacked from a MySQL payload has no checksum, but the format description the
-  // BINLOG statement runs under says CRC32: give it one, or the server would cut 4 bytes of
-  // row data off as the checksum.
-  const bool add_crc = ev.in_payload && ctx.checksum == ChecksumAlg::kCrc32;
-  // MariaDB's BINLOG statement refuses compressed rows events (log_bin_compress): send the
-  // uncompressed event the server would have written without compression.
   const auto* rows = std::get_if<Rows>(&ev.body);
-  const bool inflate = rows != nullptr && rows->compressed;
-  if (force_stmt_end_ || add_crc || inflate) {
-    if (inflate) {
-      const std::size_t head = static_cast<std::size_t>(rows->rows.data() - raw.data());
-      scratch_.assign(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(head));
-      maria_uncompress_append(rows->rows, scratch_, ev.pos + head);
-      if (ctx.checksum == ChecksumAlg::kCrc32) scratch_.resize(scratch_.size() + 4);
-      const auto code = static_cast<std::uint8_t>(raw[4]);
-      // 166-168 -> 23-25 (v1), 169-171 -> 30-32 (v2)
-      scratch_[4] = static_cast<std::byte>(code <= 168 ? code - 166 + 23 : code - 169 + 30);
-    } else {
-      scratch_.assign(raw.begin(), raw.end());
-    }
-    if (add_crc) scratch_.resize(scratch_.size() + 4);
-    if (force_stmt_end_) {
-      // Set STMT_END_F in the post-header flags.
-      const std::uint8_t ph = ctx.post_header_len[ev.header.type];
-      const std::size_t at = ctx.header_length + (ph == 6 ? 4 : 6);
-      if (at + 2 <= scratch_.size()) scratch_[at] |= std::byte{kStmtEndFlag};
-    }
-    seal_event(scratch_, ctx.checksum == ChecksumAlg::kCrc32);
+  if (force_stmt_end_ || (ev.in_payload && ctx.checksum == ChecksumAlg::kCrc32) ||
+      (rows != nullptr && rows->compressed)) {
+    rewritten_event(ev, raw, ctx, force_stmt_end_, scratch_);
     raw = Bytes(scratch_.data(), scratch_.size());
   }
   if (opts_.max_binlog_statement == 0) {
