@@ -10,6 +10,7 @@
 #include "recovery/row_sql.h"
 #include "recovery/sql_sink.h"
 #include "recovery/statement_dbs.h"
+#include "recovery/table_cache.h"
 #include "recovery/temp_file.h"
 #include "recovery/walker.h"
 
@@ -27,7 +28,7 @@ namespace {
 class Flashback : public WalkConsumer {
  public:
   Flashback(Schema* schema, const DatabaseRewrites& rewrites)
-      : schema_(schema), rewrites_(rewrites) {}
+      : schema_(schema), tables_(TableCache::Options{schema, false, &rewrites}) {}
 
   void observe(const Event& ev) override {
     if (schema_ != nullptr) schema_->observe(ev);
@@ -62,8 +63,8 @@ class Flashback : public WalkConsumer {
     }
     const auto* rows = std::get_if<binlog::Rows>(&ev.body);
     if (rows == nullptr) return;
-    const auto it = tables_.find(rows->table_id);
-    if (it == tables_.end())
+    const SqlTable* found = tables_.find(rows->table_id);
+    if (found == nullptr)
       throw Error(ErrorCode::kMissingTableMap, "rows event without its table map", ev.pos);
     binlog::Bytes images = rows->rows;
     if (rows->compressed) {
@@ -71,11 +72,11 @@ class Flashback : public WalkConsumer {
       binlog::maria_uncompress_append(rows->rows, scratch_, ev.pos);
       images = binlog::Bytes(scratch_.data(), scratch_.size());
     }
-    const SqlTable& table = it->second.table;
+    const SqlTable& table = *found;
     if (table.columns.size() >= rows->column_count && !table.columns.empty())
       append_rows_undo(statements_, ends_, *rows, images, table, ev.pos);
     else
-      binlog_undo(ev, *rows, images, it->second, ctx);  // no column names: the inverse event
+      binlog_undo(ev, *rows, images, table, ctx);  // no column names: the inverse event
     if (statements_.size() >= kChunk) {
       if (!chunked_) {
         add_block("COMMIT;\n");
@@ -130,44 +131,20 @@ class Flashback : public WalkConsumer {
   std::uint64_t transactions() const { return transactions_; }
 
  private:
-  struct CachedTable {
-    SqlTable table;
-    std::string sig;
-    std::uint64_t generation = 0;
-    std::vector<std::byte> map;  // the table map's bytes, without its checksum
-  };
   static constexpr std::size_t kChunk = std::size_t{1} << 20;
   static constexpr std::size_t kRecord = 2 * sizeof(std::uint64_t);
 
   // The undo as mariadb-binlog --flashback writes it, for a table whose columns have no names:
   // its table map and the inverse rows event in one BINLOG statement.
   void binlog_undo(const Event& ev, const binlog::Rows& rows, binlog::Bytes images,
-                   const CachedTable& t, const binlog::FormatContext& ctx);
+                   const SqlTable& t, const binlog::FormatContext& ctx);
 
   void table_map(const Event& ev, const binlog::TableMap& tm, const binlog::FormatContext& ctx) {
-    CachedTable& c = tables_[tm.table_id];
+    tables_.update(ev, tm, ctx);
     // Its bytes without a checksum, for BINLOG statements (sealed for the undo's format).
     const std::size_t crc =
         !ev.in_payload && ctx.checksum == binlog::ChecksumAlg::kCrc32 && ev.raw.size() > 4 ? 4 : 0;
-    c.map.assign(ev.raw.begin(), ev.raw.end() - static_cast<std::ptrdiff_t>(crc));
-    const std::uint64_t gen = schema_ != nullptr ? schema_->generation() : 0;
-    // The map's names and column descriptions (not its header or checksum, which differ every
-    // time): from the database name to the end of the last field.
-    const auto* from = reinterpret_cast<const char*>(tm.db.data());
-    const auto* to = reinterpret_cast<const char*>(tm.null_bits.data() + tm.null_bits.size());
-    if (!tm.optional_metadata.empty())
-      to = reinterpret_cast<const char*>(tm.optional_metadata.data() + tm.optional_metadata.size());
-    const std::string_view body = to > from
-                                      ? std::string_view(from, static_cast<std::size_t>(to - from))
-                                      : std::string_view();
-    if (c.sig != body || c.generation != gen || c.table.info.layout.empty()) {
-      c.table.info = binlog::table_info(tm);
-      if (schema_ != nullptr) schema_->complete(c.table.info, ev.pos, false);
-      c.table.info.db = std::string(rewritten_database(c.table.info.db, rewrites_));
-      c.table.prepare();
-      c.sig.assign(body);
-      c.generation = gen;
-    }
+    maps_[tm.table_id].assign(ev.raw.begin(), ev.raw.end() - static_cast<std::ptrdiff_t>(crc));
   }
 
   void header(const UnitInfo& u) {
@@ -207,8 +184,8 @@ class Flashback : public WalkConsumer {
   }
 
   Schema* schema_;
-  const DatabaseRewrites& rewrites_;
-  std::map<std::uint64_t, CachedTable> tables_;
+  TableCache tables_;
+  std::map<std::uint64_t, std::vector<std::byte>> maps_;  // table maps' bytes, no checksum
   bool in_unit_ = false;
   bool chunked_ = false;
   fmt::memory_buffer statements_;  // the undo statements of one chunk, in row order
@@ -227,14 +204,15 @@ class Flashback : public WalkConsumer {
 };
 
 void Flashback::binlog_undo(const Event& ev, const binlog::Rows& rows, binlog::Bytes images,
-                            const CachedTable& t, const binlog::FormatContext& ctx) {
+                            const SqlTable& t, const binlog::FormatContext& ctx) {
   if (fde_.empty())
     throw Error(ErrorCode::kUnsupportedFormat,
                 "undo without column names needs the file's format description", ev.pos);
-  binlog::inverted_rows_event(ev, rows, images, t.table.info.layout, ctx, event_);
+  binlog::inverted_rows_event(ev, rows, images, t.info.layout, ctx, event_);
   if (fde_crc_) event_.resize(event_.size() + 4);
   binlog::seal_event(event_, fde_crc_);
-  map_.assign(t.map.begin(), t.map.end());
+  const std::vector<std::byte>& map = maps_[rows.table_id];
+  map_.assign(map.begin(), map.end());
   if (fde_crc_) map_.resize(map_.size() + 4);
   binlog::seal_event(map_, fde_crc_);
   statements_.append(std::string_view("BINLOG '\n"));

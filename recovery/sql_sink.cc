@@ -99,7 +99,11 @@ void append_base64(fmt::memory_buffer& out, Bytes data) {
   out.resize(static_cast<std::size_t>(o - out.data()));
 }
 
-SqlSink::SqlSink(Output& out, SqlOptions opts) : out_(out), opts_(opts), buf_(out.buf()) {}
+SqlSink::SqlSink(Output& out, SqlOptions opts)
+    : out_(out),
+      opts_(std::move(opts)),
+      buf_(out.buf()),
+      tables_(TableCache::Options{nullptr, true, &opts_.rewrite_db}) {}
 
 SqlSink::~SqlSink() = default;
 
@@ -239,10 +243,10 @@ void SqlSink::base64_event(const Event& ev, const FormatContext& ctx) {
     return;
   }
   const std::size_t budget = limited_budget();
-  const auto t = tables_.find(rows->table_id);
+  const SqlTable* t = tables_.find(rows->table_id);
   const auto head = static_cast<std::size_t>(rows->rows.data() - ev.raw.data());
   const std::size_t tail = crc ? 4 : 0;
-  if (base64_size(raw.size()) <= budget || t == tables_.end() || head + tail > raw.size() ||
+  if (base64_size(raw.size()) <= budget || t == nullptr || head + tail > raw.size() ||
       flags_at + 2 > head) {
     push_limited(raw, true, flags_at, crc);  // fits (or no layout to find the rows by)
     return;
@@ -251,7 +255,7 @@ void SqlSink::base64_event(const Event& ev, const FormatContext& ctx) {
   // event has it) on the last, as the server cuts at binlog_row_event_max_size.
   const Bytes images = raw.subspan(head, raw.size() - head - tail);
   try {
-    binlog::row_ends(*rows, images, t->second.info.layout, ev.pos + head, row_ends_);
+    binlog::row_ends(*rows, images, t->info.layout, ev.pos + head, row_ends_);
   } catch (const Error&) {
     row_ends_.clear();  // rows the layout cannot walk: the event goes whole, as it came
   }
@@ -945,30 +949,14 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
           }
           // Rows waiting for their -v text were read with the maps as they are now.
           if (!verbose_pending_.empty()) render_verbose(verbose_);
-          if (decode_rows() || opts_.max_binlog_statement > 0) {
-            // Table maps repeat before every statement: rebuild the table's layout only when
-            // the map's bytes changed (an ALTER, or a new table under the same id).
-            const std::string_view sig(
-                reinterpret_cast<const char*>(ev.raw.data()) + ctx.header_length,
-                ev.raw.size() - ctx.header_length - (ctx.checksum == ChecksumAlg::kCrc32 ? 4 : 0));
-            auto& entry = tables_[b.table_id];
-            const std::uint64_t gen = schema_ != nullptr ? schema_->generation() : 0;
-            if (table_sigs_[b.table_id] != sig || table_gens_[b.table_id] != gen) {
-              try {
-                entry.info = table_info(b);
-                if (schema_ != nullptr && opts_.rows_as_sql)
-                  schema_->complete(entry.info, ev.pos, true);
-                entry.info.db = std::string(db_name(entry.info.db));  // after the schema's lookup
-                entry.prepare();
-                table_sigs_[b.table_id].assign(sig);
-                table_gens_[b.table_id] = gen;
-              } catch (const Error&) {
-                // Only for cutting statements (max_binlog_statement): a map whose layout does
-                // not decode (5.1.15-5.1.17 wrote no metadata) leaves its rows events whole.
-                if (decode_rows()) throw;
-                tables_.erase(b.table_id);
-                table_sigs_.erase(b.table_id);
-              }
+          if (decode_rows()) {
+            tables_.update(ev, b, ctx);
+          } else if (opts_.max_binlog_statement > 0) {
+            // Only for cutting statements: a map whose layout does not decode (5.1.15-5.1.17
+            // wrote no metadata) leaves its rows events whole.
+            try {
+              tables_.update(ev, b, ctx);
+            } catch (const Error&) {
             }
           }
           if (!opts_.rows_as_sql && opts_.base64_output == Base64Output::kAuto)
@@ -983,8 +971,8 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
                          << ((b.flags & kStmtEndFlag) ? " flags: STMT_END_F\n" : "\n");
           }
           if (decode_rows()) {
-            const auto t = tables_.find(b.table_id);
-            if (t == tables_.end())
+            const SqlTable* t = tables_.find(b.table_id);
+            if (t == nullptr)
               throw Error(
                   ErrorCode::kMissingTableMap,
                   "rows event for table id " + std::to_string(b.table_id) + " has no table map",
@@ -996,11 +984,11 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
                 maria_uncompress_append(b.rows, row_scratch_, ev.pos);
                 images = Bytes(row_scratch_.data(), row_scratch_.size());
               }
-              append_rows_sql(buf_, b, images, t->second, "/*!*/;\n", ev.pos);
+              append_rows_sql(buf_, b, images, *t, "/*!*/;\n", ev.pos);
             } else {
               // The -v text follows the statement's BINLOG: written when the statement ends,
               // straight into the output (no copy of the text).
-              verbose_pending_.push_back(PendingRows{&ev, &t->second});
+              verbose_pending_.push_back(PendingRows{&ev, t});
             }
           }
           if (!opts_.rows_as_sql) {

@@ -14,6 +14,7 @@
 #include "recovery/output.h"
 #include "recovery/row_sql.h"
 #include "recovery/schema.h"
+#include "recovery/table_cache.h"
 #include "recovery/transaction.h"
 #include "recovery/walker.h"
 
@@ -73,7 +74,10 @@ class SqlSink : public WalkConsumer {
   // Table definitions for logs without column names (--schema), kept current by the DDL of
   // every transaction read (see observe), filtered out or not. Without one, --rows-as-sql
   // stops on a table map without names.
-  void set_schema(Schema* schema) { schema_ = schema; }
+  void set_schema(Schema* schema) {
+    schema_ = schema;
+    if (opts_.rows_as_sql) tables_.set_schema(schema);  // (-v shows the log's own names)
+  }
   // The reading path's consumer: every event read, before the filters (its DDL updates the
   // schema); units the filters keep; units left out (a comment says why).
   void observe(const binlog::Event& ev) override {
@@ -127,9 +131,7 @@ class SqlSink : public WalkConsumer {
   bool rows_pending_ = false;
   bool force_stmt_end_ = false;  // emit the current rows event with STMT_END_F set
   bool decode_rows() const { return opts_.rows_as_sql || opts_.verbose > 0; }
-  std::unordered_map<std::uint64_t, SqlTable> tables_;           // decoded table maps
-  std::unordered_map<std::uint64_t, std::string> table_sigs_;    // their bytes, to skip rebuilds
-  std::unordered_map<std::uint64_t, std::uint64_t> table_gens_;  // the schema generation used
+  TableCache tables_;  // decoded table maps
   Schema* schema_ = nullptr;
   // -v: the rows events of the statement being written, decoded when it ends (render_verbose
   // into buf_; into verbose_ first when a table map or the end of a call comes before that).
