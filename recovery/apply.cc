@@ -9,12 +9,12 @@
 #include <fstream>
 
 #include "binlog/error.h"
+#include "binlog/event_type.h"
 
 namespace binrecover::recovery {
 
 namespace {
 
-constexpr std::uint64_t kModeNoBackslashEscapes = 1ULL << 20;  // sql_mode bit, MySQL and MariaDB
 // Room for the command byte and what the fragment statements add around their text.
 constexpr std::size_t kPacketSlack = 64;
 
@@ -118,104 +118,6 @@ ConnectionTarget target_from_option_files(const ConnectionOptions& o) {
 }
 
 }  // namespace
-
-// ---- splitting ----
-
-std::size_t StatementSplitter::statement_end(std::string_view text, std::size_t from) const {
-  const std::size_t n = text.size();
-  const std::string_view delim = delimiter_;
-  std::size_t j = from;
-  while (j < n) {
-    const char c = text[j];
-    if (c == '\'' || c == '"' || c == '`') {
-      // Skip the quoted text; a doubled quote is the quote itself.
-      const bool escapes = c != '`' && !no_backslash_escapes_;
-      const char stops[3] = {c, '\\', 0};
-      std::size_t k = j + 1;
-      for (;;) {
-        k = text.find_first_of(std::string_view(stops, escapes ? 2 : 1), k);
-        if (k == std::string_view::npos) return k;
-        if (text[k] == '\\') {
-          k += 2;
-          continue;
-        }
-        if (k + 1 < n && text[k + 1] == c) {
-          k += 2;
-          continue;
-        }
-        break;
-      }
-      j = k + 1;
-      continue;
-    }
-    if (text.compare(j, delim.size(), delim) == 0) return j;
-    if (c == '#' || (c == '-' && j + 2 < n && text[j + 1] == '-' && is_space(text[j + 2]))) {
-      j = text.find('\n', j);  // a comment to the end of the line
-      continue;
-    }
-    if (c == '/' && j + 1 < n && text[j + 1] == '*') {
-      // /*! and /*M! are executable comments: their text is SQL. Others end at */.
-      const bool executable =
-          j + 2 < n &&
-          (text[j + 2] == '!' || (text[j + 2] == 'M' && j + 3 < n && text[j + 3] == '!'));
-      if (!executable) {
-        const std::size_t end = text.find("*/", j + 2);
-        if (end == std::string_view::npos) return end;
-        j = end + 2;
-        continue;
-      }
-    }
-    ++j;
-  }
-  return std::string_view::npos;
-}
-
-void StatementSplitter::split(std::string_view text, std::vector<SqlItem>& out) {
-  const std::size_t n = text.size();
-  std::optional<std::uint64_t> at;
-  std::size_t i = 0;
-  while (i < n) {
-    if (is_space(text[i])) {
-      ++i;
-      continue;
-    }
-    std::size_t eol = text.find('\n', i);
-    if (eol == std::string_view::npos) eol = n;
-    const std::string_view line = text.substr(i, eol - i);
-    if (line[0] == '#') {
-      // Comment lines between statements: "# at N" says which event the next statement is.
-      if (line.starts_with("# at ")) {
-        if (auto pos = parse_number(trim(line.substr(5)))) at = pos;
-      }
-      i = eol;
-      continue;
-    }
-    if (starts_with_ci(line, "delimiter") && line.size() > 9 && is_space(line[9])) {
-      std::string_view d = trim(line.substr(9));
-      d = d.substr(0, d.find_first_of(" \t"));
-      if (d.empty()) throw Error(ErrorCode::kBadEvent, "DELIMITER without a delimiter");
-      delimiter_.assign(d);
-      i = eol;
-      continue;
-    }
-    const std::size_t end = statement_end(text, i);
-    if (end == std::string_view::npos)
-      throw Error(ErrorCode::kBadEvent,
-                  "unterminated statement in the SQL text: " + snippet(text.substr(i)));
-    const std::string_view stmt = trim(text.substr(i, end - i));
-    i = end + delimiter_.size();
-    if (stmt.empty()) continue;
-    if (auto cs = charset_command(stmt)) {
-      out.push_back({SqlItem::Kind::kCharset, *cs, at});
-      continue;
-    }
-    if (starts_with_ci(stmt, "SET @@session.sql_mode=")) {
-      if (auto mode = parse_number(trim(stmt.substr(23))))
-        no_backslash_escapes_ = (*mode & kModeNoBackslashEscapes) != 0;
-    }
-    out.push_back({SqlItem::Kind::kStatement, stmt, at});
-  }
-}
 
 // ---- BINLOG fragments ----
 
@@ -400,12 +302,22 @@ void Applier::fail(const SqlItem& item, const std::string& why) {
   }
   Error e(ErrorCode::kServer, why);
   if (item.at) e.with_offset(*item.at);
+  if (item.event_type != 0) e.with_event(std::string(binlog::event_type_name(item.event_type)));
   throw e;
 }
 
-void Applier::apply(std::string_view text) {
+void Applier::apply(std::string_view text, const std::vector<Output::Statement>& statements) {
   items_.clear();
-  splitter_.split(text, items_);
+  for (const Output::Statement& st : statements) {
+    const std::string_view stmt = trim(text.substr(st.begin, st.end - st.begin));
+    if (stmt.empty()) continue;
+    if (st.kind == Output::Statement::Kind::kCharset) {
+      if (auto cs = charset_command(stmt))
+        items_.push_back({SqlItem::Kind::kCharset, *cs, st.at, st.event_type});
+      continue;
+    }
+    items_.push_back({SqlItem::Kind::kStatement, stmt, st.at, st.event_type});
+  }
   const std::size_t limit = max_statement();
   for (const SqlItem& item : items_) {
     if (item.kind != SqlItem::Kind::kStatement || item.text.size() <= limit) continue;

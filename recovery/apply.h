@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "recovery/output.h"
+
 namespace binrecover::recovery {
 
 // How to reach the server, with the mysql client's option names. What is not given here comes
@@ -33,26 +35,8 @@ struct SqlItem {
   };
   Kind kind = Kind::kStatement;
   std::string_view text;
-  // The binlog position of the last "# at N" comment before the item, when there is one.
-  std::optional<std::uint64_t> at;
-};
-
-// Splits the SQL text SqlSink writes (or mysqlbinlog's) into statements the way the mysql
-// client reads it: `DELIMITER x` lines change the delimiter, comment lines between statements
-// are skipped, and a delimiter counts only outside quotes and comments. Backslash escapes follow
-// the sql_mode the text sets (`SET @@session.sql_mode=N`, NO_BACKSLASH_ESCAPES), as the client
-// follows the server's status. The state (delimiter, sql_mode) carries over between calls.
-class StatementSplitter {
- public:
-  // Appends the items of `text` to `out` (views into `text`). `text` must end between
-  // statements (whole transactions); an unterminated statement throws Error(kBadEvent).
-  void split(std::string_view text, std::vector<SqlItem>& out);
-  const std::string& delimiter() const { return delimiter_; }
-
- private:
-  std::size_t statement_end(std::string_view text, std::size_t from) const;
-  std::string delimiter_ = ";";
-  bool no_backslash_escapes_ = false;
+  std::optional<std::uint64_t> at;  // the binlog position of the event it was written for
+  std::uint8_t event_type = 0;      // and that event's type (0: none)
 };
 
 // The base64 text of a `BINLOG '<base64>'` statement, or nullopt for any other statement.
@@ -103,9 +87,10 @@ class Session {
 class Applier {
  public:
   explicit Applier(Session& session) : session_(session) {}
-  // Throws Error(kServer) at the first failing statement (offset: its `# at` position when the
-  // text has one), after rolling back the open transaction.
-  void apply(std::string_view text);
+  // Applies the statements the SQL writer marked in `text` (recovery/output.h): nothing is
+  // lexed again, and each statement knows its event. Throws Error(kServer) at the first failing
+  // statement (file offset and type of its event), after rolling back the open transaction.
+  void apply(std::string_view text, const std::vector<Output::Statement>& statements);
   std::uint64_t statements() const { return statements_; }
   // The longest statement the server takes (its max_allowed_packet less the packet's framing).
   std::size_t max_statement() const;
@@ -115,7 +100,6 @@ class Applier {
   [[noreturn]] void fail(const SqlItem& item, const std::string& why);
 
   Session& session_;
-  StatementSplitter splitter_;
   std::vector<SqlItem> items_;
   std::uint64_t statements_ = 0;
 };

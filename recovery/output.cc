@@ -117,6 +117,8 @@ void Output::abort_unit() {
   unit_parts_.clear();
   unit_spilled_ = false;
   if (buf_.size() > unit_mark_) buf_.resize(unit_mark_);
+  std::erase_if(statements_, [&](const Statement& s) { return s.end > unit_mark_; });
+  statement_start_ = std::min(statement_start_, buf_.size());
 }
 
 void Output::flush() {
@@ -124,14 +126,17 @@ void Output::flush() {
     if (buf_.size() == 0) return;
     const std::string_view text(buf_.data(), buf_.size());
     try {
-      consumer_(text);
+      consumer_(text, statements_);
     } catch (...) {
       buf_.clear();
+      statements_.clear();
+      statement_start_ = unit_mark_ = 0;
       throw;
     }
     written_ += buf_.size();
     buf_.clear();
-    unit_mark_ = 0;
+    statements_.clear();
+    statement_start_ = unit_mark_ = 0;
     return;
   }
   try {

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,11 +21,29 @@ class Output {
  public:
   // Writes to `fd` (not owned). `name` is used in error messages.
   explicit Output(int fd, std::string name = "standard output");
-  // Hands the text to `consumer` instead of writing it (replay applies it to a server). Only
-  // flush() hands it over, which the owner calls after each whole unit; when the consumer
-  // throws, that text is dropped.
-  using Consumer = std::function<void(std::string_view)>;
+  // One statement in the text handed to a consumer, as the writer marked it (no lexing):
+  // text[begin, end) without its delimiter; a client command (`\C charset`) or SQL; the event
+  // it was written for.
+  struct Statement {
+    enum class Kind : std::uint8_t { kSql, kCharset };
+    std::size_t begin = 0, end = 0;
+    Kind kind = Kind::kSql;
+    std::optional<std::uint64_t> at;  // the event's position
+    std::uint8_t event_type = 0;      // and type (0: none)
+  };
+  // Hands the text to `consumer` with its statements instead of writing it (replay applies them
+  // to a server). Only flush() hands it over, which the owner calls after each whole unit (or
+  // between statements of a large one); when the consumer throws, that text is dropped.
+  using Consumer = std::function<void(std::string_view, const std::vector<Statement>&)>;
   explicit Output(Consumer consumer, std::string name);
+  bool has_consumer() const { return static_cast<bool>(consumer_); }
+  // The writer's marks (with a consumer): the statement written since the last mark ends at
+  // `end` (before its delimiter) of the buffer, and the next one starts at `next` (after it).
+  void statement(std::size_t end, std::size_t next, Statement::Kind kind,
+                 std::optional<std::uint64_t> at, std::uint8_t event_type) {
+    statements_.push_back({statement_start_, end, kind, at, event_type});
+    statement_start_ = next;
+  }
   ~Output();
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
@@ -67,7 +87,9 @@ class Output {
   Consumer consumer_;
   fmt::memory_buffer buf_;
   std::uint64_t written_ = 0;
-  std::size_t unit_mark_ = 0;  // where the open unit's text starts in buf_
+  std::size_t unit_mark_ = 0;          // where the open unit's text starts in buf_
+  std::vector<Statement> statements_;  // marked in buf_ (with a consumer)
+  std::size_t statement_start_ = 0;
   // What of it was set aside, in order: text written here, and files handed over.
   std::vector<std::unique_ptr<TempFile>> unit_parts_;
   bool unit_spilled_ = false;

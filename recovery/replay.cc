@@ -170,8 +170,8 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
   Applier applier(session);
   bool stopped = false;  // after an error nothing more goes to the server (not even the footer)
   Output out(
-      [&](std::string_view text) {
-        if (!stopped) applier.apply(text);
+      [&](std::string_view text, const std::vector<Output::Statement>& statements) {
+        if (!stopped) applier.apply(text, statements);
       },
       session.where());
   // Row events of one statement that together pass the server's max_allowed_packet go in
@@ -179,6 +179,7 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
   // fragments, see Applier).
   // (never more than the default: memory stays that of one statement of at most 16 MiB)
   sql.max_binlog_statement = std::min(applier.max_statement(), sql.max_binlog_statement);
+  sql.apply = true;  // statements marked as written, no comments
   SqlSink sink(out, sql);
   if (schema != nullptr) sink.set_schema(schema);
 

@@ -102,34 +102,59 @@ void append_base64(fmt::memory_buffer& out, Bytes data) {
 SqlSink::SqlSink(Output& out, SqlOptions opts)
     : out_(out),
       opts_(std::move(opts)),
+      comments_(!opts_.short_form && !opts_.apply),
       buf_(out.buf()),
       tables_(TableCache::Options{nullptr, true, &opts_.rewrite_db}) {}
 
 SqlSink::~SqlSink() = default;
 
+void SqlSink::plain_statement(std::string_view text) {
+  append(text);
+  const std::size_t end = buf_.size();
+  append(";\n");
+  if (opts_.apply) out_.statement(end, buf_.size(), Output::Statement::Kind::kSql, {}, 0);
+}
+
+void SqlSink::mark_statements(std::size_t from) {
+  if (!opts_.apply) return;
+  const std::string_view text(buf_.data(), buf_.size());
+  constexpr std::string_view kDelimiter = "/*!*/;\n";
+  for (std::size_t p = text.find(kDelimiter, from); p != std::string_view::npos;
+       p = text.find(kDelimiter, p + kDelimiter.size()))
+    out_.statement(p, p + kDelimiter.size(), Output::Statement::Kind::kSql, at_, type_);
+}
+
 void SqlSink::begin() {
-  append("/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;\n");
+  at_.reset();
+  type_ = 0;
+  plain_statement("/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/");
   if (opts_.disable_log_bin)
-    append("/*!32316 SET @OLD_SQL_LOG_BIN=@@SQL_LOG_BIN, SQL_LOG_BIN=0*/;\n");
-  append("/*!40019 SET @@session.max_delayed_threads=0*/;\n");
-  append("/*!50003 SET @OLD_COMPLETION_TYPE=@@COMPLETION_TYPE,COMPLETION_TYPE=0*/;\n");
-  append("DELIMITER /*!*/;\n");
+    plain_statement("/*!32316 SET @OLD_SQL_LOG_BIN=@@SQL_LOG_BIN, SQL_LOG_BIN=0*/");
+  plain_statement("/*!40019 SET @@session.max_delayed_threads=0*/");
+  plain_statement("/*!50003 SET @OLD_COMPLETION_TYPE=@@COMPLETION_TYPE,COMPLETION_TYPE=0*/");
+  if (!opts_.apply) append("DELIMITER /*!*/;\n");
 }
 
 void SqlSink::finish() {
   flush_binlog_statement();
-  if (st_.mysql_gtid_next && !opts_.skip_gtids)
-    append("SET @@SESSION.GTID_NEXT= 'AUTOMATIC' /* added by binrecover */ /*!*/;\n");
-  append("DELIMITER ;\n");
-  append("# End of log file\n");
-  append("ROLLBACK /* added by binrecover */;\n");
-  append("/*!50003 SET COMPLETION_TYPE=@OLD_COMPLETION_TYPE*/;\n");
-  if (opts_.disable_log_bin) append("/*!32316 SET SQL_LOG_BIN=@OLD_SQL_LOG_BIN*/;\n");
-  append("/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=0*/;\n");
+  at_.reset();
+  type_ = 0;
+  if (st_.mysql_gtid_next && !opts_.skip_gtids) {
+    append("SET @@SESSION.GTID_NEXT= 'AUTOMATIC' /* added by binrecover */ ");
+    delimiter();
+  }
+  if (!opts_.apply) {
+    append("DELIMITER ;\n");
+    append("# End of log file\n");
+  }
+  plain_statement("ROLLBACK /* added by binrecover */");
+  plain_statement("/*!50003 SET COMPLETION_TYPE=@OLD_COMPLETION_TYPE*/");
+  if (opts_.disable_log_bin) plain_statement("/*!32316 SET SQL_LOG_BIN=@OLD_SQL_LOG_BIN*/");
+  plain_statement("/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=0*/");
 }
 
 void SqlSink::comment(std::string_view text) {
-  if (opts_.short_form) return;
+  if (!comments_) return;
   append("# ");
   append(text);
   append("\n");
@@ -163,7 +188,7 @@ void put_hex32(Writer& line, std::uint32_t v) {
 // The header lines of every event are written with the digit writers of binlog/digits.h, not a
 // format string: they are a large part of the text of small events.
 void SqlSink::event_header(const Event& ev, const FormatContext& ctx) {
-  if (opts_.short_form) return;
+  if (!comments_) return;
   Writer(buf_) << "# at " << ev.pos << "\n";
   if (opts_.hexdump) hexdump(ev, ctx);
   append("#");
@@ -358,7 +383,8 @@ void SqlSink::emit_binlog_statement() {
   if (!opts_.short_form && rows_b64_.size() > 0) {
     append("BINLOG '\n");
     out_.append_large(std::string_view(rows_b64_.data(), rows_b64_.size()));
-    append("'/*!*/;\n");
+    append("'");
+    delimiter();
   }
   out_.append_large(verbose_spill_);
   if (verbose_.size() > 0) {
@@ -396,7 +422,8 @@ void SqlSink::write_meta(const Event& ev, const FormatContext& ctx) {
   flush_binlog_statement();
   if (ev.type() == EventType::kFormatDescription && st_.mysql_gtid_next && !opts_.skip_gtids) {
     // A BINLOG statement may not run while GTID_NEXT still names the last transaction's GTID.
-    append("SET @@SESSION.GTID_NEXT= 'AUTOMATIC' /* added by binrecover */ /*!*/;\n");
+    append("SET @@SESSION.GTID_NEXT= 'AUTOMATIC' /* added by binrecover */ ");
+    delimiter();
     st_.mysql_gtid_next = false;
   }
   write_event(ev, ctx);
@@ -555,7 +582,7 @@ void SqlSink::session_state(const Query& q, const FormatContext& ctx) {
     const Collation* client = find_collation(cs[0]);
     if (client != nullptr) {
       fmt::format_to(it, "/*!\\C {} */", client->charset);
-      delimiter();
+      delimiter(Output::Statement::Kind::kCharset);
     }
     if (ctx.mariadb && client != nullptr)
       fmt::format_to(it, "SET @@session.character_set_client={}", client->charset);
@@ -627,7 +654,7 @@ void SqlSink::query(const Event& ev, const Query& q, const FormatContext& ctx) {
     throw Error(ErrorCode::kUnsupportedFormat,
                 "compressed query events (log_bin_compress) are not supported yet", ev.pos);
   auto it = std::back_inserter(buf_);
-  if (!opts_.short_form) {
+  if (comments_) {
     fmt::format_to(it, "Query\tthread_id={}\texec_time={}\terror_code={}", q.thread_id, q.exec_time,
                    q.error_code);
     if (ctx.mariadb)
@@ -852,6 +879,8 @@ void SqlSink::exec_load(const Event& ev, std::uint32_t file_id) {
 }
 
 void SqlSink::write_event(const Event& ev, const FormatContext& ctx) {
+  at_ = ev.pos;
+  type_ = ev.header.type;
   try {
     write_event_text(ev, ctx);
   } catch (Error& e) {
@@ -869,7 +898,7 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
     flush_binlog_statement();
   event_header(ev, ctx);
   auto it = std::back_inserter(buf_);
-  const bool sf = opts_.short_form;
+  const bool sf = !comments_;
   std::visit(
       [&](const auto& b) {
         using T = std::decay_t<decltype(b)>;
@@ -887,7 +916,8 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
             append("ROLLBACK");
             delimiter();
           }
-          if (!sf && !opts_.rows_as_sql && opts_.base64_output != Base64Output::kNever) {
+          if (!opts_.short_form && !opts_.rows_as_sql &&
+              opts_.base64_output != Base64Output::kNever) {
             // (plain SQL needs no BINLOG statement at all)
             append("BINLOG '\n");
             append_base64(buf_, ev.raw);
@@ -984,7 +1014,9 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
                 maria_uncompress_append(b.rows, row_scratch_, ev.pos);
                 images = Bytes(row_scratch_.data(), row_scratch_.size());
               }
+              const std::size_t from = buf_.size();
               append_rows_sql(buf_, b, images, *t, "/*!*/;\n", ev.pos);
+              mark_statements(from);
             } else {
               // The -v text follows the statement's BINLOG: written when the statement ends,
               // straight into the output (no copy of the text).

@@ -54,6 +54,9 @@ struct SqlOptions {
   // --rewrite-db FROM->TO: the default database, row events' tables and database-qualified
   // names in statements are written with the new name.
   std::vector<std::pair<std::string, std::string>> rewrite_db;
+  // For a server session (replay): no comments, and each statement marked in the Output as it
+  // is written (its text, the event it belongs to), so nothing has to be lexed again.
+  bool apply = false;
 };
 
 // Called after the sink wrote a unit (an event outside transactions, or a whole transaction):
@@ -117,12 +120,24 @@ class SqlSink : public WalkConsumer {
   std::size_t limited_budget() const;
   void hexdump(const binlog::Event& ev, const binlog::FormatContext& ctx);
   void time_text(std::uint32_t ts);
-  void delimiter() { append("/*!*/;\n"); }
+  // Ends a statement: the delimiter, and with opts_.apply the statement's mark.
+  void delimiter(Output::Statement::Kind kind = Output::Statement::Kind::kSql) {
+    const std::size_t end = buf_.size();
+    append("/*!*/;\n");
+    if (opts_.apply) out_.statement(end, buf_.size(), kind, at_, type_);
+  }
+  // A statement of the header or footer, outside DELIMITER /*!*/ (ended by ";").
+  void plain_statement(std::string_view text);
+  // With opts_.apply: marks the statements (ended by the delimiter) written from `from` on.
+  void mark_statements(std::size_t from);
   void append(std::string_view s) { out_.append(s); }
 
   Output& out_;
   SqlOptions opts_;
   UnitHook on_unit_;
+  bool comments_ = true;             // comment lines: not for -s, nor for a server session
+  std::optional<std::uint64_t> at_;  // the event being written (statement marks)
+  std::uint8_t type_ = 0;
   bool in_meta_ = false;   // the unit being written is an event outside transactions
   bool streamed_ = false;  // ... a transaction whose events are not held: nothing may point
                            // at an event after its call

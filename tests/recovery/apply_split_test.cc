@@ -10,107 +10,73 @@
 #include "binlog/error.h"
 #include "recovery/apply.h"
 #include "recovery/gtid_set.h"
+#include "recovery/pipeline.h"
 #include "recovery/replay.h"
+#include "recovery/sql_sink.h"
 
 namespace binrecover::recovery {
 namespace {
 
-using Kind = SqlItem::Kind;
+// What replay applies is what the SQL writer marks as it writes, not a second reading of its
+// text: every statement of the text output (in order, with its delimiter after it), no comment,
+// the client's charset commands as such, and each statement knowing its event.
+TEST(SqlStatementsTest, ReplayGetsTheStatementsOfTheTextOutput) {
+  const std::string path = std::string(BINRECOVER_TESTDATA) + "/row/mysql-bin.000001";
+  InputFile in{path, "mysql-bin.000001", std::nullopt};
+  char name[] = "/tmp/binrecover-stmt-XXXXXX";
+  const int fd = ::mkstemp(name);
+  ASSERT_GE(fd, 0);
+  ::unlink(name);
+  {
+    Output text_out(fd, "text");
+    SqlSink text_sink(text_out, SqlOptions{});
+    run_sql({in}, DecodeOptions{}, FilterOptions{}, text_sink, {});
+    text_out.flush();
+  }
+  std::string text(static_cast<std::size_t>(::lseek(fd, 0, SEEK_END)), '\0');
+  ASSERT_EQ(::pread(fd, text.data(), text.size(), 0), static_cast<ssize_t>(text.size()));
+  ::close(fd);
 
-std::vector<SqlItem> split_all(StatementSplitter& s, std::string_view text) {
-  std::vector<SqlItem> out;
-  s.split(text, out);
-  return out;
-}
+  std::vector<std::pair<Output::Statement, std::string>> got;
+  Output stmt_out(
+      [&](std::string_view t, const std::vector<Output::Statement>& st) {
+        for (const Output::Statement& s : st)
+          got.emplace_back(s, std::string(t.substr(s.begin, s.end - s.begin)));
+      },
+      "session");
+  SqlOptions apply;
+  apply.apply = true;
+  SqlSink sink(stmt_out, apply);
+  run_sql({in}, DecodeOptions{}, FilterOptions{}, sink, {});
+  stmt_out.flush();
 
-std::vector<std::string> texts(const std::vector<SqlItem>& items) {
-  std::vector<std::string> out;
-  for (const SqlItem& i : items)
-    out.push_back((i.kind == Kind::kCharset ? "\\C " : "") + std::string(i.text));
-  return out;
-}
-
-TEST(StatementSplitterTest, SqlSinkHeaderTransactionAndFooter) {
-  StatementSplitter s;
-  const std::string text =
-      "/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;\n"
-      "/*!40019 SET @@session.max_delayed_threads=0*/;\n"
-      "DELIMITER /*!*/;\n"
-      "# at 4\n"
-      "#261129 23:56:43 server id 1  end_log_pos 256 CRC32 0x0\tStart: binlog v 4\n"
-      "ROLLBACK/*!*/;\n"
-      "BINLOG '\nu7sMaw8BAAAA\nAAAA\n'/*!*/;\n"
-      "# at 451\n"
-      "/*M!100001 SET @@session.gtid_seq_no=2*//*!*/;\n"
-      "START TRANSACTION\n/*!*/;\n"
-      "# at 493\n"
-      "/*!\\C utf8mb4 *//*!*/;\n"
-      "SET @@session.character_set_client=utf8mb4/*!*/;\n"
-      "INSERT INTO t VALUES (1)\n/*!*/;\n"
-      "COMMIT/*!*/;\n"
-      "DELIMITER ;\n"
-      "# End of log file\n"
-      "ROLLBACK /* added by binrecover */;\n";
-  const std::vector<SqlItem> items = split_all(s, text);
-  EXPECT_EQ(texts(items),
-            (std::vector<std::string>{
-                "/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/",
-                "/*!40019 SET @@session.max_delayed_threads=0*/", "ROLLBACK",
-                "BINLOG '\nu7sMaw8BAAAA\nAAAA\n'", "/*M!100001 SET @@session.gtid_seq_no=2*/",
-                "START TRANSACTION", "\\C utf8mb4", "SET @@session.character_set_client=utf8mb4",
-                "INSERT INTO t VALUES (1)", "COMMIT", "ROLLBACK /* added by binrecover */"}));
-  EXPECT_FALSE(items[0].at);
-  EXPECT_EQ(items[2].at, 4u);
-  EXPECT_EQ(items[4].at, 451u);
-  EXPECT_EQ(items[8].at, 493u);
-  EXPECT_EQ(s.delimiter(), ";");
-}
-
-TEST(StatementSplitterTest, DelimiterInsideQuotesAndCommentsDoesNotEnd) {
-  StatementSplitter s;
-  std::vector<SqlItem> items;
-  s.split("DELIMITER /*!*/;\n", items);
-  const std::string text =
-      "INSERT INTO t VALUES ('a/*!*/;\n# not a comment\nb', \"q\\\"/*!*/;\", `c/*!*/;`)\n/*!*/;\n"
-      "UPDATE t SET v = 'it''s/*!*/;' # a comment /*!*/; ignored\n"
-      "WHERE id = 1 -- also /*!*/;\n/*!*/;\n"
-      "SELECT /* plain comment /*!*/; */ 1/*!*/;\n";
-  s.split(text, items);
-  ASSERT_EQ(items.size(), 3u);
-  EXPECT_EQ(items[0].text,
-            "INSERT INTO t VALUES ('a/*!*/;\n# not a comment\nb', \"q\\\"/*!*/;\", `c/*!*/;`)");
-  EXPECT_EQ(items[1].text,
-            "UPDATE t SET v = 'it''s/*!*/;' # a comment /*!*/; ignored\nWHERE id = 1 -- also "
-            "/*!*/;");
-  EXPECT_EQ(items[2].text, "SELECT /* plain comment /*!*/; */ 1");
-}
-
-TEST(StatementSplitterTest, NoBackslashEscapesFollowsSqlMode) {
-  StatementSplitter s;
-  std::vector<SqlItem> items;
-  s.split(
-      "DELIMITER /*!*/;\nSET @@session.sql_mode=1048576/*!*/;\n"
-      "INSERT INTO t VALUES ('C:\\')/*!*/;\n"
-      "SET @@session.sql_mode=0/*!*/;\n"
-      "INSERT INTO t VALUES ('it\\'s')/*!*/;\n",
-      items);
-  EXPECT_EQ(texts(items), (std::vector<std::string>{
-                              "SET @@session.sql_mode=1048576", "INSERT INTO t VALUES ('C:\\')",
-                              "SET @@session.sql_mode=0", "INSERT INTO t VALUES ('it\\'s')"}));
-}
-
-TEST(StatementSplitterTest, UnterminatedStatementThrows) {
-  StatementSplitter s;
-  std::vector<SqlItem> items;
-  EXPECT_THROW(s.split("DELIMITER /*!*/;\nINSERT INTO t VALUES (1)\n", items), Error);
-  StatementSplitter q;
-  EXPECT_THROW(q.split("INSERT INTO t VALUES ('open);\n", items), Error);
-}
-
-TEST(StatementSplitterTest, DelimiterWithoutValueThrows) {
-  StatementSplitter s;
-  std::vector<SqlItem> items;
-  EXPECT_THROW(s.split("DELIMITER \n", items), Error);
+  ASSERT_GT(got.size(), 40u);
+  std::size_t at = 0, charsets = 0, binlogs = 0, with_event = 0;
+  for (const auto& [st, s] : got) {
+    ASSERT_FALSE(s.empty());
+    EXPECT_NE(s.front(), '#') << s;
+    EXPECT_EQ(s.find("\n#"), std::string::npos) << s;
+    const std::size_t found = text.find(s, at);
+    ASSERT_NE(found, std::string::npos) << "not in the text output, in order: " << s;
+    const std::string_view after = std::string_view(text).substr(found + s.size());
+    EXPECT_TRUE(after.starts_with("/*!*/;\n") || after.starts_with(";\n")) << s;
+    at = found + s.size();
+    if (st.kind == Output::Statement::Kind::kCharset) {
+      ++charsets;
+      EXPECT_TRUE(s.starts_with("/*!\\C ")) << s;
+    }
+    if (s.starts_with("BINLOG '")) ++binlogs;
+    if (st.at && st.event_type != 0) ++with_event;
+  }
+  EXPECT_GT(charsets, 0u);
+  EXPECT_GT(binlogs, 5u);
+  EXPECT_GT(with_event, got.size() - 10);  // all but the header and footer statements
+  // Every statement the text holds is there: one per delimiter (but the DELIMITER command's).
+  std::size_t delimiters = 0;
+  for (std::size_t p = text.find("/*!*/;\n"); p != std::string::npos;
+       p = text.find("/*!*/;\n", p + 1))
+    ++delimiters;
+  EXPECT_EQ(got.size(), delimiters - 1 + 6);  // + the header's 3 and the footer's 3 `;` ones
 }
 
 TEST(BinlogFragmentsTest, SplitsBase64InTwoHalves) {
