@@ -22,6 +22,7 @@
 #include "binlog/error.h"
 #include "recovery/event_info.h"
 #include "recovery/event_table.h"
+#include "recovery/sql_quote.h"
 
 namespace binrecover::recovery {
 namespace {
@@ -304,24 +305,6 @@ double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-std::string sql_string(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "'";
-}
-
-std::string quote_ident(const std::string& s) {
-  std::string out = "`";
-  for (char c : s) {
-    if (c == '`') out += '`';
-    out += c;
-  }
-  return out + "`";
-}
-
 }  // namespace
 
 DrillResult run_drill(const std::vector<InputFile>& inputs, const DrillOptions& opts,
@@ -426,7 +409,7 @@ DrillResult run_drill(const std::vector<InputFile>& inputs, const DrillOptions& 
     if (!opts.plan.databases.empty()) {
       where += " AND table_schema IN (";
       for (std::size_t i = 0; i < opts.plan.databases.size(); ++i)
-        where += (i ? "," : "") + sql_string(opts.plan.databases[i]);
+        where += (i ? "," : "") + quoted_string(opts.plan.databases[i]);
       where += ")";
     }
     std::string list;
@@ -441,7 +424,7 @@ DrillResult run_drill(const std::vector<InputFile>& inputs, const DrillOptions& 
       const auto tab = line.find('\t');
       if (tab == std::string::npos) continue;
       const std::string q =
-          quote_ident(line.substr(0, tab)) + "." + quote_ident(line.substr(tab + 1));
+          quoted_ident(line.substr(0, tab)) + "." + quoted_ident(line.substr(tab + 1));
       names.push_back(line.substr(0, tab) + "." + line.substr(tab + 1));
       script += "SELECT COUNT(*) FROM " + q + "; CHECKSUM TABLE " + q + ";\n";
     }

@@ -43,15 +43,6 @@ void append_rows_flags(fmt::memory_buffer& out, std::uint16_t flags, bool mariad
 
 }  // namespace
 
-void append_quoted_ident(fmt::memory_buffer& out, std::string_view name) {
-  out.push_back('`');
-  for (char c : name) {
-    if (c == '`') out.push_back('`');
-    out.push_back(c);
-  }
-  out.push_back('`');
-}
-
 void append_uuid(fmt::memory_buffer& out, const std::array<std::uint8_t, 16>& sid) {
   for (int i = 0; i < 16; ++i) {
     if (i == 4 || i == 6 || i == 8 || i == 10) out.push_back('-');

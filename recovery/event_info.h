@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "binlog/events.h"
+#include "recovery/sql_quote.h"
 
 namespace binrecover::recovery {
 
@@ -25,8 +26,6 @@ void append_xid(fmt::memory_buffer& out, std::uint32_t format_id, binlog::Bytes 
 // `backtick_collation` quotes the collation name as mysqlbinlog does in SQL output.
 void append_user_var_value(fmt::memory_buffer& out, const binlog::UserVar& v,
                            bool backtick_collation);
-// Backquoted identifier with embedded backquotes doubled.
-void append_quoted_ident(fmt::memory_buffer& out, std::string_view name);
 
 inline void append(fmt::memory_buffer& out, std::string_view s) {
   out.append(s.data(), s.data() + s.size());

@@ -595,12 +595,8 @@ void SqlSink::session_state(const Query& q, const FormatContext& ctx) {
   if (s.time_zone && (!st_.time_zone_printed || st_.time_zone != *s.time_zone)) {
     st_.time_zone.assign(*s.time_zone);
     st_.time_zone_printed = true;
-    append("SET @@session.time_zone='");
-    for (char c : *s.time_zone) {
-      if (c == '\'' || c == '\\') buf_.push_back('\\');
-      buf_.push_back(c);
-    }
-    append("'");
+    append("SET @@session.time_zone=");
+    append_quoted_string(buf_, *s.time_zone);
     delimiter();
   }
   const std::uint16_t lc = s.lc_time_names.value_or(0);

@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <optional>
 
+#include "recovery/sql_quote.h"
+
 namespace binrecover::recovery {
 namespace {
 
@@ -522,12 +524,7 @@ bool rewrite_statement(std::string_view sql, const DatabaseRewrites& rewrites, s
   for (const auto& [t, to] : edits) {
     if (t.begin < at) continue;  // (the same token twice)
     out.append(sql.substr(at, t.begin - at));
-    out.push_back('`');
-    for (char c : to) {
-      if (c == '`') out.push_back('`');
-      out.push_back(c);
-    }
-    out.push_back('`');
+    out.append(quoted_ident(to));
     at = t.end;
   }
   out.append(sql.substr(at));
