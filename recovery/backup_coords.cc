@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "binlog/error.h"
+#include "recovery/sql_lexer.h"
 
 namespace binrecover::recovery {
 namespace {
@@ -190,73 +191,33 @@ struct Token {
   std::string text;
 };
 
-bool word_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' || c == '$' ||
-         c == '@' || c == '.';
-}
-
-// Words (`@@GLOBAL.GTID_PURGED` is one), quoted strings and punctuation of one statement.
-// Comments are skipped, the executable kind too: the only one mysqldump puts in these
-// statements is the /*!80000 '+'*/ of GTID_PURGED, which carries no coordinate.
+// Words (`@@GLOBAL.GTID_PURGED` is one), quoted strings and punctuation of one statement, read
+// by the one SQL lexer (recovery/sql_lexer.h). Comments are skipped, the executable kind too:
+// the only one mysqldump puts in these statements is the /*!80000 '+'*/ of GTID_PURGED, which
+// carries no coordinate.
 class StatementLexer {
  public:
-  explicit StatementLexer(std::string_view s) : s_(s) {}
+  explicit StatementLexer(std::string_view s) : lex_(s, SqlLexerOptions{false, "@."}) {}
 
   Token next() {
-    skip_space_and_comments();
-    if (i_ >= s_.size()) return {};
-    const char c = s_[i_];
-    if (c == '\'' || c == '"' || c == '`') return {Token::Kind::kString, quoted(c)};
-    if (word_char(c)) {
-      const std::size_t start = i_;
-      while (i_ < s_.size() && word_char(s_[i_])) ++i_;
-      return {Token::Kind::kWord, std::string(s_.substr(start, i_ - start))};
+    const SqlToken t = lex_.next();
+    switch (t.kind) {
+      case SqlToken::Kind::kEnd:
+        return {};
+      case SqlToken::Kind::kWord:
+      case SqlToken::Kind::kNumber:
+        return {Token::Kind::kWord, std::string(t.text)};
+      case SqlToken::Kind::kIdent:
+      case SqlToken::Kind::kString:
+        return {Token::Kind::kString, unquoted(t)};
+      case SqlToken::Kind::kPunct:
+        break;
     }
-    ++i_;
-    return {Token::Kind::kPunct, std::string(1, c)};
+    return {Token::Kind::kPunct, std::string(t.text)};
   }
 
  private:
-  void skip_space_and_comments() {
-    while (i_ < s_.size()) {
-      if (is_space(s_[i_])) {
-        ++i_;
-      } else if (s_.substr(i_, 2) == "/*") {
-        const std::size_t end = s_.find("*/", i_ + 2);
-        i_ = end == std::string_view::npos ? s_.size() : end + 2;
-      } else {
-        return;
-      }
-    }
-  }
-
-  // Doubled quotes and (outside backticks) backslash escapes, as the server reads them.
-  std::string quoted(char q) {
-    std::string out;
-    ++i_;
-    while (i_ < s_.size()) {
-      const char c = s_[i_];
-      if (c == '\\' && q != '`' && i_ + 1 < s_.size()) {
-        out += s_[i_ + 1];
-        i_ += 2;
-      } else if (c == q) {
-        if (i_ + 1 < s_.size() && s_[i_ + 1] == q) {
-          out += q;
-          i_ += 2;
-        } else {
-          ++i_;
-          break;
-        }
-      } else {
-        out += c;
-        ++i_;
-      }
-    }
-    return out;
-  }
-
-  std::string_view s_;
-  std::size_t i_ = 0;
+  SqlLexer lex_;
 };
 
 bool is_word(const Token& t, std::string_view w) {

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "binlog/error.h"
+#include "recovery/sql_lexer.h"
 #include "recovery/statement_dbs.h"
 
 namespace binrecover::recovery {
@@ -30,98 +31,39 @@ bool ieq(std::string_view a, std::string_view b) {
          });
 }
 
-// Splits a statement into tokens. Comments are dropped; the text of versioned comments
-// (/*!50100 ... */) is kept, as the server runs it.
+// A statement's tokens, read by the one SQL lexer (recovery/sql_lexer.h): comments dropped,
+// executable comments read as SQL, identifiers and strings unquoted.
 std::vector<Token> tokenize(std::string_view s) {
   std::vector<Token> out;
-  std::size_t i = 0;
-  const std::size_t n = s.size();
-  auto quoted = [&](char q) {
-    std::string text;
-    ++i;
-    while (i < n) {
-      const char c = s[i];
-      if (c == '\\' && q != '`' && i + 1 < n) {
-        const char e = s[i + 1];
-        text.push_back(e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e == '0' ? '\0' : e);
-        i += 2;
-        continue;
-      }
-      if (c == q) {
-        if (i + 1 < n && s[i + 1] == q) {  // doubled quote
-          text.push_back(q);
-          i += 2;
-          continue;
-        }
-        ++i;
-        return text;
-      }
-      text.push_back(c);
-      ++i;
-    }
-    return text;
-  };
-  while (i < n) {
-    const char c = s[i];
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      ++i;
-    } else if (c == '#' || (c == '-' && i + 2 < n && s[i + 1] == '-' &&
-                            std::isspace(static_cast<unsigned char>(s[i + 2])))) {
-      while (i < n && s[i] != '\n') ++i;
-    } else if (c == '/' && i + 1 < n && s[i + 1] == '*') {
-      if (i + 2 < n && s[i + 2] == '!') {  // versioned: keep the content
-        i += 3;
-        while (i < n && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
-      } else {
-        const std::size_t end = s.find("*/", i + 2);
-        i = end == std::string_view::npos ? n : end + 2;
-      }
-    } else if (c == '*' && i + 1 < n && s[i + 1] == '/') {
-      i += 2;  // the end of a versioned comment
-    } else if (c == '`') {
-      out.push_back({Token::Kind::kIdent, quoted('`')});
-    } else if (c == '\'' || c == '"') {
-      out.push_back({Token::Kind::kString, quoted(c)});
-    } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' ||
-               static_cast<unsigned char>(c) >= 0x80) {
-      const std::size_t b = i;
-      while (i < n && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_' ||
-                       s[i] == '$' || static_cast<unsigned char>(s[i]) >= 0x80))
-        ++i;
-      const bool number = std::isdigit(static_cast<unsigned char>(s[b])) != 0;
-      out.push_back(
-          {number ? Token::Kind::kNumber : Token::Kind::kWord, std::string(s.substr(b, i - b))});
-    } else {
-      out.push_back({Token::Kind::kPunct, std::string(1, c)});
-      ++i;
+  SqlLexer lex(s);
+  for (SqlToken t = lex.next(); t.kind != SqlToken::Kind::kEnd; t = lex.next()) {
+    switch (t.kind) {
+      case SqlToken::Kind::kWord:
+        out.push_back({Token::Kind::kWord, std::string(t.text)});
+        break;
+      case SqlToken::Kind::kNumber:
+        out.push_back({Token::Kind::kNumber, std::string(t.text)});
+        break;
+      case SqlToken::Kind::kIdent:
+        out.push_back({Token::Kind::kIdent, unquoted(t)});
+        break;
+      case SqlToken::Kind::kString:
+        out.push_back({Token::Kind::kString, unquoted(t)});
+        break;
+      case SqlToken::Kind::kPunct:
+      case SqlToken::Kind::kEnd:
+        out.push_back({Token::Kind::kPunct, std::string(t.text)});
+        break;
     }
   }
   return out;
 }
 
-// The first word of a statement, past whitespace and comments (the text of a versioned
-// comment counts), without tokenizing the rest.
+// The first word of a statement, past whitespace and comments (the text of an executable
+// comment counts).
 std::string_view first_word(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const char c = s[i];
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      ++i;
-    } else if (c == '#' || (c == '-' && i + 1 < s.size() && s[i + 1] == '-')) {
-      while (i < s.size() && s[i] != '\n') ++i;
-    } else if (c == '/' && i + 2 < s.size() && s[i + 1] == '*' && s[i + 2] == '!') {
-      i += 3;
-      while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
-    } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
-      const std::size_t end = s.find("*/", i + 2);
-      i = end == std::string_view::npos ? s.size() : end + 2;
-    } else {
-      break;
-    }
-  }
-  std::size_t j = i;
-  while (j < s.size() && std::isalpha(static_cast<unsigned char>(s[j]))) ++j;
-  return s.substr(i, j - i);
+  const SqlToken t = SqlLexer(s).next();
+  return t.kind == SqlToken::Kind::kWord ? t.text : std::string_view();
 }
 
 }  // namespace

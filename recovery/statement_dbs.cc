@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <optional>
 
+#include "recovery/sql_lexer.h"
 #include "recovery/sql_quote.h"
 
 namespace binrecover::recovery {
@@ -17,117 +18,45 @@ struct Token {
   std::size_t begin = 0, end = 0;  // the token's bytes in the statement, quotes included
 };
 
-bool ident_char(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-         c == '$' || c >= 0x80;
-}
-
-// A small SQL lexer: enough to find keywords and (qualified) names. Strings and comments are
-// skipped; executable comments (/*!50001 ... */, /*M!100100 ... */) are read as SQL.
+// The tokens this parser needs, read by the one SQL lexer (recovery/sql_lexer.h): names
+// (words, and `quoted` names as written between the backticks), the punctuation that separates
+// them; strings are skipped (kOther); executable comments are read as SQL.
 class Lexer {
  public:
-  explicit Lexer(std::string_view s) : s_(s) {}
+  explicit Lexer(std::string_view s) : lex_(s) {}
 
   Token next() {
-    skip_space_and_comments();
-    const std::size_t begin = i_;
-    Token t = scan();
-    t.begin = begin;
-    t.end = i_;
-    return t;
+    const SqlToken t = lex_.next();
+    Token out{Tok::kOther, {}, t.begin, t.end};
+    switch (t.kind) {
+      case SqlToken::Kind::kEnd:
+        out.kind = Tok::kEnd;
+        break;
+      case SqlToken::Kind::kWord:
+      case SqlToken::Kind::kNumber:
+        out.kind = Tok::kWord;
+        out.text = t.text;
+        break;
+      case SqlToken::Kind::kIdent:
+        out.kind = Tok::kQuoted;
+        out.text = t.text;
+        break;
+      case SqlToken::Kind::kString:
+        break;
+      case SqlToken::Kind::kPunct:
+        out.text = t.text;
+        out.kind = t.text == "."   ? Tok::kDot
+                   : t.text == "," ? Tok::kComma
+                   : t.text == "(" ? Tok::kLParen
+                   : t.text == ")" ? Tok::kRParen
+                                   : Tok::kOther;
+        break;
+    }
+    return out;
   }
 
  private:
-  Token scan() {
-    if (i_ >= s_.size()) return {Tok::kEnd, {}};
-    const char c = s_[i_];
-    if (c == '`') {
-      const std::size_t start = ++i_;
-      while (i_ < s_.size()) {
-        if (s_[i_] == '`') {
-          if (i_ + 1 < s_.size() && s_[i_ + 1] == '`') {
-            i_ += 2;
-            continue;
-          }
-          break;
-        }
-        ++i_;
-      }
-      Token t{Tok::kQuoted, s_.substr(start, i_ - start)};
-      if (i_ < s_.size()) ++i_;
-      return t;
-    }
-    if (c == '\'' || c == '"') {
-      skip_string(c);
-      return {Tok::kOther, {}};
-    }
-    if (ident_char(static_cast<unsigned char>(c))) {
-      const std::size_t start = i_;
-      while (i_ < s_.size() && ident_char(static_cast<unsigned char>(s_[i_]))) ++i_;
-      return {Tok::kWord, s_.substr(start, i_ - start)};
-    }
-    ++i_;
-    switch (c) {
-      case '.':
-        return {Tok::kDot, {}};
-      case ',':
-        return {Tok::kComma, {}};
-      case '(':
-        return {Tok::kLParen, {}};
-      case ')':
-        return {Tok::kRParen, {}};
-      default:
-        return {Tok::kOther, s_.substr(i_ - 1, 1)};
-    }
-  }
-
-  void skip_string(char quote) {
-    ++i_;
-    while (i_ < s_.size()) {
-      if (s_[i_] == '\\') {
-        i_ += 2;
-        continue;
-      }
-      if (s_[i_] == quote) {
-        if (i_ + 1 < s_.size() && s_[i_ + 1] == quote) {
-          i_ += 2;
-          continue;
-        }
-        ++i_;
-        return;
-      }
-      ++i_;
-    }
-  }
-
-  void skip_space_and_comments() {
-    while (i_ < s_.size()) {
-      const char c = s_[i_];
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f') {
-        ++i_;
-      } else if (c == '#' || (c == '-' && s_.substr(i_, 3) == "-- ")) {
-        while (i_ < s_.size() && s_[i_] != '\n') ++i_;
-      } else if (c == '/' && s_.substr(i_, 2) == "/*") {
-        if (s_.substr(i_, 3) == "/*!" || s_.substr(i_, 4) == "/*M!") {
-          i_ += s_[i_ + 2] == '!' ? 3 : 4;
-          while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') ++i_;
-          ++open_exec_comments_;
-        } else {
-          const std::size_t end = s_.find("*/", i_ + 2);
-          i_ = end == std::string_view::npos ? s_.size() : end + 2;
-        }
-      } else if (c == '*' && open_exec_comments_ > 0 && s_.substr(i_, 2) == "*/") {
-        i_ += 2;
-        --open_exec_comments_;
-      } else {
-        return;
-      }
-    }
-  }
-
-  std::string_view s_;
-  std::size_t i_ = 0;
-  int open_exec_comments_ = 0;
+  SqlLexer lex_;
 };
 
 bool is_kw(const Token& t, std::string_view kw) {
