@@ -2,8 +2,8 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "recovery/drill.h"
-#include "recovery/output.h"
+#include "recovery/sql/output.h"
+#include "recovery/workflows/drill.h"
 
 namespace binrecover::cli {
 

@@ -2,8 +2,8 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "recovery/event_table.h"
-#include "recovery/output.h"
+#include "recovery/sql/output.h"
+#include "recovery/workflows/event_table.h"
 
 namespace binrecover::cli {
 

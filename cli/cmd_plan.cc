@@ -2,8 +2,8 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "recovery/output.h"
-#include "recovery/plan.h"
+#include "recovery/sql/output.h"
+#include "recovery/workflows/plan.h"
 
 namespace binrecover::cli {
 

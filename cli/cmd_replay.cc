@@ -6,8 +6,8 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "recovery/replay.h"
-#include "recovery/schema.h"
+#include "recovery/sql/schema.h"
+#include "recovery/workflows/replay.h"
 
 namespace binrecover::cli {
 

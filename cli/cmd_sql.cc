@@ -7,11 +7,11 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "recovery/flashback.h"
-#include "recovery/output.h"
-#include "recovery/pipeline.h"
-#include "recovery/schema.h"
-#include "recovery/sql_sink.h"
+#include "recovery/sql/output.h"
+#include "recovery/sql/schema.h"
+#include "recovery/sql/sql_sink.h"
+#include "recovery/workflows/flashback.h"
+#include "recovery/workflows/pipeline.h"
 
 namespace binrecover::cli {
 

@@ -2,8 +2,8 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "recovery/output.h"
-#include "recovery/stats.h"
+#include "recovery/sql/output.h"
+#include "recovery/workflows/stats.h"
 
 namespace binrecover::cli {
 

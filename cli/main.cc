@@ -8,7 +8,7 @@
 #include "binlog/error.h"
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "recovery/output.h"
+#include "recovery/sql/output.h"
 
 namespace binrecover::cli {
 

@@ -4,13 +4,13 @@
 #include <string>
 #include <vector>
 
-#include "recovery/drill.h"
-#include "recovery/event_table.h"
-#include "recovery/filter.h"
-#include "recovery/pipeline.h"
-#include "recovery/plan.h"
-#include "recovery/replay.h"
-#include "recovery/sql_sink.h"
+#include "recovery/reading/filter.h"
+#include "recovery/sql/sql_sink.h"
+#include "recovery/workflows/drill.h"
+#include "recovery/workflows/event_table.h"
+#include "recovery/workflows/pipeline.h"
+#include "recovery/workflows/plan.h"
+#include "recovery/workflows/replay.h"
 
 namespace binrecover::cli {
 

@@ -17,7 +17,7 @@
 #include "binlog/digits.h"
 #include "binlog/error.h"
 #include "binlog/row_values.h"
-#include "recovery/text_writer.h"
+#include "recovery/sql/text_writer.h"
 
 namespace binrecover::binlog {
 namespace {

@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "binlog/error.h"
-#include "recovery/event_table.h"
-#include "recovery/output.h"
-#include "recovery/pipeline.h"
-#include "recovery/sql_sink.h"
+#include "recovery/sql/output.h"
+#include "recovery/sql/sql_sink.h"
+#include "recovery/workflows/event_table.h"
+#include "recovery/workflows/pipeline.h"
 
 namespace {
 

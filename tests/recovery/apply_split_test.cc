@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "binlog/error.h"
-#include "recovery/apply.h"
-#include "recovery/gtid_set.h"
-#include "recovery/pipeline.h"
-#include "recovery/replay.h"
-#include "recovery/sql_sink.h"
+#include "recovery/reading/gtid_set.h"
+#include "recovery/server/apply.h"
+#include "recovery/sql/sql_sink.h"
+#include "recovery/workflows/pipeline.h"
+#include "recovery/workflows/replay.h"
 
 namespace binrecover::recovery {
 namespace {

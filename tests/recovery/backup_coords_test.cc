@@ -1,4 +1,4 @@
-#include "recovery/backup_coords.h"
+#include "recovery/workflows/backup_coords.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

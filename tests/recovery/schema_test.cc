@@ -1,4 +1,4 @@
-#include "recovery/schema.h"
+#include "recovery/sql/schema.h"
 
 #include <gtest/gtest.h>
 

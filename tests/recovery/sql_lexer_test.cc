@@ -1,4 +1,4 @@
-#include "recovery/sql_lexer.h"
+#include "recovery/reading/sql_lexer.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "recovery/statement_dbs.h"
+#include "recovery/reading/statement_dbs.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "binlog/events.h"
-#include "recovery/filter.h"
+#include "recovery/reading/filter.h"
+#include "recovery/sql/rewrite_db.h"
 
 namespace binrecover::recovery {
 namespace {

@@ -1,4 +1,4 @@
-#include "recovery/transaction.h"
+#include "recovery/reading/transaction.h"
 
 #include <gtest/gtest.h>
 

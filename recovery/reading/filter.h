@@ -1,0 +1,111 @@
+#pragma once
+
+#include <cstdint>
+#include <ctime>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "binlog/events.h"
+#include "recovery/reading/gtid_set.h"
+#include "recovery/reading/transaction.h"
+
+namespace binrecover::recovery {
+
+// Which events a run keeps. Plain values, built by cli/ from options.
+struct FilterOptions {
+  std::optional<std::uint64_t> start_position;  // first file only
+  std::optional<std::uint64_t> stop_position;   // last file only
+  std::optional<std::time_t> start_datetime;    // seconds since the epoch
+  std::optional<std::time_t> stop_datetime;
+  std::optional<std::uint32_t> server_id;
+  std::vector<std::string> databases;                       // --database, repeatable
+  std::vector<std::pair<std::string, std::string>> tables;  // --table db.t, repeatable
+  // --rewrite-db FROM->TO, repeatable: applied before the database and table rules, which name
+  // the new database.
+  std::vector<std::pair<std::string, std::string>> rewrite_db;
+  // --skip-event: transactions to leave out, by the position of any of their events (in the
+  // named file, or in any file when the name is empty) or by GTID.
+  std::vector<std::pair<std::string, std::uint64_t>> skip_positions;
+  std::vector<std::string> skip_gtids;
+  // --stop-gtid: stop before the transaction with this GTID (any file).
+  std::optional<std::string> stop_gtid;
+  // replay --gtids=skip-applied: transactions whose GTID the target server already has.
+  AppliedGtids applied_gtids;
+};
+
+// Database and table rules, for one statement, table map or table.
+class ContentFilter {
+ public:
+  explicit ContentFilter(const FilterOptions& opts);
+
+  bool active() const { return active_; }
+  bool keep_database(std::string_view db) const;
+  bool keep_table(std::string_view db, std::string_view table) const;
+  // A query event: by the databases it changes (MySQL's updated-db names when present, else
+  // the qualified names in the statement, else its default database).
+  bool keep_query(const binlog::Query& q) const;
+
+ private:
+  bool active_ = false;
+  std::vector<std::string> dbs_;
+  std::vector<std::pair<std::string, std::string>> tables_;
+  std::vector<std::pair<std::string, std::string>> rewrites_;
+};
+
+// What the filters decided for one event of a unit (bits of its mark).
+inline constexpr std::uint8_t kMarkKeep = 1;  // the event is kept
+// A kept rows event that must carry STMT_END_F: the statement's last kept rows event, when a
+// filter dropped the one that had the flag.
+inline constexpr std::uint8_t kMarkStmtEnd = 2;
+
+// The content filter of a unit, decided event by event as the unit is read (held in memory or
+// streamed), so that no decision needs the whole unit in memory: each event gets its marks,
+// those that depend on later events (the session values before a statement, an annotation
+// before its rows, STMT_END_F) are filled in when those events arrive. The marks are one byte
+// per event of the unit.
+class UnitSelector {
+ public:
+  explicit UnitSelector(const FilterOptions& opts) : rules_(opts) {}
+  const ContentFilter& rules() const { return rules_; }
+  bool active() const { return rules_.active(); }
+
+  void begin_unit();
+  void push(const binlog::Event& ev);
+  // After the unit's last event: whether anything that changes data survived (always true
+  // without database or table rules).
+  bool finish_unit();
+  const std::vector<std::uint8_t>& marks() const { return marks_; }
+
+ private:
+  struct TableMapEntry {
+    std::uint64_t id;
+    bool keep;
+  };
+  bool table_id_kept(std::uint64_t id) const;
+  std::optional<bool> load_file_kept(std::uint32_t file_id) const;
+  void resolve_context(bool keep);
+  void resolve_annotation();
+
+  ContentFilter rules_;
+  std::vector<std::uint8_t> marks_;
+  std::vector<TableMapEntry> maps_;           // table maps of the unit
+  std::vector<std::size_t> pending_context_;  // session values waiting for their statement
+  std::optional<std::size_t> annotation_;     // annotation waiting for its rows
+  bool annotation_used_ = false;
+  std::optional<std::size_t> stmt_end_candidate_;  // last kept rows event without STMT_END_F
+  bool any_ = false;
+  // 4.x LOAD DATA: whether each file's CREATE_FILE was kept, for its APPEND_BLOCKs and its
+  // EXEC_LOAD, which may come in later units (bounded: the newest 64).
+  std::vector<std::pair<std::uint32_t, bool>> load_files_;
+  // XA transactions prepared, and whether their unit was kept, for the XA COMMIT / XA ROLLBACK
+  // in a later unit (bounded: the newest 1024).
+  std::vector<std::pair<std::string, bool>> xids_;
+  std::string unit_xid_;
+};
+
+// The XID of an XA statement ("XA COMMIT X'31',X'',1" -> "X'31',X'',1"), or "".
+std::string_view xa_statement_xid(std::string_view q);
+
+}  // namespace binrecover::recovery

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "binlog/byte_cursor.h"
+
+namespace binrecover::recovery {
+
+// The text of the identifiers transactions carry.
+// 16-byte server uuid as 8-4-4-4-12 hex.
+void append_uuid(fmt::memory_buffer& out, const std::array<std::uint8_t, 16>& sid);
+// XA id as X'gtrid',X'bqual',format_id.
+void append_xid(fmt::memory_buffer& out, std::uint32_t format_id, binlog::Bytes data,
+                std::size_t gtrid_len, std::size_t bqual_len);
+
+// The GTIDs a server has already applied, for `replay --gtids=skip-applied`: MariaDB positions
+// (gtid_binlog_pos / gtid_slave_pos: the last seq_no per domain) and MySQL GTID sets
+// (gtid_executed). A plain value the filter consults; empty means "skip nothing".
+class AppliedGtids {
+ public:
+  // "0-1-42,1-1-7" (MariaDB). Several positions may be added; the highest seq_no per domain
+  // counts. Throws Error(kServer) on text that is not a position.
+  void add_maria_position(std::string_view text);
+  // "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5:11,2174b383-...:1-27" (MySQL, tags of 8.3+ as
+  // "uuid:tag:1-5"). Throws Error(kServer) on text that is not a GTID set.
+  void add_mysql_set(std::string_view text);
+
+  bool empty() const { return maria_.empty() && mysql_.empty(); }
+  // Whether the GTID (as transaction_gtid() writes it: "0-1-42", "uuid:42", "uuid:tag:42") is
+  // among the applied ones. A MariaDB GTID is applied when its seq_no is at or below the
+  // position's seq_no for its domain.
+  bool contains(std::string_view gtid) const;
+
+ private:
+  struct Range {
+    std::uint64_t first, last;
+  };
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> maria_;     // domain, seq_no
+  std::vector<std::pair<std::string, std::vector<Range>>> mysql_;  // "uuid" or "uuid:tag"
+};
+
+}  // namespace binrecover::recovery

@@ -1,0 +1,639 @@
+#include "recovery/reading/walker.h"
+
+#include <algorithm>
+
+#include "binlog/error.h"
+#include "binlog/event_type.h"
+#include "binlog/payload.h"
+#include "recovery/reading/temp_file.h"
+
+namespace binrecover::recovery {
+
+using binlog::Event;
+using binlog::EventType;
+
+std::unique_ptr<binlog::Source> open_input(const InputFile& in) {
+  if (in.memory) return std::make_unique<binlog::MemorySource>(*in.memory, in.display_name);
+  return std::make_unique<binlog::FdSource>(in.path, in.display_name);
+}
+
+namespace {
+
+bool is_format_event(EventType t) {
+  return t == EventType::kFormatDescription || t == EventType::kStartV3;
+}
+
+// The events of one input in order, with the events of each MySQL transaction payload right
+// after the payload event (their bytes are unpacked as they are read).
+class EventStream {
+ public:
+  EventStream(std::unique_ptr<binlog::Source> source, const binlog::ReaderOptions& options,
+              const binlog::WarningSink& warn)
+      : source_(std::move(source)),
+        reader_(*source_, options, warn),
+        options_(options),
+        warn_(warn) {}
+  // A stretch read a second time: the format in force is known.
+  EventStream(std::unique_ptr<binlog::Source> source, const binlog::ReaderOptions& options,
+              const binlog::WarningSink& warn, const binlog::FormatContext& format)
+      : source_(std::move(source)),
+        reader_(*source_, options, warn, format, false),
+        options_(options),
+        warn_(warn) {}
+
+  // The next event; its views stay valid until the next call (with an arena: as long as the
+  // arena keeps them). Errors of the file's own framing come from the outer reader.
+  std::optional<Event> next(binlog::EventArena* arena) {
+    if (inner_) {
+      if (std::optional<Event> iev = inner_->next(arena)) {
+        ++inner_index_;
+        return iev;
+      }
+      inner_.reset();
+      payload_.reset();
+    }
+    std::optional<Event> ev = reader_.next(arena);
+    if (ev) {
+      if (const auto* tp = std::get_if<binlog::TransactionPayload>(&ev->body)) {
+        payload_ = std::make_unique<binlog::PayloadSource>(*tp, ev->pos, source_->name());
+        inner_ = std::make_unique<binlog::EventReader>(*payload_, options_, warn_,
+                                                       binlog::payload_context(reader_.format()));
+        payload_raw_ = ev->raw;
+        inner_index_ = 0;
+      }
+    }
+    return ev;
+  }
+  void seek(std::uint64_t pos) {
+    inner_.reset();
+    payload_.reset();
+    reader_.seek(pos);
+  }
+  bool in_payload() const { return inner_ != nullptr; }
+  // While in a payload: the payload event's bytes, and how many of its events were read.
+  binlog::Bytes payload_raw() const { return payload_raw_; }
+  std::uint64_t inner_index() const { return inner_index_; }
+  binlog::EventReader& reader() { return reader_; }
+  binlog::Source& source() { return *source_; }
+
+ private:
+  std::unique_ptr<binlog::Source> source_;
+  binlog::EventReader reader_;
+  binlog::ReaderOptions options_;
+  binlog::WarningSink warn_;
+  std::unique_ptr<binlog::PayloadSource> payload_;
+  std::unique_ptr<binlog::EventReader> inner_;
+  binlog::Bytes payload_raw_;
+  std::uint64_t inner_index_ = 0;
+};
+
+class Walker {
+ public:
+  Walker(const std::vector<InputFile>& inputs, const WalkOptions& opts, WalkConsumer& consumer,
+         const binlog::WarningSink& warn, const ProgressFn& progress)
+      : inputs_(inputs),
+        opts_(opts),
+        filter_(opts.filter),
+        consumer_(consumer),
+        user_warn_(warn),
+        progress_(progress),
+        selector_(opts.filter),
+        skip_left_(opts.decode.skip_events) {
+    warn_ = [this](const std::string& msg) {
+      ++stats_.warnings;
+      if (user_warn_) user_warn_(msg);
+    };
+    skip_found_.assign(filter_.skip_positions.size() + filter_.skip_gtids.size(), false);
+  }
+
+  RunStats run() {
+    for (std::size_t i = 0; i < inputs_.size() && !stopped_ && !consumer_.done(); ++i) {
+      try {
+        read_file(i);
+      } catch (Error& e) {
+        e.with_file(inputs_[i].display_name);
+        throw;
+      }
+    }
+    check_targets();
+    return stats_;
+  }
+
+ private:
+  struct Unit {
+    bool open = false;
+    UnitInfo info;
+    const binlog::FormatContext* ctx = nullptr;
+    std::vector<Event> held;  // while not streamed
+    std::size_t held_bytes = 0;
+    bool skip_hit = false;
+    bool damaged = false;             // --force-read: an event of it did not decode
+    std::unique_ptr<TempFile> spill;  // a streamed unit of a pipe: its outer events
+    // A unit that starts inside a payload (after another transaction in it): the payload event
+    // and the events of it before the unit's first.
+    bool in_payload = false;
+    binlog::Bytes payload_raw;
+    std::uint64_t payload_skip = 0;
+  };
+
+  void read_file(std::size_t i) {
+    const InputFile& in = inputs_[i];
+    file_ = &in;
+    last_file_ = i + 1 == inputs_.size();
+    EventStream stream(open_input(in), opts_.decode.reader, warn_);
+    const bool seekable = in.memory || (in.path != "-" && stream.source().size());
+    bool seeked = !(i == 0 && filter_.start_position && *filter_.start_position > 4);
+    std::uint64_t pos_done = 4;
+    EventType last_outer = EventType::kUnknown;
+    bool clean_end = true;
+    std::optional<Event> pending;  // the event found at the start position (in the arena)
+    bool first = true;
+    for (;;) {
+      std::optional<Event> ev;
+      bool in_arena = true;
+      if (pending) {
+        ev = std::move(pending);
+        pending.reset();
+      } else {
+        // Events are copied to the arena while they may be held; a streamed unit's are not.
+        in_arena = !(unit_.open && unit_.info.streamed);
+        if (in_arena) maybe_reset_arena(stream);
+        const bool outer = !stream.in_payload();
+        try {
+          ev = stream.next(in_arena ? &arena_ : nullptr);
+        } catch (Error& e) {
+          // A torn last event in a file the server had not closed is where the server stopped
+          // writing: decode up to it, warn, and treat the file as ended.
+          if (!(outer && stream.reader().in_use() && e.code() == ErrorCode::kTruncated)) {
+            // A listing shows what could be read of the transaction the damage is in.
+            if (unit_.open && opts_.incomplete_units) close_unit(false, stream);
+            throw;
+          }
+          warn_(e.describe() +
+                " (the file was not closed by its server: treating this as its end; an "
+                "unfinished transaction is rolled back)");
+          clean_end = false;
+          break;
+        }
+      }
+      if (!ev) break;
+      ++stats_.events;
+      if (!ev->in_payload) {
+        pos_done = ev->end_pos();
+        last_outer = ev->type();
+      }
+      if (progress_ && (stats_.events & 0x3fff) == 0)
+        progress_(in.display_name, pos_done, stream.source().size());
+      const EventType t = ev->type();
+      if (first) {
+        first = false;
+        if (!seeked) {
+          // Position the stream once the format description is known (mysqlbinlog does the
+          // same): the format description is written, then the range starts.
+          if (!opts_.start_anywhere) feed(*ev, stream, in_arena);
+          seeked = true;
+          pending = seek_start(stream, *filter_.start_position, ev->end_pos(), seekable);
+          if (!pending) break;
+          continue;
+        }
+      }
+      if (last_file_ && filter_.stop_position && ev->pos >= *filter_.stop_position) {
+        stopped_ = true;
+        break;
+      }
+      if (!is_format_event(t)) {
+        if (skip_left_ > 0) {
+          --skip_left_;
+          continue;
+        }
+        if (filter_.stop_datetime && t != EventType::kRotate &&
+            ev->header.timestamp >= *filter_.stop_datetime) {
+          stopped_ = true;
+          break;
+        }
+      }
+      feed(*ev, stream, in_arena);
+      if (stopped_ || consumer_.done()) break;
+    }
+    if (unit_.open) close_unit(false, stream);
+    tracker_.reset();
+    maybe_reset_arena(stream, true);
+    stats_.bytes_read += pos_done;
+    if (progress_) progress_(in.display_name, pos_done, stream.source().size());
+    // Every file but the last ends where its server closed it; without its Rotate (or Stop)
+    // event the rest of the file is missing, and the next file does not continue it.
+    if (!last_file_ && !stopped_ && clean_end && !consumer_.done() &&
+        last_outer != EventType::kRotate && last_outer != EventType::kStop &&
+        !stream.reader().in_use()) {
+      Error e(ErrorCode::kTruncated,
+              "the file ends at " + std::to_string(pos_done) + " after a " +
+                  std::string(binlog::event_type_name(static_cast<std::uint8_t>(last_outer))) +
+                  " event, without the Rotate or Stop event its server writes when it moves on to "
+                  "the next file (" +
+                  inputs_[i + 1].display_name + "): the rest of this file is missing");
+      e.with_file(in.display_name);
+      if (!opts_.decode.reader.force_read) throw e;
+      warn_(e.describe() + "; continuing with the next file (--force-read)");
+    }
+  }
+
+  // Arena memory is given back between units, never while a held unit or a payload whose bytes
+  // are in it is still being read.
+  void maybe_reset_arena(const EventStream& stream, bool at_end = false) {
+    if (unit_.open) return;
+    if (!at_end && stream.in_payload() && payload_in_arena_) return;
+    if (arena_dirty_) {
+      arena_.reset();
+      arena_dirty_ = false;
+    }
+    payload_in_arena_ = false;
+  }
+
+  // Positions the stream at the start position. Every command starts at a unit boundary: at an
+  // event that can only start a unit (a GTID, BEGIN, an event outside transactions) it goes
+  // straight there; anywhere else the file is read from its start to check that no event of a
+  // transaction comes before the position (only its GTID may), and that the position is an
+  // event boundary at all. `binrecover events` may start at any event. Returns the event at the
+  // position (nullopt: the position is the end of the file).
+  std::optional<Event> seek_start(EventStream& stream, std::uint64_t pos, std::uint64_t after_fde,
+                                  bool seekable) {
+    const auto size = stream.source().size();
+    if (size && pos > *size)
+      throw Error(ErrorCode::kUsage, "the start position " + std::to_string(pos) +
+                                         " is past the end of " + file_->display_name + " (" +
+                                         std::to_string(*size) + " bytes)");
+    if (pos < after_fde)
+      throw Error(ErrorCode::kUsage, "the start position " + std::to_string(pos) +
+                                         " is inside the format description event of " +
+                                         file_->display_name + " (it ends at " +
+                                         std::to_string(after_fde) + ")");
+    arena_.reset();
+    arena_dirty_ = true;
+    if (seekable) {
+      stream.seek(pos);
+      if (size && pos == *size) return std::nullopt;
+      try {
+        std::optional<Event> ev = stream.next(&arena_);
+        if (ev && starts_unit_alone(*ev, opts_.start_anywhere)) return ev;
+      } catch (const Error&) {
+        // not an event boundary, or a damaged event: the scan below tells which
+      }
+      arena_.reset();
+      stream.seek(after_fde);
+    }
+    // Read from the first event after the format description up to the position.
+    UnitTracker tracker;
+    std::uint64_t unit_start = 0;
+    bool only_gtids = true;
+    std::uint64_t prev_pos = 0, prev_end = after_fde;
+    std::string prev_type = "Format_desc";
+    for (;;) {
+      arena_.reset();
+      std::optional<Event> ev;
+      try {
+        ev = stream.next(&arena_);
+      } catch (Error& e) {
+        if (e.has_offset() && e.offset() < pos) {
+          // Damage before the start: the check cannot be made, the position is taken as given.
+          warn_("cannot check that --start-position " + std::to_string(pos) +
+                " is the start of a transaction: " + e.describe());
+          arena_.reset();
+          stream.seek(pos);
+          return stream.next(&arena_);
+        }
+        if (!e.has_offset() || e.offset() == pos) throw;
+        ev.reset();  // the event after the position's does not frame: pos is inside an event
+      }
+      if (ev && ev->in_payload) {
+        tracker.push(*ev);
+        only_gtids = false;
+        continue;
+      }
+      if (!ev || ev->pos > pos) {
+        if (!ev && prev_end == pos) return std::nullopt;
+        std::string msg = "--start-position " + std::to_string(pos) + " is inside the " +
+                          prev_type + " event at " + std::to_string(prev_pos) + " (it ends at " +
+                          std::to_string(prev_end) + ")";
+        if (tracker.in_unit() && !opts_.start_anywhere)
+          msg += ", in the transaction that starts at " + std::to_string(unit_start);
+        throw Error(ErrorCode::kUsage,
+                    msg +
+                        ": start at an event boundary (SHOW BINLOG EVENTS / binrecover events "
+                        "list them)");
+      }
+      if (ev->pos == pos) {
+        if (opts_.start_anywhere || !tracker.in_unit() || only_gtids) return ev;
+        throw Error(ErrorCode::kUsage, "--start-position " + std::to_string(pos) + " is a " +
+                                           std::string(binlog::event_type_name(ev->header.type)) +
+                                           " event inside the transaction that starts at " +
+                                           std::to_string(unit_start) +
+                                           ": start there (at its GTID or BEGIN), or at "
+                                           "the start of the next transaction");
+      }
+      const UnitTracker::Step step = tracker.push(*ev);
+      if (step.starts) {
+        unit_start = ev->pos;
+        only_gtids = is_gtid_event(ev->type());
+      } else if (!step.meta) {
+        only_gtids = only_gtids && is_gtid_event(ev->type());
+      }
+      prev_pos = ev->pos;
+      prev_end = ev->end_pos();
+      prev_type = std::string(binlog::event_type_name(ev->header.type));
+    }
+  }
+
+  // Events that can only be the first of a unit, wherever they are.
+  static bool starts_unit_alone(const Event& ev, bool listing) {
+    if (listing) return true;
+    if (is_gtid_event(ev.type()) || is_meta_event(ev.type())) return true;
+    const auto* q = std::get_if<binlog::Query>(&ev.body);
+    return q != nullptr && is_begin(q->query);
+  }
+
+  void feed(const Event& ev, EventStream& stream, bool in_arena) {
+    if (in_arena) {
+      arena_dirty_ = true;
+      if (ev.type() == EventType::kTransactionPayload) payload_in_arena_ = true;
+    }
+    const UnitTracker::Step step = tracker_.push(ev);
+    if (step.interrupts && unit_.open) close_unit(false, stream);
+    if (step.meta) {
+      meta(ev, stream);
+      return;
+    }
+    if (step.starts) open_unit(ev, stream, in_arena);
+    if (!unit_.open) return;  // after the stop GTID
+    add(ev);
+    if (step.closes) close_unit(true, stream);
+  }
+
+  void meta(const Event& ev, EventStream& stream) {
+    if (ev.damaged) return;  // warned by the reader (--force-read)
+    const bool format = is_format_event(ev.type());
+    if (!format && filter_.server_id && ev.header.server_id != *filter_.server_id) return;
+    UnitInfo info;
+    info.file = &file_->display_name;
+    info.kind = UnitKind::kMeta;
+    info.first_pos = ev.pos;
+    info.end_pos = ev.end_pos();
+    info.events = 1;
+    info.head = ev.header;
+    consumer_.begin_unit(info, stream.reader().format());
+    try {
+      consumer_.event(ev, kMarkKeep, stream.reader().format());
+      consumer_.end_unit(info);
+    } catch (...) {
+      consumer_.abort_unit(info);
+      throw;
+    }
+  }
+
+  void open_unit(const Event& ev, EventStream& stream, bool in_arena) {
+    unit_.open = true;
+    unit_.info = UnitInfo{};
+    unit_.info.file = &file_->display_name;
+    unit_.info.kind = UnitKind::kTransaction;
+    unit_.info.first_pos = ev.pos;
+    unit_.info.head = ev.header;
+    unit_.ctx = &stream.reader().format();
+    unit_.held.clear();
+    unit_.held_bytes = 0;
+    unit_.skip_hit = false;
+    unit_.damaged = false;
+    unit_.spill.reset();
+    unit_.in_payload = ev.in_payload;
+    if (ev.in_payload) {
+      unit_.payload_raw = stream.payload_raw();
+      unit_.payload_skip = stream.inner_index() - 1;
+    }
+    selector_.begin_unit();
+    // An event read while a streamed unit was open is not in the arena: its unit is streamed too.
+    if (!in_arena) start_streaming();
+  }
+
+  void add(const Event& ev) {
+    UnitInfo& u = unit_.info;
+    ++u.events;
+    if (!ev.in_payload) u.end_pos = ev.end_pos();
+    if (u.gtid.empty() && is_gtid_event(ev.type())) {
+      u.gtid = event_gtid(ev);
+      if (filter_.stop_gtid && u.gtid == *filter_.stop_gtid) {
+        // Stop before this transaction.
+        stop_gtid_found_ = true;
+        stopped_ = true;
+        unit_.open = false;
+        unit_.spill.reset();
+        return;
+      }
+    }
+    consumer_.observe(ev);
+    selector_.push(ev);
+    unit_.damaged = unit_.damaged || ev.damaged;
+    for (std::size_t k = 0; k < filter_.skip_positions.size(); ++k) {
+      const auto& [f, p] = filter_.skip_positions[k];
+      if (p == ev.pos && !ev.in_payload && (f.empty() || f == file_->display_name)) {
+        unit_.skip_hit = true;
+        skip_found_[k] = true;
+      }
+    }
+    if (u.streamed) {
+      if (unit_.spill && !ev.in_payload) unit_.spill->append(ev.raw);
+      return;
+    }
+    unit_.held.push_back(ev);
+    unit_.held_bytes += ev.raw.size();
+    if (unit_.held_bytes > opts_.decode.max_unit_memory) start_streaming_held();
+  }
+
+  // From here on the unit's events are not held: it will be read a second time (a pipe's
+  // bytes are kept in a temporary file for that, from the unit's first outer event on).
+  void start_streaming() {
+    unit_.info.streamed = true;
+    if (reread_possible()) return;
+    unit_.spill = std::make_unique<TempFile>("a large transaction of " + file_->display_name);
+    if (unit_.in_payload) unit_.spill->append(unit_.payload_raw);
+  }
+  void start_streaming_held() {
+    start_streaming();
+    if (unit_.spill)
+      for (const Event& e : unit_.held)
+        if (!e.in_payload) unit_.spill->append(e.raw);
+    unit_.held.clear();
+    unit_.held.shrink_to_fit();
+    unit_.held_bytes = 0;
+    // Nothing points into the arena any more (unless a payload being unpacked lives there).
+    if (!payload_in_arena_) {
+      arena_.reset();
+      arena_dirty_ = false;
+    }
+  }
+  bool reread_possible() const { return file_->memory || file_->path != "-"; }
+
+  void close_unit(bool complete, EventStream& stream) {
+    UnitInfo& u = unit_.info;
+    u.complete = complete;
+    const bool any = selector_.finish_unit();
+    const auto done = [this] {
+      unit_.open = false;
+      unit_.held.clear();
+      unit_.spill.reset();
+    };
+    if (unit_.damaged) {
+      // Whole transactions only: one that lost an event is not written at all.
+      consumer_.left_out(u, LeftOut::kDamaged);
+      warn_("transaction at " + file_->display_name + ":" + std::to_string(u.first_pos) +
+            " left out: it holds a damaged event (--force-read)");
+      return done();
+    }
+    u.crosses_stop = !complete && stopped_;
+    if (!complete && !opts_.incomplete_units) {
+      ++stats_.transactions_dropped_incomplete;
+      if (stopped_) {
+        consumer_.left_out(u, LeftOut::kCrossesStop);
+      } else {
+        consumer_.left_out(u, LeftOut::kIncomplete);
+        warn_("incomplete transaction at " + file_->display_name + ":" +
+              std::to_string(u.first_pos) + " not emitted");
+      }
+      done();
+      return;
+    }
+    if (complete) {
+      if (filter_.server_id && u.head.server_id != *filter_.server_id) return done();
+      if (filter_.start_datetime && u.head.timestamp < *filter_.start_datetime) return done();
+      bool skip = unit_.skip_hit;
+      if (!u.gtid.empty())
+        for (std::size_t k = 0; k < filter_.skip_gtids.size(); ++k)
+          if (filter_.skip_gtids[k] == u.gtid) {
+            skip = true;
+            skip_found_[filter_.skip_positions.size() + k] = true;
+          }
+      if (skip) {
+        consumer_.left_out(u, LeftOut::kSkipEvent);
+        return done();
+      }
+      if (!filter_.applied_gtids.empty() && filter_.applied_gtids.contains(u.gtid)) {
+        consumer_.left_out(u, LeftOut::kAlreadyApplied);
+        return done();
+      }
+    }
+    if (!any) return done();
+    u.filtered = selector_.active();
+    deliver(stream);
+    if (complete) ++stats_.transactions_written;
+    done();
+  }
+
+  void deliver(EventStream& stream) {
+    const UnitInfo& u = unit_.info;
+    const std::vector<std::uint8_t>& marks = selector_.marks();
+    consumer_.begin_unit(u, *unit_.ctx);
+    try {
+      if (!u.streamed) {
+        for (std::size_t k = 0; k < unit_.held.size(); ++k)
+          if (marks[k] & kMarkKeep) consumer_.event(unit_.held[k], marks[k], *unit_.ctx);
+      } else {
+        reread(stream, marks);
+      }
+      consumer_.end_unit(u);
+    } catch (...) {
+      consumer_.abort_unit(u);
+      throw;
+    }
+  }
+
+  // The second reading of a streamed unit, from the file again or from its spill.
+  void reread(EventStream& stream, const std::vector<std::uint8_t>& marks) {
+    const UnitInfo& u = unit_.info;
+    std::unique_ptr<binlog::Source> source;
+    if (unit_.spill) {
+      source = unit_.spill->source(file_->display_name, u.first_pos);
+    } else {
+      source = open_input(*file_);
+      source->seek(u.first_pos);
+    }
+    EventStream again(std::move(source), opts_.decode.reader, {}, *unit_.ctx);
+    (void)stream;
+    if (unit_.in_payload) {
+      // The payload event, then its events before the unit's first.
+      std::optional<Event> p = again.next(nullptr);
+      for (std::uint64_t k = 0; p && k < unit_.payload_skip; ++k) p = again.next(nullptr);
+      if (!p)
+        throw Error(ErrorCode::kTruncated,
+                    "the payload at " + std::to_string(u.first_pos) + " is not there any more",
+                    u.first_pos);
+    }
+    for (std::uint64_t k = 0; k < u.events; ++k) {
+      std::optional<Event> ev = again.next(nullptr);
+      if (!ev || (k == 0 && ev->pos != u.first_pos))
+        throw Error(ErrorCode::kTruncated,
+                    "the transaction at " + std::to_string(u.first_pos) +
+                        " is not there any more when read a second time: the file changed "
+                        "while binrecover read it",
+                    u.first_pos);
+      if (k < marks.size() ? (marks[k] & kMarkKeep) : !selector_.active())
+        consumer_.event(*ev, k < marks.size() ? marks[k] : kMarkKeep, again.reader().format());
+    }
+  }
+
+  // A --skip-event or --stop-gtid target that named nothing: the damage the user wanted left
+  // out may still be in the output.
+  void check_targets() {
+    if (consumer_.done()) return;
+    std::vector<std::string> missing;
+    for (std::size_t k = 0; k < filter_.skip_positions.size(); ++k)
+      if (!skip_found_[k]) {
+        const auto& [f, p] = filter_.skip_positions[k];
+        missing.push_back("--skip-event=" + (f.empty() ? "" : f + ":") + std::to_string(p));
+      }
+    for (std::size_t k = 0; k < filter_.skip_gtids.size(); ++k)
+      if (!skip_found_[filter_.skip_positions.size() + k])
+        missing.push_back("--skip-event=" + filter_.skip_gtids[k]);
+    if (!missing.empty()) {
+      std::string list;
+      for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+      throw Error(ErrorCode::kNotFound,
+                  list +
+                      ": no transaction of the binlogs read has an event at that position or "
+                      "that GTID, so nothing was left out for it (positions are those of "
+                      "SHOW BINLOG EVENTS / binrecover events / binrecover plan)");
+    }
+    if (filter_.stop_gtid && !stop_gtid_found_)
+      throw Error(ErrorCode::kNotFound,
+                  "--stop-gtid=" + *filter_.stop_gtid +
+                      ": no transaction of the binlogs read has that GTID, so the output runs " +
+                      (stopped_ ? "to the other stop point" : "to the end of the last binlog"));
+  }
+
+  const std::vector<InputFile>& inputs_;
+  const WalkOptions& opts_;
+  const FilterOptions& filter_;
+  WalkConsumer& consumer_;
+  binlog::WarningSink user_warn_;
+  binlog::WarningSink warn_;
+  const ProgressFn& progress_;
+  UnitSelector selector_;
+  UnitTracker tracker_;
+  binlog::EventArena arena_;
+  bool arena_dirty_ = false;
+  bool payload_in_arena_ = false;
+  Unit unit_;
+  const InputFile* file_ = nullptr;
+  bool last_file_ = false;
+  bool stopped_ = false;
+  bool stop_gtid_found_ = false;
+  std::vector<bool> skip_found_;
+  std::uint64_t skip_left_ = 0;
+  RunStats stats_;
+};
+
+}  // namespace
+
+RunStats walk(const std::vector<InputFile>& inputs, const WalkOptions& opts, WalkConsumer& consumer,
+              const binlog::WarningSink& warn, const ProgressFn& progress) {
+  Walker w(inputs, opts, consumer, warn, progress);
+  return w.run();
+}
+
+}  // namespace binrecover::recovery

@@ -1,0 +1,111 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "binlog/reader.h"
+#include "recovery/reading/filter.h"
+#include "recovery/reading/transaction.h"
+
+namespace binrecover::recovery {
+
+// One input: the path to open ("-" = stdin) and the name shown in messages and listings.
+struct InputFile {
+  std::string path;
+  std::string display_name;             // Log_name: the file's base name
+  std::optional<binlog::Bytes> memory;  // read these bytes instead of `path` (fuzzing, tests)
+};
+
+// Opens the source an input names.
+std::unique_ptr<binlog::Source> open_input(const InputFile& in);
+
+struct DecodeOptions {
+  binlog::ReaderOptions reader;
+  std::uint64_t skip_events = 0;  // --offset: events skipped after the format description
+  // A transaction whose events take more than this many bytes is not held in memory: it is
+  // read once to decide (complete? kept by the filters?) and once more to be used (regular
+  // files are read again; a pipe's bytes go to an unlinked temporary file).
+  std::size_t max_unit_memory = std::size_t{8} << 20;
+};
+
+struct RunStats {
+  std::uint64_t events = 0;
+  std::uint64_t transactions_written = 0;
+  std::uint64_t transactions_dropped_incomplete = 0;
+  std::uint64_t bytes_read = 0;
+  std::uint64_t warnings = 0;
+};
+
+// Optional hook called now and then with the file, the position reached and the file's size,
+// for progress reports.
+using ProgressFn = std::function<void(const std::string& file, std::uint64_t pos,
+                                      std::optional<std::uint64_t> size)>;
+
+// What a consumer is told about a unit before and after its events.
+struct UnitInfo {
+  const std::string* file = nullptr;  // the input's display name
+  UnitKind kind = UnitKind::kMeta;
+  bool complete = true;
+  bool streamed = false;        // the events are read a second time, not held in memory
+  std::uint64_t first_pos = 0;  // the first event's position
+  std::uint64_t end_pos = 0;    // where the unit ends in its file (known at end_unit)
+  std::uint64_t events = 0;     // events in the unit, kept or not (known at end_unit)
+  binlog::EventHeader head;     // the first event's header
+  std::string gtid;             // "" when the unit has none
+  bool filtered = false;        // the content filters dropped some of its events
+  bool crosses_stop = false;    // incomplete because the stop position or time is inside it
+};
+
+// Why a transaction the range covers is not handed to the consumer.
+enum class LeftOut : std::uint8_t {
+  kIncomplete,      // interrupted, or the input ended inside it (a warning)
+  kCrossesStop,     // the stop position or time falls inside it
+  kSkipEvent,       // --skip-event named it
+  kAlreadyApplied,  // replay --gtids=skip-applied: the server has its GTID
+  kDamaged,         // --force-read: one of its events did not decode
+};
+
+// The other end of the reading path. Every command is one of these.
+class WalkConsumer {
+ public:
+  virtual ~WalkConsumer() = default;
+  // Every event of the range, before the filters, as it is read (the schema follows the DDL).
+  virtual void observe(const binlog::Event& /*ev*/) {}
+  // A unit the range and filters keep: begin, its kept events in order, end. A meta unit (an
+  // event outside transactions) has exactly one event.
+  virtual void begin_unit(const UnitInfo& /*u*/, const binlog::FormatContext& /*ctx*/) {}
+  virtual void event(const binlog::Event& ev, std::uint8_t marks,
+                     const binlog::FormatContext& ctx) = 0;
+  virtual void end_unit(const UnitInfo& /*u*/) {}
+  // The consumer threw, or the walk failed, between begin_unit and end_unit.
+  virtual void abort_unit(const UnitInfo& /*u*/) {}
+  virtual void left_out(const UnitInfo& /*u*/, LeftOut /*why*/) {}
+  // Polled after each unit: true ends the walk early (events --limit).
+  virtual bool done() const { return false; }
+};
+
+struct WalkOptions {
+  DecodeOptions decode;
+  FilterOptions filter;
+  // Units the input cuts or the stop point crosses are handed over too, with complete = false
+  // (`binrecover events` lists them, `stats` counts their events).
+  bool incomplete_units = false;
+  // The start position may be any event boundary, not only the start of a unit, and the format
+  // description before it is not handed over (`binrecover events`, as SHOW BINLOG EVENTS FROM).
+  bool start_anywhere = false;
+};
+
+// The one reading loop of every command: opens the inputs in order, positions the first after
+// its format description, stops at the stop position / time / GTID, unpacks MySQL transaction
+// payloads, groups events into units, applies every filter and hands each unit to `consumer`.
+// A torn last event of a file its server had not closed ends that file with a warning. Throws
+// binrecover::Error with the file's name; a --skip-event or --stop-gtid that names nothing in the
+// range is an error at the end (after everything before it was handed over).
+RunStats walk(const std::vector<InputFile>& inputs, const WalkOptions& opts, WalkConsumer& consumer,
+              const binlog::WarningSink& warn, const ProgressFn& progress = {});
+
+}  // namespace binrecover::recovery

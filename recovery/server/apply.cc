@@ -1,0 +1,365 @@
+#include "recovery/server/apply.h"
+
+#include <mysql.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "binlog/error.h"
+#include "binlog/event_type.h"
+
+namespace binrecover::recovery {
+
+namespace {
+
+// Room for the command byte and what the fragment statements add around their text.
+constexpr std::size_t kPacketSlack = 64;
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+bool starts_with_ci(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(s[i])) !=
+        std::tolower(static_cast<unsigned char>(prefix[i])))
+      return false;
+  return true;
+}
+
+std::optional<std::uint64_t> parse_number(std::string_view s) {
+  if (s.empty() || s.size() > 19) return std::nullopt;
+  std::uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return v;
+}
+
+// "/*!\C utf8mb4 */" -> "utf8mb4"
+std::optional<std::string_view> charset_command(std::string_view stmt) {
+  if (!stmt.starts_with("/*!\\C") || !stmt.ends_with("*/")) return std::nullopt;
+  std::string_view name = trim(stmt.substr(5, stmt.size() - 7));
+  if (name.empty() || name.find_first_of(" \t\n'\"`") != std::string_view::npos)
+    return std::nullopt;
+  return name;
+}
+
+// The statement's first line, shortened, for messages.
+std::string snippet(std::string_view stmt) {
+  std::string_view s = stmt.substr(0, stmt.find('\n'));
+  std::string out(s.substr(0, 60));
+  if (s.size() > 60 || s.size() < stmt.size()) out += "...";
+  return out;
+}
+
+// host, port and socket as the option files give them, for messages only (the client library
+// reads the files itself when it connects, and tells nothing when that fails).
+struct ConnectionTarget {
+  std::string host, socket;
+  unsigned port = 0;
+};
+
+void read_target(const std::string& file, ConnectionTarget& t, int depth) {
+  std::ifstream in(file);
+  if (!in || depth > 8) return;
+  std::string line;
+  bool in_group = false;
+  while (std::getline(in, line)) {
+    const std::string_view l = trim(line);
+    if (l.empty() || l[0] == '#' || l[0] == ';') continue;
+    if (l.starts_with("!include ")) {
+      read_target(std::string(trim(l.substr(9))), t, depth + 1);
+      continue;
+    }
+    if (l[0] == '[') {
+      const std::string_view g = trim(l.substr(1, l.find(']') - 1));
+      in_group =
+          g == "client" || g == "client-server" || g == "client-mariadb" || g == "binrecover";
+      continue;
+    }
+    if (!in_group) continue;
+    const auto eq = l.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string_view key = trim(l.substr(0, eq));
+    std::string_view value = trim(l.substr(eq + 1));
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
+        value.back() == value.front())
+      value = value.substr(1, value.size() - 2);
+    if (key == "host")
+      t.host = value;
+    else if (key == "socket")
+      t.socket = value;
+    else if (key == "port")
+      if (auto n = parse_number(value); n && *n < 65536) t.port = static_cast<unsigned>(*n);
+  }
+}
+
+ConnectionTarget target_from_option_files(const ConnectionOptions& o) {
+  ConnectionTarget t;
+  std::vector<std::string> files;
+  if (o.defaults_file) {
+    files.push_back(*o.defaults_file);
+  } else {
+    files = o.default_files;
+    files.insert(files.end(), o.extra_files.begin(), o.extra_files.end());
+  }
+  for (const auto& f : files) read_target(f, t, 0);
+  return t;
+}
+
+}  // namespace
+
+// ---- BINLOG fragments ----
+
+std::optional<std::string_view> binlog_base64(std::string_view statement) {
+  if (!starts_with_ci(statement, "BINLOG")) return std::nullopt;
+  std::string_view rest = trim(statement.substr(6));
+  if (rest.size() < 2 || rest.front() != '\'' || rest.back() != '\'') return std::nullopt;
+  rest = rest.substr(1, rest.size() - 2);
+  if (rest.find('\'') != std::string_view::npos) return std::nullopt;
+  return rest;
+}
+
+std::optional<std::vector<std::string>> binlog_fragments(std::string_view base64,
+                                                         std::size_t max_statement) {
+  static constexpr std::string_view kSet[2] = {"SET @binlog_fragment_0='",
+                                               "SET @binlog_fragment_1='"};
+  const std::size_t half = (base64.size() + 1) / 2;
+  if (kSet[0].size() + half + 1 > max_statement) return std::nullopt;
+  std::vector<std::string> out;
+  for (int k = 0; k < 2; ++k) {
+    const std::string_view part = k == 0 ? base64.substr(0, half) : base64.substr(half);
+    std::string s;
+    s.reserve(kSet[k].size() + part.size() + 1);
+    s.append(kSet[k]).append(part).push_back('\'');
+    out.push_back(std::move(s));
+  }
+  out.emplace_back("BINLOG @binlog_fragment_0, @binlog_fragment_1");
+  out.emplace_back("SET @binlog_fragment_0=NULL, @binlog_fragment_1=NULL");
+  return out;
+}
+
+// ---- the session ----
+
+struct Session::Impl {
+  MYSQL* mysql = nullptr;
+  std::string temp_defaults;  // the include file made for --defaults-extra-file
+  ~Impl() {
+    if (mysql != nullptr) mysql_close(mysql);
+    if (!temp_defaults.empty()) ::unlink(temp_defaults.c_str());
+  }
+  // "[what: ]server error 1062 (23000): Duplicate entry ..."
+  [[noreturn]] void fail(const std::string& what = {}) const {
+    throw Error(ErrorCode::kServer, (what.empty() ? "" : what + ": ") + "server error " +
+                                        std::to_string(mysql_errno(mysql)) + " (" +
+                                        mysql_sqlstate(mysql) + "): " + mysql_error(mysql));
+  }
+  void drain() {
+    do {
+      if (MYSQL_RES* res = mysql_store_result(mysql)) mysql_free_result(res);
+    } while (mysql_next_result(mysql) == 0);
+  }
+};
+
+Session::Session(const ConnectionOptions& o) : impl_(std::make_unique<Impl>()) {
+  MYSQL* m = mysql_init(nullptr);
+  if (m == nullptr) throw Error(ErrorCode::kServer, "cannot start a client session: out of memory");
+  impl_->mysql = m;
+  if (o.read_defaults) {
+    // The client library reads [client] (and its own variants) and [binrecover]: host, user,
+    // password, socket, ssl-* and the rest, as every MySQL program does.
+    std::string file;
+    if (o.defaults_file) {
+      file = *o.defaults_file;
+    } else if (!o.extra_files.empty()) {
+      // The library reads either the usual files or one given file: give it one that includes
+      // the usual ones and then the extra ones.
+      const char* tmp = std::getenv("TMPDIR");
+      std::string tmpl =
+          std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/binrecover-defaults-XXXXXX";
+      const int fd = ::mkstemp(tmpl.data());
+      if (fd < 0) throw Error(ErrorCode::kIo, "cannot create a temporary option file");
+      ::close(fd);
+      impl_->temp_defaults = tmpl;
+      std::ofstream inc(tmpl);
+      std::vector<std::string> all = o.default_files;
+      all.insert(all.end(), o.extra_files.begin(), o.extra_files.end());
+      for (const auto& f : all) {
+        std::error_code ec;
+        if (std::filesystem::exists(f, ec)) inc << "!include " << f << "\n";
+      }
+      file = tmpl;
+    }
+    if (!file.empty()) mysql_options(m, MYSQL_READ_DEFAULT_FILE, file.c_str());
+    mysql_options(m, MYSQL_READ_DEFAULT_GROUP, "binrecover");
+  }
+  // LOAD DATA is replayed as LOAD DATA LOCAL INFILE from the files SqlSink writes.
+  unsigned int local_infile = 1;
+  mysql_options(m, MYSQL_OPT_LOCAL_INFILE, &local_infile);
+  // The client's own packet limit must not be the one that bites: the server's is checked.
+  unsigned long client_packet = 1UL << 30;
+  mysql_options(m, MYSQL_OPT_MAX_ALLOWED_PACKET, &client_packet);
+  mysql_options(m, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+
+  const char* host = o.host ? o.host->c_str() : nullptr;
+  const char* user = o.user ? o.user->c_str() : nullptr;
+  const char* password = o.password ? o.password->c_str() : nullptr;
+  const char* socket = o.socket ? o.socket->c_str() : nullptr;
+  const unsigned port = o.port.value_or(0);
+  const bool ok = mysql_real_connect(m, host, user, password, nullptr, port, socket,
+                                     CLIENT_MULTI_RESULTS) != nullptr;
+  const std::string connect_error = ok ? "" : mysql_error(m);
+  const unsigned connect_errno = ok ? 0 : mysql_errno(m);
+  if (!impl_->temp_defaults.empty()) {
+    ::unlink(impl_->temp_defaults.c_str());
+    impl_->temp_defaults.clear();
+  }
+  // Where we connected or tried to, with what the option files gave.
+  std::string h = o.host.value_or(""), sock = o.socket.value_or("");
+  unsigned p = port;
+  if (o.read_defaults && (h.empty() || p == 0 || sock.empty())) {
+    const ConnectionTarget t = target_from_option_files(o);
+    if (h.empty()) h = t.host;
+    if (p == 0) p = t.port;
+    if (sock.empty()) sock = t.socket;
+  }
+#ifdef LIBMARIADB
+  if (ok) {
+    const char* v = nullptr;
+    unsigned pv = 0;
+    if (mariadb_get_infov(m, MARIADB_CONNECTION_HOST, &v) == 0 && v != nullptr) h = v;
+    if (mariadb_get_infov(m, MARIADB_CONNECTION_PORT, &pv) == 0 && pv != 0) p = pv;
+  }
+#endif
+  if (h.empty()) h = "localhost";
+  if (h == "localhost")
+    where_ = sock.empty() ? "localhost (the local socket)" : "localhost (socket " + sock + ")";
+  else
+    where_ = h + ":" + std::to_string(p == 0 ? MYSQL_PORT : p);
+  if (!ok)
+    throw Error(ErrorCode::kServer, "cannot connect to " + where_ + ": " + connect_error +
+                                        " (error " + std::to_string(connect_errno) + ")");
+
+  version_ = mysql_get_server_info(m);
+  mariadb_ = version_.find("MariaDB") != std::string::npos;
+  if (auto v = value("SELECT @@max_allowed_packet"))
+    max_allowed_packet_ = std::strtoull(v->c_str(), nullptr, 10);
+  if (max_allowed_packet_ == 0) max_allowed_packet_ = 1 << 20;
+}
+
+Session::~Session() = default;
+
+void Session::execute(std::string_view sql) {
+  MYSQL* m = impl_->mysql;
+  if (mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0) impl_->fail();
+  impl_->drain();
+  if (mysql_errno(m) != 0) impl_->fail();
+}
+
+std::optional<std::string> Session::value(std::string_view sql) {
+  MYSQL* m = impl_->mysql;
+  if (mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
+    impl_->fail(std::string(sql));
+  std::optional<std::string> out;
+  if (MYSQL_RES* res = mysql_store_result(m)) {
+    MYSQL_ROW row = mysql_fetch_row(res);
+    if (row != nullptr && mysql_num_fields(res) > 0 && row[0] != nullptr) {
+      const unsigned long* len = mysql_fetch_lengths(res);
+      out.emplace(row[0], len[0]);
+    }
+    mysql_free_result(res);
+  }
+  impl_->drain();
+  return out;
+}
+
+void Session::set_charset(const std::string& name) {
+  if (mysql_set_character_set(impl_->mysql, name.c_str()) != 0)
+    impl_->fail("cannot switch the client character set to " + name);
+}
+
+// ---- applying ----
+
+std::size_t Applier::max_statement() const {
+  const std::uint64_t map = session_.max_allowed_packet();
+  return map > kPacketSlack ? static_cast<std::size_t>(map - kPacketSlack) : 0;
+}
+
+void Applier::fail(const SqlItem& item, const std::string& why) {
+  try {
+    session_.execute("ROLLBACK");
+  } catch (const Error&) {  // the session may be gone; the server rolls back then
+  }
+  Error e(ErrorCode::kServer, why);
+  if (item.at) e.with_offset(*item.at);
+  if (item.event_type != 0) e.with_event(std::string(binlog::event_type_name(item.event_type)));
+  throw e;
+}
+
+void Applier::apply(std::string_view text, const std::vector<Output::Statement>& statements) {
+  items_.clear();
+  for (const Output::Statement& st : statements) {
+    const std::string_view stmt = trim(text.substr(st.begin, st.end - st.begin));
+    if (stmt.empty()) continue;
+    if (st.kind == Output::Statement::Kind::kCharset) {
+      if (auto cs = charset_command(stmt))
+        items_.push_back({SqlItem::Kind::kCharset, *cs, st.at, st.event_type});
+      continue;
+    }
+    items_.push_back({SqlItem::Kind::kStatement, stmt, st.at, st.event_type});
+  }
+  const std::size_t limit = max_statement();
+  for (const SqlItem& item : items_) {
+    if (item.kind != SqlItem::Kind::kStatement || item.text.size() <= limit) continue;
+    const std::string size = std::to_string(item.text.size());
+    const std::string map = std::to_string(session_.max_allowed_packet());
+    const auto b64 = binlog_base64(item.text);
+    if (!b64)
+      fail(item, "a statement of " + size + " bytes is larger than the server's " +
+                     "max_allowed_packet (" + map + "): raise it on the server (SET GLOBAL " +
+                     "max_allowed_packet=" + std::to_string(item.text.size() + 1024) +
+                     "), then resume; " + snippet(item.text));
+    if (!session_.mariadb())
+      fail(item, "a BINLOG statement of " + size + " bytes is larger than the server's " +
+                     "max_allowed_packet (" + map + ") and MySQL has no BINLOG fragments: " +
+                     "raise it (SET GLOBAL max_allowed_packet=" +
+                     std::to_string(item.text.size() + 1024) + "), then resume");
+    if (!binlog_fragments(*b64, limit))
+      fail(item, "a BINLOG statement of " + size + " bytes does not fit the server's " +
+                     "max_allowed_packet (" + map + ") even as two fragments: raise it (SET " +
+                     "GLOBAL max_allowed_packet=" + std::to_string(item.text.size() / 2 + 1024) +
+                     " or more), then resume");
+  }
+  for (const SqlItem& item : items_) run(item);
+}
+
+void Applier::run(const SqlItem& item) {
+  try {
+    if (item.kind == SqlItem::Kind::kCharset) {
+      session_.set_charset(std::string(item.text));
+      return;
+    }
+    ++statements_;
+    if (item.text.size() > max_statement()) {
+      // Checked in apply(): a BINLOG statement on MariaDB that fits as two fragments.
+      const auto parts = binlog_fragments(*binlog_base64(item.text), max_statement());
+      for (const std::string& s : *parts) session_.execute(s);
+      return;
+    }
+    session_.execute(item.text);
+  } catch (const Error& e) {
+    fail(item, std::string(e.what()) + " in: " + snippet(item.text));
+  }
+}
+
+}  // namespace binrecover::recovery

@@ -1,0 +1,107 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "recovery/sql/output.h"
+
+namespace binrecover::recovery {
+
+// How to reach the server, with the mysql client's option names. What is not given here comes
+// from the option files ([client] and [binrecover] groups, read by the client library) or the
+// library's defaults (MYSQL_PWD, the login name, the local socket).
+struct ConnectionOptions {
+  std::optional<std::string> host;           // -h
+  std::optional<unsigned> port;              // -P
+  std::optional<std::string> user;           // -u
+  std::optional<std::string> password;       // -p (cli/ prompts for it)
+  std::optional<std::string> socket;         // -S
+  bool read_defaults = true;                 // false: --no-defaults
+  std::optional<std::string> defaults_file;  // --defaults-file: this file only
+  std::vector<std::string> extra_files;      // --defaults-extra-file: read after the usual ones
+  std::vector<std::string> default_files;    // the usual ones, for --defaults-extra-file
+};
+
+// One piece of mysql-client input: a statement for the server or a client command.
+struct SqlItem {
+  enum class Kind : std::uint8_t {
+    kStatement,  // text: the statement without its delimiter
+    kCharset,    // text: a character set name (`/*!\C name */`, the client's charset command)
+  };
+  Kind kind = Kind::kStatement;
+  std::string_view text;
+  std::optional<std::uint64_t> at;  // the binlog position of the event it was written for
+  std::uint8_t event_type = 0;      // and that event's type (0: none)
+};
+
+// The base64 text of a `BINLOG '<base64>'` statement, or nullopt for any other statement.
+std::optional<std::string_view> binlog_base64(std::string_view statement);
+
+// A BINLOG statement in MariaDB's fragment form (10.2+), for a statement larger than the
+// server's max_allowed_packet: SET @binlog_fragment_0='<first half>', SET
+// @binlog_fragment_1='<second half>', BINLOG @binlog_fragment_0, @binlog_fragment_1 (each a
+// statement of at most `max_statement` bytes). MariaDB caps every string a statement builds at
+// max_allowed_packet (CONCAT, GROUP_CONCAT, long data), so two halves are as far as it goes:
+// nullopt when a half would still not fit.
+std::optional<std::vector<std::string>> binlog_fragments(std::string_view base64,
+                                                         std::size_t max_statement);
+
+// One client session on a server (the only code that talks to libmysqlclient, with the remote
+// source in binlog/). Throws Error(kServer) with the server's message.
+class Session {
+ public:
+  explicit Session(const ConnectionOptions& opts);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Runs one statement and discards any result.
+  void execute(std::string_view sql);
+  // The first column of the first row, or nullopt (no row, or NULL).
+  std::optional<std::string> value(std::string_view sql);
+  void set_charset(const std::string& name);
+
+  bool mariadb() const { return mariadb_; }
+  const std::string& server_version() const { return version_; }
+  std::uint64_t max_allowed_packet() const { return max_allowed_packet_; }
+  // "host:port" or "socket PATH", for messages.
+  const std::string& where() const { return where_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  bool mariadb_ = false;
+  std::string version_;
+  std::uint64_t max_allowed_packet_ = 0;
+  std::string where_;
+};
+
+// Applies SQL text to a session, one whole unit (transaction, or event outside one) at a time.
+// Every statement of the unit is split and checked for size before the first one runs, so a
+// statement that cannot be sent fails the unit before any of it was applied.
+class Applier {
+ public:
+  explicit Applier(Session& session) : session_(session) {}
+  // Applies the statements the SQL writer marked in `text` (recovery/output.h): nothing is
+  // lexed again, and each statement knows its event. Throws Error(kServer) at the first failing
+  // statement (file offset and type of its event), after rolling back the open transaction.
+  void apply(std::string_view text, const std::vector<Output::Statement>& statements);
+  std::uint64_t statements() const { return statements_; }
+  // The longest statement the server takes (its max_allowed_packet less the packet's framing).
+  std::size_t max_statement() const;
+
+ private:
+  void run(const SqlItem& item);
+  [[noreturn]] void fail(const SqlItem& item, const std::string& why);
+
+  Session& session_;
+  std::vector<SqlItem> items_;
+  std::uint64_t statements_ = 0;
+};
+
+}  // namespace binrecover::recovery

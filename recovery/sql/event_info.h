@@ -1,0 +1,30 @@
+#pragma once
+
+#include <fmt/format.h>
+
+#include <string_view>
+
+#include "binlog/events.h"
+#include "recovery/reading/gtid_set.h"
+#include "recovery/sql/sql_quote.h"
+
+namespace binrecover::recovery {
+
+// The Info column of SHOW BINLOG EVENTS for an event, as the server writes it.
+void append_event_info(fmt::memory_buffer& out, const binlog::Event& ev,
+                       const binlog::FormatContext& ctx);
+
+// A serialized GTID set (PREVIOUS_GTIDS body): "uuid:1-5:7,uuid2:1-3".
+void append_gtid_set(fmt::memory_buffer& out, binlog::Bytes data);
+// MariaDB GTID list entries: "0-1-8,1-2-3".
+void append_maria_gtid_list(fmt::memory_buffer& out, const binlog::MariaGtidList& l);
+// The value of a user variable as SQL: _utf8mb4 X'..' COLLATE `x`, 123, 1.5e0, NULL.
+// `backtick_collation` quotes the collation name as mysqlbinlog does in SQL output.
+void append_user_var_value(fmt::memory_buffer& out, const binlog::UserVar& v,
+                           bool backtick_collation);
+
+inline void append(fmt::memory_buffer& out, std::string_view s) {
+  out.append(s.data(), s.data() + s.size());
+}
+
+}  // namespace binrecover::recovery

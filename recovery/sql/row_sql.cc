@@ -1,0 +1,799 @@
+#include "recovery/sql/row_sql.h"
+
+#include <algorithm>
+#include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "binlog/charsets.h"
+#include "binlog/digits.h"
+#include "binlog/error.h"
+#include "binlog/json_binary.h"
+#include "recovery/sql/event_info.h"
+#include "recovery/sql/text_writer.h"
+
+namespace binrecover::recovery {
+
+using binlog::ByteCursor;
+using binlog::Bytes;
+using binlog::TableInfo;
+using binlog::Value;
+
+// Row values are the bulk of -v, --rows-as-sql and --flashback output: they are written
+// straight into the output buffer through a raw pointer (room() makes space for the longest
+// text a value can take, commit() keeps what was written), with no allocation per row or value.
+namespace {
+
+struct HexPairs {
+  char d[512] = {};
+  constexpr HexPairs() {
+    constexpr char kDigits[] = "0123456789ABCDEF";
+    for (int i = 0; i < 256; ++i) {
+      d[2 * i] = kDigits[i >> 4];
+      d[2 * i + 1] = kDigits[i & 15];
+    }
+  }
+};
+constexpr HexPairs kHexPairs;
+
+// Two upper-case hex digits per byte.
+char* put_hex_digits(char* p, Bytes b) {
+  const auto* in = reinterpret_cast<const unsigned char*>(b.data());
+  const std::size_t n = b.size();
+  std::size_t i = 0;
+#if defined(__SSE2__)
+  // Sixteen bytes at a time: split into nibbles, map 0-9 to '0'-'9' and 10-15 to 'A'-'F'.
+  const __m128i low4 = _mm_set1_epi8(0x0f);
+  const __m128i nine = _mm_set1_epi8(9);
+  const __m128i zero = _mm_set1_epi8('0');
+  const __m128i letters = _mm_set1_epi8('A' - '0' - 10);
+  auto digits = [&](__m128i x) {
+    return _mm_add_epi8(_mm_add_epi8(x, zero), _mm_and_si128(_mm_cmpgt_epi8(x, nine), letters));
+  };
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    const __m128i hi = digits(_mm_and_si128(_mm_srli_epi16(v, 4), low4));
+    const __m128i lo = digits(_mm_and_si128(v, low4));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_unpacklo_epi8(hi, lo));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 16), _mm_unpackhi_epi8(hi, lo));
+    p += 32;
+  }
+#endif
+  for (; i < n; ++i) {
+    std::memcpy(p, kHexPairs.d + 2 * in[i], 2);
+    p += 2;
+  }
+  return p;
+}
+
+// X'...' (upper-case hex), with `zeros` zero bytes after `b`; '' when there is nothing.
+void put_hex_literal(Writer& out, Bytes b, std::size_t zeros = 0) {
+  if (b.empty() && zeros == 0) {
+    out.put("''");
+    return;
+  }
+  char* p = out.need(2 * (b.size() + zeros) + 3);
+  *p++ = 'X';
+  *p++ = '\'';
+  p = put_hex_digits(p, b);
+  std::memset(p, '0', 2 * zeros);
+  p += 2 * zeros;
+  *p++ = '\'';
+  out.done(p);
+}
+
+// The characters a quoted SQL string escapes, and the letter after the backslash:
+// ' \ NUL LF CR ^Z.
+struct EscapeTable {
+  char code[256] = {};
+  constexpr EscapeTable() {
+    code[static_cast<unsigned char>('\'')] = '\'';
+    code[static_cast<unsigned char>('\\')] = '\\';
+    code[0] = '0';
+    code[static_cast<unsigned char>('\n')] = 'n';
+    code[static_cast<unsigned char>('\r')] = 'r';
+    code[0x1a] = 'Z';
+  }
+};
+constexpr EscapeTable kEscape;
+
+char* put_escaped_char(char* p, char c) {
+  const char e = kEscape.code[static_cast<unsigned char>(c)];
+  if (e == 0) {
+    *p++ = c;
+  } else {
+    *p++ = '\\';
+    *p++ = e;
+  }
+  return p;
+}
+
+// Strings are scanned a block at a time for the bytes that need the slow path: the ones to
+// escape and, for UTF-8 text, non-ASCII bytes (whose sequences are checked one by one).
+#if defined(__SSE2__)
+constexpr std::size_t kBlock = 16;
+using BlockMask = std::uint32_t;  // bit j: byte j
+
+[[gnu::always_inline]] inline BlockMask special_bytes(const char* in, bool utf8) {
+  // NUL, LF, CR and ^Z are all below 0x20: one signed compare flags every control byte and
+  // (signed, so negative) every non-ASCII byte, which UTF-8 text checks anyway; the slow path
+  // copies the control bytes it need not escape.
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
+  __m128i low = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+  if (!utf8) low = _mm_and_si128(low, _mm_cmpgt_epi8(v, _mm_set1_epi8(-1)));
+  const __m128i m = _mm_or_si128(low, _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\'')),
+                                                   _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+  return static_cast<BlockMask>(_mm_movemask_epi8(m));
+}
+
+void copy_block(char* p, const char* in) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                   _mm_loadu_si128(reinterpret_cast<const __m128i*>(in)));
+}
+
+unsigned first_special(BlockMask mask) { return static_cast<unsigned>(__builtin_ctz(mask)); }
+
+// The mask of a block seen from its byte d on.
+BlockMask from_byte(BlockMask mask, std::size_t d) { return mask >> d; }
+#else
+constexpr std::size_t kBlock = 8;
+using BlockMask = std::uint64_t;  // bit 8j+7: byte j
+
+[[gnu::always_inline]] inline BlockMask special_bytes(const char* in, bool utf8) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
+  std::uint64_t w;
+  std::memcpy(&w, in, 8);
+  auto zero_bytes = [](std::uint64_t x) { return ~(((x & kLow7) + kLow7) | x | kLow7); };
+  BlockMask mask = zero_bytes(w) | zero_bytes(w ^ (kOnes * '\'')) | zero_bytes(w ^ (kOnes * '\\')) |
+                   zero_bytes(w ^ (kOnes * '\n')) | zero_bytes(w ^ (kOnes * '\r')) |
+                   zero_bytes(w ^ (kOnes * 0x1a));
+  if (utf8) mask |= w & ~kLow7;
+  return mask;
+}
+
+void copy_block(char* p, const char* in) { std::memcpy(p, in, 8); }
+
+unsigned first_special(BlockMask mask) { return static_cast<unsigned>(__builtin_ctzll(mask)) / 8; }
+
+BlockMask from_byte(BlockMask mask, std::size_t d) { return d >= 8 ? 0 : mask >> (8 * d); }
+#endif
+
+// `s` escaped for a quoted SQL string (room for 2 * s.size() characters). With kUtf8, the
+// text must also be well-formed UTF-8 (lead bytes and their continuation bytes): nullptr if
+// it is not.
+template <bool kUtf8>
+char* put_escaped_text(char* p, std::string_view s) {
+  const char* in = s.data();
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  for (;;) {
+    while (i + kBlock <= n) {
+      const BlockMask mask = special_bytes(in + i, kUtf8);
+      copy_block(p, in + i);  // the whole block; only the bytes before a special one count
+      if (mask == 0) {
+        p += kBlock;
+        i += kBlock;
+        continue;
+      }
+      const unsigned k = first_special(mask);
+      p += k;
+      i += k;
+      break;
+    }
+    if (i >= n) return p;
+    if (n >= kBlock && i + kBlock > n) {
+      // The tail: the block that ends the string, seen from i on; nothing special in it, it
+      // is copied as it is.
+      const std::size_t start = n - kBlock;
+      if (from_byte(special_bytes(in + start, kUtf8), i - start) == 0)
+        return put_chars(p, std::string_view(in + i, n - i));
+    }
+    const auto c = static_cast<unsigned char>(in[i]);
+    if (!kUtf8 || c < 0x80) {
+      p = put_escaped_char(p, in[i++]);
+      continue;
+    }
+    const std::size_t len = (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (len == 0 || i + len > n) return nullptr;
+    for (std::size_t k = 1; k < len; ++k)
+      if ((static_cast<unsigned char>(in[i + k]) & 0xc0) != 0x80) return nullptr;
+    p[0] = in[i];  // 2-4 bytes, without a loop
+    p[1] = in[i + 1];
+    if (len > 2) p[2] = in[i + 2];
+    if (len > 3) p[3] = in[i + 3];
+    p += len;
+    i += len;
+  }
+}
+
+char* put_escaped(char* p, std::string_view s) { return put_escaped_text<false>(p, s); }
+
+void put_quoted(Writer& out, std::string_view s) {
+  char* p = out.need(2 * s.size() + 2);
+  *p++ = '\'';
+  p = put_escaped(p, s);
+  *p++ = '\'';
+  out.done(p);
+}
+
+// A string value: utf8 text quoted with its introducer, anything else as hex (byte-exact
+// whatever the column's charset); `zeros`: the trailing zero bytes a BINARY(n) image dropped.
+void put_string(Writer& out, Bytes b, std::uint16_t collation, std::size_t zeros) {
+  const binlog::Collation* c = collation != 0 ? binlog::find_collation(collation) : nullptr;
+  if (c == nullptr || c->binary) {
+    put_hex_literal(out, b, zeros);
+    return;
+  }
+  const std::string_view text = binlog::as_text(b);
+  if (c->utf8) {
+    char* const start = out.need(c->charset.size() + 2 * text.size() + 3);
+    char* p = start;
+    *p++ = '_';
+    p = put_chars(p, c->charset);
+    *p++ = '\'';
+    p = put_escaped_text<true>(p, text);
+    if (p != nullptr) {
+      *p++ = '\'';
+      out.done(p);
+      return;
+    }
+    out.done(start);  // not valid UTF-8 after all: hex
+  }
+  char* p = out.need(c->charset.size() + 2);
+  *p++ = '_';
+  p = put_chars(p, c->charset);
+  *p++ = ' ';
+  out.done(p);
+  put_hex_literal(out, b);
+}
+
+void put_set(Writer& out, std::uint64_t bits, const std::vector<std::string>& names) {
+  std::size_t size = 2;
+  for (std::size_t b = 0; b < names.size(); ++b)
+    if (bits & (1ULL << b)) size += 2 * names[b].size() + 1;
+  char* p = out.need(size);
+  *p++ = '\'';
+  bool first = true;
+  for (std::size_t b = 0; b < names.size(); ++b)
+    if (bits & (1ULL << b)) {
+      if (!first) *p++ = ',';
+      first = false;
+      p = put_escaped(p, names[b]);
+    }
+  *p++ = '\'';
+  out.done(p);
+}
+
+// One value as an SQL literal that restores it byte for byte, written as visit_value hands it
+// over: numbers as numbers, strings with their character set's introducer (utf8 text quoted
+// and escaped, other charsets and binary data as hex), temporal values quoted, ENUM/SET by name
+// when the log names them.
+struct Literal {
+  Writer& out;
+  const SqlTable& table;
+  std::size_t col;
+
+  [[gnu::always_inline]] void integer(std::int64_t x) {
+    out.done(binlog::put_int(out.need(20), x));
+  }
+  [[gnu::always_inline]] void uinteger(std::uint64_t x) {
+    out.done(binlog::put_uint(out.need(20), x));
+  }
+  // A FLOAT is printed as the exact double it widens to: stored back it rounds to the same
+  // float, and compared in a WHERE clause it equals the column (its shortest float form, read
+  // as a double, would not). The shortest text of a double is at most 24 characters.
+  void real(double d, bool /*is_float*/) { out.done(put_double(out.need(32), d)); }
+  template <class Write>
+  [[gnu::always_inline]] void text(Value::Kind kind, Write&& write) {
+    char* p = out.need(binlog::ValueText::kCapacity + 2);
+    if (kind == Value::Kind::kDecimal) {
+      out.done(write(p));
+      return;
+    }
+    *p++ = '\'';  // temporal: digits and separators, nothing to escape
+    p = write(p);
+    *p++ = '\'';
+    out.done(p);
+  }
+  void string(Bytes b, std::uint16_t collation) {
+    // BINARY(n): the row image drops trailing zero bytes; the column keeps them.
+    const binlog::ColumnLayout& c = table.info.layout[col];
+    const std::size_t zeros =
+        c.type == binlog::ColumnType::kString && collation == 63 && b.size() < c.meta
+            ? c.meta - b.size()
+            : 0;
+    put_string(out, b, collation, zeros);
+  }
+  void bits(std::uint64_t x, std::uint16_t /*width*/) { uinteger(x); }
+  void enumeration(std::uint64_t x) {
+    if (col < table.enum_literals.size() && x >= 1 && x <= table.enum_literals[col].size())
+      out.put(table.enum_literals[col][x - 1]);
+    else
+      uinteger(x);
+  }
+  void set(std::uint64_t x) {
+    const auto& names = table.info.set_values[col];
+    if (names.empty() || (names.size() < 64 && (x >> names.size()) != 0))
+      uinteger(x);
+    else if (col < table.set_literals.size() && x < table.set_literals[col].size())
+      out.put(table.set_literals[col][x]);
+    else
+      put_set(out, x, names);
+  }
+  void geometry(Bytes b) { put_hex_literal(out, b); }
+  void json(Bytes b) {
+    // MySQL's binary JSON, as the text MySQL itself prints; the server parses it back.
+    thread_local std::string json_text;
+    json_text.clear();
+    binlog::append_json_text(json_text, b, 0);
+    out.put("_utf8mb4");
+    put_quoted(out, json_text);
+  }
+};
+
+[[noreturn]] void json_diff_outside_set() {
+  throw Error(ErrorCode::kUnsupportedFormat,
+              "a partial JSON update has no value of its own outside an UPDATE's SET");
+}
+
+// A column's new value from its partial JSON update: the diffs applied in order to the old
+// document as nested JSON_REPLACE / JSON_INSERT / JSON_ARRAY_INSERT / JSON_REMOVE calls on
+// `column` (the column's name, or @N in -v comments). An INSERT whose path ends in an array
+// cell inserts there, shifting the rest: JSON_ARRAY_INSERT; into an object: JSON_INSERT.
+void append_json_update(Writer& out, Bytes value, std::string_view column) {
+  thread_local std::vector<binlog::JsonDiff> diffs;
+  binlog::json_diffs(value, 0, diffs);
+  for (std::size_t k = diffs.size(); k-- > 0;) {
+    const binlog::JsonDiff& d = diffs[k];
+    switch (d.op) {
+      case binlog::JsonDiff::Op::kReplace:
+        out.put("JSON_REPLACE(");
+        break;
+      case binlog::JsonDiff::Op::kInsert:
+        out.put(d.path.back() == ']' ? "JSON_ARRAY_INSERT(" : "JSON_INSERT(");
+        break;
+      case binlog::JsonDiff::Op::kRemove:
+        out.put("JSON_REMOVE(");
+        break;
+    }
+  }
+  out.put(column);
+  std::string text;
+  for (const binlog::JsonDiff& d : diffs) {
+    out.put(", _utf8mb4");
+    put_quoted(out, d.path);
+    if (d.op != binlog::JsonDiff::Op::kRemove) {
+      text.clear();
+      binlog::append_json_text(text, d.value, 0);
+      out.put(", CAST(_utf8mb4");
+      put_quoted(out, text);
+      out.put(" AS JSON)");
+    }
+    out.put(")");
+  }
+}
+
+bool has_column(Bytes bitmap, std::uint64_t i) {
+  return (static_cast<std::uint8_t>(bitmap[i / 8]) & (1U << (i % 8))) != 0;
+}
+
+bool all_columns(Bytes bitmap, std::uint64_t n) {
+  for (std::uint64_t i = 0; i < n; ++i)
+    if (!has_column(bitmap, i)) return false;
+  return true;
+}
+
+// The start of an after image of a MySQL PARTIAL_UPDATE_ROWS event: value_options (packed),
+// then with PARTIAL_JSON_UPDATES (1) a bitmap over the table's JSON columns: which of them
+// hold diffs.
+Bytes partial_json_bitmap(const TableInfo& info, const binlog::Rows& rows, ByteCursor& cur) {
+  const std::uint64_t options = cur.packed_int();
+  if (!(options & 1)) return {};
+  std::size_t json = 0;
+  for (std::uint64_t i = 0; i < rows.column_count && i < info.layout.size(); ++i)
+    if (info.layout[i].type == binlog::ColumnType::kJson) ++json;
+  return cur.bytes((json + 7) / 8);
+}
+
+// One row image: the sink's null / json_diff / value for each column present where
+// want(column) holds (binlog::walk_row_image).
+template <class Want, class Sink>
+void walk_image(const TableInfo& info, const binlog::Rows& rows, Bytes present, ByteCursor& cur,
+                bool partial_after, Want&& want, Sink&& sink) {
+  const Bytes partial_json = partial_after ? partial_json_bitmap(info, rows, cur) : Bytes{};
+  binlog::walk_row_image(info, rows.column_count, present, cur, want, sink, partial_json);
+}
+
+// Steps over an image.
+struct SkipSink {
+  void null(std::size_t) {}
+  void json_diff(std::size_t, Bytes) {}
+  void value(std::size_t, ByteCursor&) {}
+};
+
+constexpr auto kEvery = [](std::size_t) { return true; };
+constexpr auto kNone = [](std::size_t) { return false; };
+
+void require_names(const SqlTable& t, const binlog::Rows& rows) {
+  if (t.columns.empty() || t.columns.size() < rows.column_count)
+    throw Error(ErrorCode::kUnsupportedFormat,
+                "plain SQL needs the column names of " + t.info.db + "." + t.info.table +
+                    ", which this binlog does not carry (set binlog_row_metadata=FULL on the "
+                    "server)");
+}
+
+// "INSERT INTO `db`.`t` (`a`, `b`) VALUES (" for the columns of `present`.
+void insert_head(std::string& head, const SqlTable& t, const binlog::Rows& rows, Bytes present) {
+  head = "INSERT INTO ";
+  head += t.name;
+  head += " (";
+  bool first = true;
+  for (std::uint64_t i = 0; i < rows.column_count; ++i) {
+    if (!has_column(present, i)) continue;
+    if (!first) head += ", ";
+    first = false;
+    head += t.columns[static_cast<std::size_t>(i)];
+  }
+  head += ") VALUES (";
+}
+
+// Which columns a WHERE compares: the primary key when the image has all of it, else all.
+struct KeyMatch {
+  bool use_key = false;
+  std::vector<char> in_key;  // per column
+};
+
+void key_match(const SqlTable& t, const binlog::Rows& rows, Bytes present, KeyMatch& m) {
+  m.use_key = !t.info.primary_key.empty();
+  m.in_key.assign(static_cast<std::size_t>(rows.column_count), 0);
+  for (std::uint32_t k : t.info.primary_key) {
+    if (k >= rows.column_count || !has_column(present, k))
+      m.use_key = false;
+    else
+      m.in_key[k] = 1;
+  }
+}
+
+// "v1, v2, ..." of an INSERT.
+struct ValuesSink {
+  Writer& out;
+  const SqlTable& t;
+  bool first = true;
+  void separator() {
+    if (!first) out.put(", ");
+    first = false;
+  }
+  void null(std::size_t) {
+    separator();
+    out.put("NULL");
+  }
+  void json_diff(std::size_t, Bytes) { json_diff_outside_set(); }
+  void value(std::size_t col, ByteCursor& cur) {
+    separator();
+    binlog::visit_value(t.info, col, cur, Literal{out, t, col});
+  }
+};
+
+void put_values(Writer& out, const SqlTable& t, const binlog::Rows& rows, Bytes present,
+                ByteCursor& cur) {
+  walk_image(t.info, rows, present, cur, false, kEvery, ValuesSink{out, t});
+}
+
+// "`a`=1 AND `b` IS NULL" of a WHERE.
+struct WhereSink {
+  Writer& out;
+  const SqlTable& t;
+  bool first = true;
+  void name(std::size_t col) {
+    if (!first) out.put(" AND ");
+    first = false;
+    out.put(t.columns[col]);
+  }
+  void null(std::size_t col) {
+    name(col);
+    out.put(" IS NULL");
+  }
+  void json_diff(std::size_t, Bytes) { json_diff_outside_set(); }
+  void value(std::size_t col, ByteCursor& cur) {
+    name(col);
+    out.put('=');
+    binlog::visit_value(t.info, col, cur, Literal{out, t, col});
+  }
+};
+
+void put_where(Writer& out, const SqlTable& t, const KeyMatch& m, const binlog::Rows& rows,
+               Bytes present, ByteCursor& cur) {
+  out.put(" WHERE ");
+  WhereSink sink{out, t};
+  walk_image(
+      t.info, rows, present, cur, false,
+      [&](std::size_t col) { return !m.use_key || m.in_key[col] != 0; }, sink);
+  if (sink.first) out.put("1");
+  if (!m.use_key) out.put(" LIMIT 1");
+}
+
+// "`a`=1, `b`=NULL" of an UPDATE's SET.
+struct AssignSink {
+  Writer& out;
+  const SqlTable& t;
+  bool first = true;
+  void name(std::size_t col) {
+    if (!first) out.put(", ");
+    first = false;
+    out.put(t.columns[col]);
+    out.put('=');
+  }
+  void null(std::size_t col) {
+    name(col);
+    out.put("NULL");
+  }
+  void json_diff(std::size_t col, Bytes diffs) {
+    name(col);
+    append_json_update(out, diffs, t.columns[col]);
+  }
+  void value(std::size_t col, ByteCursor& cur) {
+    name(col);
+    binlog::visit_value(t.info, col, cur, Literal{out, t, col});
+  }
+};
+
+void put_assignments(Writer& out, const SqlTable& t, const binlog::Rows& rows, Bytes present,
+                     ByteCursor& cur, bool partial) {
+  walk_image(t.info, rows, present, cur, partial, kEvery, AssignSink{out, t});
+}
+
+// "###   @N=" for the first 4096 columns (MySQL's and MariaDB's limit), 16 bytes apart.
+struct VerbosePrefixes {
+  static constexpr std::size_t kColumns = 4096;
+  char text[kColumns][16] = {};
+  std::uint8_t size[kColumns] = {};
+  constexpr VerbosePrefixes() {
+    for (std::size_t c = 0; c < kColumns; ++c) {
+      const char head[] = "###   @";
+      std::size_t n = 0;
+      for (std::size_t i = 0; i < 7; ++i) text[c][n++] = head[i];
+      char digits[8] = {};
+      std::size_t d = 0;
+      for (std::size_t v = c + 1; v != 0; v /= 10) digits[d++] = static_cast<char>('0' + v % 10);
+      while (d > 0) text[c][n++] = digits[--d];
+      text[c][n++] = '=';
+      size[c] = static_cast<std::uint8_t>(n);
+    }
+  }
+};
+constexpr VerbosePrefixes kVerbosePrefixes;
+
+// The "###   @N=value" lines of -v (-vv: with the column's type and metadata).
+template <bool kTypes>
+struct VerboseSink {
+  Writer& out;
+  const SqlTable& table;
+  const TableInfo& info;
+  [[gnu::always_inline]] void start(std::size_t col) {
+    char* p = out.need(32);
+    if (col < kVerbosePrefixes.kColumns) {  // all columns a server allows
+      std::memcpy(p, kVerbosePrefixes.text[col], 16);
+      out.done(p + kVerbosePrefixes.size[col]);
+      return;
+    }
+    std::memcpy(p, "###   @", 7);
+    p = binlog::put_uint(p + 7, static_cast<std::uint32_t>(col + 1));
+    *p++ = '=';
+    out.done(p);
+  }
+  [[gnu::always_inline]] void end(std::size_t col) {
+    if constexpr (kTypes) {
+      char* p = out.need(64);
+      p = put_chars(p, " /* type=");
+      p = binlog::put_uint(p, static_cast<std::uint32_t>(info.layout[col].type));
+      p = put_chars(p, " meta=");
+      p = binlog::put_uint(p, std::uint32_t{info.layout[col].meta});
+      p = put_chars(p, " */");
+      out.done(p);
+    }
+    out.put('\n');
+  }
+  [[gnu::always_inline]] void null(std::size_t col) {
+    start(col);
+    out.put("NULL");
+    end(col);
+  }
+  void json_diff(std::size_t col, Bytes diffs) {
+    start(col);
+    char at[24] = "@";
+    append_json_update(out, diffs, std::string_view(at, binlog::put_uint(at + 1, col + 1)));
+    end(col);
+  }
+  [[gnu::always_inline]] void value(std::size_t col, ByteCursor& cur) {
+    start(col);
+    binlog::visit_value(info, col, cur, Literal{out, table, col});
+    end(col);
+  }
+};
+
+}  // namespace
+
+void SqlTable::prepare() {
+  fmt::memory_buffer b;
+  append_quoted_ident(b, info.db);
+  b.push_back('.');
+  append_quoted_ident(b, info.table);
+  name.assign(b.data(), b.size());
+  auto literal = [&b](auto&& write) {
+    b.clear();
+    {
+      Writer out(b);
+      write(out);
+    }
+    return std::string(b.data(), b.size());
+  };
+  enum_literals.assign(info.layout.size(), {});
+  set_literals.assign(info.layout.size(), {});
+  for (std::size_t c = 0; c < info.layout.size(); ++c) {
+    if (c >= info.enum_values.size() || c >= info.set_values.size()) break;
+    for (const std::string& v : info.enum_values[c])
+      enum_literals[c].push_back(literal([&](Writer& out) { put_quoted(out, v); }));
+    const auto& members = info.set_values[c];
+    if (members.empty() || members.size() > kSetLiteralMembers) continue;
+    for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << members.size()); ++mask)
+      set_literals[c].push_back(literal([&](Writer& out) { put_set(out, mask, members); }));
+  }
+  columns.clear();
+  if (info.names.size() != info.layout.size()) return;
+  for (const std::string& n : info.names) {
+    b.clear();
+    append_quoted_ident(b, n);
+    columns.emplace_back(b.data(), b.size());
+  }
+}
+
+void append_rows_sql(fmt::memory_buffer& buf, const binlog::Rows& rows, Bytes images,
+                     const SqlTable& table, std::string_view delimiter, std::uint64_t offset) {
+  if (images.empty()) return;
+  Writer out(buf);
+  require_names(table, rows);
+  ByteCursor cur(images, offset);
+  thread_local std::string head;
+  thread_local KeyMatch match;
+  switch (rows.kind) {
+    case binlog::RowsKind::kWrite:
+      insert_head(head, table, rows, rows.columns_before);
+      while (!cur.empty()) {
+        out.put(head);
+        put_values(out, table, rows, rows.columns_before, cur);
+        out.put(')');
+        out.put(delimiter);
+      }
+      break;
+    case binlog::RowsKind::kDelete:
+      key_match(table, rows, rows.columns_before, match);
+      while (!cur.empty()) {
+        out.put("DELETE FROM ");
+        out.put(table.name);
+        put_where(out, table, match, rows, rows.columns_before, cur);
+        out.put(delimiter);
+      }
+      break;
+    case binlog::RowsKind::kUpdate:
+    case binlog::RowsKind::kPartialUpdate:
+      // The before image comes first in the event and last in the statement: step over it,
+      // write the after image's SET, then go back for the WHERE.
+      key_match(table, rows, rows.columns_before, match);
+      while (!cur.empty()) {
+        ByteCursor before = cur;
+        walk_image(table.info, rows, rows.columns_before, cur, false, kNone, SkipSink{});
+        out.put("UPDATE ");
+        out.put(table.name);
+        out.put(" SET ");
+        put_assignments(out, table, rows, rows.columns_after, cur,
+                        rows.kind == binlog::RowsKind::kPartialUpdate);
+        put_where(out, table, match, rows, rows.columns_before, before);
+        out.put(delimiter);
+      }
+      break;
+  }
+}
+
+void append_rows_undo(fmt::memory_buffer& buf, std::vector<std::size_t>& ends,
+                      const binlog::Rows& rows, Bytes images, const SqlTable& table,
+                      std::uint64_t offset) {
+  // Undoing needs whole rows: a MINIMAL or NOBLOB image cannot restore what it left out.
+  const bool update = rows.kind == binlog::RowsKind::kUpdate;
+  if (rows.kind == binlog::RowsKind::kPartialUpdate ||
+      !all_columns(rows.columns_before, rows.column_count) ||
+      (update && !all_columns(rows.columns_after, rows.column_count)))
+    throw Error(ErrorCode::kUnsupportedFormat,
+                "the row images of " + table.info.db + "." + table.info.table +
+                    " lack columns needed to undo them (binlog_row_image must be FULL)",
+                offset);
+  if (images.empty()) return;
+  require_names(table, rows);
+  Writer out(buf);
+  ByteCursor cur(images, offset);
+  thread_local std::string head;
+  thread_local KeyMatch match;
+  switch (rows.kind) {
+    case binlog::RowsKind::kWrite:  // undo an insert: delete that row
+      key_match(table, rows, rows.columns_before, match);
+      while (!cur.empty()) {
+        out.put("DELETE FROM ");
+        out.put(table.name);
+        put_where(out, table, match, rows, rows.columns_before, cur);
+        ends.push_back(out.size());
+      }
+      break;
+    case binlog::RowsKind::kDelete:  // undo a delete: insert it back
+      insert_head(head, table, rows, rows.columns_before);
+      while (!cur.empty()) {
+        out.put(head);
+        put_values(out, table, rows, rows.columns_before, cur);
+        out.put(')');
+        ends.push_back(out.size());
+      }
+      break;
+    default:  // undo an update: set the old values where the new ones are
+      key_match(table, rows, rows.columns_after, match);
+      while (!cur.empty()) {
+        out.put("UPDATE ");
+        out.put(table.name);
+        out.put(" SET ");
+        put_assignments(out, table, rows, rows.columns_before, cur, false);
+        put_where(out, table, match, rows, rows.columns_after, cur);
+        ends.push_back(out.size());
+      }
+      break;
+  }
+}
+
+void append_rows_verbose(fmt::memory_buffer& buf, const binlog::Rows& rows, Bytes images,
+                         const SqlTable& table, bool types, std::uint64_t offset) {
+  const TableInfo& info = table.info;
+  ByteCursor cur(images, offset);
+  // "### INSERT INTO `db`.`t`\n### SET\n" and the like, once per event.
+  fmt::memory_buffer head;
+  auto text = [&](std::string_view s) { head.append(s.data(), s.data() + s.size()); };
+  switch (rows.kind) {
+    case binlog::RowsKind::kWrite:
+      text("### INSERT INTO ");
+      break;
+    case binlog::RowsKind::kDelete:
+      text("### DELETE FROM ");
+      break;
+    default:
+      text("### UPDATE ");
+      break;
+  }
+  append_quoted_ident(head, info.db);
+  head.push_back('.');
+  append_quoted_ident(head, info.table);
+  text(rows.kind == binlog::RowsKind::kWrite ? "\n### SET\n" : "\n### WHERE\n");
+  const std::string_view row_head(head.data(), head.size());
+  Writer out(buf);
+
+  VerboseSink<false> sink{out, table, info};
+  VerboseSink<true> typed_sink{out, table, info};
+  auto image = [&](Bytes present, bool partial) {
+    if (types)
+      walk_image(info, rows, present, cur, partial, kEvery, typed_sink);
+    else
+      walk_image(info, rows, present, cur, partial, kEvery, sink);
+  };
+  while (!cur.empty()) {
+    out.put(row_head);
+    switch (rows.kind) {
+      case binlog::RowsKind::kWrite:
+      case binlog::RowsKind::kDelete:
+        image(rows.columns_before, false);
+        break;
+      default:
+        image(rows.columns_before, false);
+        out.put("### SET\n");
+        image(rows.columns_after, rows.kind == binlog::RowsKind::kPartialUpdate);
+        break;
+    }
+  }
+}
+
+}  // namespace binrecover::recovery

@@ -1,0 +1,223 @@
+#pragma once
+
+#include <cstdint>
+#include <ctime>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "binlog/events.h"
+#include "binlog/row_values.h"
+#include "recovery/reading/transaction.h"
+#include "recovery/reading/walker.h"
+#include "recovery/sql/output.h"
+#include "recovery/sql/row_sql.h"
+#include "recovery/sql/schema.h"
+#include "recovery/sql/table_cache.h"
+
+namespace binrecover::recovery {
+
+class TempFile;
+
+enum class Base64Output : std::uint8_t {
+  kAuto,        // BINLOG '...' for row events (and the format description)
+  kDecodeRows,  // no BINLOG for rows: only the -v comments (not replayable)
+  kNever,       // no BINLOG statement at all; a row event is an error (mysqlbinlog's NEVER)
+};
+
+struct SqlOptions {
+  bool short_form = false;       // -s: statements only, no comments, no BINLOG
+  bool hexdump = false;          // -H: hex dump of every event as comments
+  bool skip_gtids = false;       // --skip-gtids
+  bool disable_log_bin = false;  // -D: SET sql_log_bin=0 for the replay
+  // --local-load: where the data of LOAD DATA statements is written for the replaying client
+  // (LOAD DATA LOCAL INFILE). Empty: a new folder under $TMPDIR, made on first use.
+  std::string local_load_dir;
+  int verbose = 0;  // -v: rows as "### INSERT ..." comments; -vv: with column types
+  Base64Output base64_output = Base64Output::kAuto;
+  bool rows_as_sql = false;  // --rows-as-sql: executable INSERT/UPDATE/DELETE instead of BINLOG
+  // The longest BINLOG statement to write (bytes of text, 0: no limit), for a server whose
+  // max_allowed_packet is smaller than a statement's row events: the events go in several
+  // BINLOG statements, and a rows event too large on its own is cut at row boundaries into
+  // several events (STMT_END_F on the last), as the server itself cuts events at
+  // binlog_row_event_max_size. Each BINLOG statement then closes its statement (STMT_END_F)
+  // and the next one repeats the table maps. A single row larger than the limit goes whole.
+  // The default is just under the 16 MiB max_allowed_packet of the mysql and mariadb clients
+  // and of MariaDB servers: every statement that replays with the defaults is written whole,
+  // and a statement of many row events (a bulk INSERT ... SELECT) neither fails the replay nor
+  // makes memory grow with its size. Replay sets it from the server's max_allowed_packet.
+  static constexpr std::size_t kDefaultMaxBinlogStatement = (std::size_t{16} << 20) - (64 << 10);
+  std::size_t max_binlog_statement = kDefaultMaxBinlogStatement;
+  // --rewrite-db FROM->TO: the default database, row events' tables and database-qualified
+  // names in statements are written with the new name.
+  std::vector<std::pair<std::string, std::string>> rewrite_db;
+  // For a server session (replay): no comments, and each statement marked in the Output as it
+  // is written (its text, the event it belongs to), so nothing has to be lexed again.
+  bool apply = false;
+};
+
+// Called after the sink wrote a unit (an event outside transactions, or a whole transaction):
+// replay applies and records each there.
+using UnitHook = std::function<void(const UnitInfo& unit)>;
+
+// mysqlbinlog-compatible SQL text: comments with positions, DELIMITER /*!*/;, the session
+// state each statement needs, BINLOG '<base64>' for row events. The mysql and mariadb clients
+// replay it as mysqlbinlog's output. It is the reading path's consumer for SQL output, replay
+// and drills.
+class SqlSink : public WalkConsumer {
+ public:
+  SqlSink(Output& out, SqlOptions opts);
+  ~SqlSink() override;
+
+  void set_unit_hook(UnitHook hook) { on_unit_ = std::move(hook); }
+  void begin();
+  // Table definitions for logs without column names (--schema), kept current by the DDL of
+  // every transaction read (see observe), filtered out or not. Without one, --rows-as-sql
+  // stops on a table map without names.
+  void set_schema(Schema* schema) {
+    schema_ = schema;
+    if (opts_.rows_as_sql) tables_.set_schema(schema);  // (-v shows the log's own names)
+  }
+  // The reading path's consumer: every event read, before the filters (its DDL updates the
+  // schema); units the filters keep; units left out (a comment says why).
+  void observe(const binlog::Event& ev) override {
+    if (schema_ != nullptr) schema_->observe(ev);
+  }
+  void begin_unit(const UnitInfo& u, const binlog::FormatContext& ctx) override;
+  void event(const binlog::Event& ev, std::uint8_t marks,
+             const binlog::FormatContext& ctx) override;
+  void end_unit(const UnitInfo& u) override;
+  void abort_unit(const UnitInfo& u) override;
+  void left_out(const UnitInfo& u, LeftOut why) override;
+  // A comment line ("# ..."), e.g. for a dropped incomplete transaction.
+  void comment(std::string_view text);
+  void finish();
+  // The folder LOAD DATA files went to, if any were written.
+  const std::string& load_dir() const { return load_dir_; }
+
+ private:
+  void event_header(const binlog::Event& ev, const binlog::FormatContext& ctx);
+  void write_event(const binlog::Event& ev, const binlog::FormatContext& ctx);
+  void write_event_text(const binlog::Event& ev, const binlog::FormatContext& ctx);
+  void query(const binlog::Event& ev, const binlog::Query& q, const binlog::FormatContext& ctx);
+  void session_state(const binlog::Query& q, const binlog::FormatContext& ctx);
+  void flags2_line(std::uint32_t flags2, const binlog::FormatContext& ctx);
+  // An event outside transactions (format description, rotate, GTID list, ...).
+  void write_meta(const binlog::Event& ev, const binlog::FormatContext& ctx);
+  void base64_event(const binlog::Event& ev, const binlog::FormatContext& ctx);
+  // The database name as written (after --rewrite-db).
+  std::string_view db_name(std::string_view db) const;
+  void reset_statement();
+  void flush_binlog_statement();
+  void emit_binlog_statement();
+  // max_binlog_statement: statements cut between events and rows events cut between rows.
+  void push_limited(binlog::Bytes raw, bool is_rows, std::size_t flags_at, bool crc);
+  void encode_held();
+  void encode_pending_maps();
+  std::size_t limited_budget() const;
+  void hexdump(const binlog::Event& ev, const binlog::FormatContext& ctx);
+  void time_text(std::uint32_t ts);
+  // Ends a statement: the delimiter, and with opts_.apply the statement's mark.
+  void delimiter(Output::Statement::Kind kind = Output::Statement::Kind::kSql) {
+    const std::size_t end = buf_.size();
+    append("/*!*/;\n");
+    if (opts_.apply) out_.statement(end, buf_.size(), kind, at_, type_);
+  }
+  // A statement of the header or footer, outside DELIMITER /*!*/ (ended by ";").
+  void plain_statement(std::string_view text);
+  // With opts_.apply: marks the statements (ended by the delimiter) written from `from` on.
+  void mark_statements(std::size_t from);
+  void append(std::string_view s) { out_.append(s); }
+
+  Output& out_;
+  SqlOptions opts_;
+  UnitHook on_unit_;
+  bool comments_ = true;             // comment lines: not for -s, nor for a server session
+  std::optional<std::uint64_t> at_;  // the event being written (statement marks)
+  std::uint8_t type_ = 0;
+  bool in_meta_ = false;   // the unit being written is an event outside transactions
+  bool streamed_ = false;  // ... a transaction whose events are not held: nothing may point
+                           // at an event after its call
+  fmt::memory_buffer& buf_;
+  fmt::memory_buffer rows_b64_;  // BINLOG statement being assembled
+  bool rows_pending_ = false;
+  bool force_stmt_end_ = false;  // emit the current rows event with STMT_END_F set
+  bool decode_rows() const { return opts_.rows_as_sql || opts_.verbose > 0; }
+  TableCache tables_;  // decoded table maps
+  Schema* schema_ = nullptr;
+  // -v: the rows events of the statement being written, decoded when it ends (render_verbose
+  // into buf_; into verbose_ first when a table map or the end of a call comes before that).
+  struct PendingRows {
+    const binlog::Event* event;
+    const SqlTable* table;
+  };
+  std::vector<PendingRows> verbose_pending_;
+  void render_verbose(fmt::memory_buffer& out);
+  fmt::memory_buffer verbose_;  // -v comments of the statement
+  // ... of a streamed transaction's statement, when they grow large (they follow its BINLOG).
+  std::unique_ptr<TempFile> verbose_spill_;
+  static constexpr std::size_t kVerboseSetAside = std::size_t{1} << 20;
+  std::vector<std::byte> row_scratch_;  // uncompressed rows
+  std::vector<std::byte> scratch_;      // a patched copy of one event
+  std::vector<std::byte> renamed_map_;  // a table map with its database renamed
+  std::string rewritten_;               // a statement with its databases renamed
+  std::vector<std::byte> piece_;        // one part of a rows event cut for max_binlog_statement
+  std::vector<std::size_t> row_ends_;   // where its rows end
+  std::vector<std::byte> stmt_maps_;    // the table maps of the statement being written
+  std::size_t stmt_map_count_ = 0;
+  std::vector<std::byte> held_;          // its last rows event, not yet encoded
+  std::vector<std::byte> pending_maps_;  // table maps after it, not yet encoded
+  std::size_t held_flags_at_ = 0;
+  bool held_crc_ = false;
+
+  // What the replaying session already has, so each SET is printed only when it changes.
+  struct PrintedState {
+    std::string db;
+    bool thread_printed = false;
+    std::uint32_t thread_id = 0;
+    std::optional<std::uint32_t> flags2;
+    std::optional<std::uint64_t> sql_mode;
+    std::optional<std::pair<std::uint16_t, std::uint16_t>> auto_increment;
+    std::optional<std::array<std::uint16_t, 3>> charset;
+    std::string time_zone;
+    bool time_zone_printed = false;
+    std::optional<std::uint16_t> lc_time_names;
+    std::optional<std::uint16_t> charset_database;
+    std::optional<std::uint16_t> default_collation_utf8mb4;
+    std::optional<std::uint8_t> sql_require_primary_key;
+    std::optional<std::uint8_t> default_table_encryption;
+    std::optional<std::uint8_t> explicit_defaults_ts;
+    std::optional<std::uint32_t> gtid_domain;
+    std::optional<std::uint32_t> gtid_server;
+    std::optional<bool> skip_parallel;
+    bool mysql_gtid_next = false;  // GTID_NEXT must be reset to AUTOMATIC at the end
+  } st_;
+
+  // LOAD DATA: the files written so far, by the server's file id.
+  std::string load_file_path(std::uint32_t file_id, std::uint64_t pos, bool create);
+  void write_load_block(const binlog::Event& ev, const binlog::LoadBlock& b, bool begin);
+  void load_data_query(const binlog::Event& ev, const binlog::Query& q);
+  void create_file(const binlog::Event& ev, const binlog::LoadData& l);
+  void exec_load(const binlog::Event& ev, std::uint32_t file_id);
+  struct PendingLoad {  // a 4.x LOAD DATA between its CREATE_FILE and EXEC_LOAD
+    std::uint32_t file_id = 0;
+    std::uint32_t thread_id = 0;
+    std::string db;
+    std::string statement;
+  };
+  std::vector<PendingLoad> pending_loads_;
+  std::vector<std::pair<std::uint32_t, std::string>> load_files_;
+  std::string load_dir_;
+
+  std::uint32_t cached_ts_ = 0;
+  char cached_time_[64] = {};
+};
+
+// Standard base64 (RFC 4648) with a newline every 76 output characters, as mysqlbinlog writes
+// BINLOG statements.
+void append_base64(fmt::memory_buffer& out, binlog::Bytes data);
+
+}  // namespace binrecover::recovery

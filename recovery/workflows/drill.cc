@@ -1,0 +1,549 @@
+#include "recovery/workflows/drill.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+#include <thread>
+
+#include "binlog/error.h"
+#include "recovery/sql/event_info.h"
+#include "recovery/sql/sql_quote.h"
+#include "recovery/workflows/event_table.h"
+
+namespace binrecover::recovery {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::string find_program(const std::vector<std::string>& names) {
+  std::vector<std::string> dirs;
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream ss(path);
+    for (std::string d; std::getline(ss, d, ':');)
+      if (!d.empty()) dirs.push_back(d);
+  }
+  for (const char* d : {"/usr/sbin", "/usr/local/sbin", "/usr/bin", "/usr/local/bin"})
+    dirs.emplace_back(d);
+  for (const auto& name : names)
+    for (const auto& d : dirs) {
+      const std::string p = d + "/" + name;
+      if (::access(p.c_str(), X_OK) == 0) return p;
+    }
+  return {};
+}
+
+// Runs argv with the given stdin/stdout/stderr descriptors (-1: /dev/null); returns the pid.
+pid_t spawn(const std::vector<std::string>& argv, int in, int out, int err) {
+  const pid_t pid = ::fork();
+  if (pid < 0) throw Error(ErrorCode::kIo, std::string("fork failed: ") + std::strerror(errno));
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_RDWR);
+    ::dup2(in >= 0 ? in : null, 0);
+    ::dup2(out >= 0 ? out : null, 1);
+    ::dup2(err >= 0 ? err : null, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+int wait_exit(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+std::string read_file(const std::string& path, std::size_t max = 1 << 20) {
+  std::ifstream in(path, std::ios::binary);
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (s.size() > max) s = s.substr(s.size() - max);
+  return s;
+}
+
+std::string last_lines(std::string text, int n) {
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  std::size_t pos = text.size();
+  for (int i = 0; i < n; ++i) {
+    const std::size_t nl = pos == 0 ? std::string::npos : text.rfind('\n', pos - 1);
+    if (nl == std::string::npos) return text;
+    pos = nl;
+  }
+  return text.substr(pos + 1);
+}
+
+int free_port() {
+  const int s = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = 0;
+  socklen_t len = sizeof a;
+  if (s < 0 || ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    if (s >= 0) ::close(s);
+    throw Error(ErrorCode::kIo, "no free loopback port for the drill server");
+  }
+  const int port = ntohs(a.sin_port);
+  ::close(s);
+  return port;
+}
+
+std::string user_name() {
+  if (const passwd* pw = ::getpwuid(::geteuid())) return pw->pw_name;
+  return "root";
+}
+
+// A throwaway server: its own data folder, loopback only, no binary log.
+class ThrowawayServer {
+ public:
+  explicit ThrowawayServer(const DrillOptions& opts) {
+    if (opts.server) {
+      external_ = *opts.server;
+      if (external_->password) ::setenv("MYSQL_PWD", external_->password->c_str(), 1);
+    }
+    binary_ =
+        !opts.server_binary.empty() ? opts.server_binary : find_program({"mariadbd", "mysqld"});
+    if (binary_.empty() && !external_)
+      throw Error(ErrorCode::kUsage,
+                  "no mariadbd or mysqld on PATH for the drill server (give --server-binary)");
+    client_ = find_program({"mariadb", "mysql"});
+    if (client_.empty()) throw Error(ErrorCode::kUsage, "no mariadb or mysql client on PATH");
+    mariadb_ = binary_.find("mariadbd") != std::string::npos;
+    const char* tmp = std::getenv("TMPDIR");
+    std::string tmpl =
+        std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/binrecover-drill-XXXXXX";
+    if (::mkdtemp(tmpl.data()) == nullptr)
+      throw Error(ErrorCode::kIo,
+                  std::string("cannot create the drill folder: ") + std::strerror(errno));
+    dir_ = tmpl;
+    keep_ = opts.keep;
+  }
+  ~ThrowawayServer() {
+    stop();
+    if (!keep_ && !dir_.empty()) {
+      std::error_code ec;
+      fs::remove_all(dir_, ec);
+    }
+  }
+
+  const std::string& dir() const { return dir_; }
+  const std::string& binary() const { return binary_; }
+  int port() const { return port_; }
+
+  void start() {
+    if (external_) {
+      std::string out;
+      if (query("SELECT 1", &out) != 0)
+        throw Error(ErrorCode::kServer,
+                    "cannot connect to the given server: " + last_lines(out, 2));
+      return;
+    }
+    fs::create_directories(dir_ + "/data");
+    const std::string log = dir_ + "/init.log";
+    const int lf = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int rc;
+    if (mariadb_) {
+      const std::string install = find_program({"mariadb-install-db", "mysql_install_db"});
+      if (install.empty()) throw Error(ErrorCode::kUsage, "no mariadb-install-db on PATH");
+      rc = wait_exit(
+          spawn({install, "--no-defaults", "--user=" + user_name(), "--datadir=" + dir_ + "/data",
+                 "--auth-root-authentication-method=normal", "--skip-test-db"},
+                -1, lf, lf));
+    } else {
+      rc = wait_exit(spawn({binary_, "--no-defaults", "--initialize-insecure",
+                            "--user=" + user_name(), "--datadir=" + dir_ + "/data"},
+                           -1, lf, lf));
+    }
+    ::close(lf);
+    if (rc != 0)
+      throw Error(ErrorCode::kServer, "initialising the drill server's data folder failed: " +
+                                          last_lines(read_file(log), 5));
+    port_ = free_port();
+    std::vector<std::string> args = {binary_,
+                                     "--no-defaults",
+                                     "--user=" + user_name(),
+                                     "--datadir=" + dir_ + "/data",
+                                     "--socket=" + dir_ + "/mysqld.sock",
+                                     "--pid-file=" + dir_ + "/mysqld.pid",
+                                     "--log-error=" + dir_ + "/error.log",
+                                     "--bind-address=127.0.0.1",
+                                     "--port=" + std::to_string(port_),
+                                     "--secure-file-priv=",
+                                     "--innodb-buffer-pool-size=128M",
+                                     "--max-allowed-packet=1G",
+                                     "--skip-log-bin"};
+    if (!mariadb_) args.push_back("--mysqlx=OFF");
+    pid_ = spawn(args, -1, -1, -1);
+    const auto deadline = Clock::now() + std::chrono::seconds(90);
+    while (Clock::now() < deadline) {
+      if (query("SELECT 1", nullptr) == 0) return;
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    throw Error(ErrorCode::kServer,
+                "the drill server did not start: " + last_lines(read_file(dir_ + "/error.log"), 5));
+  }
+
+  void stop() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGTERM);
+    for (int i = 0; i < 300; ++i) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ::kill(pid_, SIGKILL);
+    wait_exit(pid_);
+    pid_ = -1;
+  }
+
+  std::vector<std::string> client_args(bool batch) const {
+    std::vector<std::string> a = {client_};
+    if (external_) {
+      // Like any mysql client, it reads [client] from the usual option files.
+      if (!external_->read_defaults) a.push_back("--no-defaults");
+      if (external_->defaults_file) a.push_back("--defaults-file=" + *external_->defaults_file);
+      if (external_->host) a.push_back("--host=" + *external_->host);
+      if (external_->port) a.push_back("--port=" + std::to_string(*external_->port));
+      if (external_->user) a.push_back("--user=" + *external_->user);
+      if (external_->socket) a.push_back("--socket=" + *external_->socket);
+    } else {
+      a.insert(a.end(), {"--no-defaults", "-h127.0.0.1", "-P" + std::to_string(port_), "-uroot"});
+    }
+    a.insert(a.end(),
+             {"--default-character-set=utf8mb4", "--local-infile=1", "--max-allowed-packet=1G"});
+    if (batch) {
+      a.push_back("-N");
+      a.push_back("-B");
+    }
+    return a;
+  }
+
+  // Runs `sql` through the client; its output in *out (when given). Returns the exit status.
+  int query(const std::string& sql, std::string* out) const {
+    std::vector<std::string> a = client_args(true);
+    a.push_back("-e");
+    a.push_back(sql);
+    const std::string file = dir_ + "/query.out";
+    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int rc = wait_exit(spawn(a, -1, fd, fd));
+    ::close(fd);
+    if (out != nullptr) *out = read_file(file);
+    return rc;
+  }
+
+  // Feeds a file to the client; returns its status, with its messages in *err.
+  int source_file(const std::string& path, std::string* err) const {
+    const int in = ::open(path.c_str(), O_RDONLY);
+    if (in < 0) throw Error(ErrorCode::kIo, "cannot open " + path + ": " + std::strerror(errno));
+    const std::string efile = dir_ + "/client.err";
+    const int ef = ::open(efile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int rc = wait_exit(spawn(client_args(false), in, -1, ef));
+    ::close(in);
+    ::close(ef);
+    *err = last_lines(read_file(efile), 5);
+    return rc;
+  }
+
+  // A client reading from a pipe: returns the write end; finish_pipe() waits for it.
+  int open_pipe() {
+    int fds[2];
+    if (::pipe(fds) != 0) throw Error(ErrorCode::kIo, "pipe failed");
+    const std::string efile = dir_ + "/replay.err";
+    const int ef = ::open(efile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    pipe_pid_ = spawn(client_args(false), fds[0], -1, ef);
+    ::close(fds[0]);
+    ::close(ef);
+    return fds[1];
+  }
+  int finish_pipe(int fd, std::string* err) {
+    ::close(fd);
+    const int rc = wait_exit(pipe_pid_);
+    *err = last_lines(read_file(dir_ + "/replay.err"), 5);
+    return rc;
+  }
+
+ private:
+  std::string binary_, client_, dir_;
+  bool mariadb_ = true;
+  bool keep_ = false;
+  std::optional<ConnectionOptions> external_;
+  int port_ = 0;
+  pid_t pid_ = -1;
+  pid_t pipe_pid_ = -1;
+};
+
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+}  // namespace
+
+DrillResult run_drill(const std::vector<InputFile>& inputs, const DrillOptions& opts,
+                      const DecodeOptions& decode, const binlog::WarningSink& warn) {
+  DrillResult r;
+  auto step = [&](const std::string& name, auto&& fn) {
+    const auto t = Clock::now();
+    DrillStep s{name, 0, true, {}};
+    try {
+      s.detail = fn();
+    } catch (const Error& e) {
+      s.ok = false;
+      s.detail = e.describe();
+    } catch (const std::exception& e) {
+      s.ok = false;
+      s.detail = e.what();
+    }
+    s.seconds = since(t);
+    r.steps.push_back(s);
+    if (!s.ok && r.error.empty()) r.error = name + ": " + s.detail;
+    return s.ok;
+  };
+
+  // 1. Where to start (the backup) and where to stop (before the damage, or as asked).
+  Plan plan;
+  FilterOptions filter = opts.filter;
+  std::vector<InputFile> replay_inputs;
+  if (!step("plan", [&]() -> std::string {
+        plan = make_plan(inputs, opts.plan, decode, opts.filter, warn);
+        filter.start_position = plan.start_position;
+        replay_inputs = plan.files;
+        if (filter.stop_position) {
+          r.target = "position " + std::to_string(*filter.stop_position) + " of " +
+                     replay_inputs.back().display_name;
+        } else if (filter.stop_gtid) {
+          r.target = "the transaction with GTID " + *filter.stop_gtid;
+        } else if (filter.stop_datetime) {
+          r.target = "time " + std::to_string(*filter.stop_datetime);
+        } else if (!opts.to_end && !plan.damage.empty()) {
+          const Damage& d = plan.damage.front();
+          filter.stop_position = d.pos;
+          while (!replay_inputs.empty() && replay_inputs.back().display_name != d.file)
+            replay_inputs.pop_back();
+          r.target = d.what + " " + d.target + " at " + d.file + ":" + std::to_string(d.pos);
+        } else {
+          r.target = "the end of the binlogs";
+        }
+        return "from " + plan.files.front().display_name + ":" +
+               std::to_string(plan.start_position) + " to just before " + r.target;
+      }))
+    return r;
+
+  ThrowawayServer server(opts);
+  if (!step("start server", [&]() -> std::string {
+        server.start();
+        if (opts.server) return std::string("the given server");
+        return server.binary() + " on 127.0.0.1:" + std::to_string(server.port()) + ", data in " +
+               server.dir();
+      }))
+    return r;
+  if (!step("restore backup", [&]() -> std::string {
+        std::string err;
+        if (server.source_file(*opts.plan.dump, &err) != 0)
+          throw Error(ErrorCode::kServer, "the client failed to load the backup: " + err);
+        return *opts.plan.dump;
+      }))
+    return r;
+  if (!step("replay binlogs", [&]() -> std::string {
+        const int fd = server.open_pipe();
+        std::string err;
+        {
+          Output out(fd, "the drill client");
+          // BINLOG statements of at most 4 MB, under the mysql client's and the servers'
+          // default max_allowed_packet (16 MB and more): a big INSERT ... SELECT replays too.
+          SqlOptions sql;
+          sql.max_binlog_statement = std::size_t{4} << 20;
+          SqlSink sink(out, sql);
+          try {
+            r.replay = run_sql(replay_inputs, decode, filter, sink, warn);
+            out.flush();
+          } catch (...) {
+            try {
+              out.flush();
+            } catch (...) {
+            }
+            server.finish_pipe(fd, &err);
+            throw;
+          }
+        }
+        if (server.finish_pipe(fd, &err) != 0)
+          throw Error(ErrorCode::kServer, "the replay failed in the client: " + err);
+        return std::to_string(r.replay.events) + " events, " +
+               std::to_string(r.replay.transactions_written) + " transactions";
+      }))
+    return r;
+
+  // 4. Verify: every table of the chosen databases, rows and CHECKSUM TABLE.
+  step("verify", [&]() -> std::string {
+    std::string where =
+        "table_type = 'BASE TABLE' AND table_schema NOT IN ('mysql', 'information_schema', "
+        "'performance_schema', 'sys')";
+    if (!opts.plan.databases.empty()) {
+      where += " AND table_schema IN (";
+      for (std::size_t i = 0; i < opts.plan.databases.size(); ++i)
+        where += (i ? "," : "") + quoted_string(opts.plan.databases[i]);
+      where += ")";
+    }
+    std::string list;
+    if (server.query("SELECT table_schema, table_name FROM information_schema.tables WHERE " +
+                         where + " ORDER BY 1, 2",
+                     &list) != 0)
+      throw Error(ErrorCode::kServer, "listing the tables failed: " + last_lines(list, 3));
+    std::istringstream lines(list);
+    std::string script;
+    std::vector<std::string> names;
+    for (std::string line; std::getline(lines, line);) {
+      const auto tab = line.find('\t');
+      if (tab == std::string::npos) continue;
+      const std::string q =
+          quoted_ident(line.substr(0, tab)) + "." + quoted_ident(line.substr(tab + 1));
+      names.push_back(line.substr(0, tab) + "." + line.substr(tab + 1));
+      script += "SELECT COUNT(*) FROM " + q + "; CHECKSUM TABLE " + q + ";\n";
+    }
+    std::string values;
+    if (!script.empty() && server.query(script, &values) != 0)
+      throw Error(ErrorCode::kServer, "checking the tables failed: " + last_lines(values, 3));
+    std::istringstream vs(values);
+    for (const auto& name : names) {
+      TableResult t;
+      t.table = name;
+      std::string count, checksum_line;
+      std::getline(vs, count);
+      std::getline(vs, checksum_line);
+      t.rows = std::strtoull(count.c_str(), nullptr, 10);
+      const auto tab = checksum_line.rfind('\t');
+      t.checksum = tab == std::string::npos ? checksum_line : checksum_line.substr(tab + 1);
+      r.tables.push_back(t);
+    }
+    if (opts.expect_file) {
+      std::ifstream in(*opts.expect_file);
+      if (!in) throw Error(ErrorCode::kIo, "cannot read " + *opts.expect_file);
+      std::vector<std::string> seen;
+      std::size_t mismatches = 0;
+      for (std::string line; std::getline(in, line);) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream f(line);
+        std::string table, rows, checksum;
+        std::getline(f, table, '\t');
+        std::getline(f, rows, '\t');
+        std::getline(f, checksum, '\t');
+        seen.push_back(table);
+        auto it = std::find_if(r.tables.begin(), r.tables.end(),
+                               [&](const TableResult& t) { return t.table == table; });
+        if (it == r.tables.end()) {
+          TableResult missing;
+          missing.table = table;
+          missing.ok = false;
+          missing.expected_rows = std::strtoull(rows.c_str(), nullptr, 10);
+          missing.expected_checksum = checksum;
+          r.tables.push_back(missing);
+          ++mismatches;
+          continue;
+        }
+        it->expected_rows = std::strtoull(rows.c_str(), nullptr, 10);
+        it->expected_checksum = checksum;
+        it->ok = it->rows == *it->expected_rows && (checksum.empty() || checksum == it->checksum);
+        if (!it->ok) ++mismatches;
+      }
+      for (auto& t : r.tables)
+        if (std::find(seen.begin(), seen.end(), t.table) == seen.end()) {
+          t.ok = false;  // a table the expectation does not know
+          ++mismatches;
+        }
+      if (mismatches > 0)
+        throw Error(ErrorCode::kServer,
+                    std::to_string(mismatches) + " table(s) differ from " + *opts.expect_file);
+    }
+    if (opts.write_expect_file) {
+      std::ofstream o(*opts.write_expect_file);
+      o << "# table\trows\tchecksum (binrecover drill)\n";
+      for (const auto& t : r.tables) o << t.table << '\t' << t.rows << '\t' << t.checksum << '\n';
+    }
+    return std::to_string(r.tables.size()) + " tables";
+  });
+  r.passed = r.error.empty();
+  return r;
+}
+
+std::string drill_summary(const DrillResult& r) {
+  std::ostringstream o;
+  for (const auto& s : r.steps)
+    o << (s.ok ? "ok    " : "FAILED") << "  " << s.name << " (" << std::fixed
+      << std::setprecision(1) << s.seconds << " s): " << s.detail << "\n";
+  for (const auto& t : r.tables) {
+    o << (t.ok ? "  " : "! ") << t.table << "  rows " << t.rows << "  checksum " << t.checksum;
+    if (t.expected_rows)
+      o << "  (expected rows " << *t.expected_rows << ", checksum " << t.expected_checksum << ")";
+    o << "\n";
+  }
+  o << (r.passed ? "PASS" : "FAIL") << ": drill " << (r.passed ? "restored" : "did not restore")
+    << " the backup and replayed to just before " << (r.target.empty() ? "?" : r.target) << "\n";
+  return o.str();
+}
+
+void write_drill_report(const DrillResult& r, const DrillOptions&, Output& out) {
+  auto& b = out.buf();
+  auto it = std::back_inserter(b);
+  fmt::format_to(it, "{{\"passed\":{},\"target\":", r.passed ? "true" : "false");
+  append_json_string(b, r.target);
+  append(b, ",\"error\":");
+  append_json_string(b, r.error);
+  append(b, ",\"steps\":[");
+  for (std::size_t i = 0; i < r.steps.size(); ++i) {
+    const auto& s = r.steps[i];
+    if (i) append(b, ",");
+    append(b, "{\"name\":");
+    append_json_string(b, s.name);
+    fmt::format_to(it, ",\"ok\":{},\"seconds\":{:.3f},\"detail\":", s.ok ? "true" : "false",
+                   s.seconds);
+    append_json_string(b, s.detail);
+    append(b, "}");
+  }
+  fmt::format_to(it, "],\"replay\":{{\"events\":{},\"transactions\":{},\"bytes\":{}}},\"tables\":[",
+                 r.replay.events, r.replay.transactions_written, r.replay.bytes_read);
+  for (std::size_t i = 0; i < r.tables.size(); ++i) {
+    const auto& t = r.tables[i];
+    if (i) append(b, ",");
+    append(b, "{\"table\":");
+    append_json_string(b, t.table);
+    fmt::format_to(it, ",\"rows\":{},\"checksum\":", t.rows);
+    append_json_string(b, t.checksum);
+    if (t.expected_rows) {
+      fmt::format_to(it, ",\"expected_rows\":{},\"expected_checksum\":", *t.expected_rows);
+      append_json_string(b, t.expected_checksum);
+    }
+    fmt::format_to(it, ",\"ok\":{}}}", t.ok ? "true" : "false");
+  }
+  append(b, "]}\n");
+  out.flush();
+}
+
+}  // namespace binrecover::recovery

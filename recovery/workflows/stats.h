@@ -1,0 +1,43 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "recovery/reading/walker.h"
+#include "recovery/sql/output.h"
+
+namespace binrecover::recovery {
+
+// What a range of binlogs did: rows per table and kind, events per type, the largest and
+// longest transactions. Memory is bounded by the number of tables and the top-N lists.
+struct TableStats {
+  std::uint64_t inserted = 0, updated = 0, deleted = 0;
+  std::uint64_t statements = 0;  // statement-format DML/DDL naming the table
+};
+
+struct TransactionStats {
+  std::string file;
+  std::uint64_t pos = 0;
+  std::uint64_t bytes = 0;
+  std::uint32_t seconds = 0;  // last event's timestamp minus the first's
+  std::uint64_t rows = 0;
+  std::string gtid;
+};
+
+struct Stats {
+  std::map<std::string, TableStats> tables;  // "db.table"
+  std::map<std::string, std::uint64_t> event_types;
+  std::uint64_t events = 0, transactions = 0, rows = 0, bytes = 0;
+  std::vector<TransactionStats> largest;  // by bytes, top N
+  std::vector<TransactionStats> longest;  // by duration, top N
+};
+
+Stats collect_stats(const std::vector<InputFile>& inputs, const DecodeOptions& decode,
+                    const FilterOptions& filter, const binlog::WarningSink& warn,
+                    std::size_t top = 5);
+void write_stats_table(const Stats& s, Output& out);
+void write_stats_json(const Stats& s, Output& out);
+
+}  // namespace binrecover::recovery
