@@ -1,0 +1,264 @@
+// SQL output: BINLOG statements, assembled from the row events of each statement (and cut
+// under max_binlog_statement), with their -v comments after them (recovery/sql/sql_sink.h).
+#include "binlog/error.h"
+#include "binlog/event_edit.h"
+#include "binlog/maria_compression.h"
+#include "binlog/row_layout.h"
+#include "recovery/reading/temp_file.h"
+#include "recovery/sql/row_sql.h"
+#include "recovery/sql/sql_sink.h"
+
+namespace binrecover::recovery {
+
+using namespace binlog;
+
+namespace {
+
+constexpr char kBase64Alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+// Two output characters for every 12-bit value: half the lookups of a 6-bit table.
+struct Base64Pairs {
+  char pairs[4096][2];
+  constexpr Base64Pairs() : pairs() {
+    for (int v = 0; v < 4096; ++v) {
+      pairs[v][0] = kBase64Alphabet[v >> 6];
+      pairs[v][1] = kBase64Alphabet[v & 63];
+    }
+  }
+};
+constexpr Base64Pairs kBase64Pairs;
+
+}  // namespace
+
+namespace {
+
+// The text append_base64 writes for `n` bytes, and what BINLOG '\n...' adds around it.
+constexpr std::size_t base64_size(std::size_t n) { return (n + 2) / 3 * 4 + n / 57 + 2; }
+constexpr std::size_t kBinlogStatementFrame = 16;
+
+}  // namespace
+
+void append_base64(fmt::memory_buffer& out, Bytes data) {
+  constexpr std::size_t kLineBytes = 57;  // 76 characters a line
+  const std::size_t n = data.size();
+  const auto* p = reinterpret_cast<const std::uint8_t*>(data.data());
+  const std::size_t start = out.size();
+  const std::size_t encoded = (n + 2) / 3 * 4;
+  out.resize(start + encoded + n / kLineBytes + 1);
+  char* o = out.data() + start;
+  std::size_t i = 0;
+  while (n - i >= 3) {
+    const std::size_t line_end = std::min(n - (n - i) % 3, i + kLineBytes);
+    for (; i < line_end; i += 3) {
+      const std::uint32_t v = (p[i] << 16) | (p[i + 1] << 8) | p[i + 2];
+      std::memcpy(o, kBase64Pairs.pairs[v >> 12], 2);
+      std::memcpy(o + 2, kBase64Pairs.pairs[v & 0xfff], 2);
+      o += 4;
+    }
+    if (i % kLineBytes == 0 && i < n) *o++ = '\n';
+  }
+  if (i < n) {
+    std::uint32_t v = p[i] << 16;
+    if (i + 1 < n) v |= p[i + 1] << 8;
+    o[0] = kBase64Alphabet[v >> 18];
+    o[1] = kBase64Alphabet[(v >> 12) & 63];
+    o[2] = i + 1 < n ? kBase64Alphabet[(v >> 6) & 63] : '=';
+    o[3] = '=';
+    o += 4;
+  }
+  out.resize(static_cast<std::size_t>(o - out.data()));
+}
+
+SqlSink::SqlSink(Output& out, SqlOptions opts)
+    : out_(out),
+      opts_(std::move(opts)),
+      comments_(!opts_.short_form && !opts_.apply),
+      buf_(out.buf()),
+      tables_(TableCache::Options{nullptr, true, &opts_.rewrite_db}) {}
+
+SqlSink::~SqlSink() = default;
+
+void SqlSink::base64_event(const Event& ev, const FormatContext& ctx) {
+  Bytes raw = ev.raw;
+  if (const auto* tm = std::get_if<TableMap>(&ev.body);
+      tm != nullptr && !opts_.rewrite_db.empty()) {
+    const std::string_view to = db_name(tm->db);
+    if (to.data() != tm->db.data()) {  // --rewrite-db
+      renamed_table_map(ev, *tm, to, renamed_map_);
+      seal_event(renamed_map_, ctx.checksum == ChecksumAlg::kCrc32 && !ev.in_payload);
+      raw = Bytes(renamed_map_.data(), renamed_map_.size());
+    }
+  }
+  const auto* rows = std::get_if<Rows>(&ev.body);
+  if (force_stmt_end_ || (ev.in_payload && ctx.checksum == ChecksumAlg::kCrc32) ||
+      (rows != nullptr && rows->compressed)) {
+    rewritten_event(ev, raw, ctx, force_stmt_end_, scratch_);
+    raw = Bytes(scratch_.data(), scratch_.size());
+  }
+  if (opts_.max_binlog_statement == 0) {
+    append_base64(rows_b64_, raw);
+    rows_b64_.push_back('\n');
+    rows_pending_ = true;
+    return;
+  }
+  // Limited statements (replay): where the event's STMT_END_F flag is, for cutting statements.
+  const std::uint8_t ph = ctx.post_header_len[ev.header.type];
+  const std::size_t flags_at = ctx.header_length + (ph == 6 ? 4 : 6);
+  const bool crc = ctx.checksum == ChecksumAlg::kCrc32;
+  if (rows == nullptr) {
+    push_limited(raw, false, flags_at, crc);
+    return;
+  }
+  const std::size_t budget = limited_budget();
+  const SqlTable* t = tables_.find(rows->table_id);
+  const auto head = static_cast<std::size_t>(rows->rows.data() - ev.raw.data());
+  const std::size_t tail = crc ? 4 : 0;
+  if (base64_size(raw.size()) <= budget || t == nullptr || head + tail > raw.size() ||
+      flags_at + 2 > head) {
+    push_limited(raw, true, flags_at, crc);  // fits (or no layout to find the rows by)
+    return;
+  }
+  // Too large on its own: cut into events of as many whole rows as fit, STMT_END_F (if the
+  // event has it) on the last, as the server cuts at binlog_row_event_max_size.
+  const Bytes images = raw.subspan(head, raw.size() - head - tail);
+  try {
+    binlog::row_ends(*rows, images, t->info.layout, ev.pos + head, row_ends_);
+  } catch (const Error&) {
+    row_ends_.clear();  // rows the layout cannot walk: the event goes whole, as it came
+  }
+  if (row_ends_.empty()) {
+    push_limited(raw, true, flags_at, crc);
+    return;
+  }
+  const bool stmt_end = (raw[flags_at] & std::byte{kStmtEndFlag}) != std::byte{0};
+  std::size_t from = 0;  // start of the next piece's rows
+  std::size_t k = 0;
+  while (k < row_ends_.size()) {
+    std::size_t to = row_ends_[k++];  // at least one row
+    while (k < row_ends_.size() && base64_size(head + (row_ends_[k] - from) + tail) <= budget)
+      to = row_ends_[k++];
+    piece_.assign(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(head));
+    piece_.insert(piece_.end(), images.begin() + static_cast<std::ptrdiff_t>(from),
+                  images.begin() + static_cast<std::ptrdiff_t>(to));
+    piece_.resize(piece_.size() + tail);
+    if (stmt_end && k < row_ends_.size()) piece_[flags_at] &= ~std::byte{kStmtEndFlag};
+    seal_event(piece_, crc);
+    push_limited(Bytes(piece_.data(), piece_.size()), true, flags_at, crc);
+    from = to;
+  }
+}
+
+std::size_t SqlSink::limited_budget() const {
+  // What one rows event may take so that it fits a statement after the statement's table maps
+  // (each encoded on its own: a few characters of padding and a newline each, hence the margin).
+  const std::size_t used =
+      kBinlogStatementFrame + base64_size(stmt_maps_.size()) + 8 * stmt_map_count_ + 64;
+  return opts_.max_binlog_statement > used ? opts_.max_binlog_statement - used : 0;
+}
+
+void SqlSink::push_limited(Bytes raw, bool is_rows, std::size_t flags_at, bool crc) {
+  // The last rows event is held back, and table maps after it too: if the next rows event does
+  // not fit the statement any more, the held one gets STMT_END_F and closes the statement, and
+  // the next statement starts with the table maps again (the server forgets them at a
+  // statement's end, and silently skips rows events of a table id it has no map for). Each
+  // BINLOG statement is then a whole statement of its own; inside the transaction that is the
+  // same change.
+  if (!is_rows) {
+    stmt_maps_.insert(stmt_maps_.end(), raw.begin(), raw.end());
+    ++stmt_map_count_;
+    if (held_.empty()) {  // the statement's first maps
+      append_base64(rows_b64_, raw);
+      rows_b64_.push_back('\n');
+      rows_pending_ = true;
+    } else {
+      pending_maps_.insert(pending_maps_.end(), raw.begin(), raw.end());
+    }
+    return;
+  }
+  if (!held_.empty()) {
+    const std::size_t need = rows_b64_.size() + base64_size(held_.size()) +
+                             base64_size(pending_maps_.size()) + base64_size(raw.size()) +
+                             kBinlogStatementFrame;
+    if (need <= opts_.max_binlog_statement) {
+      encode_held();
+      encode_pending_maps();
+    } else {
+      held_[held_flags_at_] |= std::byte{kStmtEndFlag};
+      seal_event(held_, held_crc_);
+      encode_held();
+      emit_binlog_statement();
+      pending_maps_.clear();  // they are in stmt_maps_, which the next statement starts with
+      append_base64(rows_b64_, Bytes(stmt_maps_.data(), stmt_maps_.size()));
+      rows_b64_.push_back('\n');
+      rows_pending_ = true;
+    }
+  }
+  held_.assign(raw.begin(), raw.end());
+  held_flags_at_ = flags_at;
+  held_crc_ = crc;
+  rows_pending_ = true;
+}
+
+void SqlSink::encode_held() {
+  append_base64(rows_b64_, Bytes(held_.data(), held_.size()));
+  rows_b64_.push_back('\n');
+  held_.clear();
+}
+
+void SqlSink::encode_pending_maps() {
+  if (pending_maps_.empty()) return;
+  append_base64(rows_b64_, Bytes(pending_maps_.data(), pending_maps_.size()));
+  rows_b64_.push_back('\n');
+  pending_maps_.clear();
+}
+
+void SqlSink::flush_binlog_statement() {
+  if (!held_.empty()) encode_held();
+  encode_pending_maps();
+  stmt_maps_.clear();
+  stmt_map_count_ = 0;
+  emit_binlog_statement();
+}
+
+void SqlSink::emit_binlog_statement() {
+  if (!rows_pending_) return;
+  if (!opts_.short_form && rows_b64_.size() > 0) {
+    append("BINLOG '\n");
+    out_.append_large(std::string_view(rows_b64_.data(), rows_b64_.size()));
+    append("'");
+    delimiter();
+  }
+  out_.append_large(verbose_spill_);
+  if (verbose_.size() > 0) {
+    out_.append_large(std::string_view(verbose_.data(), verbose_.size()));
+    verbose_.clear();
+  }
+  render_verbose(buf_);
+  rows_b64_.clear();
+  rows_pending_ = false;
+}
+
+void SqlSink::render_verbose(fmt::memory_buffer& out) {
+  for (const PendingRows& p : verbose_pending_) {
+    const Event& ev = *p.event;
+    try {
+      const auto& b = std::get<Rows>(ev.body);
+      Bytes images = b.rows;
+      if (b.compressed) {
+        row_scratch_.clear();
+        maria_uncompress_append(b.rows, row_scratch_, ev.pos);
+        images = Bytes(row_scratch_.data(), row_scratch_.size());
+      }
+      append_rows_verbose(out, b, images, *p.table, opts_.verbose > 1, ev.pos);
+    } catch (Error& e) {
+      e.with_offset(ev.pos);
+      e.with_event(std::string(event_type_name(ev.header.type)));
+      verbose_pending_.clear();
+      throw;
+    }
+  }
+  verbose_pending_.clear();
+}
+
+}  // namespace binrecover::recovery

@@ -1,0 +1,394 @@
+// SQL output, one writer per event type: what each event of the binlog becomes in the SQL text
+// (recovery/sql/sql_sink.h).
+#include <algorithm>
+
+#include "binlog/charsets.h"
+#include "binlog/error.h"
+#include "binlog/event_edit.h"
+#include "binlog/maria_compression.h"
+#include "recovery/sql/event_info.h"
+#include "recovery/sql/row_sql.h"
+#include "recovery/sql/sql_sink.h"
+#include "recovery/sql/text_writer.h"
+
+namespace binrecover::recovery {
+
+using namespace binlog;
+
+// Events SQL output has nothing to replay for.
+template <typename T>
+void SqlSink::write_body(const Event& ev, const T& /*b*/, const FormatContext& /*ctx*/) {
+  auto it = std::back_inserter(buf_);
+  const bool sf = !comments_;
+  const EventType type = ev.type();
+  if (!sf) fmt::format_to(it, "{} (not replayed)\n", event_type_name(type));
+}
+
+void SqlSink::write_body(const Event& ev, const FormatDescription& b,
+                         const FormatContext& /*ctx*/) {
+  auto it = std::back_inserter(buf_);
+  const bool sf = !comments_;
+  if (!sf) {
+    fmt::format_to(it, "Start: binlog v {}, server v {} created ", b.binlog_version,
+                   b.server_version);
+    time_text(b.created != 0 ? b.created : ev.header.timestamp);
+    if (b.created != 0) append(" at startup");
+    append("\n");
+    if (ev.header.flags & kLogEventBinlogInUse)
+      append("# Warning: this binlog is either in use or was not closed properly.\n");
+  }
+  if (b.created != 0) {
+    append("ROLLBACK");
+    delimiter();
+  }
+  if (!opts_.short_form && !opts_.rows_as_sql && opts_.base64_output != Base64Output::kNever) {
+    // (plain SQL needs no BINLOG statement at all)
+    append("BINLOG '\n");
+    append_base64(buf_, ev.raw);
+    append("\n'");
+    delimiter();
+  }
+  // Each file starts a fresh print state, as mysqlbinlog's: the output of one file stays
+  // replayable on its own.
+  st_ = PrintedState{};
+}
+
+void SqlSink::write_body(const Event& /*ev*/, const StartV3& b, const FormatContext& /*ctx*/) {
+  auto it = std::back_inserter(buf_);
+  const bool sf = !comments_;
+  if (!sf) {
+    fmt::format_to(it, "Start: binlog v {}, server v {} created ", b.binlog_version,
+                   b.server_version);
+    time_text(b.created);
+    if (b.created != 0) append(" at startup");
+    append("\n");
+  }
+  if (b.created != 0) {
+    append("ROLLBACK");
+    delimiter();
+  }
+}
+
+void SqlSink::write_body(const Event& /*ev*/, const Rotate& b, const FormatContext& /*ctx*/) {
+  auto it = std::back_inserter(buf_);
+  const bool sf = !comments_;
+  if (!sf) fmt::format_to(it, "Rotate to {}  pos: {}\n", b.next_file, b.position);
+}
+
+void SqlSink::write_body(const Event& /*ev*/, const Stop& /*b*/, const FormatContext& /*ctx*/) {
+  const bool sf = !comments_;
+  if (!sf) append("Stop\n");
+}
+
+void SqlSink::write_body(const Event& ev, const Query& b, const FormatContext& ctx) {
+  query(ev, b, ctx);
+}
+
+void SqlSink::write_body(const Event& /*ev*/, const Xid& b, const FormatContext& /*ctx*/) {
+  const bool sf = !comments_;
+  if (!sf) Writer(buf_) << "Xid = " << b.xid << "\n";
+  append("COMMIT");
+  delimiter();
+}
+
+void SqlSink::write_body(const Event& /*ev*/, const Intvar& b, const FormatContext& /*ctx*/) {
+  auto it = std::back_inserter(buf_);
+  const bool sf = !comments_;
+  if (!sf) append("Intvar\n");
+  fmt::format_to(it, "SET {}={}", b.type == 1 ? "LAST_INSERT_ID" : "INSERT_ID", b.value);
+  delimiter();
+}
+
+void SqlSink::write_body(const Event& /*ev*/, const Rand& b, const FormatContext& /*ctx*/) {
+  auto it = std::back_inserter(buf_);
+  const bool sf = !comments_;
+  if (!sf) append("Rand\n");
+  fmt::format_to(it, "SET @@RAND_SEED1={}, @@RAND_SEED2={}", b.seed1, b.seed2);
+  delimiter();
+}
+
+void SqlSink::write_body(const Event& /*ev*/, const UserVar& b, const FormatContext& /*ctx*/) {
+  const bool sf = !comments_;
+  if (!sf) append("User_var\n");
+  append("SET @");
+  append_quoted_ident(buf_, b.name);
+  append(":=");
+  append_user_var_value(buf_, b, true);
+  delimiter();
+}
+
+void SqlSink::write_body(const Event& ev, const TableMap& b, const FormatContext& ctx) {
+  const bool sf = !comments_;
+  if (opts_.base64_output == Base64Output::kNever && !opts_.rows_as_sql)
+    throw Error(ErrorCode::kUnsupportedFormat,
+                "--base64-output=NEVER, but the binlog holds row events, which replay "
+                "only as BINLOG statements (use --rows-as-sql for plain SQL, or AUTO)",
+                ev.pos);
+  if (!sf) {
+    append("Table_map: ");
+    append_quoted_ident(buf_, db_name(b.db));
+    append(".");
+    append_quoted_ident(buf_, b.table);
+    Writer(buf_) << " mapped to number " << b.table_id << "\n";
+  }
+  // Rows waiting for their -v text were read with the maps as they are now.
+  if (!verbose_pending_.empty()) render_verbose(verbose_);
+  if (decode_rows()) {
+    tables_.update(ev, b, ctx);
+  } else if (opts_.max_binlog_statement > 0) {
+    // Only for cutting statements: a map whose layout does not decode (5.1.15-5.1.17
+    // wrote no metadata) leaves its rows events whole.
+    try {
+      tables_.update(ev, b, ctx);
+    } catch (const Error&) {
+    }
+  }
+  if (!opts_.rows_as_sql && opts_.base64_output == Base64Output::kAuto) base64_event(ev, ctx);
+}
+
+void SqlSink::write_body(const Event& ev, const Rows& b, const FormatContext& ctx) {
+  const bool sf = !comments_;
+  if (!sf) {
+    static constexpr std::string_view kNames[] = {"Write_rows", "Update_rows", "Delete_rows",
+                                                  "Update_rows_partial"};
+    append(kNames[static_cast<int>(b.kind)]);
+    if (b.compressed) append("_compressed");
+    Writer(buf_) << ": table id " << b.table_id
+                 << ((b.flags & kStmtEndFlag) ? " flags: STMT_END_F\n" : "\n");
+  }
+  if (decode_rows()) {
+    const SqlTable* t = tables_.find(b.table_id);
+    if (t == nullptr)
+      throw Error(ErrorCode::kMissingTableMap,
+                  "rows event for table id " + std::to_string(b.table_id) + " has no table map",
+                  ev.pos);
+    if (opts_.rows_as_sql) {
+      Bytes images = b.rows;
+      if (b.compressed) {
+        row_scratch_.clear();
+        maria_uncompress_append(b.rows, row_scratch_, ev.pos);
+        images = Bytes(row_scratch_.data(), row_scratch_.size());
+      }
+      const std::size_t from = buf_.size();
+      append_rows_sql(buf_, b, images, *t, "/*!*/;\n", ev.pos);
+      mark_statements(from);
+    } else {
+      // The -v text follows the statement's BINLOG: written when the statement ends,
+      // straight into the output (no copy of the text).
+      verbose_pending_.push_back(PendingRows{&ev, t});
+    }
+  }
+  if (!opts_.rows_as_sql) {
+    if (opts_.base64_output == Base64Output::kNever)
+      throw Error(ErrorCode::kUnsupportedFormat,
+                  "--base64-output=NEVER, but the binlog holds row events", ev.pos);
+    if (opts_.base64_output != Base64Output::kDecodeRows) {
+      base64_event(ev, ctx);
+    } else {
+      rows_pending_ = true;  // only the decoded comments are printed
+    }
+    if ((b.flags & kStmtEndFlag) || force_stmt_end_) flush_binlog_statement();
+  }
+}
+
+void SqlSink::write_body(const Event& /*ev*/, const Gtid& b, const FormatContext& /*ctx*/) {
+  auto it = std::back_inserter(buf_);
+  const bool sf = !comments_;
+  if (!sf) {
+    fmt::format_to(it, "{}\tlast_committed={}\tsequence_number={}\n",
+                   b.anonymous ? "Anonymous_GTID" : "GTID", b.last_committed, b.sequence_number);
+  }
+  if (!opts_.skip_gtids) {
+    append("SET @@SESSION.GTID_NEXT= '");
+    if (b.anonymous) {
+      append("ANONYMOUS");
+    } else {
+      append_uuid(buf_, b.sid);
+      if (!b.tag.empty()) fmt::format_to(it, ":{}", b.tag);
+      fmt::format_to(it, ":{}", b.gno);
+    }
+    append("'");
+    delimiter();
+    st_.mysql_gtid_next = true;
+  }
+}
+
+void SqlSink::write_body(const Event& /*ev*/, const PreviousGtids& b,
+                         const FormatContext& /*ctx*/) {
+  const bool sf = !comments_;
+  if (!sf) {
+    append("Previous-GTIDs\n# ");
+    if (b.data.size() >= 8 && ByteCursor(b.data, 0).u64le() == 0)
+      append("[empty]");
+    else
+      append_gtid_set(buf_, b.data);
+    append("\n");
+  }
+}
+
+void SqlSink::write_body(const Event& ev, const MariaGtid& b, const FormatContext& /*ctx*/) {
+  auto it = std::back_inserter(buf_);
+  const bool sf = !comments_;
+  if (!sf) {
+    Writer(buf_) << "GTID " << std::uint64_t{b.domain_id} << "-"
+                 << std::uint64_t{ev.header.server_id} << "-" << b.seq_no;
+    if (b.flags & MariaGtid::kGroupCommitId) fmt::format_to(it, " cid={}", b.commit_id);
+    if (b.flags & MariaGtid::kDdl) append(" ddl");
+    if (b.flags & MariaGtid::kTransactional) append(" trans");
+    if (b.flags & MariaGtid::kWaited) append(" waited");
+    append("\n");
+  }
+  if (!opts_.skip_gtids) {
+    const bool skip_parallel = !(b.flags & MariaGtid::kAllowParallel);
+    if (st_.skip_parallel != skip_parallel) {
+      st_.skip_parallel = skip_parallel;
+      fmt::format_to(it, "/*M!100101 SET @@session.skip_parallel_replication={}*/",
+                     skip_parallel ? 1 : 0);
+      delimiter();
+    }
+    if (st_.gtid_domain != b.domain_id) {
+      st_.gtid_domain = b.domain_id;
+      fmt::format_to(it, "/*M!100001 SET @@session.gtid_domain_id={}*/", b.domain_id);
+      delimiter();
+    }
+    if (st_.gtid_server != ev.header.server_id) {
+      st_.gtid_server = ev.header.server_id;
+      fmt::format_to(it, "/*M!100001 SET @@session.server_id={}*/", ev.header.server_id);
+      delimiter();
+    }
+    fmt::format_to(it, "/*M!100001 SET @@session.gtid_seq_no={}*/", b.seq_no);
+    delimiter();
+  }
+  if (b.flags & MariaGtid::kPreparedXa) {
+    append("XA START ");
+    append_xid(buf_, b.xa_format_id, b.xa_data, b.xa_gtrid_len, b.xa_bqual_len);
+    delimiter();
+  } else if (!(b.flags & MariaGtid::kStandalone)) {
+    append("START TRANSACTION\n");
+    delimiter();
+  }
+}
+
+void SqlSink::write_body(const Event& /*ev*/, const MariaGtidList& b,
+                         const FormatContext& /*ctx*/) {
+  const bool sf = !comments_;
+  if (!sf) {
+    append("Gtid list [");
+    append_maria_gtid_list(buf_, b);
+    append("]\n");
+  }
+}
+
+void SqlSink::write_body(const Event& /*ev*/, const BinlogCheckpoint& b,
+                         const FormatContext& /*ctx*/) {
+  auto it = std::back_inserter(buf_);
+  const bool sf = !comments_;
+  if (!sf) fmt::format_to(it, "Binlog checkpoint {}\n", b.file);
+}
+
+void SqlSink::write_body(const Event& ev, const RowsQuery& b, const FormatContext& /*ctx*/) {
+  const bool sf = !comments_;
+  const EventType type = ev.type();
+  if (!sf) {
+    const bool annotate = type == EventType::kMariaAnnotateRows;
+    append(annotate ? "Annotate_rows:\n" : "Rows_query\n");
+    std::string_view q = b.query;
+    while (!q.empty()) {
+      const auto nl = q.find('\n');
+      append(annotate ? "#Q> " : "# ");
+      append(q.substr(0, nl));
+      append("\n");
+      if (nl == std::string_view::npos) break;
+      q.remove_prefix(nl + 1);
+    }
+  }
+}
+
+void SqlSink::write_body(const Event& /*ev*/, const XaPrepare& b, const FormatContext& /*ctx*/) {
+  const bool sf = !comments_;
+  if (!sf) append("XA PREPARE\n");
+  append(b.one_phase ? "XA COMMIT " : "XA PREPARE ");
+  append_xid(buf_, b.format_id, b.data, b.gtrid_len, b.bqual_len);
+  if (b.one_phase) append(" ONE PHASE");
+  append("\n");
+  delimiter();
+}
+
+void SqlSink::write_body(const Event& /*ev*/, const Incident& b, const FormatContext& /*ctx*/) {
+  auto it = std::back_inserter(buf_);
+  const bool sf = !comments_;
+  if (!sf) fmt::format_to(it, "Incident: {}\n", b.type == 1 ? "LOST_EVENTS" : "NONE");
+  append("RELOAD DATABASE; # Shall generate syntax error\n");
+  delimiter();
+}
+
+void SqlSink::write_body(const Event& /*ev*/, const Heartbeat& /*b*/,
+                         const FormatContext& /*ctx*/) {
+  const bool sf = !comments_;
+  if (!sf) append("Heartbeat\n");
+}
+
+void SqlSink::write_body(const Event& /*ev*/, const TransactionPayload& b,
+                         const FormatContext& /*ctx*/) {
+  auto it = std::back_inserter(buf_);
+  const bool sf = !comments_;
+  if (!sf)
+    fmt::format_to(it,
+                   "Transaction_Payload\tpayload_size={}\tcompression_type={}\t"
+                   "uncompressed_size={}\n# The events of the payload follow, each at "
+                   "its position\n",
+                   b.payload_size, b.compression == TransactionPayload::kZstd ? "ZSTD" : "NONE",
+                   b.uncompressed_size);
+}
+
+void SqlSink::write_body(const Event& ev, const LoadBlock& b, const FormatContext& /*ctx*/) {
+  auto it = std::back_inserter(buf_);
+  const bool sf = !comments_;
+  const EventType type = ev.type();
+  if (!sf)
+    fmt::format_to(it, "\n#{}: file_id: {}  block_len: {}\n",
+                   type == EventType::kBeginLoadQuery ? "Begin_load_query" : "Append_block",
+                   b.file_id, b.data.size());
+  write_load_block(ev, b, type == EventType::kBeginLoadQuery);
+}
+
+void SqlSink::write_body(const Event& ev, const LoadData& b, const FormatContext& /*ctx*/) {
+  auto it = std::back_inserter(buf_);
+  const bool sf = !comments_;
+  const EventType type = ev.type();
+  if (type != EventType::kCreateFile)
+    throw Error(ErrorCode::kUnsupportedFormat,
+                "LOAD DATA of a MySQL 3.23/4.0 log (" + std::string(event_type_name(type)) +
+                    "): the data file is not in the binlog, it was read from " +
+                    std::string(b.fname) + " on the source",
+                ev.pos);
+  if (!sf)
+    fmt::format_to(it, "Create_file: db: {}  table: {}  file_id: {}  block_len: {}\n", b.db,
+                   b.table, b.file_id, b.block.size());
+  create_file(ev, b);
+}
+
+void SqlSink::write_body(const Event& ev, const LoadFileRef& b, const FormatContext& /*ctx*/) {
+  auto it = std::back_inserter(buf_);
+  const bool sf = !comments_;
+  const EventType type = ev.type();
+  if (type == EventType::kExecLoad) {
+    if (!sf) fmt::format_to(it, "Exec_load: file_id: {}\n", b.file_id);
+    exec_load(ev, b.file_id);
+  } else {
+    if (!sf) fmt::format_to(it, "Delete_file: file_id: {}\n", b.file_id);
+    std::erase_if(pending_loads_, [&](const auto& p) { return p.file_id == b.file_id; });
+  }
+}
+
+void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
+  const EventType type = ev.type();
+  const bool is_rows = std::holds_alternative<Rows>(ev.body);
+  if (!is_rows && type != EventType::kTableMap && type != EventType::kMariaAnnotateRows &&
+      type != EventType::kRowsQuery)
+    flush_binlog_statement();
+  event_header(ev, ctx);
+  std::visit([&](const auto& b) { write_body(ev, b, ctx); }, ev.body);
+}
+
+}  // namespace binrecover::recovery
