@@ -60,6 +60,28 @@ void rewritten_event(const Event& ev, Bytes raw, const FormatContext& ctx, bool 
   seal_event(out, crc);
 }
 
+void cut_rows_event(Bytes raw, std::size_t head, std::size_t tail, std::size_t flags_at,
+                    const std::vector<std::size_t>& row_ends, bool crc,
+                    const std::function<bool(std::size_t)>& fits, std::vector<std::byte>& piece,
+                    const std::function<void(Bytes)>& on_piece) {
+  const Bytes images = raw.subspan(head, raw.size() - head - tail);
+  const bool stmt_end = (raw[flags_at] & std::byte{kStmtEndFlag}) != std::byte{0};
+  std::size_t from = 0;  // start of the next piece's rows
+  std::size_t k = 0;
+  while (k < row_ends.size()) {
+    std::size_t to = row_ends[k++];  // at least one row
+    while (k < row_ends.size() && fits(head + (row_ends[k] - from) + tail)) to = row_ends[k++];
+    piece.assign(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(head));
+    piece.insert(piece.end(), images.begin() + static_cast<std::ptrdiff_t>(from),
+                 images.begin() + static_cast<std::ptrdiff_t>(to));
+    piece.resize(piece.size() + tail);
+    if (stmt_end && k < row_ends.size()) piece[flags_at] &= ~std::byte{kStmtEndFlag};
+    seal_event(piece, crc);
+    on_piece(Bytes(piece.data(), piece.size()));
+    from = to;
+  }
+}
+
 namespace {
 
 // The uncompressed type of the inverse event.

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -31,6 +32,16 @@ void renamed_table_map(const Event& ev, const TableMap& tm, std::string_view db,
 // size and checksum made anew.
 void rewritten_event(const Event& ev, Bytes raw, const FormatContext& ctx, bool stmt_end,
                      std::vector<std::byte>& out);
+
+// Cuts a rows event `raw` (its rows between `head` and the `tail` checksum bytes, each row
+// ending at row_ends[i] within them) into events of as many whole rows as `fits(size)` allows
+// (at least one each), STMT_END_F (at `flags_at`, if the event has it) on the last only, as the
+// server cuts at binlog_row_event_max_size; each is sealed (with `crc`) in `piece` and handed to
+// `on_piece`.
+void cut_rows_event(Bytes raw, std::size_t head, std::size_t tail, std::size_t flags_at,
+                    const std::vector<std::size_t>& row_ends, bool crc,
+                    const std::function<bool(std::size_t)>& fits, std::vector<std::byte>& piece,
+                    const std::function<void(Bytes)>& on_piece);
 
 // The inverse of a rows event, as mariadb-binlog --flashback writes it: WRITE <-> DELETE, an
 // UPDATE's before and after images (and their column bitmaps) swapped, the rows in reverse

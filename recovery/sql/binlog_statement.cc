@@ -103,8 +103,7 @@ void SqlSink::base64_event(const Event& ev, const FormatContext& ctx) {
     return;
   }
   // Limited statements (replay): where the event's STMT_END_F flag is, for cutting statements.
-  const std::uint8_t ph = ctx.post_header_len[ev.header.type];
-  const std::size_t flags_at = ctx.header_length + (ph == 6 ? 4 : 6);
+  const std::size_t flags_at = rows_flags_offset(ctx, ev.header.type);
   const bool crc = ctx.checksum == ChecksumAlg::kCrc32;
   if (rows == nullptr) {
     push_limited(raw, false, flags_at, crc);
@@ -131,22 +130,10 @@ void SqlSink::base64_event(const Event& ev, const FormatContext& ctx) {
     push_limited(raw, true, flags_at, crc);
     return;
   }
-  const bool stmt_end = (raw[flags_at] & std::byte{kStmtEndFlag}) != std::byte{0};
-  std::size_t from = 0;  // start of the next piece's rows
-  std::size_t k = 0;
-  while (k < row_ends_.size()) {
-    std::size_t to = row_ends_[k++];  // at least one row
-    while (k < row_ends_.size() && base64_size(head + (row_ends_[k] - from) + tail) <= budget)
-      to = row_ends_[k++];
-    piece_.assign(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(head));
-    piece_.insert(piece_.end(), images.begin() + static_cast<std::ptrdiff_t>(from),
-                  images.begin() + static_cast<std::ptrdiff_t>(to));
-    piece_.resize(piece_.size() + tail);
-    if (stmt_end && k < row_ends_.size()) piece_[flags_at] &= ~std::byte{kStmtEndFlag};
-    seal_event(piece_, crc);
-    push_limited(Bytes(piece_.data(), piece_.size()), true, flags_at, crc);
-    from = to;
-  }
+  cut_rows_event(
+      raw, head, tail, flags_at, row_ends_, crc,
+      [&](std::size_t size) { return base64_size(size) <= budget; }, piece_,
+      [&](Bytes piece) { push_limited(piece, true, flags_at, crc); });
 }
 
 std::size_t SqlSink::limited_budget() const {
