@@ -104,6 +104,8 @@ class Walker {
       if (user_warn_) user_warn_(msg);
     };
     skip_found_.assign(filter_.skip_positions.size() + filter_.skip_gtids.size(), false);
+    need_gtid_ = consumer_.wants_gtid() || filter_.stop_gtid || !filter_.skip_gtids.empty() ||
+                 !filter_.applied_gtids.empty();
   }
 
   RunStats run() {
@@ -416,7 +418,7 @@ class Walker {
     UnitInfo& u = unit_.info;
     ++u.events;
     if (!ev.in_payload) u.end_pos = ev.end_pos();
-    if (u.gtid.empty() && is_gtid_event(ev.type())) {
+    if (need_gtid_ && u.gtid.empty() && is_gtid_event(ev.type())) {
       u.gtid = event_gtid(ev);
       if (filter_.stop_gtid && u.gtid == *filter_.stop_gtid) {
         // Stop before this transaction.
@@ -623,6 +625,7 @@ class Walker {
   bool last_file_ = false;
   bool stopped_ = false;
   bool stop_gtid_found_ = false;
+  bool need_gtid_ = false;
   std::vector<bool> skip_found_;
   std::uint64_t skip_left_ = 0;
   RunStats stats_;

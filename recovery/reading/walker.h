@@ -55,9 +55,9 @@ struct UnitInfo {
   std::uint64_t end_pos = 0;    // where the unit ends in its file (known at end_unit)
   std::uint64_t events = 0;     // events in the unit, kept or not (known at end_unit)
   binlog::EventHeader head;     // the first event's header
-  std::string gtid;             // "" when the unit has none
-  bool filtered = false;        // the content filters dropped some of its events
-  bool crosses_stop = false;    // incomplete because the stop position or time is inside it
+  std::string gtid;  // "" when the unit has none (or no one asked: see WalkConsumer::wants_gtid)
+  bool filtered = false;      // the content filters dropped some of its events
+  bool crosses_stop = false;  // incomplete because the stop position or time is inside it
 };
 
 // Why a transaction the range covers is not handed to the consumer.
@@ -86,6 +86,9 @@ class WalkConsumer {
   virtual void left_out(const UnitInfo& /*u*/, LeftOut /*why*/) {}
   // Polled after each unit: true ends the walk early (events --limit).
   virtual bool done() const { return false; }
+  // Whether UnitInfo::gtid is wanted (the text is made per transaction only then, or when a
+  // filter needs it).
+  virtual bool wants_gtid() const { return false; }
 };
 
 struct WalkOptions {

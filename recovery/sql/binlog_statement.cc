@@ -106,7 +106,7 @@ void SqlSink::base64_event(const Event& ev, const FormatContext& ctx) {
   const std::size_t flags_at = rows_flags_offset(ctx, ev.header.type);
   const bool crc = ctx.checksum == ChecksumAlg::kCrc32;
   if (rows == nullptr) {
-    push_limited(raw, false, flags_at, crc);
+    push_limited(raw, false, flags_at, crc, false);
     return;
   }
   const std::size_t budget = limited_budget();
@@ -115,7 +115,7 @@ void SqlSink::base64_event(const Event& ev, const FormatContext& ctx) {
   const std::size_t tail = crc ? 4 : 0;
   if (base64_size(raw.size()) <= budget || t == nullptr || head + tail > raw.size() ||
       flags_at + 2 > head) {
-    push_limited(raw, true, flags_at, crc);  // fits (or no layout to find the rows by)
+    push_limited(raw, true, flags_at, crc, raw.data() == ev.raw.data());  // fits (or no layout)
     return;
   }
   // Too large on its own: cut into events of as many whole rows as fit, STMT_END_F (if the
@@ -127,13 +127,13 @@ void SqlSink::base64_event(const Event& ev, const FormatContext& ctx) {
     row_ends_.clear();  // rows the layout cannot walk: the event goes whole, as it came
   }
   if (row_ends_.empty()) {
-    push_limited(raw, true, flags_at, crc);
+    push_limited(raw, true, flags_at, crc, raw.data() == ev.raw.data());
     return;
   }
   cut_rows_event(
       raw, head, tail, flags_at, row_ends_, crc,
       [&](std::size_t size) { return base64_size(size) <= budget; }, piece_,
-      [&](Bytes piece) { push_limited(piece, true, flags_at, crc); });
+      [&](Bytes piece) { push_limited(piece, true, flags_at, crc, false); });
 }
 
 std::size_t SqlSink::limited_budget() const {
@@ -144,7 +144,7 @@ std::size_t SqlSink::limited_budget() const {
   return opts_.max_binlog_statement > used ? opts_.max_binlog_statement - used : 0;
 }
 
-void SqlSink::push_limited(Bytes raw, bool is_rows, std::size_t flags_at, bool crc) {
+void SqlSink::push_limited(Bytes raw, bool is_rows, std::size_t flags_at, bool crc, bool stable) {
   // The last rows event is held back, and table maps after it too: if the next rows event does
   // not fit the statement any more, the held one gets STMT_END_F and closes the statement, and
   // the next statement starts with the table maps again (the server forgets them at a
@@ -154,7 +154,7 @@ void SqlSink::push_limited(Bytes raw, bool is_rows, std::size_t flags_at, bool c
   if (!is_rows) {
     stmt_maps_.insert(stmt_maps_.end(), raw.begin(), raw.end());
     ++stmt_map_count_;
-    if (held_.empty()) {  // the statement's first maps
+    if (!holding_) {  // the statement's first maps
       append_base64(rows_b64_, raw);
       rows_b64_.push_back('\n');
       rows_pending_ = true;
@@ -163,7 +163,7 @@ void SqlSink::push_limited(Bytes raw, bool is_rows, std::size_t flags_at, bool c
     }
     return;
   }
-  if (!held_.empty()) {
+  if (holding_) {
     const std::size_t need = rows_b64_.size() + base64_size(held_.size()) +
                              base64_size(pending_maps_.size()) + base64_size(raw.size()) +
                              kBinlogStatementFrame;
@@ -171,8 +171,10 @@ void SqlSink::push_limited(Bytes raw, bool is_rows, std::size_t flags_at, bool c
       encode_held();
       encode_pending_maps();
     } else {
-      held_[held_flags_at_] |= std::byte{kStmtEndFlag};
-      seal_event(held_, held_crc_);
+      if (held_.data() != held_copy_.data()) held_copy_.assign(held_.begin(), held_.end());
+      held_copy_[held_flags_at_] |= std::byte{kStmtEndFlag};
+      seal_event(held_copy_, held_crc_);
+      held_ = Bytes(held_copy_.data(), held_copy_.size());
       encode_held();
       emit_binlog_statement();
       pending_maps_.clear();  // they are in stmt_maps_, which the next statement starts with
@@ -181,16 +183,24 @@ void SqlSink::push_limited(Bytes raw, bool is_rows, std::size_t flags_at, bool c
       rows_pending_ = true;
     }
   }
-  held_.assign(raw.begin(), raw.end());
+  // The event's own bytes stay valid until its transaction is written, unless they are a
+  // rewritten copy or the transaction is streamed: then they are copied.
+  if (stable && !streamed_) {
+    held_ = raw;
+  } else {
+    held_copy_.assign(raw.begin(), raw.end());
+    held_ = Bytes(held_copy_.data(), held_copy_.size());
+  }
+  holding_ = true;
   held_flags_at_ = flags_at;
   held_crc_ = crc;
   rows_pending_ = true;
 }
 
 void SqlSink::encode_held() {
-  append_base64(rows_b64_, Bytes(held_.data(), held_.size()));
+  append_base64(rows_b64_, held_);
   rows_b64_.push_back('\n');
-  held_.clear();
+  holding_ = false;
 }
 
 void SqlSink::encode_pending_maps() {
@@ -201,7 +211,7 @@ void SqlSink::encode_pending_maps() {
 }
 
 void SqlSink::flush_binlog_statement() {
-  if (!held_.empty()) encode_held();
+  if (holding_) encode_held();
   encode_pending_maps();
   stmt_maps_.clear();
   stmt_map_count_ = 0;

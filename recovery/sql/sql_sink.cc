@@ -229,7 +229,7 @@ void SqlSink::reset_statement() {
   rows_b64_.clear();
   verbose_.clear();
   verbose_pending_.clear();
-  held_.clear();
+  holding_ = false;
   pending_maps_.clear();
   stmt_maps_.clear();
   stmt_map_count_ = 0;

@@ -92,6 +92,7 @@ class SqlSink : public WalkConsumer {
   void end_unit(const UnitInfo& u) override;
   void abort_unit(const UnitInfo& u) override;
   void left_out(const UnitInfo& u, LeftOut why) override;
+  bool wants_gtid() const override { return static_cast<bool>(on_unit_); }  // replay's state
   // A comment line ("# ..."), e.g. for a dropped incomplete transaction.
   void comment(std::string_view text);
   void finish();
@@ -161,7 +162,8 @@ class SqlSink : public WalkConsumer {
   void flush_binlog_statement();
   void emit_binlog_statement();
   // max_binlog_statement: statements cut between events and rows events cut between rows.
-  void push_limited(binlog::Bytes raw, bool is_rows, std::size_t flags_at, bool crc);
+  // `stable`: raw is the event's own bytes (they outlive the call in a held transaction).
+  void push_limited(binlog::Bytes raw, bool is_rows, std::size_t flags_at, bool crc, bool stable);
   void encode_held();
   void encode_pending_maps();
   std::size_t limited_budget() const;
@@ -215,7 +217,9 @@ class SqlSink : public WalkConsumer {
   std::vector<std::size_t> row_ends_;   // where its rows end
   std::vector<std::byte> stmt_maps_;    // the table maps of the statement being written
   std::size_t stmt_map_count_ = 0;
-  std::vector<std::byte> held_;          // its last rows event, not yet encoded
+  binlog::Bytes held_;                // its last rows event, not yet encoded
+  std::vector<std::byte> held_copy_;  // ... when it had to be copied
+  bool holding_ = false;
   std::vector<std::byte> pending_maps_;  // table maps after it, not yet encoded
   std::size_t held_flags_at_ = 0;
   bool held_crc_ = false;

@@ -89,6 +89,8 @@ class DamageFinder : public WalkConsumer {
  public:
   DamageFinder(const PlanOptions& opts, std::vector<Damage>& out) : opts_(opts), out_(out) {}
 
+  bool wants_gtid() const override { return true; }
+
   void begin_unit(const UnitInfo& u, const binlog::FormatContext& /*ctx*/) override {
     active_ = u.kind == UnitKind::kTransaction && u.complete;
     found_.reset();

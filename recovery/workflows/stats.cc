@@ -35,6 +35,8 @@ class StatsCollector : public WalkConsumer {
  public:
   StatsCollector(Stats& st, std::size_t top) : st_(st), top_(top) {}
 
+  bool wants_gtid() const override { return true; }
+
   void begin_unit(const UnitInfo& u, const binlog::FormatContext& /*ctx*/) override {
     // A transaction the stop point cuts is outside the range; one the input cuts (a server that
     // stopped) is counted by its events only.
