@@ -9,6 +9,7 @@
 #include "binlog/maria_compression.h"
 #include "binlog/payload.h"
 #include "binlog/row_layout.h"
+#include "recovery/reading/row_counter.h"
 #include "recovery/reading/statement_dbs.h"
 #include "recovery/reading/walker.h"
 #include "recovery/sql/event_info.h"
@@ -123,25 +124,12 @@ class DamageFinder : public WalkConsumer {
     } else if (const auto* rq = std::get_if<binlog::RowsQuery>(&ev.body)) {
       annotation_.assign(rq->query);
     } else if (const auto* tm = std::get_if<binlog::TableMap>(&ev.body)) {
-      maps_[tm->table_id] = {std::string(tm->db), std::string(tm->table),
-                             binlog::column_layout(*tm)};
+      counter_.note(*tm);
     } else if (const auto* rows = std::get_if<binlog::Rows>(&ev.body)) {
       if (rows->kind == binlog::RowsKind::kWrite) return;
-      const auto it = maps_.find(rows->table_id);
-      if (it == maps_.end())
-        throw Error(
-            ErrorCode::kMissingTableMap,
-            "rows event for table id " + std::to_string(rows->table_id) + " has no table map",
-            ev.pos);
-      const MapEntry& m = it->second;
-      binlog::Bytes data = rows->rows;
-      if (rows->compressed) {
-        scratch_.reset();
-        data = binlog::maria_uncompress(rows->rows, scratch_, ev.pos);
-      }
-      const std::uint64_t n = binlog::count_rows(*rows, data, m.layout, ev.pos);
-      TableCount& c = count_for(m.db, m.table, ev.pos, ev.header.timestamp);
-      (rows->kind == binlog::RowsKind::kDelete ? c.deleted : c.updated) += n;
+      const RowCounter::Count n = counter_.count(ev, *rows);
+      TableCount& c = count_for(n.table->db, n.table->table, ev.pos, ev.header.timestamp);
+      (rows->kind == binlog::RowsKind::kDelete ? c.deleted : c.updated) += n.rows;
     }
   }
 
@@ -171,11 +159,6 @@ class DamageFinder : public WalkConsumer {
   }
 
  private:
-  struct MapEntry {
-    std::string db, table;
-    std::vector<binlog::ColumnLayout> layout;
-  };
-
   TableCount& count_for(const std::string& db, const std::string& table, std::uint64_t pos,
                         std::uint32_t timestamp) {
     for (TableCount& c : counts_)
@@ -196,11 +179,10 @@ class DamageFinder : public WalkConsumer {
   std::vector<Damage>& out_;
   bool active_ = false;
   std::optional<Damage> found_;
-  std::map<std::uint64_t, MapEntry> maps_;
+  RowCounter counter_;
   std::vector<TableCount> counts_;
   std::string annotation_;
   std::uint32_t thread_id_ = 0;
-  binlog::EventArena scratch_;
 };
 
 void append_kv(fmt::memory_buffer& out, std::string_view key, std::string_view value) {

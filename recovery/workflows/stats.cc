@@ -6,6 +6,7 @@
 #include "binlog/maria_compression.h"
 #include "binlog/payload.h"
 #include "binlog/row_layout.h"
+#include "recovery/reading/row_counter.h"
 #include "recovery/reading/statement_dbs.h"
 #include "recovery/reading/walker.h"
 #include "recovery/sql/event_info.h"
@@ -59,22 +60,11 @@ class StatsCollector : public WalkConsumer {
     if (!ev.in_payload) ts_.bytes += ev.raw.size();
     last_ts_ = std::max(last_ts_, ev.header.timestamp);
     if (const auto* tm = std::get_if<binlog::TableMap>(&ev.body)) {
-      maps_[tm->table_id] = {std::string(tm->db) + "." + std::string(tm->table),
-                             binlog::column_layout(*tm)};
+      counter_.note(*tm);
     } else if (const auto* rows = std::get_if<binlog::Rows>(&ev.body)) {
-      const auto it = maps_.find(rows->table_id);
-      if (it == maps_.end())
-        throw Error(
-            ErrorCode::kMissingTableMap,
-            "rows event for table id " + std::to_string(rows->table_id) + " has no table map",
-            ev.pos);
-      binlog::Bytes data = rows->rows;
-      if (rows->compressed) {
-        scratch_.reset();
-        data = binlog::maria_uncompress(rows->rows, scratch_, ev.pos);
-      }
-      const std::uint64_t n = binlog::count_rows(*rows, data, it->second.layout, ev.pos);
-      TableStats& tsx = st_.tables[it->second.name];
+      const RowCounter::Count c = counter_.count(ev, *rows);
+      const std::uint64_t n = c.rows;
+      TableStats& tsx = st_.tables[c.table->name];
       (rows->kind == binlog::RowsKind::kWrite    ? tsx.inserted
        : rows->kind == binlog::RowsKind::kDelete ? tsx.deleted
                                                  : tsx.updated) += n;
@@ -105,14 +95,9 @@ class StatsCollector : public WalkConsumer {
   }
 
  private:
-  struct Map {
-    std::string name;
-    std::vector<binlog::ColumnLayout> layout;
-  };
   Stats& st_;
   std::size_t top_;
-  std::map<std::uint64_t, Map> maps_;
-  binlog::EventArena scratch_;
+  RowCounter counter_;
   bool counted_ = false, whole_ = false;
   TransactionStats ts_;
   std::uint32_t first_ts_ = 0, last_ts_ = 0;
