@@ -29,8 +29,9 @@ void SqlSink::write_body(const Event& ev, const FormatDescription& b,
   auto it = std::back_inserter(buf_);
   const bool sf = !comments_;
   if (!sf) {
-    fmt::format_to(it, "Start: binlog v {}, server v {} created ", b.binlog_version,
-                   b.server_version);
+    fmt::format_to(it, "Start: binlog v {}, server v ", b.binlog_version);
+    append_comment_text(buf_, b.server_version);
+    append(" created ");
     time_text(b.created != 0 ? b.created : ev.header.timestamp);
     if (b.created != 0) append(" at startup");
     append("\n");
@@ -57,8 +58,9 @@ void SqlSink::write_body(const Event& /*ev*/, const StartV3& b, const FormatCont
   auto it = std::back_inserter(buf_);
   const bool sf = !comments_;
   if (!sf) {
-    fmt::format_to(it, "Start: binlog v {}, server v {} created ", b.binlog_version,
-                   b.server_version);
+    fmt::format_to(it, "Start: binlog v {}, server v ", b.binlog_version);
+    append_comment_text(buf_, b.server_version);
+    append(" created ");
     time_text(b.created);
     if (b.created != 0) append(" at startup");
     append("\n");
@@ -72,7 +74,11 @@ void SqlSink::write_body(const Event& /*ev*/, const StartV3& b, const FormatCont
 void SqlSink::write_body(const Event& /*ev*/, const Rotate& b, const FormatContext& /*ctx*/) {
   auto it = std::back_inserter(buf_);
   const bool sf = !comments_;
-  if (!sf) fmt::format_to(it, "Rotate to {}  pos: {}\n", b.next_file, b.position);
+  if (!sf) {
+    append("Rotate to ");
+    append_comment_text(buf_, b.next_file);
+    fmt::format_to(it, "  pos: {}\n", b.position);
+  }
 }
 
 void SqlSink::write_body(const Event& /*ev*/, const Stop& /*b*/, const FormatContext& /*ctx*/) {
@@ -110,11 +116,14 @@ void SqlSink::write_body(const Event& /*ev*/, const Rand& b, const FormatContext
 void SqlSink::write_body(const Event& /*ev*/, const UserVar& b, const FormatContext& /*ctx*/) {
   const bool sf = !comments_;
   if (!sf) append("User_var\n");
+  const bool nbe = !client_reads_ident_alike(b.name);
+  if (nbe) nbe_begin();
   append("SET @");
   append_quoted_ident(buf_, b.name);
   append(":=");
   append_user_var_value(buf_, b, true);
   delimiter();
+  if (nbe) nbe_end();
 }
 
 void SqlSink::write_body(const Event& ev, const TableMap& b, const FormatContext& ctx) {
@@ -126,9 +135,9 @@ void SqlSink::write_body(const Event& ev, const TableMap& b, const FormatContext
                 ev.pos);
   if (!sf) {
     append("Table_map: ");
-    append_quoted_ident(buf_, db_name(b.db));
+    append_comment_ident(buf_, db_name(b.db));
     append(".");
-    append_quoted_ident(buf_, b.table);
+    append_comment_ident(buf_, b.table);
     Writer(buf_) << " mapped to number " << b.table_id << "\n";
   }
   // Rows waiting for their -v text were read with the maps as they are now.
@@ -169,9 +178,23 @@ void SqlSink::write_body(const Event& ev, const Rows& b, const FormatContext& ct
         maria_uncompress_append(b.rows, row_scratch_, ev.pos);
         images = Bytes(row_scratch_.data(), row_scratch_.size());
       }
+      generated_session();
+      stmt_ends_.clear();
       const std::size_t from = buf_.size();
-      append_rows_sql(buf_, b, images, *t, "/*!*/;\n", ev.pos);
-      mark_statements(from);
+      append_rows_sql(buf_, b, images, *t, "/*!*/;\n", ev.pos, &stmt_ends_);
+      if (t->client_alters_names && !opts_.apply) {
+        // A name the client would alter: each statement run from its hex text.
+        const std::string text(buf_.data() + from, buf_.size() - from);
+        buf_.resize(from);
+        std::size_t start = 0;
+        for (std::size_t end : stmt_ends_) {
+          append_prepared(buf_, std::string_view(text).substr(start, end - from - start), "utf8mb4",
+                          "/*!*/;\n");
+          delimiter();
+          start = end - from + std::string_view("/*!*/;\n").size();
+        }
+      }
+      mark_statements(stmt_ends_);
     } else {
       // The -v text follows the statement's BINLOG: written when the statement ends,
       // straight into the output (no copy of the text).
@@ -281,9 +304,12 @@ void SqlSink::write_body(const Event& /*ev*/, const MariaGtidList& b,
 
 void SqlSink::write_body(const Event& /*ev*/, const BinlogCheckpoint& b,
                          const FormatContext& /*ctx*/) {
-  auto it = std::back_inserter(buf_);
   const bool sf = !comments_;
-  if (!sf) fmt::format_to(it, "Binlog checkpoint {}\n", b.file);
+  if (!sf) {
+    append("Binlog checkpoint ");
+    append_comment_text(buf_, b.file);
+    append("\n");
+  }
 }
 
 void SqlSink::write_body(const Event& ev, const RowsQuery& b, const FormatContext& /*ctx*/) {
@@ -296,7 +322,7 @@ void SqlSink::write_body(const Event& ev, const RowsQuery& b, const FormatContex
     while (!q.empty()) {
       const auto nl = q.find('\n');
       append(annotate ? "#Q> " : "# ");
-      append(q.substr(0, nl));
+      append_comment_text(buf_, q.substr(0, nl));
       append("\n");
       if (nl == std::string_view::npos) break;
       q.remove_prefix(nl + 1);
@@ -362,9 +388,13 @@ void SqlSink::write_body(const Event& ev, const LoadData& b, const FormatContext
                     "): the data file is not in the binlog, it was read from " +
                     std::string(b.fname) + " on the source",
                 ev.pos);
-  if (!sf)
-    fmt::format_to(it, "Create_file: db: {}  table: {}  file_id: {}  block_len: {}\n", b.db,
-                   b.table, b.file_id, b.block.size());
+  if (!sf) {
+    append("Create_file: db: ");
+    append_comment_text(buf_, b.db);
+    append("  table: ");
+    append_comment_text(buf_, b.table);
+    fmt::format_to(it, "  file_id: {}  block_len: {}\n", b.file_id, b.block.size());
+  }
   create_file(ev, b);
 }
 

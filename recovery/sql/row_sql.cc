@@ -160,10 +160,17 @@ unsigned first_special(BlockMask mask) { return static_cast<unsigned>(__builtin_
 BlockMask from_byte(BlockMask mask, std::size_t d) { return d >= 8 ? 0 : mask >> (8 * d); }
 #endif
 
-// `s` escaped for a quoted SQL string (room for 2 * s.size() characters). With kUtf8, the
-// text must also be well-formed UTF-8 (lead bytes and their continuation bytes): nullptr if
-// it is not.
-template <bool kUtf8>
+// `s` escaped for a quoted string (room for 2 * s.size() characters). With kUtf8, the text
+// must also be well-formed UTF-8 (lead bytes and their continuation bytes): nullptr if it is
+// not.
+//
+// kSql: for SQL that a client pipes to the server, under any sql_mode of the target: the quote
+// is doubled (the one escape NO_BACKSLASH_ESCAPES keeps), and a string holding a backslash or
+// a control byte other than LF and TAB has no such form (a backslash means itself under that
+// mode and starts an escape without it; the client may eat NUL, CR and ^Z): nullptr, the
+// caller writes it as hex. Else (the -v comments, as mariadb-binlog writes them): backslash
+// escapes for the quote, the backslash, NUL, LF, CR and ^Z, so that nothing ends the line.
+template <bool kUtf8, bool kSql>
 char* put_escaped_text(char* p, std::string_view s) {
   const char* in = s.data();
   const std::size_t n = s.size();
@@ -192,7 +199,16 @@ char* put_escaped_text(char* p, std::string_view s) {
     }
     const auto c = static_cast<unsigned char>(in[i]);
     if (!kUtf8 || c < 0x80) {
-      p = put_escaped_char(p, in[i++]);
+      if constexpr (kSql) {
+        if (c == '\'') {
+          *p++ = '\'';
+        } else if (c == '\\' || (c < 0x20 && c != '\n' && c != '\t')) {
+          return nullptr;
+        }
+        *p++ = in[i++];
+      } else {
+        p = put_escaped_char(p, in[i++]);
+      }
       continue;
     }
     const std::size_t len = (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
@@ -208,18 +224,37 @@ char* put_escaped_text(char* p, std::string_view s) {
   }
 }
 
-char* put_escaped(char* p, std::string_view s) { return put_escaped_text<false>(p, s); }
-
+// 's' quoted (kSql: as put_escaped_text says; a string that has no quoted form there is
+// written " X'hex'", a hex literal that an introducer before it still applies to).
+template <bool kSql>
 void put_quoted(Writer& out, std::string_view s) {
-  char* p = out.need(2 * s.size() + 2);
+  char* const start = out.need(2 * s.size() + 4);
+  char* p = start;
   *p++ = '\'';
-  p = put_escaped(p, s);
-  *p++ = '\'';
+  p = put_escaped_text<false, kSql>(p, s);
+  if (p != nullptr) {
+    *p++ = '\'';
+    out.done(p);
+    return;
+  }
+  p = start;
+  *p++ = ' ';
   out.done(p);
+  put_hex_literal(out, Bytes(reinterpret_cast<const std::byte*>(s.data()), s.size()));
+}
+
+// Whether `s` has a quoted form that means the same under every sql_mode (put_escaped_text).
+bool sql_quotable(std::string_view s) {
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\\' || (c < 0x20 && c != '\n' && c != '\t')) return false;
+  }
+  return true;
 }
 
 // A string value: utf8 text quoted with its introducer, anything else as hex (byte-exact
 // whatever the column's charset); `zeros`: the trailing zero bytes a BINARY(n) image dropped.
+template <bool kSql>
 void put_string(Writer& out, Bytes b, std::uint16_t collation, std::size_t zeros) {
   const binlog::Collation* c = collation != 0 ? binlog::find_collation(collation) : nullptr;
   if (c == nullptr || c->binary) {
@@ -233,7 +268,7 @@ void put_string(Writer& out, Bytes b, std::uint16_t collation, std::size_t zeros
     *p++ = '_';
     p = put_chars(p, c->charset);
     *p++ = '\'';
-    p = put_escaped_text<true>(p, text);
+    p = put_escaped_text<true, kSql>(p, text);
     if (p != nullptr) {
       *p++ = '\'';
       out.done(p);
@@ -249,6 +284,7 @@ void put_string(Writer& out, Bytes b, std::uint16_t collation, std::size_t zeros
   put_hex_literal(out, b);
 }
 
+// A SET value by its members' names (SqlTable::prepare checked that they are quotable).
 void put_set(Writer& out, std::uint64_t bits, const std::vector<std::string>& names) {
   std::size_t size = 2;
   for (std::size_t b = 0; b < names.size(); ++b)
@@ -260,7 +296,7 @@ void put_set(Writer& out, std::uint64_t bits, const std::vector<std::string>& na
     if (bits & (1ULL << b)) {
       if (!first) *p++ = ',';
       first = false;
-      p = put_escaped(p, names[b]);
+      p = put_escaped_text<false, true>(p, names[b]);
     }
   *p++ = '\'';
   out.done(p);
@@ -269,7 +305,8 @@ void put_set(Writer& out, std::uint64_t bits, const std::vector<std::string>& na
 // One value as an SQL literal that restores it byte for byte, written as visit_value hands it
 // over: numbers as numbers, strings with their character set's introducer (utf8 text quoted
 // and escaped, other charsets and binary data as hex), temporal values quoted, ENUM/SET by name
-// when the log names them.
+// when the log names them. kSql: SQL to run (put_escaped_text); else the -v comments.
+template <bool kSql>
 struct Literal {
   Writer& out;
   const SqlTable& table;
@@ -304,7 +341,7 @@ struct Literal {
         c.type == binlog::ColumnType::kString && collation == 63 && b.size() < c.meta
             ? c.meta - b.size()
             : 0;
-    put_string(out, b, collation, zeros);
+    put_string<kSql>(out, b, collation, zeros);
   }
   void bits(std::uint64_t x, std::uint16_t /*width*/) { uinteger(x); }
   void enumeration(std::uint64_t x) {
@@ -315,7 +352,8 @@ struct Literal {
   }
   void set(std::uint64_t x) {
     const auto& names = table.info.set_values[col];
-    if (names.empty() || (names.size() < 64 && (x >> names.size()) != 0))
+    if (names.empty() || (names.size() < 64 && (x >> names.size()) != 0) ||
+        table.set_numeric[col] != 0)
       uinteger(x);
     else if (col < table.set_literals.size() && x < table.set_literals[col].size())
       out.put(table.set_literals[col][x]);
@@ -329,7 +367,7 @@ struct Literal {
     json_text.clear();
     binlog::append_json_text(json_text, b, 0);
     out.put("_utf8mb4");
-    put_quoted(out, json_text);
+    put_quoted<kSql>(out, json_text);
   }
 };
 
@@ -342,6 +380,7 @@ struct Literal {
 // document as nested JSON_REPLACE / JSON_INSERT / JSON_ARRAY_INSERT / JSON_REMOVE calls on
 // `column` (the column's name, or @N in -v comments). An INSERT whose path ends in an array
 // cell inserts there, shifting the rest: JSON_ARRAY_INSERT; into an object: JSON_INSERT.
+template <bool kSql>
 void append_json_update(Writer& out, Bytes value, std::string_view column) {
   thread_local std::vector<binlog::JsonDiff> diffs;
   binlog::json_diffs(value, 0, diffs);
@@ -363,12 +402,12 @@ void append_json_update(Writer& out, Bytes value, std::string_view column) {
   std::string text;
   for (const binlog::JsonDiff& d : diffs) {
     out.put(", _utf8mb4");
-    put_quoted(out, d.path);
+    put_quoted<kSql>(out, d.path);
     if (d.op != binlog::JsonDiff::Op::kRemove) {
       text.clear();
       binlog::append_json_text(text, d.value, 0);
       out.put(", CAST(_utf8mb4");
-      put_quoted(out, text);
+      put_quoted<kSql>(out, text);
       out.put(" AS JSON)");
     }
     out.put(")");
@@ -472,7 +511,7 @@ struct ValuesSink {
   void json_diff(std::size_t, Bytes) { json_diff_outside_set(); }
   void value(std::size_t col, ByteCursor& cur) {
     separator();
-    binlog::visit_value(t.info, col, cur, Literal{out, t, col});
+    binlog::visit_value(t.info, col, cur, Literal<true>{out, t, col});
   }
 };
 
@@ -499,7 +538,7 @@ struct WhereSink {
   void value(std::size_t col, ByteCursor& cur) {
     name(col);
     out.put('=');
-    binlog::visit_value(t.info, col, cur, Literal{out, t, col});
+    binlog::visit_value(t.info, col, cur, Literal<true>{out, t, col});
   }
 };
 
@@ -531,11 +570,11 @@ struct AssignSink {
   }
   void json_diff(std::size_t col, Bytes diffs) {
     name(col);
-    append_json_update(out, diffs, t.columns[col]);
+    append_json_update<true>(out, diffs, t.columns[col]);
   }
   void value(std::size_t col, ByteCursor& cur) {
     name(col);
-    binlog::visit_value(t.info, col, cur, Literal{out, t, col});
+    binlog::visit_value(t.info, col, cur, Literal<true>{out, t, col});
   }
 };
 
@@ -603,12 +642,12 @@ struct VerboseSink {
   void json_diff(std::size_t col, Bytes diffs) {
     start(col);
     char at[24] = "@";
-    append_json_update(out, diffs, std::string_view(at, binlog::put_uint(at + 1, col + 1)));
+    append_json_update<false>(out, diffs, std::string_view(at, binlog::put_uint(at + 1, col + 1)));
     end(col);
   }
   [[gnu::always_inline]] void value(std::size_t col, ByteCursor& cur) {
     start(col);
-    binlog::visit_value(info, col, cur, Literal{out, table, col});
+    binlog::visit_value(info, col, cur, Literal<false>{out, table, col});
     end(col);
   }
 };
@@ -631,18 +670,31 @@ void SqlTable::prepare() {
   };
   enum_literals.assign(info.layout.size(), {});
   set_literals.assign(info.layout.size(), {});
+  set_numeric.assign(info.layout.size(), 0);
   for (std::size_t c = 0; c < info.layout.size(); ++c) {
     if (c >= info.enum_values.size() || c >= info.set_values.size()) break;
-    for (const std::string& v : info.enum_values[c])
-      enum_literals[c].push_back(literal([&](Writer& out) { put_quoted(out, v); }));
+    // A member whose name has no quoted form valid under every sql_mode is written by number
+    // (its index; for SET, the bitmask), which the server takes as well.
+    const auto& names = info.enum_values[c];
+    const bool enum_by_name = std::all_of(names.begin(), names.end(), sql_quotable);
+    for (std::size_t k = 0; k < names.size(); ++k)
+      enum_literals[c].push_back(
+          enum_by_name ? literal([&](Writer& out) { put_quoted<true>(out, names[k]); })
+                       : std::to_string(k + 1));
     const auto& members = info.set_values[c];
+    if (!std::all_of(members.begin(), members.end(), sql_quotable)) {
+      set_numeric[c] = 1;
+      continue;
+    }
     if (members.empty() || members.size() > kSetLiteralMembers) continue;
     for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << members.size()); ++mask)
       set_literals[c].push_back(literal([&](Writer& out) { put_set(out, mask, members); }));
   }
   columns.clear();
+  client_alters_names = client_alters(name);
   if (info.names.size() != info.layout.size()) return;
   for (const std::string& n : info.names) {
+    client_alters_names = client_alters_names || client_alters(n);
     b.clear();
     append_quoted_ident(b, n);
     columns.emplace_back(b.data(), b.size());
@@ -650,7 +702,8 @@ void SqlTable::prepare() {
 }
 
 void append_rows_sql(fmt::memory_buffer& buf, const binlog::Rows& rows, Bytes images,
-                     const SqlTable& table, std::string_view delimiter, std::uint64_t offset) {
+                     const SqlTable& table, std::string_view delimiter, std::uint64_t offset,
+                     std::vector<std::size_t>* ends) {
   if (images.empty()) return;
   Writer out(buf);
   require_names(table, rows);
@@ -664,6 +717,7 @@ void append_rows_sql(fmt::memory_buffer& buf, const binlog::Rows& rows, Bytes im
         out.put(head);
         put_values(out, table, rows, rows.columns_before, cur);
         out.put(')');
+        if (ends != nullptr) ends->push_back(out.size());
         out.put(delimiter);
       }
       break;
@@ -673,6 +727,7 @@ void append_rows_sql(fmt::memory_buffer& buf, const binlog::Rows& rows, Bytes im
         out.put("DELETE FROM ");
         out.put(table.name);
         put_where(out, table, match, rows, rows.columns_before, cur);
+        if (ends != nullptr) ends->push_back(out.size());
         out.put(delimiter);
       }
       break;
@@ -690,6 +745,7 @@ void append_rows_sql(fmt::memory_buffer& buf, const binlog::Rows& rows, Bytes im
         put_assignments(out, table, rows, rows.columns_after, cur,
                         rows.kind == binlog::RowsKind::kPartialUpdate);
         put_where(out, table, match, rows, rows.columns_before, before);
+        if (ends != nullptr) ends->push_back(out.size());
         out.put(delimiter);
       }
       break;
@@ -765,9 +821,9 @@ void append_rows_verbose(fmt::memory_buffer& buf, const binlog::Rows& rows, Byte
       text("### UPDATE ");
       break;
   }
-  append_quoted_ident(head, info.db);
+  append_comment_ident(head, info.db);
   head.push_back('.');
-  append_quoted_ident(head, info.table);
+  append_comment_ident(head, info.table);
   text(rows.kind == binlog::RowsKind::kWrite ? "\n### SET\n" : "\n### WHERE\n");
   const std::string_view row_head(head.data(), head.size());
   Writer out(buf);

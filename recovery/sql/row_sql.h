@@ -20,6 +20,12 @@ struct SqlTable {
   static constexpr std::size_t kSetLiteralMembers = 8;
   std::vector<std::vector<std::string>> enum_literals;
   std::vector<std::vector<std::string>> set_literals;
+  // Per column: 1 when a SET member's name has no quoted form that every sql_mode reads alike,
+  // so values are written as bitmasks.
+  std::vector<char> set_numeric;
+  // Whether a name holds bytes the mysql client alters (client_alters): statements for a pipe
+  // into it are then PREPAREd from their hex text.
+  bool client_alters_names = false;
   // Fills name, columns and the literals from info (call after info changes).
   void prepare();
 };
@@ -27,9 +33,12 @@ struct SqlTable {
 // Writes the rows of one rows event as executable INSERT / UPDATE / DELETE statements, each
 // ended with `delimiter`. UPDATE and DELETE match on the primary key when the log names it,
 // else on every column of the before image (NULL-safe) with LIMIT 1. Throws binrecover::Error
-// (kUnsupportedFormat) when the log lacks column names.
+// (kUnsupportedFormat) when the log lacks column names. `ends`, when given, gets where each
+// statement's delimiter starts (a name or value may hold the delimiter's text: statements are
+// never found by searching the text).
 void append_rows_sql(fmt::memory_buffer& out, const binlog::Rows& rows, binlog::Bytes images,
-                     const SqlTable& table, std::string_view delimiter, std::uint64_t offset);
+                     const SqlTable& table, std::string_view delimiter, std::uint64_t offset,
+                     std::vector<std::size_t>* ends = nullptr);
 
 // The statements that undo the rows of one rows event, appended to `out` in row order, the
 // end of each one pushed to `ends` (the caller applies a transaction's statements backwards):

@@ -17,6 +17,59 @@ std::string quoted_ident(std::string_view name) {
   return std::string(b.data(), b.size());
 }
 
+void append_comment_text(fmt::memory_buffer& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\t') || c == 0x7f) {
+      const char esc[4] = {'\\', 'x', kHex[c >> 4], kHex[c & 15]};
+      out.append(esc, esc + 4);
+    } else {
+      out.push_back(ch);
+    }
+  }
+}
+
+void append_comment_ident(fmt::memory_buffer& out, std::string_view name) {
+  append_comment_text(out, quoted_ident(name));
+}
+
+bool client_reads_ident_alike(std::string_view name) {
+  // The client's view of `name`: a backslash and the byte after it go together.
+  const std::string q = quoted_ident(name);
+  for (std::size_t i = 1; i + 1 < q.size(); ++i) {
+    if (q[i] != '\\') continue;
+    if (q[i + 1] == '`') return false;
+    ++i;
+  }
+  return true;
+}
+
+bool client_alters(std::string_view text) {
+  return text.find('\r') != std::string_view::npos || text.find('\0') != std::string_view::npos;
+}
+
+void append_prepared(fmt::memory_buffer& out, std::string_view sql, std::string_view charset,
+                     std::string_view delimiter) {
+  auto put = [&out](std::string_view s) { out.append(s.data(), s.data() + s.size()); };
+  put("SET @binrecover_stmt=_");
+  put(charset);
+  put(" X'");
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  for (char ch : sql) {
+    const auto c = static_cast<unsigned char>(ch);
+    const char two[2] = {kHex[c >> 4], kHex[c & 15]};
+    out.append(two, two + 2);
+  }
+  put("'");
+  put(delimiter);
+  put("PREPARE binrecover_stmt FROM @binrecover_stmt");
+  put(delimiter);
+  put("EXECUTE binrecover_stmt");
+  put(delimiter);
+  put("DEALLOCATE PREPARE binrecover_stmt");
+}
+
 void append_quoted_string(fmt::memory_buffer& out, std::string_view text) {
   out.push_back('\'');
   for (char c : text) {

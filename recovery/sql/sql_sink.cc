@@ -14,6 +14,7 @@
 #include "binlog/error.h"
 #include "binlog/event_edit.h"
 #include "binlog/maria_compression.h"
+#include "recovery/reading/sql_lexer.h"
 #include "recovery/reading/statement_dbs.h"
 #include "recovery/reading/temp_file.h"
 #include "recovery/sql/event_info.h"
@@ -22,6 +23,37 @@
 #include "recovery/sql/text_writer.h"
 
 namespace binrecover::recovery {
+
+namespace {
+
+constexpr std::uint64_t kModeAnsiQuotes = 4;
+constexpr std::uint64_t kModeNoBackslashEscapes = std::uint64_t{1} << 20;
+
+// Whether the mysql client would split `sql`, run under `sql_mode`, elsewhere than the server
+// reads it: outside NO_BACKSLASH_ESCAPES the client takes a backslash in a quoted name (`...`,
+// or "..." under ANSI_QUOTES) for an escape, the server does not; a backslash before the
+// quote makes the client read the rest of the name as SQL, and a delimiter there as the end.
+bool client_misreads(std::string_view sql, std::uint64_t sql_mode) {
+  if (client_alters(sql)) return true;
+  if (sql.find('\\') == std::string_view::npos || (sql_mode & kModeNoBackslashEscapes))
+    return false;
+  SqlLexer lex(sql);
+  for (SqlToken t = lex.next(); t.kind != SqlToken::Kind::kEnd; t = lex.next()) {
+    if (t.kind == SqlToken::Kind::kIdent) {
+      for (std::size_t i = 0; i < t.text.size(); ++i)
+        if (t.text[i] == '\\') {
+          if (i + 1 >= t.text.size() || t.text[i + 1] == '`') return true;
+          ++i;
+        }
+    } else if (t.kind == SqlToken::Kind::kString && t.quote == '"' &&
+               (sql_mode & kModeAnsiQuotes) && t.text.find('\\') != std::string_view::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
 
 using namespace binlog;
 
@@ -49,13 +81,38 @@ void SqlSink::plain_statement(std::string_view text) {
   if (opts_.apply) out_.statement(end, buf_.size(), Output::Statement::Kind::kSql, {}, 0);
 }
 
-void SqlSink::mark_statements(std::size_t from) {
+void SqlSink::mark_statements(const std::vector<std::size_t>& ends) {
   if (!opts_.apply) return;
-  const std::string_view text(buf_.data(), buf_.size());
-  constexpr std::string_view kDelimiter = "/*!*/;\n";
-  for (std::size_t p = text.find(kDelimiter, from); p != std::string_view::npos;
-       p = text.find(kDelimiter, p + kDelimiter.size()))
-    out_.statement(p, p + kDelimiter.size(), Output::Statement::Kind::kSql, at_, type_);
+  constexpr std::size_t kDelimiter = std::string_view("/*!*/;\n").size();
+  for (std::size_t p : ends)
+    out_.statement(p, p + kDelimiter, Output::Statement::Kind::kSql, at_, type_);
+}
+
+void SqlSink::generated_session() {
+  if (st_.generated) return;
+  st_.generated = true;
+  append("/*!\\C utf8mb4 */");
+  delimiter(Output::Statement::Kind::kCharset);
+  append(
+      "SET @binrecover_sql_mode=@@session.sql_mode, "
+      "@@session.sql_mode='NO_AUTO_VALUE_ON_ZERO,NO_BACKSLASH_ESCAPES', "
+      "@@session.character_set_client=utf8mb4, @@session.collation_connection=utf8mb4_bin");
+  delimiter();
+  // The next logged statement sets its own again.
+  st_.sql_mode.reset();
+  st_.charset.reset();
+}
+
+void SqlSink::nbe_begin() {
+  append(
+      "SET @binrecover_sql_mode=@@session.sql_mode, "
+      "@@session.sql_mode='NO_BACKSLASH_ESCAPES'");
+  delimiter();
+}
+
+void SqlSink::nbe_end() {
+  append("SET @@session.sql_mode=@binrecover_sql_mode");
+  delimiter();
 }
 
 void SqlSink::begin() {
@@ -90,7 +147,7 @@ void SqlSink::finish() {
 void SqlSink::comment(std::string_view text) {
   if (!comments_) return;
   append("# ");
-  append(text);
+  append_comment_text(buf_, text);
   append("\n");
 }
 
@@ -414,9 +471,7 @@ void SqlSink::query(const Event& ev, const Query& q, const FormatContext& ctx) {
   const std::string_view db = db_name(q.db);
   if (!db.empty() && db != st_.db && !(ev.header.flags & kLogEventSuppressUse)) {
     st_.db.assign(db);
-    append("use ");
-    append_quoted_ident(buf_, db);
-    delimiter();
+    use_statement(db);
   }
   fmt::format_to(it, "SET TIMESTAMP={}", ev.header.timestamp);
   if (q.status.microseconds) fmt::format_to(it, ".{:06}", *q.status.microseconds);
@@ -428,17 +483,51 @@ void SqlSink::query(const Event& ev, const Query& q, const FormatContext& ctx) {
     fmt::format_to(it, "SET @@session.pseudo_thread_id={}", q.thread_id);
     delimiter();
   }
+  if (st_.generated && !q.status.sql_mode) {
+    // (a log older than the sql_mode status: the mode the session had before)
+    append("SET @@session.sql_mode=@binrecover_sql_mode");
+    delimiter();
+  }
+  st_.generated = false;
   session_state(q, ctx);
   if (ev.type() == EventType::kExecuteLoadQuery) {
     load_data_query(ev, q);
   } else {
-    if (rewrite_statement(q.query, opts_.rewrite_db, rewritten_))
-      append(rewritten_);
-    else
-      append(q.query);
-    append("\n");
+    const std::string_view sql =
+        rewrite_statement(q.query, opts_.rewrite_db, rewritten_) ? rewritten_ : q.query;
+    if (!opts_.apply && client_misreads(sql, q.status.sql_mode.value_or(0))) {
+      prepared_statement(sql, q.status.charset ? find_collation((*q.status.charset)[0]) : nullptr);
+    } else {
+      append(sql);
+      append("\n");
+    }
   }
   delimiter();
+}
+
+void SqlSink::prepared_statement(std::string_view sql, const Collation* client) {
+  // The text as a hex literal, which the client passes as it is, run by the server.
+  append_prepared(buf_, sql, client != nullptr ? client->charset : std::string_view("binary"),
+                  "/*!*/;\n");
+}
+
+void SqlSink::use_statement(std::string_view db) {
+  // The mysql client runs a line that starts with "use" itself, up to the line's end: a name
+  // holding a line break would leave the rest of it to run as SQL. After a comment the line
+  // is a statement the client sends to the server whole.
+  if (!opts_.apply && client_alters(db)) {
+    std::string use = "USE " + quoted_ident(db);
+    append_prepared(buf_, use, "utf8mb4", "/*!*/;\n");
+    delimiter();
+    return;
+  }
+  const bool multiline = db.find('\n') != std::string_view::npos;
+  const bool nbe = !client_reads_ident_alike(db);
+  if (nbe) nbe_begin();
+  append(multiline ? "/*!*/ use " : "use ");
+  append_quoted_ident(buf_, db);
+  delimiter();
+  if (nbe) nbe_end();
 }
 
 std::string_view SqlSink::db_name(std::string_view db) const {

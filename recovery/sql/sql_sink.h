@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "binlog/charsets.h"
 #include "binlog/events.h"
 #include "binlog/row_values.h"
 #include "recovery/reading/transaction.h"
@@ -177,8 +178,21 @@ class SqlSink : public WalkConsumer {
   }
   // A statement of the header or footer, outside DELIMITER /*!*/ (ended by ";").
   void plain_statement(std::string_view text);
-  // With opts_.apply: marks the statements (ended by the delimiter) written from `from` on.
-  void mark_statements(std::size_t from);
+  // With opts_.apply: marks the statements whose delimiters start at `ends`.
+  void mark_statements(const std::vector<std::size_t>& ends);
+  // Before statements binrecover writes itself (--rows-as-sql): the session they are written
+  // for (sql_mode NO_AUTO_VALUE_ON_ZERO, as a replica applies rows, and NO_BACKSLASH_ESCAPES,
+  // under which the mysql client reads every quoted name as the server does; utf8mb4 names),
+  // once until a logged statement sets its own.
+  void generated_session();
+  // A statement with a name the client would misread outside NO_BACKSLASH_ESCAPES
+  // (client_reads_ident_alike): that mode around it, the session's own mode after it.
+  void nbe_begin();
+  void nbe_end();
+  void use_statement(std::string_view db);
+  // A logged statement the mysql client would misread: PREPAREd from its text in hex.
+  void prepared_statement(std::string_view sql, const binlog::Collation* client);
+  std::vector<std::size_t> stmt_ends_;
   void append(std::string_view s) { out_.append(s); }
 
   Output& out_;
@@ -245,6 +259,7 @@ class SqlSink : public WalkConsumer {
     std::optional<std::uint32_t> gtid_server;
     std::optional<bool> skip_parallel;
     bool mysql_gtid_next = false;  // GTID_NEXT must be reset to AUTOMATIC at the end
+    bool generated = false;        // the session of generated_session()
   } st_;
 
   // LOAD DATA: the files written so far, by the server's file id.

@@ -11,6 +11,7 @@
 #include "recovery/reading/temp_file.h"
 #include "recovery/reading/walker.h"
 #include "recovery/sql/row_sql.h"
+#include "recovery/sql/sql_quote.h"
 #include "recovery/sql/sql_sink.h"
 #include "recovery/sql/table_cache.h"
 
@@ -73,9 +74,11 @@ class Flashback : public WalkConsumer {
       images = binlog::Bytes(scratch_.data(), scratch_.size());
     }
     const SqlTable& table = *found;
-    if (table.columns.size() >= rows->column_count && !table.columns.empty())
+    if (table.columns.size() >= rows->column_count && !table.columns.empty()) {
+      const std::size_t first = ends_.size();
       append_rows_undo(statements_, ends_, *rows, images, table, ev.pos);
-    else
+      if (table.client_alters_names) prepare_from_hex(first);
+    } else
       binlog_undo(ev, *rows, images, table, ctx);  // no column names: the inverse event
     if (statements_.size() >= kChunk) {
       if (!chunked_) {
@@ -109,7 +112,13 @@ class Flashback : public WalkConsumer {
     index_.append(std::string_view(pending_index_.data(), pending_index_.size()));
     pending_index_.clear();
     out.append(
-        "# binrecover --flashback: the undo of the selected range, newest transaction first\n");
+        "# binrecover --flashback: the undo of the selected range, newest transaction first\n"
+        // The session the statements are written for: rows applied as a replica applies them
+        // (NO_AUTO_VALUE_ON_ZERO), every quoted name read by the mysql client as the server
+        // reads it (NO_BACKSLASH_ESCAPES; no value relies on either mode), utf8mb4 names.
+        "/*!\\C utf8mb4 */;\n"
+        "SET @@session.sql_mode='NO_AUTO_VALUE_ON_ZERO,NO_BACKSLASH_ESCAPES', "
+        "@@session.character_set_client=utf8mb4, @@session.collation_connection=utf8mb4_bin;\n");
     if (binlog_form_) {
       // Tables without column names are undone by BINLOG statements: their format first.
       out.append("BINLOG '\n");
@@ -147,9 +156,26 @@ class Flashback : public WalkConsumer {
     maps_[tm.table_id].assign(ev.raw.begin(), ev.raw.end() - static_cast<std::ptrdiff_t>(crc));
   }
 
+  // The statements from ends_[first] on name a table the mysql client would alter: each one
+  // becomes a PREPARE of its hex text.
+  void prepare_from_hex(std::size_t first) {
+    const std::size_t from = first == 0 ? 0 : ends_[first - 1];
+    const std::string text(statements_.data() + from, statements_.size() - from);
+    statements_.resize(from);
+    std::size_t start = 0;
+    for (std::size_t n = first; n < ends_.size(); ++n) {
+      const std::size_t end = ends_[n] - from;
+      append_prepared(statements_, std::string_view(text).substr(start, end - start), "utf8mb4",
+                      ";\n");
+      start = end;
+      ends_[n] = statements_.size();
+    }
+  }
+
   void header(const UnitInfo& u) {
-    fmt::format_to(std::back_inserter(pending_), "# undo of the transaction at {}:{}\nBEGIN;\n",
-                   *u.file, u.first_pos);
+    pending_.append(std::string_view("# undo of the transaction at "));
+    append_comment_text(pending_, *u.file);
+    fmt::format_to(std::back_inserter(pending_), ":{}\nBEGIN;\n", u.first_pos);
   }
   void add_block(std::string_view text) {
     pending_.append(text);

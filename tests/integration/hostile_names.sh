@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# Hostile names and values (issue 12, items 1-2): tables and databases named with a newline,
+# a backslash before a backtick, quotes, `*/`, `/*!*/;`, CR LF, ^Z and unicode, and string
+# values holding every byte that could end a string or a statement, written by a real MariaDB
+# in ROW and STATEMENT format. Every output mode piped into the `mariadb` client, and replay,
+# into a target whose global sql_mode is the default, NO_BACKSLASH_ESCAPES or ANSI_QUOTES:
+# every table's CHECKSUM equals the source's and the canary database `victim` survives.
+#   hostile_names.sh PORT   (uses PORT and PORT+1)
+source "$(dirname "$0")/lib.sh"
+PORT=${1:-23591}
+TPORT=$((PORT + 1))
+start_server src "$PORT" --binlog-row-metadata=FULL
+start_server dst "$TPORT"
+
+# The hostile names are made on the server from CHAR() codes and PREPAREd, so that the client
+# that creates them never parses their bytes.
+cat >"$WORK/setup.sql" <<'EOF'
+SET sql_log_bin = 0; CREATE DATABASE victim; CREATE TABLE victim.canary (a INT);
+INSERT INTO victim.canary VALUES (1); SET sql_log_bin = 1;
+CREATE DATABASE h;
+SET @t1 = CONCAT('x', CHAR(10), 'DROP DATABASE victim/*!*/;', CHAR(10), '#');
+SET @t2 = CONCAT('a', CHAR(92), '`; DROP DATABASE victim; -- x');
+SET @t3 = CONCAT('q''"*/ /*!*/;', CHAR(13), CHAR(10), CHAR(26), _utf8mb4 X'C3A9E4B8AD');
+SET @t4 = CONCAT('b', CHAR(92));
+SET @d1 = CONCAT('d', CHAR(10), 'DROP DATABASE victim;', CHAR(10), '-- x');
+SET @d2 = CONCAT('e', CHAR(92), '`; DROP DATABASE victim; -- x');
+DELIMITER //
+CREATE PROCEDURE h.run(q TEXT) BEGIN SET @q = q; PREPARE s FROM @q; EXECUTE s; DEALLOCATE PREPARE s; END//
+DELIMITER ;
+CREATE FUNCTION h.qi(n TEXT) RETURNS TEXT DETERMINISTIC RETURN CONCAT('`', REPLACE(n, '`', '``'), '`');
+CALL h.run(CONCAT('CREATE DATABASE ', h.qi(@d1)));
+CALL h.run(CONCAT('CREATE DATABASE ', h.qi(@d2)));
+CALL h.run(CONCAT('CREATE TABLE h.', h.qi(@t1),
+  ' (id INT PRIMARY KEY, s VARCHAR(200), b BLOB, j JSON, e ENUM(''a''''b'', ''c\\\\d'', ''plain''), st SET(''x'', ''y\\\\z''))'));
+CALL h.run(CONCAT('CREATE TABLE h.', h.qi(@t2), ' (id INT PRIMARY KEY, s TEXT)'));
+CALL h.run(CONCAT('CREATE TABLE h.', h.qi(@t3), ' (id INT AUTO_INCREMENT PRIMARY KEY, s TEXT)'));
+CALL h.run(CONCAT('CREATE TABLE h.', h.qi(@t4), ' (id INT PRIMARY KEY, s TEXT)'));
+CALL h.run(CONCAT('CREATE TABLE ', h.qi(@d1), '.', h.qi(@t2), ' (id INT PRIMARY KEY, s TEXT)'));
+CALL h.run(CONCAT('CREATE TABLE ', h.qi(@d2), '.', h.qi(@t1), ' (id INT PRIMARY KEY, s TEXT)'));
+SET @v1 = CONCAT('''', '''', ''');DROP DATABASE victim;-- ');
+SET @v2 = CONCAT('C:', CHAR(92), 'new');
+SET @v3 = CONCAT('l1', CHAR(10), 'l2', CHAR(13), CHAR(10), CHAR(0), CHAR(26), '*/ /*!*/; #', CHAR(92));
+SET @v4 = _utf8mb4 X'E4B8AD27F09F988022';
+SET @jv = JSON_OBJECT('k', CONCAT('q"', CHAR(92), CHAR(10)), 'v', @v1);
+EOF
+echo "FLUSH BINARY LOGS;" >>"$WORK/setup.sql"
+# The rows, in ROW format (mysql-bin.000002) and again (other ids) in STATEMENT format
+# (mysql-bin.000003).
+for fmt in ROW STATEMENT; do
+  base=$([ $fmt = ROW ] && echo 0 || echo 100)
+  cat >>"$WORK/setup.sql" <<EOF
+SET SESSION binlog_format = $fmt;
+CALL h.run(CONCAT('INSERT INTO h.', h.qi(@t1), ' VALUES ($base + 1, ''p'', NULL, NULL, ''a''''b'', ''x,y\\\\\\\\z'')'));
+SET @q = CONCAT('INSERT INTO h.', h.qi(@t1), ' VALUES (?, ?, ?, ?, ?, ?)');
+PREPARE s FROM @q;
+SET @id = $base + 2, @e = 'c\\\\d', @st = 'y\\\\z'; EXECUTE s USING @id, @v1, @v2, @jv, @e, @st;
+SET @id = $base + 3, @e = 'plain', @st = ''; EXECUTE s USING @id, @v3, @v4, NULL, @e, @st;
+SET @id = $base + 4; EXECUTE s USING @id, @v2, @v3, @jv, NULL, NULL;
+SET @q = CONCAT('INSERT INTO h.', h.qi(@t2), ' VALUES (?, ?)'); PREPARE s FROM @q;
+SET @id = $base + 1; EXECUTE s USING @id, @v1;
+SET @id = $base + 2; EXECUTE s USING @id, @v3;
+SET @q = CONCAT('INSERT INTO h.', h.qi(@t3), ' (s) VALUES (?)'); PREPARE s FROM @q;
+EXECUTE s USING @v2; EXECUTE s USING @v4;
+SET @q = CONCAT('INSERT INTO h.', h.qi(@t4), ' VALUES (?, ?)'); PREPARE s FROM @q;
+SET @id = $base + 1; EXECUTE s USING @id, @v3;
+SET @q = CONCAT('INSERT INTO ', h.qi(@d1), '.', h.qi(@t2), ' VALUES (?, ?)'); PREPARE s FROM @q;
+SET @id = $base + 1; EXECUTE s USING @id, @v1;
+SET @q = CONCAT('INSERT INTO ', h.qi(@d2), '.', h.qi(@t1), ' VALUES (?, ?)'); PREPARE s FROM @q;
+SET @id = $base + 1; EXECUTE s USING @id, @v2;
+CALL h.run(CONCAT('UPDATE h.', h.qi(@t1), ' SET s = CONCAT(s, ', QUOTE(@v3), ') WHERE id = $base + 2'));
+CALL h.run(CONCAT('DELETE FROM h.', h.qi(@t2), ' WHERE id = $base + 2'));
+FLUSH BINARY LOGS;
+EOF
+done
+sql "$PORT" <"$WORK/setup.sql" || fail "setup"
+# Statements run with a hostile database as the current one (logged with it: the output
+# switches to it with a USE); the name reaches the server at connect, never through SQL.
+d1=$(printf 'd\nDROP DATABASE victim;\n-- x')
+d2=$(printf 'e\\`; DROP DATABASE victim; -- x')
+for db in "$d1" "$d2"; do
+  sql "$PORT" -D "$db" -e "SET SESSION binlog_format = STATEMENT;
+    CREATE TABLE plain (id INT PRIMARY KEY, s TEXT); INSERT INTO plain VALUES (1, 'c:\\\\x')" ||
+    fail "statements in a hostile database"
+done
+sql "$PORT" -e "FLUSH BINARY LOGS"
+mapfile -t LOGS < <(binlogs_between "$WORK/src/binlog" mysql-bin.000001)
+unset 'LOGS[${#LOGS[@]}-1]'
+[ "${#LOGS[@]}" = 4 ] || fail "expected 4 binlogs, got ${#LOGS[@]}"
+
+# CHECKSUM TABLE of every table of the hostile databases, run with NO_BACKSLASH_ESCAPES so
+# that the client reads the names as the server does.
+checksums() {
+  local port=$1
+  {
+    echo "SET SESSION sql_mode = 'NO_BACKSLASH_ESCAPES';"
+    sql "$port" -N --raw -e "SELECT CONCAT('CHECKSUM TABLE \`', REPLACE(table_schema, '\`', '\`\`'),
+      '\`.\`', REPLACE(table_name, '\`', '\`\`'), '\`;') FROM information_schema.tables
+      WHERE table_schema NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys', 'victim')
+        AND table_type = 'BASE TABLE' ORDER BY table_schema, table_name"
+  } | sql "$port" -N --raw | od -c
+}
+checksums "$PORT" >"$WORK/expected.txt"
+[ "$(grep -c . "$WORK/expected.txt")" -gt 5 ] || fail "no checksums from the source"
+
+reset_target() {
+  local mode=$1
+  sql "$TPORT" -N -e "SELECT HEX(schema_name) FROM information_schema.schemata WHERE schema_name
+    NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')" |
+    while read -r hx; do sql "$TPORT" -e "SET @n = CONVERT(0x$hx USING utf8mb4);
+      SET @q = CONCAT('DROP DATABASE \`', REPLACE(@n, '\`', '\`\`'), '\`');
+      PREPARE s FROM @q; EXECUTE s;"; done
+  sql "$TPORT" -e "SET GLOBAL sql_mode = '$mode'; CREATE DATABASE victim;
+    CREATE TABLE victim.canary (a INT); INSERT INTO victim.canary VALUES (1)"
+}
+
+check_target() {
+  local what=$1
+  [ "$(sql "$TPORT" -N -e 'SELECT COUNT(*) FROM victim.canary' 2>&1)" = 1 ] ||
+    fail "$what: the canary database victim is gone"
+  checksums "$TPORT" >"$WORK/got.txt"
+  if ! cmp -s "$WORK/expected.txt" "$WORK/got.txt"; then
+    diff "$WORK/expected.txt" "$WORK/got.txt" | head -20 >&2
+    fail "$what: tables differ from the source"
+  fi
+}
+
+for mode in "" NO_BACKSLASH_ESCAPES ANSI_QUOTES; do
+  for opts in "" "-v" "--rows-as-sql" "-H"; do
+    reset_target "$mode"
+    # shellcheck disable=SC2086
+    "$BINRECOVER" $opts "${LOGS[@]}" >"$WORK/out.sql" || fail "binrecover $opts"
+    sql "$TPORT" <"$WORK/out.sql" >"$WORK/client.log" 2>&1 || {
+      cat "$WORK/client.log" >&2
+      fail "binrecover $opts | mariadb (sql_mode '$mode')"
+    }
+    check_target "binrecover $opts | mariadb (sql_mode '$mode')"
+  done
+  # Rows as comments only (the tables stay empty): no name or value breaks out of them.
+  reset_target "$mode"
+  "$BINRECOVER" --base64-output=decode-rows -v "${LOGS[@]}" >"$WORK/v.sql"
+  sql "$TPORT" <"$WORK/v.sql" >"$WORK/client.log" 2>&1 || {
+    cat "$WORK/client.log" >&2
+    fail "--base64-output=decode-rows -v | mariadb (sql_mode '$mode')"
+  }
+  [ "$(sql "$TPORT" -N -e 'SELECT COUNT(*) FROM victim.canary' 2>&1)" = 1 ] ||
+    fail "--base64-output=decode-rows -v: the canary database victim is gone"
+  reset_target "$mode"
+  rm -f "$WORK/replay.state"
+  "$BINRECOVER" replay --host=127.0.0.1 --port="$TPORT" --user=root --state-file="$WORK/replay.state" "${LOGS[@]}" \
+    >"$WORK/replay.log" 2>&1 || { cat "$WORK/replay.log" >&2; fail "replay (sql_mode '$mode')"; }
+  check_target "replay (sql_mode '$mode')"
+  pass "hostile names and values: every output mode and replay, target sql_mode '$mode'"
+done
+
+# -d with a hostile database name keeps exactly that database's statements (some run with
+# `h` as the current database: it exists on the target, empty).
+reset_target ""
+sql "$TPORT" -e "CREATE DATABASE h"
+"$BINRECOVER" -d "$d1" "${LOGS[@]}" | sql "$TPORT" || fail "-d hostile | mariadb"
+[ "$(sql "$TPORT" -N -e 'SELECT COUNT(*) FROM victim.canary')" = 1 ] || fail "-d: victim dropped"
+[ "$(sql "$TPORT" -N -e "SELECT COUNT(*) FROM information_schema.tables
+  WHERE table_schema LIKE 'd%DROP%'")" = 2 ] || fail "-d hostile: its tables are missing"
+pass "-d with a database named with a line break"
+
+# --flashback under every sql_mode: the undo of the ROW-format file (mysql-bin.000002) leaves
+# the tables as the DDL alone left them.
+reset_target ""
+"$BINRECOVER" "${LOGS[0]}" | sql "$TPORT" || fail "DDL alone"
+checksums "$TPORT" >"$WORK/ddl_only.txt"
+for mode in "" NO_BACKSLASH_ESCAPES ANSI_QUOTES; do
+  reset_target "$mode"
+  "$BINRECOVER" "${LOGS[0]}" "${LOGS[1]}" | sql "$TPORT" || fail "forward for flashback"
+  checksums "$TPORT" >"$WORK/got.txt"
+  ! cmp -s "$WORK/ddl_only.txt" "$WORK/got.txt" || fail "the ROW file changed no table"
+  "$BINRECOVER" --flashback "${LOGS[1]}" >"$WORK/fb.sql" || fail "--flashback"
+  sql "$TPORT" <"$WORK/fb.sql" || fail "--flashback | mariadb (sql_mode '$mode')"
+  [ "$(sql "$TPORT" -N -e 'SELECT COUNT(*) FROM victim.canary')" = 1 ] || fail "flashback: victim"
+  checksums "$TPORT" >"$WORK/got.txt"
+  cmp -s "$WORK/ddl_only.txt" "$WORK/got.txt" || fail "--flashback (sql_mode '$mode'): not undone"
+  pass "--flashback of hostile names and values, target sql_mode '$mode'"
+done
