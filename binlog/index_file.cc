@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "binlog/error.h"
 
@@ -34,6 +35,29 @@ std::vector<std::string> read_index_file(const std::string& path) {
   }
   if (files.empty())
     throw Error(ErrorCode::kUsage, "index file lists no binlog files").with_file(path);
+  // A file listed twice would be read twice, and an older file after a newer one goes back in
+  // time: both are a damaged or hand-edited index, refused.
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    for (std::size_t k = 0; k < i; ++k) {
+      std::error_code ec;
+      if (files[k] == files[i] || std::filesystem::equivalent(files[k], files[i], ec))
+        throw Error(ErrorCode::kUsage, "index file lists " + files[i] + " twice").with_file(path);
+    }
+    if (i == 0) continue;
+    const std::filesystem::path a(files[i - 1]), b(files[i]);
+    const std::string ea = a.extension().string(), eb = b.extension().string();
+    auto number = [](const std::string& ext) -> std::optional<unsigned long long> {
+      if (ext.size() < 2 || ext.size() > 19) return std::nullopt;
+      for (std::size_t c = 1; c < ext.size(); ++c)
+        if (ext[c] < '0' || ext[c] > '9') return std::nullopt;
+      return std::stoull(ext.substr(1));
+    };
+    const auto na = number(ea), nb = number(eb);
+    if (a.stem() == b.stem() && na && nb && *nb < *na)
+      throw Error(ErrorCode::kUsage,
+                  "index file lists " + files[i] + " after " + files[i - 1] + ": out of order")
+          .with_file(path);
+  }
   return files;
 }
 

@@ -8,12 +8,11 @@
 namespace binrecover::cli {
 
 int events_command(Options& o) {
-  const int fd = open_output(o);
-  recovery::Output out(fd, o.result_file.value_or("standard output"));
-  recovery::run_event_list(o.inputs, o.decode, o.filter, o.events, out, warn);
-  out.flush();
-  if (o.result_file) ::close(fd);
-  return 0;
+  return with_output(o, [&](recovery::Output& out) {
+    recovery::run_event_list(o.inputs, o.decode, o.filter, o.events, out, warn);
+    out.flush();
+    return 0;
+  });
 }
 
 }  // namespace binrecover::cli

@@ -55,9 +55,13 @@ recovery::ProgressFn progress_line(bool* shown) {
 
 }  // namespace
 
+static int write_sql(Options& o, recovery::Output& out);
+
 int sql_command(Options& o) {
-  const int fd = open_output(o);
-  recovery::Output out(fd, o.result_file.value_or("standard output"));
+  return with_output(o, [&](recovery::Output& out) { return write_sql(o, out); });
+}
+
+static int write_sql(Options& o, recovery::Output& out) {
   // Column names for logs without metadata: --schema, kept current by the binlog's DDL.
   recovery::Schema schema(warn);
   if (o.schema_file) schema.load_file(*o.schema_file);
@@ -65,7 +69,6 @@ int sql_command(Options& o) {
     recovery::run_flashback(o.inputs, o.decode, o.filter, out, warn,
                             o.schema_file ? &schema : nullptr);
     out.flush();
-    if (o.result_file) ::close(fd);
     return 0;
   }
   bool shown = false;
@@ -90,7 +93,6 @@ int sql_command(Options& o) {
                  "binrecover: note: LOAD DATA files are in %s; replay with "
                  "`mysql --local-infile=1`, then remove the folder\n",
                  sink.load_dir().c_str());
-  if (o.result_file) ::close(fd);
   return 0;
 }
 

@@ -1,8 +1,10 @@
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "cli/options.h"
+#include "recovery/sql/output.h"
 
 // One function per command (cli/cmd_*.cc); each returns the exit status and throws
 // binrecover::Error for main() to report.
@@ -19,7 +21,11 @@ int replay_command(Options& o);  // binrecover replay
 void warn(const std::string& msg);
 // -p without a value: the password from the terminal.
 std::string read_password();
-// The output the command writes to: --result-file or standard output.
-int open_output(const Options& o);
+// Runs `body` with the command's output: standard output, or --result-file. A result file is
+// written under a private temporary name beside it (mode 0600, created exclusively, no link
+// followed) that takes the file's name only at the end; a file that is one of the inputs is
+// refused (exit 2). When `body` fails (a full disk, a damaged event), the text is cut back to
+// its last whole transaction, kept under the file's name, and the error goes on.
+int with_output(const Options& o, const std::function<int(recovery::Output&)>& body);
 
 }  // namespace binrecover::cli

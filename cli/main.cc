@@ -1,7 +1,13 @@
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -22,8 +28,102 @@ std::string read_password() {
   return pw;
 }
 
-int open_output(const Options& o) {
-  return o.result_file ? recovery::Output::open_file(*o.result_file) : STDOUT_FILENO;
+namespace {
+
+// --result-file: a private temporary file beside the target that replaces it at the end.
+class ResultFile {
+ public:
+  ResultFile(const std::string& path, const std::vector<recovery::InputFile>& inputs)
+      : path_(path) {
+    struct stat target {};
+    if (::stat(path.c_str(), &target) == 0) {
+      for (const recovery::InputFile& in : inputs) {
+        struct stat st {};
+        if (!in.memory && ::stat(in.path.c_str(), &st) == 0 && st.st_dev == target.st_dev &&
+            st.st_ino == target.st_ino)
+          throw Error(ErrorCode::kUsage,
+                      "--result-file names the input " + in.path + ": it would be overwritten")
+              .with_file(path);
+      }
+    }
+    const std::filesystem::path p(path);
+    const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : ".";
+    temp_ = (dir / ("." + p.filename().string() + ".binrecover-XXXXXX")).string();
+    fd_ = ::mkostemp(temp_.data(), O_CLOEXEC);  // 0600, O_EXCL
+    if (fd_ < 0)
+      throw Error(ErrorCode::kIo, "cannot create result file: " + std::string(std::strerror(errno)))
+          .with_file(path);
+  }
+  ~ResultFile() {
+    if (fd_ >= 0) {
+      ::close(fd_);
+      ::unlink(temp_.c_str());
+    }
+  }
+  ResultFile(const ResultFile&) = delete;
+  ResultFile& operator=(const ResultFile&) = delete;
+  int fd() const { return fd_; }
+
+  // The file takes its name (a link there is replaced, not followed).
+  void finish() {
+    const int fd = fd_;
+    fd_ = -1;
+    const bool ok = ::close(fd) == 0 && ::rename(temp_.c_str(), path_.c_str()) == 0;
+    if (!ok) {
+      const int err = errno;
+      ::unlink(temp_.c_str());
+      throw Error(ErrorCode::kIo, "cannot write result file: " + std::string(std::strerror(err)))
+          .with_file(path_);
+    }
+  }
+  // After a failure: cut back to the last whole transaction `out` wrote, then finish().
+  void finish_partial(const recovery::Output& out) {
+    if (out.bytes_written() > out.whole_bytes()) {
+      if (::ftruncate(fd_, static_cast<off_t>(out.whole_bytes())) != 0) {
+        warn(path_ + ": cannot cut the torn end of the output (" + std::strerror(errno) +
+             "): removed");
+        return;  // the destructor removes it
+      }
+      warn(path_ + ": output cut back to its last whole transaction (" +
+           std::to_string(out.whole_bytes()) + " bytes)");
+    }
+    finish();
+  }
+
+ private:
+  std::string path_, temp_;
+  int fd_ = -1;
+};
+
+}  // namespace
+
+int with_output(const Options& o, const std::function<int(recovery::Output&)>& body) {
+  if (!o.result_file) {
+    recovery::Output out(STDOUT_FILENO);
+    return body(out);
+  }
+  ResultFile file(*o.result_file, o.inputs);
+  int status = 0;
+  {
+    recovery::Output out(file.fd(), *o.result_file);
+    try {
+      status = body(out);
+      out.flush();
+    } catch (...) {
+      try {
+        out.flush();  // what is whole is kept
+      } catch (...) {
+      }
+      try {
+        file.finish_partial(out);
+      } catch (const Error& e) {
+        warn(e.describe());
+      }
+      throw;
+    }
+  }
+  file.finish();
+  return status;
 }
 
 }  // namespace binrecover::cli
@@ -60,6 +160,9 @@ int run(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   using binrecover::Error;
+  // A file-size limit makes write() fail with EFBIG, reported and cut back like a full disk,
+  // instead of killing the process in the middle of a transaction.
+  std::signal(SIGXFSZ, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
   try {
     return run(args);

@@ -14,7 +14,7 @@ using binlog::EventType;
 
 std::unique_ptr<binlog::Source> open_input(const InputFile& in) {
   if (in.memory) return std::make_unique<binlog::MemorySource>(*in.memory, in.display_name);
-  return std::make_unique<binlog::FdSource>(in.path, in.display_name);
+  return std::make_unique<binlog::FdSource>(in.path, error_name(in));
 }
 
 namespace {
@@ -113,7 +113,7 @@ class Walker {
       try {
         read_file(i);
       } catch (Error& e) {
-        e.with_file(inputs_[i].display_name);
+        e.with_file(error_name(inputs_[i]));
         throw;
       }
     }
@@ -233,7 +233,7 @@ class Walker {
                   " event, without the Rotate or Stop event its server writes when it moves on to "
                   "the next file (" +
                   inputs_[i + 1].display_name + "): the rest of this file is missing");
-      e.with_file(in.display_name);
+      e.with_file(error_name(in));
       if (!opts_.decode.reader.force_read) throw e;
       warn_(e.describe() + "; continuing with the next file (--force-read)");
     }

@@ -20,6 +20,11 @@ struct InputFile {
   std::optional<binlog::Bytes> memory;  // read these bytes instead of `path` (fuzzing, tests)
 };
 
+// How errors name an input: its path as given (standard input by its display name).
+inline const std::string& error_name(const InputFile& in) {
+  return in.path.empty() || in.path == "-" ? in.display_name : in.path;
+}
+
 // Opens the source an input names.
 std::unique_ptr<binlog::Source> open_input(const InputFile& in);
 

@@ -28,7 +28,7 @@ Output::~Output() {
 }
 
 int Output::open_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0)
     throw Error(ErrorCode::kIo, "cannot create result file: " + std::string(std::strerror(errno)))
         .with_file(path);
@@ -40,6 +40,7 @@ void Output::write_fd(const char* p, std::size_t left) {
     const ssize_t n = ::write(fd_, p, left);
     if (n < 0) {
       if (errno == EINTR) continue;
+      failed_ = true;  // what is written from now on may end inside a transaction
       throw Error(ErrorCode::kIo, "write failed: " + std::string(std::strerror(errno)))
           .with_file(name_);
     }
@@ -61,6 +62,7 @@ void Output::set_aside() {
     return;
   }
   write_fd(buf_.data(), unit_mark_);  // the units before this one are whole
+  if (!failed_) whole_ = written_;
   if (!unit_spilled_ || !unit_parts_.back())
     unit_parts_.push_back(std::make_unique<TempFile>("the text of a large transaction"));
   unit_parts_.back()->append(std::string_view(buf_.data() + unit_mark_, buf_.size() - unit_mark_));
@@ -141,6 +143,7 @@ void Output::flush() {
   }
   try {
     write_fd(buf_.data(), buf_.size());
+    if (!failed_) whole_ = written_;
   } catch (...) {
     buf_.clear();
     unit_mark_ = 0;

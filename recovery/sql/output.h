@@ -48,7 +48,7 @@ class Output {
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
 
-  // Opens (truncating) a file for --result-file.
+  // Opens a file for writing: created 0600, truncated, a symbolic link not followed.
   static int open_file(const std::string& path);
 
   fmt::memory_buffer& buf() { return buf_; }
@@ -59,6 +59,8 @@ class Output {
   }
   void flush();
   std::uint64_t bytes_written() const { return written_; }
+  // How much of what was written ends at a whole transaction (what a torn write is cut back to).
+  std::uint64_t whole_bytes() const { return whole_; }
 
   // The text of one unit (a transaction) too large for memory: between begin_unit() and
   // end_unit() it may be set aside in a temporary file (unit_checkpoint(), between statements),
@@ -87,6 +89,8 @@ class Output {
   Consumer consumer_;
   fmt::memory_buffer buf_;
   std::uint64_t written_ = 0;
+  std::uint64_t whole_ = 0;
+  bool failed_ = false;                // a write failed: whole_ stays where it was
   std::size_t unit_mark_ = 0;          // where the open unit's text starts in buf_
   std::vector<Statement> statements_;  // marked in buf_ (with a consumer)
   std::size_t statement_start_ = 0;
