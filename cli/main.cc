@@ -1,5 +1,6 @@
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -23,9 +24,56 @@ void warn(const std::string& msg) {
 }
 
 std::string read_password() {
-  const char* pw = ::getpass("Enter password: ");
-  if (pw == nullptr) throw Error(ErrorCode::kUsage, "-p: cannot read a password from a terminal");
+  // From the terminal itself, never standard input (which may be the binlog).
+  const int tty = ::open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+  if (tty < 0)
+    throw Error(ErrorCode::kUsage,
+                "-p asks for the password on a terminal, and there is none; give it in an option "
+                "file ([client] password=...) or in MYSQL_PWD");
+  struct termios saved {};
+  const bool is_term = ::tcgetattr(tty, &saved) == 0;
+  if (is_term) {
+    struct termios quiet = saved;
+    quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+    ::tcsetattr(tty, TCSAFLUSH, &quiet);
+  }
+  constexpr std::string_view kPrompt = "Enter password: ";
+  [[maybe_unused]] const ssize_t w = ::write(tty, kPrompt.data(), kPrompt.size());
+  std::string pw;
+  char c;
+  while (::read(tty, &c, 1) == 1 && c != '\n') pw.push_back(c);
+  if (is_term) ::tcsetattr(tty, TCSAFLUSH, &saved);
+  [[maybe_unused]] const ssize_t nl = ::write(tty, "\n", 1);
+  ::close(tty);
   return pw;
+}
+
+// A password given as -pSECRET or --password=SECRET (or a prefix of --password) is overwritten
+// in the process's own argument memory, as the mysql client does, so that ps and
+// /proc/PID/cmdline no longer show it (it was copied before).
+void hide_password_args(int argc, char** argv) {
+  constexpr std::string_view kValueShorts = "dhloPrSjuc";  // short options that take a value
+  for (int i = 1; i < argc; ++i) {
+    char* a = argv[i];
+    const std::string_view arg(a);
+    if (arg == "--") return;
+    if (arg.size() > 2 && arg.substr(0, 2) == "--") {
+      const std::size_t eq = arg.find('=');
+      const std::string_view name = arg.substr(2, eq == std::string_view::npos ? eq : eq - 2);
+      if (eq != std::string_view::npos && name.size() >= 2 &&
+          std::string_view("password").substr(0, name.size()) == name)
+        std::memset(a + eq + 1, 'x', arg.size() - eq - 1);
+      continue;
+    }
+    if (arg.size() < 2 || arg[0] != '-') continue;
+    for (std::size_t k = 1; k < arg.size(); ++k) {
+      if (arg[k] == 'p') {
+        std::memset(a + k + 1, 'x', arg.size() - k - 1);
+        break;
+      }
+      if (kValueShorts.find(arg[k]) != std::string_view::npos) break;
+    }
+  }
 }
 
 namespace {
@@ -164,6 +212,7 @@ int main(int argc, char** argv) {
   // instead of killing the process in the middle of a transaction.
   std::signal(SIGXFSZ, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
+  binrecover::cli::hide_password_args(argc, argv);
   try {
     return run(args);
   } catch (const Error& e) {

@@ -300,9 +300,10 @@ po::options_description connection_group(bool drill) {
       "port,P", po::value<std::string>(), "server TCP port")(
       "user,u", po::value<std::string>(), "user name (default: your login name)")(
       "password,p", po::value<std::string>()->implicit_value(""),
-      "password; -p alone asks for it on the terminal (safer: MYSQL_PWD, or password= in "
-      "[client] or [binrecover] of an option file)")("socket,S", po::value<std::string>(),
-                                                     "Unix socket for localhost");
+      "password; -p alone asks for it on the terminal. -pSECRET is wiped from the process's "
+      "arguments once read, but stays in your shell history: safer are the prompt, or "
+      "password= in [client] or [binrecover] of an option file (0600)")(
+      "socket,S", po::value<std::string>(), "Unix socket for localhost");
   return g;
 }
 

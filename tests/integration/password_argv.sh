@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Passwords never stay in argv (issue 12, item 4): a running `replay -pSECRET` and
+# `--password=SECRET` show no password in /proc/PID/cmdline; -p alone never reads the password
+# from standard input (where the binlog may be): without a terminal it is refused.
+#   password_argv.sh PORT
+source "$(dirname "$0")/lib.sh"
+PORT=${1:-23631}
+start_server src "$PORT"
+sql "$PORT" -e "CREATE USER 'rp'@'127.0.0.1' IDENTIFIED BY 'S3cretPw'; GRANT ALL ON *.* TO 'rp'@'127.0.0.1'"
+LOG=$ROOT/testdata/row/mysql-bin.000001
+
+for form in "-pS3cretPw" "--password=S3cretPw" "--pass=S3cretPw"; do
+  rm -f "$WORK/fifo" "$WORK/state"
+  for db in $(sql "$PORT" -N -e "SELECT schema_name FROM information_schema.schemata WHERE
+      schema_name NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')"); do
+    sql "$PORT" -e "DROP DATABASE \`$db\`"
+  done
+  mkfifo "$WORK/fifo"
+  "$BINRECOVER" replay -h127.0.0.1 -P"$PORT" -urp "$form" --state-file="$WORK/state" - \
+    <"$WORK/fifo" >"$WORK/replay.log" 2>&1 &
+  pid=$!
+  exec 7>"$WORK/fifo"  # the replay waits for its binlog: it is running now
+  for _ in $(seq 1 50); do
+    [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "replay" && break
+    sleep 0.1
+  done
+  sleep 0.3
+  cmdline=$(tr '\0' ' ' <"/proc/$pid/cmdline")
+  cat "$LOG" >&7
+  exec 7>&-
+  wait "$pid" || { cat "$WORK/replay.log" >&2; fail "replay $form failed"; }
+  case "$cmdline" in
+  *S3cretPw*) fail "replay $form: the password is in /proc/PID/cmdline: $cmdline" ;;
+  *replay*) ;;
+  *) fail "replay $form: no command line read ($cmdline)" ;;
+  esac
+  pass "replay $form: cmdline '$cmdline' hides the password, and the replay ran"
+done
+
+# -p alone with the binlog on standard input and no terminal: refused, nothing read.
+set +e
+setsid "$BINRECOVER" replay -h127.0.0.1 -P"$PORT" -urp -p --state-file="$WORK/state2" - \
+  <"$LOG" >"$WORK/p.log" 2>&1
+rc=$?
+set -e
+[ "$rc" = 2 ] || { cat "$WORK/p.log" >&2; fail "-p with the binlog on stdin and no terminal: exit $rc"; }
+grep -q "terminal" "$WORK/p.log" || fail "-p refusal does not say why"
+pass "-p with no terminal is refused, the binlog on stdin is not taken for a password"
