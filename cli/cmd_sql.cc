@@ -88,7 +88,7 @@ static int write_sql(Options& o, recovery::Output& out) {
   }
   if (shown) std::fputs("\n", stderr);
   out.flush();
-  if (!sink.load_dir().empty() && o.sql.local_load_dir.empty())
+  if (!sink.load_dir().empty())
     std::fprintf(stderr,
                  "binrecover: note: LOAD DATA files are in %s; replay with "
                  "`mysql --local-infile=1`, then remove the folder\n",

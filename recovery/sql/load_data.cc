@@ -26,21 +26,30 @@ std::string SqlSink::load_file_path(std::uint32_t file_id, std::uint64_t pos, bo
                 pos);
   }
   if (load_dir_.empty()) {
-    if (!opts_.local_load_dir.empty()) {
-      load_dir_ = opts_.local_load_dir;
-      std::error_code ec;
-      std::filesystem::create_directories(load_dir_, ec);
-    } else {
+    // A private folder (0700) of our own, inside --local-load's folder or $TMPDIR: nobody else
+    // can plant a link or a file where binrecover writes row data.
+    std::string parent = opts_.local_load_dir;
+    if (parent.empty()) {
       const char* tmp = std::getenv("TMPDIR");
-      std::string tmpl =
-          std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/binrecover-load-XXXXXX";
-      if (::mkdtemp(tmpl.data()) == nullptr)
-        throw Error(ErrorCode::kIo, "cannot create a folder for LOAD DATA files: " +
-                                        std::string(std::strerror(errno)));
-      load_dir_ = tmpl;
+      parent = tmp != nullptr && *tmp ? tmp : "/tmp";
+    } else {
+      std::error_code ec;
+      std::filesystem::create_directories(parent, ec);
     }
+    if (parent.find_first_of("'\\") != std::string::npos)
+      throw Error(ErrorCode::kUsage,
+                  "the folder for LOAD DATA files may not hold ' or \\ (it "
+                  "is written in a LOAD DATA statement): " +
+                      parent);
+    std::string tmpl = parent + "/binrecover-load-XXXXXX";
+    if (::mkdtemp(tmpl.data()) == nullptr)
+      throw Error(ErrorCode::kIo, "cannot create a folder for LOAD DATA files in " + parent + ": " +
+                                      std::string(std::strerror(errno)));
+    load_dir_ = tmpl;
   }
-  std::string path = load_dir_ + "/SQL_LOAD-" + std::to_string(file_id) + "-" + std::to_string(pos);
+  // Numbered in the order written: two binlogs may hold the same file id at the same offset.
+  std::string path = load_dir_ + "/SQL_LOAD-" + std::to_string(file_id) + "-" +
+                     std::to_string(pos) + "-" + std::to_string(++load_seq_);
   if (load_files_.size() > 64) load_files_.erase(load_files_.begin());
   load_files_.emplace_back(file_id, path);
   return path;
@@ -48,8 +57,11 @@ std::string SqlSink::load_file_path(std::uint32_t file_id, std::uint64_t pos, bo
 
 void SqlSink::write_load_block(const Event& ev, const LoadBlock& b, bool begin) {
   const std::string path = load_file_path(b.file_id, ev.pos, begin);
+  // The first block creates the file (it must not exist), the next ones append to it; a link is
+  // never followed.
   const int fd =
-      ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (begin ? O_TRUNC : O_APPEND), 0644);
+      ::open(path.c_str(),
+             O_WRONLY | O_CLOEXEC | O_NOFOLLOW | (begin ? O_CREAT | O_EXCL : O_APPEND), 0600);
   if (fd < 0)
     throw Error(ErrorCode::kIo, "cannot write LOAD DATA file " + path + ": " + std::strerror(errno),
                 ev.pos);
@@ -77,10 +89,7 @@ void SqlSink::load_data_query(const Event& ev, const Query& q) {
   const std::string path = load_file_path(q.file_id, ev.pos, false);
   append(q.query.substr(0, q.fn_pos_start));
   append(" LOCAL INFILE '");
-  for (char c : path) {
-    if (c == '\\' || c == '\'') buf_.push_back('\\');
-    buf_.push_back(c);
-  }
+  append(path);  // no quote or backslash in it (load_file_path): the same under any sql_mode
   append("'");
   if (q.dup_handling == 2) append(" REPLACE");  // LOAD_DUP_REPLACE; IGNORE is implied by LOCAL
   append(" INTO");

@@ -277,6 +277,7 @@ class SqlSink : public WalkConsumer {
   std::vector<PendingLoad> pending_loads_;
   std::vector<std::pair<std::uint32_t, std::string>> load_files_;
   std::string load_dir_;
+  std::uint64_t load_seq_ = 0;
 
   std::uint32_t cached_ts_ = 0;
   char cached_time_[64] = {};

@@ -24,6 +24,15 @@ sql "$PA" -N -e "SELECT * FROM d.t ORDER BY a" > "$WORK/expected"
 sql "$PA" -N -e "CHECKSUM TABLE d.t" | cut -f2 > "$WORK/expected.sum"
 
 start_server b "$PB"
+# A shared (1777) --local-load folder where another user planted links named as binrecover's
+# files once were: binrecover writes in a private folder of its own inside it, never through them.
+mkdir -p "$WORK/load" && chmod 1777 "$WORK/load"
+echo "root's file" >"$WORK/precious" && chmod 600 "$WORK/precious"
+# (the names binrecover gave its files before: SQL_LOAD-<file id>-<position of Begin_load_query>)
+"$BINRECOVER" events --format=tsv --index-file="$WORK/a/binlog/mysql-bin.index" |
+  awk -F'\t' '$3 == "Begin_load_query" { split($6, a, /[=;]/); print "SQL_LOAD-" a[3] "-" $2 }' |
+  while read -r name; do ln -sf "$WORK/precious" "$WORK/load/$name"; done
+[ -n "$(find "$WORK/load" -type l)" ] || fail "no link planted"
 "$BINRECOVER" --local-load="$WORK/load" --index-file="$WORK/a/binlog/mysql-bin.index" \
   > "$WORK/replay.sql" 2> "$WORK/replay.err" || { cat "$WORK/replay.err"; fail "binrecover failed"; }
 grep -q "LOAD DATA LOCAL INFILE '$WORK/load/" "$WORK/replay.sql" || fail "no LOAD DATA LOCAL in the output"
@@ -33,6 +42,12 @@ sql "$PB" -N -e "CHECKSUM TABLE d.t" | cut -f2 > "$WORK/actual.sum"
 diff -q "$WORK/expected" "$WORK/actual" || fail "rows differ after the LOAD DATA replay"
 diff "$WORK/expected.sum" "$WORK/actual.sum" || fail "checksum differs"
 pass "LOAD DATA replayed through --local-load: $(wc -l < "$WORK/actual") rows, checksum $(cat "$WORK/actual.sum")"
+[ "$(cat "$WORK/precious")" = "root's file" ] || fail "--local-load wrote through a planted link"
+own=$(find "$WORK/load" -mindepth 1 -maxdepth 1 -type d -name 'binrecover-load-*')
+[ -n "$own" ] && [ "$(stat -c %a "$own")" = 700 ] || fail "--local-load: no private 0700 folder"
+[ -z "$(find "$own" -type f ! -perm 600)" ] && [ -n "$(find "$own" -type f)" ] ||
+  fail "--local-load: data files are not 0600"
+pass "--local-load in a shared folder: a private 0700 folder, 0600 files, planted links untouched"
 
 # MySQL 4.1's LOAD DATA (CREATE_FILE + APPEND_BLOCK + EXEC_LOAD) from the corpus: binrecover's
 # SQL and mariadb-binlog's (the reference, which reads this file fully) applied to the same
@@ -52,7 +67,7 @@ if [ -f "$old41" ]; then
   sql "$PB" --local-infile=1 < "$WORK/our41.sql" || fail "binrecover's 4.1 SQL failed"
   tables > "$WORK/our41.tables"
   diff "$WORK/ref41.tables" "$WORK/our41.tables" || fail "4.1 LOAD DATA: tables differ from mariadb-binlog's"
-  cmp "$WORK"/ref41/* "$WORK"/our41/* || fail "4.1 LOAD DATA: the data file differs from mariadb-binlog's"
+  cmp "$WORK"/ref41/* "$WORK"/our41/binrecover-load-*/* || fail "4.1 LOAD DATA: the data file differs from mariadb-binlog's"
   [ "$(head -1 "$WORK/our41.tables" | cut -f1)" -gt 1000 ] || fail "4.1 LOAD DATA loaded too few rows"
   pass "4.1 CREATE_FILE/APPEND_BLOCK/EXEC_LOAD: $(head -1 "$WORK/our41.tables" | cut -f1) rows in t3, tables equal mariadb-binlog's replay"
 else
