@@ -1,20 +1,23 @@
 #include "recovery/workflows/drill.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <sstream>
 #include <thread>
@@ -52,6 +55,9 @@ pid_t spawn(const std::vector<std::string>& argv, int in, int out, int err) {
   const pid_t pid = ::fork();
   if (pid < 0) throw Error(ErrorCode::kIo, std::string("fork failed: ") + std::strerror(errno));
   if (pid == 0) {
+    sigset_t none;
+    ::sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
     const int null = ::open("/dev/null", O_RDWR);
     ::dup2(in >= 0 ? in : null, 0);
     ::dup2(out >= 0 ? out : null, 1);
@@ -91,29 +97,27 @@ std::string last_lines(std::string text, int n) {
   return text.substr(pos + 1);
 }
 
-int free_port() {
-  const int s = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  socklen_t len = sizeof a;
-  if (s < 0 || ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-      ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
-    if (s >= 0) ::close(s);
-    throw Error(ErrorCode::kIo, "no free loopback port for the drill server");
-  }
-  const int port = ntohs(a.sin_port);
-  ::close(s);
-  return port;
+// The user the throwaway server runs as: ours, or when we are root an unprivileged one (the
+// server must not write root-owned files for whoever reaches it).
+const passwd* server_account() {
+  if (::geteuid() != 0) return ::getpwuid(::geteuid());
+  for (const char* name : {"mysql", "nobody"})
+    if (const passwd* pw = ::getpwnam(name)) return pw;
+  return nullptr;
 }
 
-std::string user_name() {
-  if (const passwd* pw = ::getpwuid(::geteuid())) return pw->pw_name;
-  return "root";
+void private_dir(const std::string& path, const passwd* owner) {
+  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST)
+    throw Error(ErrorCode::kIo, "cannot create " + path + ": " + std::strerror(errno));
+  if (owner != nullptr && ::geteuid() == 0 &&
+      ::chown(path.c_str(), owner->pw_uid, owner->pw_gid) != 0)
+    throw Error(ErrorCode::kIo,
+                "cannot hand " + path + " to the server's user: " + std::strerror(errno));
 }
 
-// A throwaway server: its own data folder, loopback only, no binary log.
+// A throwaway server that accepts no one but us: no TCP at all, its Unix socket in a folder
+// only its user (and root) may enter, root without a password only through that socket,
+// secure_file_priv in that folder, run as an unprivileged user when we are root; no binary log.
 class ThrowawayServer {
  public:
   explicit ThrowawayServer(const DrillOptions& opts) {
@@ -136,9 +140,12 @@ class ThrowawayServer {
       throw Error(ErrorCode::kIo,
                   std::string("cannot create the drill folder: ") + std::strerror(errno));
     dir_ = tmpl;
+    srv_ = dir_ + "/server";
     keep_ = opts.keep;
   }
-  ~ThrowawayServer() {
+  ~ThrowawayServer() { abandon(); }
+  // Stops the server and removes its folder (unless --keep).
+  void abandon() {
     stop();
     if (!keep_ && !dir_.empty()) {
       std::error_code ec;
@@ -148,7 +155,8 @@ class ThrowawayServer {
 
   const std::string& dir() const { return dir_; }
   const std::string& binary() const { return binary_; }
-  int port() const { return port_; }
+  std::string socket() const { return srv_ + "/mysqld.sock"; }
+  const std::string& account() const { return account_; }
 
   void start() {
     if (external_) {
@@ -158,7 +166,20 @@ class ThrowawayServer {
                     "cannot connect to the given server: " + last_lines(out, 2));
       return;
     }
-    fs::create_directories(dir_ + "/data");
+    const passwd* account = server_account();
+    if (account == nullptr)
+      throw Error(ErrorCode::kUsage,
+                  "running as root, and no mysql or nobody user to run the drill server as");
+    account_ = account->pw_name;
+    // dir_ (0700 from mkdtemp) is ours; the server's own folder inside it is its user's. When
+    // that user is not us, dir_ lets it pass (0711) without listing.
+    if (::geteuid() == 0 && account->pw_uid != 0) ::chmod(dir_.c_str(), 0711);
+    private_dir(srv_, account);
+    private_dir(srv_ + "/files", account);
+    private_dir(srv_ + "/tmp", account);
+    if (socket().size() >= sizeof(sockaddr_un{}.sun_path))
+      throw Error(ErrorCode::kUsage, "the drill folder's path is too long for a Unix socket (" +
+                                         socket() + "): set TMPDIR to a shorter folder");
     const std::string log = dir_ + "/init.log";
     const int lf = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int rc;
@@ -166,29 +187,28 @@ class ThrowawayServer {
       const std::string install = find_program({"mariadb-install-db", "mysql_install_db"});
       if (install.empty()) throw Error(ErrorCode::kUsage, "no mariadb-install-db on PATH");
       rc = wait_exit(
-          spawn({install, "--no-defaults", "--user=" + user_name(), "--datadir=" + dir_ + "/data",
+          spawn({install, "--no-defaults", "--user=" + account_, "--datadir=" + srv_ + "/data",
                  "--auth-root-authentication-method=normal", "--skip-test-db"},
                 -1, lf, lf));
     } else {
-      rc = wait_exit(spawn({binary_, "--no-defaults", "--initialize-insecure",
-                            "--user=" + user_name(), "--datadir=" + dir_ + "/data"},
+      rc = wait_exit(spawn({binary_, "--no-defaults", "--initialize-insecure", "--user=" + account_,
+                            "--datadir=" + srv_ + "/data"},
                            -1, lf, lf));
     }
     ::close(lf);
     if (rc != 0)
       throw Error(ErrorCode::kServer, "initialising the drill server's data folder failed: " +
                                           last_lines(read_file(log), 5));
-    port_ = free_port();
     std::vector<std::string> args = {binary_,
                                      "--no-defaults",
-                                     "--user=" + user_name(),
-                                     "--datadir=" + dir_ + "/data",
-                                     "--socket=" + dir_ + "/mysqld.sock",
-                                     "--pid-file=" + dir_ + "/mysqld.pid",
-                                     "--log-error=" + dir_ + "/error.log",
-                                     "--bind-address=127.0.0.1",
-                                     "--port=" + std::to_string(port_),
-                                     "--secure-file-priv=",
+                                     "--user=" + account_,
+                                     "--datadir=" + srv_ + "/data",
+                                     "--socket=" + socket(),
+                                     "--pid-file=" + srv_ + "/mysqld.pid",
+                                     "--log-error=" + srv_ + "/error.log",
+                                     "--tmpdir=" + srv_ + "/tmp",
+                                     "--skip-networking",
+                                     "--secure-file-priv=" + srv_ + "/files",
                                      "--innodb-buffer-pool-size=128M",
                                      "--max-allowed-packet=1G",
                                      "--skip-log-bin"};
@@ -205,7 +225,7 @@ class ThrowawayServer {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     throw Error(ErrorCode::kServer,
-                "the drill server did not start: " + last_lines(read_file(dir_ + "/error.log"), 5));
+                "the drill server did not start: " + last_lines(read_file(srv_ + "/error.log"), 5));
   }
 
   void stop() {
@@ -235,7 +255,7 @@ class ThrowawayServer {
       if (external_->user) a.push_back("--user=" + *external_->user);
       if (external_->socket) a.push_back("--socket=" + *external_->socket);
     } else {
-      a.insert(a.end(), {"--no-defaults", "-h127.0.0.1", "-P" + std::to_string(port_), "-uroot"});
+      a.insert(a.end(), {"--no-defaults", "--protocol=SOCKET", "--socket=" + socket(), "-uroot"});
     }
     a.insert(a.end(),
              {"--default-character-set=utf8mb4", "--local-infile=1", "--max-allowed-packet=1G"});
@@ -292,13 +312,46 @@ class ThrowawayServer {
   }
 
  private:
-  std::string binary_, client_, dir_;
+  std::string binary_, client_, dir_, srv_, account_;
   bool mariadb_ = true;
   bool keep_ = false;
   std::optional<ConnectionOptions> external_;
-  int port_ = 0;
   pid_t pid_ = -1;
   pid_t pipe_pid_ = -1;
+};
+
+// SIGINT, SIGTERM and SIGHUP while the drill runs are taken by a thread of their own, which
+// stops the server and removes its folder before the drill exits with 128 + the signal.
+class SignalWatch {
+ public:
+  explicit SignalWatch(std::function<void()> cleanup) : cleanup_(std::move(cleanup)) {
+    ::sigemptyset(&set_);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaddset(&set_, sig);
+    ::pthread_sigmask(SIG_BLOCK, &set_, &old_);
+    thread_ = std::thread([this] {
+      int sig = 0;
+      while (::sigwait(&set_, &sig) == 0) {
+        if (done_.load()) return;
+        std::fprintf(stderr, "binrecover: drill: signal %d, stopping the drill server\n", sig);
+        cleanup_();
+        ::_exit(128 + sig);
+      }
+    });
+  }
+  ~SignalWatch() {
+    done_ = true;
+    ::pthread_kill(thread_.native_handle(), SIGHUP);
+    thread_.join();
+    ::pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  SignalWatch(const SignalWatch&) = delete;
+  SignalWatch& operator=(const SignalWatch&) = delete;
+
+ private:
+  std::function<void()> cleanup_;
+  sigset_t set_{}, old_{};
+  std::atomic<bool> done_{false};
+  std::thread thread_;
 };
 
 double since(Clock::time_point t) {
@@ -358,11 +411,12 @@ DrillResult run_drill(const std::vector<InputFile>& inputs, const DrillOptions& 
     return r;
 
   ThrowawayServer server(opts);
+  SignalWatch watch([&server] { server.abandon(); });
   if (!step("start server", [&]() -> std::string {
         server.start();
         if (opts.server) return std::string("the given server");
-        return server.binary() + " on 127.0.0.1:" + std::to_string(server.port()) + ", data in " +
-               server.dir();
+        return server.binary() + " as " + server.account() + ", socket " + server.socket() +
+               " only (no TCP), data in " + server.dir();
       }))
     return r;
   if (!step("restore backup", [&]() -> std::string {

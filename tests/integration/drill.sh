@@ -65,3 +65,44 @@ cat "$WORK/drill3.out"
 grep -q "the given server" "$WORK/drill3.out" || fail "the drill did not use the given server"
 [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM shop.orders")" = 3 ] || fail "the given server lacks the restored data"
 pass "drill ($FORMAT): a given server and a GTID target ($drop_gtid)"
+
+# The throwaway server accepts no one but us (issue 12, item 3), and SIGINT to the drill stops
+# it and removes its folder. The dump is read through a FIFO: the drill blocks at the restore
+# step with its server up, until the dump is written a second time.
+if [ "$FORMAT" = ROW ]; then
+  rm -f "$WORK/dump.fifo"
+  mkfifo "$WORK/dump.fifo"
+  "$BINRECOVER" drill --dump="$WORK/dump.fifo" --index-file="$WORK/a/binlog/mysql-bin.index" \
+    --database=shop > "$WORK/drill4.out" 2>&1 &
+  drill=$!
+  # (a failing check must not leave the drill waiting on its FIFO)
+  trap 'kill -INT "$drill" 2>/dev/null; sleep 2; kill -9 "$drill" 2>/dev/null; cleanup' EXIT
+  cat "$WORK/dump.sql" > "$WORK/dump.fifo" || true  # the plan reads the dump's coordinates
+  srv=""
+  for _ in $(seq 1 300); do
+    srv=$(pgrep -f -- "--socket=${TMPDIR:-/tmp}/binrecover-drill-" | head -1 || true)
+    [ -n "$srv" ] && sql_sock=$(tr '\0' '\n' < "/proc/$srv/cmdline" | sed -n 's/^--socket=//p') &&
+      [ -S "$sql_sock" ] && break
+    sleep 0.1
+  done
+  [ -n "$srv" ] && [ -S "$sql_sock" ] || { cat "$WORK/drill4.out"; fail "no drill server came up"; }
+  tr '\0' '\n' < "/proc/$srv/cmdline" | grep -qx -- "--skip-networking" || fail "the drill server listens on TCP"
+  [ "$(ps -o user= -p "$srv")" != root ] || fail "the drill server runs as root"
+  ! ss -ltnp 2>/dev/null | grep -q "pid=$srv," || fail "the drill server has a TCP listener"
+  # An unprivileged neighbour: no way to the socket, nothing to list.
+  nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+  ! "${nobody[@]}" mariadb --no-defaults -uroot --socket="$sql_sock" -e 'SELECT 1' >/dev/null 2>&1 ||
+    fail "an unprivileged user reached the drill server's socket"
+  ! "${nobody[@]}" ls "$(dirname "$(dirname "$sql_sock")")" >/dev/null 2>&1 ||
+    fail "an unprivileged user can list the drill folder"
+  sfp=$(tr '\0' '\n' < "/proc/$srv/cmdline" | sed -n 's/^--secure-file-priv=//p')
+  case "$sfp" in "$(dirname "$sql_sock")"/*) ;; *) fail "secure_file_priv is '$sfp', not private" ;; esac
+  kill -INT "$drill"
+  rc=0
+  wait "$drill" || rc=$?
+  [ "$rc" = 130 ] || { cat "$WORK/drill4.out"; fail "SIGINT: the drill exited $rc, not 130"; }
+  for _ in $(seq 1 100); do kill -0 "$srv" 2>/dev/null || break; sleep 0.1; done
+  ! kill -0 "$srv" 2>/dev/null || fail "SIGINT left the drill server running"
+  [ ! -e "$(dirname "$sql_sock")" ] || fail "SIGINT left the drill folder behind"
+  pass "drill server: socket only, not root, private secure_file_priv; SIGINT stops it and removes its folder"
+fi
