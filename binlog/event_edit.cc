@@ -71,7 +71,9 @@ void cut_rows_event(Bytes raw, std::size_t head, std::size_t tail, std::size_t f
   while (k < row_ends.size()) {
     std::size_t to = row_ends[k++];  // at least one row
     while (k < row_ends.size() && fits(head + (row_ends[k] - from) + tail)) to = row_ends[k++];
-    piece.assign(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(head));
+    piece.clear();
+    piece.reserve(head + (to - from) + tail);
+    piece.insert(piece.end(), raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(head));
     piece.insert(piece.end(), images.begin() + static_cast<std::ptrdiff_t>(from),
                  images.begin() + static_cast<std::ptrdiff_t>(to));
     piece.resize(piece.size() + tail);

@@ -118,7 +118,10 @@ std::size_t FdSource::fill(std::size_t n) {
       std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
       end_ -= begin_;
       begin_ = 0;
-      if (buf_.size() < n) buf_.resize(std::min<std::size_t>(n, buf_.size() * 2));
+      // A regular file holds the n bytes (its size says so): room for them at once, no
+      // doubling steps each copied into the next.
+      const bool held = size_ && pos_ + n <= *size_;
+      if (buf_.size() < n) buf_.resize(held ? n : std::min<std::size_t>(n, buf_.size() * 2));
     }
     const ssize_t r = ::read(fd_, buf_.data() + end_, buf_.size() - end_);
     if (r < 0) {

@@ -126,7 +126,7 @@ void SqlSink::base64_event(const Event& ev, const FormatContext& ctx) {
   } catch (const Error&) {
     row_ends_.clear();  // rows the layout cannot walk: the event goes whole, as it came
   }
-  if (row_ends_.empty()) {
+  if (row_ends_.size() <= 1) {  // one row: nothing to cut
     push_limited(raw, true, flags_at, crc, raw.data() == ev.raw.data());
     return;
   }
@@ -182,6 +182,13 @@ void SqlSink::push_limited(Bytes raw, bool is_rows, std::size_t flags_at, bool c
       rows_b64_.push_back('\n');
       rows_pending_ = true;
     }
+  }
+  // An event that ends its statement is encoded at once: nothing can follow it there.
+  if (flags_at < raw.size() && (raw[flags_at] & std::byte{kStmtEndFlag}) != std::byte{0}) {
+    append_base64(rows_b64_, raw);
+    rows_b64_.push_back('\n');
+    rows_pending_ = true;
+    return;
   }
   // The event's own bytes stay valid until its transaction is written, unless they are a
   // rewritten copy or the transaction is streamed: then they are copied.

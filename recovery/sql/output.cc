@@ -67,7 +67,7 @@ void Output::set_aside() {
     unit_parts_.push_back(std::make_unique<TempFile>("the text of a large transaction"));
   unit_parts_.back()->append(std::string_view(buf_.data() + unit_mark_, buf_.size() - unit_mark_));
   unit_spilled_ = true;
-  buf_.clear();
+  release_buffer();
   unit_mark_ = 0;
 }
 
@@ -123,6 +123,16 @@ void Output::abort_unit() {
   statement_start_ = std::min(statement_start_, buf_.size());
 }
 
+void Output::release_buffer() {
+  buf_.clear();
+  // A huge event's text made the buffer huge: give the memory back (no writer holds a pointer
+  // into it between units and statements).
+  if (buf_.capacity() > kReleaseSize) {
+    buf_ = fmt::memory_buffer();
+    buf_.reserve(kInitialReserve);
+  }
+}
+
 void Output::flush() {
   if (consumer_) {
     if (buf_.size() == 0) return;
@@ -149,7 +159,7 @@ void Output::flush() {
     unit_mark_ = 0;
     throw;
   }
-  buf_.clear();
+  release_buffer();
   unit_mark_ = 0;
 }
 

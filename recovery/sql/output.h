@@ -84,6 +84,7 @@ class Output {
  private:
   static constexpr std::size_t kFlushSize = 1 << 20;
   static constexpr std::size_t kInitialReserve = 64 << 10;  // grows to ~kFlushSize once
+  static constexpr std::size_t kReleaseSize = 8 << 20;      // larger: freed once written
   int fd_;
   std::string name_;
   Consumer consumer_;
@@ -99,6 +100,7 @@ class Output {
   bool unit_spilled_ = false;
   bool unit_streamed_ = false;
   void set_aside();
+  void release_buffer();
   void write_fd(const char* p, std::size_t n);
 };
 

@@ -199,31 +199,60 @@ void SqlSink::event_header(const Event& ev, const FormatContext& ctx) {
 }
 
 void SqlSink::hexdump(const Event& ev, const FormatContext& ctx) {
-  auto it = std::back_inserter(buf_);
+  static constexpr char kHex[] = "0123456789abcdef";
   const auto* p = reinterpret_cast<const std::uint8_t*>(ev.raw.data());
   const std::size_t n = ev.raw.size();
   const std::size_t hdr = std::min<std::size_t>(ctx.header_length, n);
   append("# Position  Timestamp   Type   Source ID        Size      Source Pos    Flags\n");
-  fmt::format_to(it, "# {:>8x} ", ev.pos);
+  fmt::format_to(std::back_inserter(buf_), "# {:>8x} ", ev.pos);
   for (std::size_t i = 0; i < hdr; ++i) {
-    fmt::format_to(it, "{:02x} ", p[i]);
+    const char h[3] = {kHex[p[i] >> 4], kHex[p[i] & 15], ' '};
+    buf_.append(h, h + 3);
     if (i == 3 || i == 4 || i == 8 || i == 12 || i == 16) append("  ");
   }
   append("\n");
-  for (std::size_t off = hdr; off < n; off += 16) {
-    fmt::format_to(it, "# {:>8x} ", ev.pos + off);
-    std::size_t k = 0;
-    for (; k < 16 && off + k < n; ++k) {
-      fmt::format_to(it, "{:02x} ", p[off + k]);
-      if (k == 7) append(" ");
+  // One line per 16 bytes, written through one raw pointer; a huge event's text is set aside
+  // every 64 KiB of event in a streamed transaction, so it never sits whole in memory.
+  for (std::size_t off = hdr; off < n;) {
+    const std::size_t chunk_end = std::min(n, off + (std::size_t{64} << 10));
+    {
+      Writer line(buf_);
+      for (; off < chunk_end; off += 16) {
+        char* q = line.need(96);
+        *q++ = '#';
+        *q++ = ' ';
+        const std::uint64_t at = ev.pos + off;
+        char digits[16];
+        int d = 0;
+        for (std::uint64_t v = at; v != 0 || d == 0; v >>= 4) digits[d++] = kHex[v & 15];
+        for (int pad = d; pad < 8; ++pad) *q++ = ' ';
+        while (d > 0) *q++ = digits[--d];
+        *q++ = ' ';
+        std::size_t k = 0;
+        for (; k < 16 && off + k < n; ++k) {
+          const std::uint8_t c = p[off + k];
+          *q++ = kHex[c >> 4];
+          *q++ = kHex[c & 15];
+          *q++ = ' ';
+          if (k == 7) *q++ = ' ';
+        }
+        for (; k < 16; ++k) {
+          *q++ = ' ';
+          *q++ = ' ';
+          *q++ = ' ';
+          if (k == 7) *q++ = ' ';
+        }
+        *q++ = '|';
+        for (k = 0; k < 16 && off + k < n; ++k) {
+          const std::uint8_t c = p[off + k];
+          *q++ = c >= 32 && c < 127 ? static_cast<char>(c) : '.';
+        }
+        *q++ = '|';
+        *q++ = '\n';
+        line.done(q);
+      }
     }
-    for (; k < 16; ++k) append(k == 7 ? "    " : "   ");
-    append("|");
-    for (k = 0; k < 16 && off + k < n; ++k) {
-      const std::uint8_t c = p[off + k];
-      buf_.push_back(c >= 32 && c < 127 ? static_cast<char>(c) : '.');
-    }
-    append("|\n");
+    if (streamed_ && !opts_.apply) out_.unit_checkpoint();
   }
 }
 
@@ -271,12 +300,32 @@ void SqlSink::event(const Event& ev, std::uint8_t marks, const FormatContext& ct
   }
 }
 
+namespace {
+
+constexpr std::size_t kScratchKeep = 4 << 20;
+
+void release(fmt::memory_buffer& b) {
+  if (b.capacity() > kScratchKeep) b = fmt::memory_buffer();
+}
+void release(std::vector<std::byte>& v) {
+  if (v.capacity() > kScratchKeep) std::vector<std::byte>().swap(v);
+}
+
+}  // namespace
+
 void SqlSink::end_unit(const UnitInfo& u) {
   if (!in_meta_) {
     flush_binlog_statement();
     out_.end_unit();
   }
   out_.flush_if_large();
+  // What a huge event needed is given back: memory follows the largest event in flight only.
+  release(rows_b64_);
+  release(verbose_);
+  release(row_scratch_);
+  release(scratch_);
+  release(piece_);
+  release(held_copy_);
   if (on_unit_) on_unit_(u);
 }
 

@@ -128,7 +128,9 @@ class Writer {
   [[gnu::noinline]] void grow(std::size_t n) {
     const std::size_t at = size();
     buf_.resize(at);
-    buf_.reserve(at + n);
+    // Some room past a large need (a huge value's text), so that the next small put does not
+    // copy it all into a buffer half as large again.
+    buf_.reserve(at + n + n / 8 + 4096);
     p_ = buf_.data() + at;
     end_ = buf_.data() + buf_.capacity();
   }

@@ -76,7 +76,7 @@ if [ "$FORMAT" = ROW ]; then
     --database=shop > "$WORK/drill4.out" 2>&1 &
   drill=$!
   # (a failing check must not leave the drill waiting on its FIFO)
-  trap 'kill -INT "$drill" 2>/dev/null; sleep 2; kill -9 "$drill" 2>/dev/null; cleanup' EXIT
+  trap 'kill -INT "$drill" 2>/dev/null || true; sleep 2; kill -9 "$drill" 2>/dev/null || true; cleanup' EXIT
   cat "$WORK/dump.sql" > "$WORK/dump.fifo" || true  # the plan reads the dump's coordinates
   srv=""
   for _ in $(seq 1 300); do
@@ -104,5 +104,6 @@ if [ "$FORMAT" = ROW ]; then
   for _ in $(seq 1 100); do kill -0 "$srv" 2>/dev/null || break; sleep 0.1; done
   ! kill -0 "$srv" 2>/dev/null || fail "SIGINT left the drill server running"
   [ ! -e "$(dirname "$sql_sock")" ] || fail "SIGINT left the drill folder behind"
+  trap cleanup EXIT
   pass "drill server: socket only, not root, private secure_file_priv; SIGINT stops it and removes its folder"
 fi
