@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The unit tests and the binary under AddressSanitizer + UndefinedBehaviorSanitizer, in their own
-# clang build tree (build-asan/, about 2 minutes on 2 cores): every GoogleTest test, then
+# clang build tree, the one tests/fuzz/run.sh uses (build-fuzz/: ASan+UBSan and the fuzzer's
+# coverage hooks, built once for both): every GoogleTest test, then
 # binrecover over every bundled test binlog and, when present, every file of ../shared/corpus/
 # (read in place) in the modes that decode the most (SQL, -v rows, --rows-as-sql, the event
 # table, stats). A file may fail with a clean error (damaged corpus files must); any sanitizer
@@ -8,8 +9,8 @@
 #   tests/sanitized.sh
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-build=${SANITIZED_BUILD:-$ROOT/build-asan}
-CC=clang CXX=clang++ cmake -S "$ROOT" -B "$build" -DBINRECOVER_SANITIZE=ON \
+build=${SANITIZED_BUILD:-${FUZZ_BUILD:-$ROOT/build-fuzz}}
+CC=clang CXX=clang++ cmake -S "$ROOT" -B "$build" -DBINRECOVER_FUZZ=ON \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" --target binrecover binrecover_tests -j"$(nproc)" >/dev/null
 

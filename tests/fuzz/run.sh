@@ -33,18 +33,23 @@ if ls "$ROOT"/tests/fuzz/regressions/* >/dev/null 2>&1; then
 fi
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-rc=0
-"$build/tests/fuzz/decoder_fuzz" "$build/work-corpus" "$seeds" -max_total_time="$seconds" \
-  -rss_limit_mb=2048 -malloc_limit_mb=512 -max_len=65536 -timeout=20 -print_final_stats=1 \
-  -artifact_prefix="$build/findings/" > "$build/fuzz.log" 2>&1 || rc=$?
-grep -E "^stat::number_of_executed_units|^Done [0-9]+ runs" "$build/fuzz.log" || true
-if [ $rc != 0 ]; then
-  grep -E "ERROR|SUMMARY|runtime error|Test unit written" "$build/fuzz.log" | head -20 >&2
-  echo "FAIL: the fuzzer found a problem (input in $build/findings/)" >&2
-  exit 1
-fi
-runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$build/fuzz.log")
-echo "fuzz: ${runs:-?} executions in ${seconds} s under ASan+UBSan, no finding"
+# fuzz NAME TARGET SECONDS MAX_LEN CORPUS...: one bounded run; any finding fails the script.
+fuzz() {
+  local name=$1 target=$2 secs=$3 max_len=$4 log="$build/fuzz-$1.log" rc=0
+  shift 4
+  "$build/tests/fuzz/$target" "$@" -max_total_time="$secs" -rss_limit_mb=2048 \
+    -malloc_limit_mb=512 -max_len="$max_len" -timeout=20 -print_final_stats=1 \
+    -artifact_prefix="$build/findings/" >"$log" 2>&1 || rc=$?
+  if [ $rc != 0 ]; then
+    grep -E "ERROR|SUMMARY|runtime error|$target:|Test unit written" "$log" | head -20 >&2
+    echo "FAIL: the $name fuzzer found a problem (input in $build/findings/)" >&2
+    exit 1
+  fi
+  local runs
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  echo "fuzz: $name, ${runs:-?} executions in $secs s under ASan+UBSan, no finding"
+}
+fuzz decoder decoder_fuzz "$seconds" 65536 "$build/work-corpus" "$seeds"
 
 # The SQL text writer, a quarter of the time again, seeded with hostile names and values.
 wseeds=$(mktemp -d)
@@ -52,15 +57,4 @@ trap 'rm -rf "$seeds" "$wseeds"' EXIT
 printf 'shop\xffx\nDROP DATABASE victim/*!*/;\n#\xffc\xff'"'"');DROP DATABASE v;-- \xffC:\\new' >"$wseeds/1"
 printf 'a\\`; DROP\xffq'"'"'"*/ /*!*/;\r\n\x1a\xc3\xa9\xffn\xffl1\nl2\r\n\x00\xff\x00\x01' >"$wseeds/2"
 mkdir -p "$build/work-corpus-sql"
-wseconds=$(( (seconds + 3) / 4 ))
-rc=0
-"$build/tests/fuzz/sql_writer_fuzz" "$build/work-corpus-sql" "$wseeds" -max_total_time="$wseconds" \
-  -rss_limit_mb=2048 -max_len=4096 -timeout=20 -print_final_stats=1 \
-  -artifact_prefix="$build/findings/" > "$build/fuzz-sql.log" 2>&1 || rc=$?
-if [ $rc != 0 ]; then
-  grep -E "ERROR|SUMMARY|runtime error|sql_writer_fuzz:|Test unit written" "$build/fuzz-sql.log" | head -20 >&2
-  echo "FAIL: the SQL writer fuzzer found a problem (input in $build/findings/)" >&2
-  exit 1
-fi
-runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$build/fuzz-sql.log")
-echo "fuzz: SQL writer, ${runs:-?} executions in ${wseconds} s under ASan+UBSan, no finding"
+fuzz "SQL writer" sql_writer_fuzz $(((seconds + 3) / 4)) 4096 "$build/work-corpus-sql" "$wseeds"
