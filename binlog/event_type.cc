@@ -89,7 +89,7 @@ std::string_view event_type_name(std::uint8_t code) {
     case EventType::kHeartbeatV2:
       return "Heartbeat_v2";
     case EventType::kGtidTagged:
-      return "Gtid_tagged";
+      return "Gtid_tagged_log_event";  // as the server's SHOW BINLOG EVENTS names it
     case EventType::kMariaAnnotateRows:
       return "Annotate_rows";
     case EventType::kMariaBinlogCheckpoint:

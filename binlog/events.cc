@@ -350,6 +350,12 @@ Gtid decode_gtid(ByteCursor& cur, bool anonymous) {
   return g;
 }
 
+// A signed integer of MySQL's serialization format: zigzag-encoded (0, -1, 1, -2 ... as 0, 1,
+// 2, 3 ...).
+std::int64_t zigzag(std::uint64_t v) {
+  return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1);
+}
+
 Gtid decode_gtid_tagged(ByteCursor& cur) {
   Gtid g;
   const std::uint64_t start = cur.offset();
@@ -369,7 +375,7 @@ Gtid decode_gtid_tagged(ByteCursor& cur) {
         for (auto& b : g.sid) b = static_cast<std::uint8_t>(cur.varlen());
         break;
       case 2:
-        g.gno = static_cast<std::int64_t>(cur.varlen());
+        g.gno = zigzag(cur.varlen());  // int64 on the server: zigzag
         break;
       case 3: {
         const std::uint64_t len = cur.varlen();
@@ -378,10 +384,10 @@ Gtid decode_gtid_tagged(ByteCursor& cur) {
         break;
       }
       case 4:
-        g.last_committed = static_cast<std::int64_t>(cur.varlen());
+        g.last_committed = zigzag(cur.varlen());  // int64 on the server: zigzag
         break;
       case 5:
-        g.sequence_number = static_cast<std::int64_t>(cur.varlen());
+        g.sequence_number = zigzag(cur.varlen());  // int64 on the server: zigzag
         break;
       case 6:
         immediate_ts = cur.varlen();

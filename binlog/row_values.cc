@@ -10,8 +10,11 @@
 namespace binrecover::binlog {
 namespace {
 
+// The columns the SIGNEDNESS bitmap has a bit for: MySQL and MariaDB count YEAR among them
+// (without it every later integer column takes its neighbour's signedness).
 bool is_numeric(ColumnType t) {
   switch (t) {
+    case ColumnType::kYear:
     case ColumnType::kTiny:
     case ColumnType::kShort:
     case ColumnType::kInt24:

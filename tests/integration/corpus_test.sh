@@ -160,7 +160,7 @@ declare -A TYPE_NAME=(
   [22]=Delete_rows_event_old [23]=Write_rows [24]=Update_rows [25]=Delete_rows [26]=Incident
   [29]=Rows_query [30]=Write_rows [31]=Update_rows [32]=Delete_rows [33]=Gtid
   [34]=Anonymous_Gtid [35]=Previous_gtids [38]=XA_prepare [39]=Update_rows_partial
-  [40]=Transaction_payload [42]=Gtid_tagged [160]=Annotate_rows [161]=Binlog_checkpoint
+  [40]=Transaction_payload [42]=Gtid_tagged_log_event [160]=Annotate_rows [161]=Binlog_checkpoint
   [162]=Gtid [163]=Gtid_list)
 
 # header_walk FILE LISTING.tsv : binrecover's positions and types against the events' headers
