@@ -214,8 +214,10 @@ void append_event_info(fmt::memory_buffer& out, const Event& ev, const FormatCon
           if (ev.type() == EventType::kRowsQuery) append(out, "# ");
           append(out, b.query);
         } else if constexpr (std::is_same_v<T, XaPrepare>) {
-          append(out, "XA PREPARE ");
+          // One phase: the server shows the commit it was (XA_prepare_log_event::pack_info).
+          append(out, b.one_phase ? "XA COMMIT " : "XA PREPARE ");
           append_xid(out, b.format_id, b.data, b.gtrid_len, b.bqual_len);
+          if (b.one_phase) append(out, " ONE PHASE");
         } else if constexpr (std::is_same_v<T, Incident>) {
           fmt::format_to(it, "#{} ({})", b.type, b.type == 1 ? "LOST_EVENTS" : "NONE");
           if (!b.message.empty()) fmt::format_to(it, " {}", b.message);

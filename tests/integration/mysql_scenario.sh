@@ -66,6 +66,11 @@ SET gtid_next = 'AUTOMATIC:mytag';
 INSERT INTO other.t2 VALUES (5, 'tagged');
 INSERT INTO other.t2 VALUES (6, 'tagged again');
 SET gtid_next = 'AUTOMATIC';
+-- XA committed in one phase: listed as the server lists it (XA COMMIT ... ONE PHASE).
+XA START 'xa1';
+INSERT INTO other.t2 VALUES (7, 'xa one phase');
+XA END 'xa1';
+XA COMMIT 'xa1' ONE PHASE;
 BEGIN;
 INSERT INTO tt (name, sex, age, classid) VALUES ('钱九', 'w', 23, 'c104');
 DELETE FROM tt WHERE id = 5;
