@@ -96,11 +96,70 @@ std::uint8_t inverse_type(EventType t, const RowsTypeInfo& info) {
       return static_cast<std::uint8_t>(v2 ? EventType::kWriteRowsV2 : EventType::kWriteRowsV1);
     case RowsKind::kUpdate:
       return static_cast<std::uint8_t>(v2 ? EventType::kUpdateRowsV2 : EventType::kUpdateRowsV1);
-    case RowsKind::kPartialUpdate:
-      break;
+    case RowsKind::kPartialUpdate:  // (only when no JSON column holds a diff)
+      return static_cast<std::uint8_t>(EventType::kUpdateRowsV2);
   }
   (void)t;
   return 0;
+}
+
+bool has_bit(Bytes bitmap, std::uint64_t i) {
+  return i / 8 < bitmap.size() && (static_cast<std::uint8_t>(bitmap[i / 8]) & (1U << (i % 8))) != 0;
+}
+
+// A PARTIAL_UPDATE_ROWS after image [at, end) as a whole image, appended to `out`: its
+// value_options prefix (packed options, then with PARTIAL_JSON_UPDATES a bitmap over the JSON
+// columns written as diffs) dropped, and a JSON column written as an empty diff list (MySQL's
+// form of a JSON column the statement did not change) replaced by its value in the row's
+// before image [before, at). A column with diffs holds only the change of its document, not
+// the new value: that cannot be inverted, and throws.
+void append_whole_after_image(Bytes images, std::size_t before, std::size_t at, std::size_t end,
+                              const Rows& rows, const std::vector<ColumnLayout>& layout,
+                              std::uint64_t offset, std::vector<std::byte>& out) {
+  const std::uint64_t n = std::min<std::uint64_t>(rows.column_count, layout.size());
+  // Where each column's value is in the before image (size 0: NULL or absent).
+  thread_local std::vector<std::pair<std::size_t, std::size_t>> old_values;
+  old_values.assign(n, {0, 0});
+  ByteCursor b(images.subspan(before, at - before), offset + before);
+  const Bytes old_nulls = b.bytes((bits_set(rows.columns_before, n) + 7) / 8);
+  std::size_t k = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if (!has_bit(rows.columns_before, i) || has_bit(old_nulls, k++)) continue;
+    const std::size_t size = value_size(layout[i], b);
+    old_values[i] = {static_cast<std::size_t>(b.offset() - offset), size};
+    b.skip(size);
+  }
+  ByteCursor a(images.subspan(at, end - at), offset + at);
+  Bytes partial;
+  if (a.packed_int() & 1) {
+    std::size_t json = 0;
+    for (std::uint64_t i = 0; i < n; ++i)
+      if (layout[i].type == ColumnType::kJson) ++json;
+    partial = a.bytes((json + 7) / 8);
+  }
+  const Bytes nulls = a.bytes((bits_set(rows.columns_after, n) + 7) / 8);
+  out.insert(out.end(), nulls.begin(), nulls.end());
+  k = 0;
+  std::size_t json = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const bool is_json = layout[i].type == ColumnType::kJson;
+    const bool diff = is_json && has_bit(partial, json);
+    if (is_json) ++json;
+    if (!has_bit(rows.columns_after, i) || has_bit(nulls, k++)) continue;
+    const std::size_t size = value_size(layout[i], a);
+    const Bytes value = a.bytes(size);
+    if (!diff) {
+      out.insert(out.end(), value.begin(), value.end());
+      continue;
+    }
+    if (size != layout[i].meta || old_values[i].second == 0)  // diffs follow the length
+      throw Error(ErrorCode::kUnsupportedFormat,
+                  "a partial JSON update (binlog_row_value_options=PARTIAL_JSON) holds only "
+                  "the change of the document, not its new value: it cannot be inverted",
+                  a.offset() - size);
+    const auto from = images.begin() + static_cast<std::ptrdiff_t>(old_values[i].first);
+    out.insert(out.end(), from, from + static_cast<std::ptrdiff_t>(old_values[i].second));
+  }
 }
 
 }  // namespace
@@ -109,13 +168,13 @@ void inverted_rows_event(const Event& ev, const Rows& rows, Bytes images,
                          const std::vector<ColumnLayout>& layout, const FormatContext& ctx,
                          std::vector<std::byte>& out) {
   RowsTypeInfo info{};
-  if (!rows_type_info(ev.type(), &info) || info.version == 0 ||
-      rows.kind == RowsKind::kPartialUpdate)
-    throw Error(ErrorCode::kUnsupportedFormat,
-                std::string(event_type_name(ev.header.type)) +
-                    " cannot be inverted (pre-GA row events, or MySQL partial JSON updates)",
-                ev.pos);
-  const bool update = rows.kind == RowsKind::kUpdate;
+  if (!rows_type_info(ev.type(), &info) || info.version == 0)
+    throw Error(
+        ErrorCode::kUnsupportedFormat,
+        std::string(event_type_name(ev.header.type)) + " cannot be inverted (pre-GA row events)",
+        ev.pos);
+  const bool partial = rows.kind == RowsKind::kPartialUpdate;
+  const bool update = rows.kind == RowsKind::kUpdate || partial;
   if (bits_set(rows.columns_before, rows.column_count) != rows.column_count ||
       (update && bits_set(rows.columns_after, rows.column_count) != rows.column_count))
     throw Error(ErrorCode::kUnsupportedFormat,
@@ -146,8 +205,12 @@ void inverted_rows_event(const Event& ev, const Rows& rows, Bytes images,
       continue;
     }
     // after image, then before image
-    out.insert(out.end(), images.begin() + static_cast<std::ptrdiff_t>(ends[first]),
-               images.begin() + static_cast<std::ptrdiff_t>(ends[first + 1]));
+    if (partial)
+      append_whole_after_image(images, start, ends[first], ends[first + 1], rows, layout,
+                               ev.pos + head, out);
+    else
+      out.insert(out.end(), images.begin() + static_cast<std::ptrdiff_t>(ends[first]),
+                 images.begin() + static_cast<std::ptrdiff_t>(ends[first + 1]));
     out.insert(out.end(), images.begin() + static_cast<std::ptrdiff_t>(start),
                images.begin() + static_cast<std::ptrdiff_t>(ends[first]));
   }

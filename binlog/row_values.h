@@ -24,6 +24,9 @@ struct TableInfo {
   std::vector<std::vector<std::string>> enum_values;  // per column (ENUM columns)
   std::vector<std::vector<std::string>> set_values;   // per column (SET columns)
   std::vector<std::uint32_t> primary_key;             // column indexes
+  // Per column, 1 for a generated (virtual or stored) column; empty when unknown. No table map
+  // says it: it comes from the table's definition (recovery/sql/schema.h).
+  std::vector<char> generated;
 };
 
 // Optional metadata TLV fields (MySQL Table_map_log_event::Optional_metadata_field_type):

@@ -66,8 +66,7 @@ static int write_sql(Options& o, recovery::Output& out) {
   recovery::Schema schema(warn);
   if (o.schema_file) schema.load_file(*o.schema_file);
   if (o.flashback) {
-    recovery::run_flashback(o.inputs, o.decode, o.filter, out, warn,
-                            o.schema_file ? &schema : nullptr);
+    recovery::run_flashback(o.inputs, o.decode, o.filter, out, warn, &schema);
     out.flush();
     return 0;
   }

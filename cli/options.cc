@@ -210,6 +210,11 @@ po::options_description filter_group() {
       "with its transaction")("table", po::value<std::vector<std::string>>(),
                               "keep only this DATABASE.TABLE within its database (repeatable)")(
       "server-id", po::value<std::string>(), "keep only events written by this server id")(
+      "include-gtids", po::value<std::string>(),
+      "keep only the transactions whose GTID is in this MySQL GTID set "
+      "(uuid:1-5:7,uuid2:tag:1-3; as mysqlbinlog)")(
+      "exclude-gtids", po::value<std::string>(),
+      "leave out the transactions whose GTID is in this MySQL GTID set")(
       "skip-event", po::value<std::vector<std::string>>(),
       "leave out the transaction containing the event at [FILE:]POS, or with this GTID "
       "(repeatable; binrecover plan prints it); an error (exit 4) when none matches")(
@@ -239,7 +244,18 @@ po::options_description sql_group() {
       "(binlog_row_metadata=FULL or --schema), reversed row events as BINLOG elsewhere")(
       "rows-as-sql",
       "row events as executable INSERT/UPDATE/DELETE with real column names (from the log's "
-      "binlog_row_metadata=FULL, else from --schema)")(
+      "binlog_row_metadata=FULL, else from --schema); generated columns (known from --schema "
+      "and the log's CREATE/ALTER TABLE) are left out, the server computes them")(
+      "target-flavor", po::value<std::string>(),
+      "the server the SQL is for: mysql or mariadb (default: the one that wrote the log). "
+      "mariadb, for a MySQL log: no GTID_NEXT statements, sql_mode mapped as a MariaDB "
+      "replica maps it (fractional seconds rounded, as MySQL did), MySQL 8's utf8mb4 "
+      "collations as utf8mb4_unicode_520_ci (replay finds this out from its server)")(
+      "trigger-tables", po::value<std::string>(),
+      "with --rows-as-sql, the rows of tables with triggers (known from --schema and the log's "
+      "CREATE TRIGGER): sql (default; plain statements fire the target's triggers again, "
+      "warned) or binlog (BINLOG statements, which fire none: the log already holds what the "
+      "triggers did)")(
       "schema", po::value<std::string>(),
       "a dump's CREATE TABLE statements (mysqldump/mariadb-dump, with or without data) naming "
       "the columns of logs without metadata, for --rows-as-sql and --flashback; the binlog's "
@@ -319,6 +335,9 @@ po::options_description replay_group() {
       "disable-log-bin,D", "SET sql_log_bin=0 in the session: the replay is not binlogged")(
       "skip-gtids", "apply without the GTIDs (as --gtids=strip)")(
       "rows-as-sql", "apply row events as INSERT/UPDATE/DELETE instead of BINLOG statements")(
+      "trigger-tables", po::value<std::string>(),
+      "with --rows-as-sql: sql (default, warned) or binlog: the rows of tables with triggers "
+      "as BINLOG statements, which fire no trigger again")(
       "schema", po::value<std::string>(),
       "a dump's CREATE TABLE statements naming the columns for --rows-as-sql")(
       "local-load,l", po::value<std::string>(),
@@ -674,6 +693,23 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   if (has("table"))
     for (const auto& t : vm["table"].as<std::vector<std::string>>())
       o.filter.tables.push_back(parse_table(t));
+  for (const char* name : {"include-gtids", "exclude-gtids"}) {
+    const auto set = text(name);
+    if (!set) continue;
+    recovery::AppliedGtids gtids;
+    try {
+      gtids.add_mysql_set(*set);
+    } catch (const Error&) {
+      usage_error(std::string("--") + name +
+                  " needs a MySQL GTID set (uuid:1-5:7 or uuid:tag:1-3, " +
+                  "comma-separated), not '" + *set + "'");
+    }
+    if (gtids.empty()) usage_error(std::string("--") + name + " is empty");
+    if (name[0] == 'i')
+      o.filter.include_gtids = std::move(gtids);
+    else
+      o.filter.exclude_gtids = std::move(gtids);
+  }
   if (has("skip-event"))
     for (const auto& v : vm["skip-event"].as<std::vector<std::string>>()) {
       if (valid_gtid(v)) {
@@ -709,6 +745,17 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   o.sql.rows_as_sql = has("rows-as-sql");
   o.schema_file = text("schema");
   o.flashback = has("flashback");
+  if (auto t = text("target-flavor")) {
+    if (*t != "mysql" && *t != "mariadb")
+      usage_error("--target-flavor must be mysql or mariadb, not '" + *t + "'");
+    o.sql.target_mariadb = *t == "mariadb";
+  }
+  if (auto t = text("trigger-tables")) {
+    if (*t != "sql" && *t != "binlog")
+      usage_error("--trigger-tables must be sql or binlog, not '" + *t + "'");
+    if (!o.sql.rows_as_sql) usage_error("--trigger-tables applies to --rows-as-sql");
+    o.sql.trigger_tables_binlog = *t == "binlog";
+  }
   if (auto b = text("base64-output")) {
     std::string v = *b;
     for (char& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

@@ -2,6 +2,7 @@
 # Throwaway MySQL 9 server for tests, run from a cached Debian sid chroot (MySQL is not in
 # Debian 12; sid's mysql-server-core, which also ships MySQL's own mysqlbinlog, is).
 #   scripts/mysql_server.sh start DIR PORT [extra mysqld options...]
+#   scripts/mysql_server.sh restart DIR PORT   # start again on the same data (crash recovery)
 #   scripts/mysql_server.sh stop DIR
 #   scripts/mysql_server.sh chroot       # build the cached chroot if needed, print its path
 #   scripts/mysql_server.sh exec CMD...  # run CMD inside the chroot (e.g. mysqlbinlog)
@@ -78,10 +79,12 @@ build_recipe() {
   step="apt-get install mysql-server-core in the sid chroot"
   unshare --mount chroot "$target" /usr/bin/env -i PATH="$CHROOT_PATH_DEFAULT" \
     DEBIAN_FRONTEND=noninteractive \
-    apt-get install -y --no-install-recommends mysql-server-core >>"$log" 2>&1 || return 1
+    apt-get install -y --no-install-recommends mysql-server-core mysql-client-core >>"$log" 2>&1 || return 1
   step="checking mysqld and mysqlbinlog in the sid chroot"
   chroot "$target" /usr/sbin/mysqld --version >>"$log" 2>&1 || return 1
   chroot "$target" /usr/bin/mysqlbinlog --version >>"$log" 2>&1 || return 1
+  chroot "$target" /usr/bin/mysqldump --version >>"$log" 2>&1 || return 1
+  chroot "$target" /usr/bin/mysql --version >>"$log" 2>&1 || return 1
   chroot "$target" /usr/bin/env -i PATH="$CHROOT_PATH_DEFAULT" apt-get clean >>"$log" 2>&1
   rm -rf "$target"/var/lib/apt/lists/*
 }
@@ -162,20 +165,11 @@ system_path() {
 # Host directories that may be bound into the chroot at the same path.
 bindable() { ! system_path "$1" && [ -d "$1" ]; }
 
-case "${1:-}" in
-start)
-  dir=${2:?data directory}
-  port=${3:?port}
-  shift 3
-  ensure_chroot
-  dir=$(realpath -m "$dir")
-  ! system_path "$dir" || { echo "$me: unsuitable data directory $dir" >&2; exit 2; }
-  rm -rf "$dir"
-  mkdir -p "$dir/binlog" "$dir/tmp" # mysqld --initialize creates $dir/data itself
-  (in_chroot / "$dir" -- mysqld --no-defaults --initialize-insecure --user=root \
-    --datadir="$dir/data" --tmpdir="$dir/tmp" --secure-file-priv= \
-    --log-error="$dir/install.log" >/dev/null 2>&1) ||
-    { echo "$me: mysqld --initialize-insecure failed; its log:" >&2; cat "$dir/install.log" >&2 || true; exit 1; }
+# launch DIR PORT [mysqld options]: runs mysqld on the data directory DIR/data (made by start)
+# and waits until it answers; exits 0 when it does, 1 when it does not start.
+launch() {
+  local dir=$1 port=$2
+  shift 2
   in_chroot / "$dir" -- mysqld --no-defaults --user=root --datadir="$dir/data" --tmpdir="$dir/tmp" \
     --bind-address=127.0.0.1 --port="$port" --socket="$dir/mysqld.sock" --mysqlx=OFF \
     --pid-file="$dir/mysqld.pid" --log-error="$dir/error.log" --secure-file-priv= \
@@ -197,6 +191,36 @@ start)
   echo "$me: server in $dir did not start; its error log:" >&2
   cat "$dir/error.log" "$dir/mysqld.out" >&2 || true
   exit 1
+}
+
+case "${1:-}" in
+start)
+  dir=${2:?data directory}
+  port=${3:?port}
+  shift 3
+  ensure_chroot
+  dir=$(realpath -m "$dir")
+  ! system_path "$dir" || { echo "$me: unsuitable data directory $dir" >&2; exit 2; }
+  rm -rf "$dir"
+  mkdir -p "$dir/binlog" "$dir/tmp" # mysqld --initialize creates $dir/data itself
+  (in_chroot / "$dir" -- mysqld --no-defaults --initialize-insecure --user=root \
+    --datadir="$dir/data" --tmpdir="$dir/tmp" --secure-file-priv= \
+    --log-error="$dir/install.log" >/dev/null 2>&1) ||
+    { echo "$me: mysqld --initialize-insecure failed; its log:" >&2; cat "$dir/install.log" >&2 || true; exit 1; }
+  : >"$dir/mysqld.args"
+  [ $# -eq 0 ] || printf '%s\n' "$@" >"$dir/mysqld.args"
+  launch "$dir" "$port" "$@"
+  ;;
+restart)
+  dir=$(realpath -m "${2:?data directory}")
+  port=${3:?port}
+  ensure_chroot
+  [ -d "$dir/data" ] && [ -f "$dir/mysqld.args" ] || { echo "$me: no server was started in $dir" >&2; exit 2; }
+  mapfile -t args <"$dir/mysqld.args"
+  # A server killed with -9 leaves its socket and the socket's lock file (holding its pid,
+  # which another process may have by now) behind.
+  rm -f "$dir/mysqld.sock" "$dir/mysqld.sock.lock" "$dir/mysqld.pid"
+  launch "$dir" "$port" "${args[@]}"
   ;;
 stop)
   dir=$(realpath -m "${2:?data directory}")

@@ -55,6 +55,11 @@ bool ContentFilter::keep_query(const binlog::Query& q) const {
           return true;
       }
       return false;
+    case StatementTargets::Kind::kAccount:
+      // MySQL names `mysql` as the database an account statement updates; the statements of
+      // one account (CREATE USER, GRANT ON db.*, GRANT role, ALTER USER) follow the session's
+      // database instead, all alike, as mysqlbinlog --database keeps them.
+      return keep_database(q.db);
     case StatementTargets::Kind::kUnknown:
       break;
   }

@@ -33,6 +33,10 @@ struct FilterOptions {
   std::optional<std::string> stop_gtid;
   // replay --gtids=skip-applied: transactions whose GTID the target server already has.
   AppliedGtids applied_gtids;
+  // --include-gtids / --exclude-gtids: MySQL GTID sets (a transaction without a GTID is not in
+  // any set).
+  std::optional<AppliedGtids> include_gtids;
+  AppliedGtids exclude_gtids;
 };
 
 // Database and table rules, for one statement, table map or table.

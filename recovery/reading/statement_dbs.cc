@@ -76,6 +76,18 @@ class Parser {
 
   StatementTargets parse() {
     StatementTargets out;
+    // Accounts and privileges (GRANT, REVOKE, SET PASSWORD, SET DEFAULT ROLE; CREATE, ALTER,
+    // DROP, RENAME USER or ROLE below) belong to no database.
+    if (is_kw(tok_, "GRANT") || is_kw(tok_, "REVOKE")) {
+      out.kind = StatementTargets::Kind::kAccount;
+      return out;
+    }
+    if (is_kw(tok_, "SET")) {
+      advance();
+      if (is_kw(tok_, "PASSWORD") || (is_kw(tok_, "DEFAULT") && (advance(), is_kw(tok_, "ROLE"))))
+        out.kind = StatementTargets::Kind::kAccount;
+      return out;
+    }
     if (is_kw(tok_, "INSERT") || is_kw(tok_, "REPLACE")) {
       advance();
       skip_words({"LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "IGNORE", "INTO"});
@@ -128,6 +140,7 @@ class Parser {
     if (is_kw(tok_, "RENAME")) {
       out.action = StatementTargets::Action::kRename;
       advance();
+      if (is_kw(tok_, "USER")) out.kind = StatementTargets::Kind::kAccount;
       if (!is_kw(tok_, "TABLE") && !is_kw(tok_, "TABLES")) return out;
       advance();
       while (tok_.kind != Tok::kEnd) {
@@ -174,7 +187,9 @@ class Parser {
       }
       if (is_kw(tok_, "TABLE") || is_kw(tok_, "TABLES") || is_kw(tok_, "VIEW") ||
           is_kw(tok_, "SEQUENCE")) {
-        if (!create && !alter && (is_kw(tok_, "TABLE") || is_kw(tok_, "TABLES")))
+        // DROP TEMPORARY TABLE (a session's own table; also what the server logs when a
+        // session that made one ends) destroys nothing of the database's.
+        if (!create && !alter && !temporary_ && (is_kw(tok_, "TABLE") || is_kw(tok_, "TABLES")))
           out.action = StatementTargets::Action::kDropTable;
         advance();
         skip_if_exists();
@@ -197,6 +212,7 @@ class Parser {
         skip_if_exists();
         return one_table(out);
       }
+      if (is_kw(tok_, "USER") || is_kw(tok_, "ROLE")) out.kind = StatementTargets::Kind::kAccount;
       return out;  // USER, ROLE, SERVER, ...: no database of their own
     }
     return out;
@@ -243,9 +259,12 @@ class Parser {
       if (is_kw(tok_, "OR")) {
         advance();
         skip_words({"REPLACE"});
-      } else if (is_kw(tok_, "TEMPORARY") || is_kw(tok_, "ONLINE") || is_kw(tok_, "OFFLINE") ||
-                 is_kw(tok_, "IGNORE") || is_kw(tok_, "UNIQUE") || is_kw(tok_, "FULLTEXT") ||
-                 is_kw(tok_, "SPATIAL") || is_kw(tok_, "AGGREGATE") || is_kw(tok_, "NONBLOCKING")) {
+      } else if (is_kw(tok_, "TEMPORARY")) {
+        temporary_ = true;
+        advance();
+      } else if (is_kw(tok_, "ONLINE") || is_kw(tok_, "OFFLINE") || is_kw(tok_, "IGNORE") ||
+                 is_kw(tok_, "UNIQUE") || is_kw(tok_, "FULLTEXT") || is_kw(tok_, "SPATIAL") ||
+                 is_kw(tok_, "AGGREGATE") || is_kw(tok_, "NONBLOCKING")) {
         advance();
       } else if (is_kw(tok_, "DEFINER") || is_kw(tok_, "ALGORITHM")) {
         advance();
@@ -395,6 +414,7 @@ class Parser {
 
   Lexer lex_;
   Token tok_;
+  bool temporary_ = false;  // TEMPORARY among the DDL modifiers
 };
 
 }  // namespace

@@ -24,6 +24,8 @@ struct StatementTargets {
     kUnknown,   // not a statement we parse (SET, GRANT, CALL, ...): use the default database
     kTables,    // the statement changes the tables listed
     kDatabase,  // CREATE/ALTER/DROP DATABASE: `refs[0].db` names it (empty = default)
+    kAccount,   // users, roles, privileges: in no database; filters follow the default one
+                // (as mysqlbinlog --database), so CREATE USER and its GRANTs stay together
   };
   // What the statement does, for finding destructive events.
   enum class Action : std::uint8_t {

@@ -105,7 +105,8 @@ class Walker {
     };
     skip_found_.assign(filter_.skip_positions.size() + filter_.skip_gtids.size(), false);
     need_gtid_ = consumer_.wants_gtid() || filter_.stop_gtid || !filter_.skip_gtids.empty() ||
-                 !filter_.applied_gtids.empty();
+                 !filter_.applied_gtids.empty() || filter_.include_gtids ||
+                 !filter_.exclude_gtids.empty();
   }
 
   RunStats run() {
@@ -513,6 +514,12 @@ class Walker {
           }
       if (skip) {
         consumer_.left_out(u, LeftOut::kSkipEvent);
+        return done();
+      }
+      if (u.kind != UnitKind::kMeta &&
+          ((filter_.include_gtids && !filter_.include_gtids->contains(u.gtid)) ||
+           filter_.exclude_gtids.contains(u.gtid))) {
+        consumer_.left_out(u, LeftOut::kGtidSet);
         return done();
       }
       if (!filter_.applied_gtids.empty() && filter_.applied_gtids.contains(u.gtid)) {

@@ -71,6 +71,7 @@ enum class LeftOut : std::uint8_t {
   kCrossesStop,     // the stop position or time falls inside it
   kSkipEvent,       // --skip-event named it
   kAlreadyApplied,  // replay --gtids=skip-applied: the server has its GTID
+  kGtidSet,         // --include-gtids / --exclude-gtids
   kDamaged,         // --force-read: one of its events did not decode
 };
 

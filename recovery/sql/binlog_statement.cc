@@ -217,7 +217,20 @@ void SqlSink::encode_pending_maps() {
   pending_maps_.clear();
 }
 
+void SqlSink::drop_pending_maps() {
+  rows_b64_.clear();
+  rows_pending_ = false;
+  stmt_maps_.clear();
+  stmt_map_count_ = 0;
+  pending_maps_.clear();
+  holding_ = false;
+}
+
 void SqlSink::flush_binlog_statement() {
+  if (opts_.rows_as_sql && !trigger_stmt_ && !unit_binlog_rows_) {  // only maps, unused
+    drop_pending_maps();
+    return;
+  }
   if (holding_) encode_held();
   encode_pending_maps();
   stmt_maps_.clear();

@@ -89,7 +89,8 @@ void append_maria_gtid_list(fmt::memory_buffer& out, const MariaGtidList& l) {
   }
 }
 
-void append_user_var_value(fmt::memory_buffer& out, const UserVar& v, bool backtick_collation) {
+void append_user_var_value(fmt::memory_buffer& out, const UserVar& v, bool backtick_collation,
+                           bool mysql_hex) {
   if (v.is_null) {
     append(out, "NULL");
     return;
@@ -126,9 +127,16 @@ void append_user_var_value(fmt::memory_buffer& out, const UserVar& v, bool backt
         append(out, c->charset);
         append(out, " ");
       }
-      append(out, "X'");
-      append_hex_upper(out, v.value);
-      append(out, "'");
+      if (!mysql_hex) {
+        append(out, "X'");
+        append_hex_upper(out, v.value);
+        append(out, "'");
+      } else if (v.value.empty()) {
+        append(out, "\"\"");
+      } else {
+        append(out, "0x");
+        append_hex_upper(out, v.value);
+      }
       if (c != nullptr) {
         append(out, " COLLATE ");
         if (backtick_collation)
@@ -176,7 +184,7 @@ void append_event_info(fmt::memory_buffer& out, const Event& ev, const FormatCon
           append(out, "@");
           append_quoted_ident(out, b.name);
           append(out, "=");
-          append_user_var_value(out, b, false);
+          append_user_var_value(out, b, false, !ctx.mariadb);
         } else if constexpr (std::is_same_v<T, TableMap>) {
           fmt::format_to(it, "table_id: {} ({}.{})", b.table_id, b.db, b.table);
         } else if constexpr (std::is_same_v<T, Rows>) {

@@ -19,9 +19,10 @@ void append_gtid_set(fmt::memory_buffer& out, binlog::Bytes data);
 // MariaDB GTID list entries: "0-1-8,1-2-3".
 void append_maria_gtid_list(fmt::memory_buffer& out, const binlog::MariaGtidList& l);
 // The value of a user variable as SQL: _utf8mb4 X'..' COLLATE `x`, 123, 1.5e0, NULL.
-// `backtick_collation` quotes the collation name as mysqlbinlog does in SQL output.
+// `backtick_collation` quotes the collation name as mysqlbinlog does in SQL output;
+// `mysql_hex` writes a string as MySQL's SHOW BINLOG EVENTS does (0x.., "" when empty).
 void append_user_var_value(fmt::memory_buffer& out, const binlog::UserVar& v,
-                           bool backtick_collation);
+                           bool backtick_collation, bool mysql_hex = false);
 
 inline void append(fmt::memory_buffer& out, std::string_view s) {
   out.append(s.data(), s.data() + s.size());

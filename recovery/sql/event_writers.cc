@@ -24,51 +24,59 @@ void SqlSink::write_body(const Event& ev, const T& /*b*/, const FormatContext& /
   if (!sf) fmt::format_to(it, "{} (not replayed)\n", event_type_name(type));
 }
 
-void SqlSink::write_body(const Event& ev, const FormatDescription& b,
-                         const FormatContext& /*ctx*/) {
-  auto it = std::back_inserter(buf_);
-  const bool sf = !comments_;
-  if (!sf) {
-    fmt::format_to(it, "Start: binlog v {}, server v ", b.binlog_version);
-    append_comment_text(buf_, b.server_version);
+// The start of a file (Format_description, or Start_v3 of 3.23 and 4.0 logs): the comment, and
+// the ROLLBACK of a server start (a transaction cut by a crash is not committed).
+void SqlSink::start_event(std::uint16_t binlog_version, std::string_view server_version,
+                          std::uint32_t when, bool at_startup, bool in_use) {
+  if (comments_) {
+    fmt::format_to(std::back_inserter(buf_), "Start: binlog v {}, server v ", binlog_version);
+    append_comment_text(buf_, server_version);
     append(" created ");
-    time_text(b.created != 0 ? b.created : ev.header.timestamp);
-    if (b.created != 0) append(" at startup");
+    time_text(when);
+    if (at_startup) append(" at startup");
     append("\n");
-    if (ev.header.flags & kLogEventBinlogInUse)
-      append("# Warning: this binlog is either in use or was not closed properly.\n");
+    if (in_use) append("# Warning: this binlog is either in use or was not closed properly.\n");
   }
-  if (b.created != 0) {
+  if (at_startup) {
     append("ROLLBACK");
     delimiter();
   }
-  if (!opts_.short_form && !opts_.rows_as_sql && opts_.base64_output != Base64Output::kNever) {
-    // (plain SQL needs no BINLOG statement at all)
-    append("BINLOG '\n");
-    append_base64(buf_, ev.raw);
-    append("\n'");
-    delimiter();
+}
+
+void SqlSink::write_body(const Event& ev, const FormatDescription& b,
+                         const FormatContext& /*ctx*/) {
+  start_event(b.binlog_version, b.server_version, b.created != 0 ? b.created : ev.header.timestamp,
+              b.created != 0, (ev.header.flags & kLogEventBinlogInUse) != 0);
+  fde_written_ = false;
+  fde_raw_.clear();
+  if (!opts_.short_form && opts_.base64_output != Base64Output::kNever) {
+    if (binlog_maps())
+      write_fde_binlog(ev.raw);
+    else  // plain SQL needs no BINLOG statement, unless an atomic CREATE ... SELECT comes
+      fde_raw_.assign(ev.raw.begin(), ev.raw.end());
   }
   // Each file starts a fresh print state, as mysqlbinlog's: the output of one file stays
   // replayable on its own.
   st_ = PrintedState{};
 }
 
+void SqlSink::write_fde_binlog(Bytes raw) {
+  append("BINLOG '\n");
+  append_base64(buf_, raw);
+  append("\n'");
+  delimiter();
+  // MySQL 5.7+ sets GTID_NEXT to NOT_YET_DETERMINED when it runs a BINLOG statement holding
+  // a Format_description event: a statement that follows without a GTID of its own would then
+  // be ANONYMOUS, which a server with GTID_MODE=ON refuses (error 1782), and so would the
+  // final ROLLBACK. As mysqlbinlog, set it back; /*!50700: MariaDB (which has no GTID_NEXT)
+  // skips MySQL 5.7+ version comments.
+  append("/*!50700 SET @@SESSION.GTID_NEXT='AUTOMATIC'*/");
+  delimiter();
+  fde_written_ = true;
+}
+
 void SqlSink::write_body(const Event& /*ev*/, const StartV3& b, const FormatContext& /*ctx*/) {
-  auto it = std::back_inserter(buf_);
-  const bool sf = !comments_;
-  if (!sf) {
-    fmt::format_to(it, "Start: binlog v {}, server v ", b.binlog_version);
-    append_comment_text(buf_, b.server_version);
-    append(" created ");
-    time_text(b.created);
-    if (b.created != 0) append(" at startup");
-    append("\n");
-  }
-  if (b.created != 0) {
-    append("ROLLBACK");
-    delimiter();
-  }
+  start_event(b.binlog_version, b.server_version, b.created, b.created != 0, false);
 }
 
 void SqlSink::write_body(const Event& /*ev*/, const Rotate& b, const FormatContext& /*ctx*/) {
@@ -152,7 +160,8 @@ void SqlSink::write_body(const Event& ev, const TableMap& b, const FormatContext
     } catch (const Error&) {
     }
   }
-  if (!opts_.rows_as_sql && opts_.base64_output == Base64Output::kAuto) base64_event(ev, ctx);
+  // (--trigger-tables=binlog: every map, dropped at the end of a statement of plain SQL)
+  if (binlog_maps() && opts_.base64_output == Base64Output::kAuto) base64_event(ev, ctx);
 }
 
 void SqlSink::write_body(const Event& ev, const Rows& b, const FormatContext& ctx) {
@@ -171,6 +180,18 @@ void SqlSink::write_body(const Event& ev, const Rows& b, const FormatContext& ct
       throw Error(ErrorCode::kMissingTableMap,
                   "rows event for table id " + std::to_string(b.table_id) + " has no table map",
                   ev.pos);
+    if (opts_.rows_as_sql && t->has_triggers && !opts_.trigger_tables_binlog && schema_)
+      schema_->warn_trigger_rows(t->info.db, t->info.table, ev.pos);
+    if (opts_.rows_as_sql && (unit_binlog_rows_ || (opts_.trigger_tables_binlog &&
+                                                    (trigger_stmt_ || t->has_triggers)))) {
+      trigger_stmt_ = true;  // this event and the rest of its statement: BINLOG
+      base64_event(ev, ctx);
+      if ((b.flags & kStmtEndFlag) || force_stmt_end_) {
+        flush_binlog_statement();
+        trigger_stmt_ = false;
+      }
+      return;
+    }
     if (opts_.rows_as_sql) {
       Bytes images = b.rows;
       if (b.compressed) {
@@ -195,6 +216,8 @@ void SqlSink::write_body(const Event& ev, const Rows& b, const FormatContext& ct
         }
       }
       mark_statements(stmt_ends_);
+      if (((b.flags & kStmtEndFlag) || force_stmt_end_) && opts_.trigger_tables_binlog)
+        drop_pending_maps();  // the statement went as plain SQL: its maps are not needed
     } else {
       // The -v text follows the statement's BINLOG: written when the statement ends,
       // straight into the output (no copy of the text).
@@ -214,14 +237,14 @@ void SqlSink::write_body(const Event& ev, const Rows& b, const FormatContext& ct
   }
 }
 
-void SqlSink::write_body(const Event& /*ev*/, const Gtid& b, const FormatContext& /*ctx*/) {
+void SqlSink::write_body(const Event& /*ev*/, const Gtid& b, const FormatContext& ctx) {
   auto it = std::back_inserter(buf_);
   const bool sf = !comments_;
   if (!sf) {
     fmt::format_to(it, "{}\tlast_committed={}\tsequence_number={}\n",
                    b.anonymous ? "Anonymous_GTID" : "GTID", b.last_committed, b.sequence_number);
   }
-  if (!opts_.skip_gtids) {
+  if (!opts_.skip_gtids && !to_mariadb(ctx)) {  // (MariaDB has no GTID_NEXT)
     append("SET @@SESSION.GTID_NEXT= '");
     if (b.anonymous) {
       append("ANONYMOUS");

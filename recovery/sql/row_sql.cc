@@ -318,10 +318,20 @@ struct Literal {
   [[gnu::always_inline]] void uinteger(std::uint64_t x) {
     out.done(binlog::put_uint(out.need(20), x));
   }
-  // A FLOAT is printed as the exact double it widens to: stored back it rounds to the same
-  // float, and compared in a WHERE clause it equals the column (its shortest float form, read
-  // as a double, would not). The shortest text of a double is at most 24 characters.
-  void real(double d, bool /*is_float*/) { out.done(put_double(out.need(32), d)); }
+  // In SQL a FLOAT is written as the exact double it widens to: stored back it rounds to the
+  // same float, and compared in a WHERE clause it equals the column (its shortest float form,
+  // read as a double, would not). The shortest text of a double is at most 24 characters. In
+  // -v comments, the shortest text of the float itself (0.1, as SELECT and mysqlbinlog show
+  // it, not 0.10000000149011612).
+  void real(double d, bool is_float) {
+    if constexpr (!kSql) {
+      if (is_float) {
+        out.done(fmt::format_to(out.need(32), "{}", static_cast<float>(d)));
+        return;
+      }
+    }
+    out.done(put_double(out.need(32), d));
+  }
   template <class Write>
   [[gnu::always_inline]] void text(Value::Kind kind, Write&& write) {
     char* p = out.need(binlog::ValueText::kCapacity + 2);
@@ -454,6 +464,11 @@ struct SkipSink {
 
 constexpr auto kEvery = [](std::size_t) { return true; };
 constexpr auto kNone = [](std::size_t) { return false; };
+// The columns a statement may set: not the generated ones (the server computes those and
+// refuses a value for them, error 3105).
+auto stored(const SqlTable& t) {
+  return [&t](std::size_t col) { return !t.generated(col); };
+}
 
 void require_names(const SqlTable& t, const binlog::Rows& rows) {
   if (t.columns.empty() || t.columns.size() < rows.column_count)
@@ -470,7 +485,7 @@ void insert_head(std::string& head, const SqlTable& t, const binlog::Rows& rows,
   head += " (";
   bool first = true;
   for (std::uint64_t i = 0; i < rows.column_count; ++i) {
-    if (!has_column(present, i)) continue;
+    if (!has_column(present, i) || t.generated(static_cast<std::size_t>(i))) continue;
     if (!first) head += ", ";
     first = false;
     head += t.columns[static_cast<std::size_t>(i)];
@@ -517,7 +532,7 @@ struct ValuesSink {
 
 void put_values(Writer& out, const SqlTable& t, const binlog::Rows& rows, Bytes present,
                 ByteCursor& cur) {
-  walk_image(t.info, rows, present, cur, false, kEvery, ValuesSink{out, t});
+  walk_image(t.info, rows, present, cur, false, stored(t), ValuesSink{out, t});
 }
 
 // "`a`=1 AND `b` IS NULL" of a WHERE.
@@ -543,12 +558,12 @@ struct WhereSink {
 };
 
 void put_where(Writer& out, const SqlTable& t, const KeyMatch& m, const binlog::Rows& rows,
-               Bytes present, ByteCursor& cur) {
+               Bytes present, ByteCursor& cur, bool partial = false) {
   out.put(" WHERE ");
   WhereSink sink{out, t};
   walk_image(
-      t.info, rows, present, cur, false,
-      [&](std::size_t col) { return !m.use_key || m.in_key[col] != 0; }, sink);
+      t.info, rows, present, cur, partial,
+      [&](std::size_t col) { return m.use_key ? m.in_key[col] != 0 : !t.generated(col); }, sink);
   if (sink.first) out.put("1");
   if (!m.use_key) out.put(" LIMIT 1");
 }
@@ -580,7 +595,7 @@ struct AssignSink {
 
 void put_assignments(Writer& out, const SqlTable& t, const binlog::Rows& rows, Bytes present,
                      ByteCursor& cur, bool partial) {
-  walk_image(t.info, rows, present, cur, partial, kEvery, AssignSink{out, t});
+  walk_image(t.info, rows, present, cur, partial, stored(t), AssignSink{out, t});
 }
 
 // "###   @N=" for the first 4096 columns (MySQL's and MariaDB's limit), 16 bytes apart.
@@ -755,10 +770,12 @@ void append_rows_sql(fmt::memory_buffer& buf, const binlog::Rows& rows, Bytes im
 void append_rows_undo(fmt::memory_buffer& buf, std::vector<std::size_t>& ends,
                       const binlog::Rows& rows, Bytes images, const SqlTable& table,
                       std::uint64_t offset) {
-  // Undoing needs whole rows: a MINIMAL or NOBLOB image cannot restore what it left out.
-  const bool update = rows.kind == binlog::RowsKind::kUpdate;
-  if (rows.kind == binlog::RowsKind::kPartialUpdate ||
-      !all_columns(rows.columns_before, rows.column_count) ||
+  // Undoing needs whole rows: a MINIMAL or NOBLOB image cannot restore what it left out. A
+  // partial JSON update's after image serves only to find the row (by its key; a JSON diff in
+  // a WHERE is refused), so its diffs do no harm.
+  const bool partial = rows.kind == binlog::RowsKind::kPartialUpdate;
+  const bool update = rows.kind == binlog::RowsKind::kUpdate || partial;
+  if (!all_columns(rows.columns_before, rows.column_count) ||
       (update && !all_columns(rows.columns_after, rows.column_count)))
     throw Error(ErrorCode::kUnsupportedFormat,
                 "the row images of " + table.info.db + "." + table.info.table +
@@ -796,7 +813,7 @@ void append_rows_undo(fmt::memory_buffer& buf, std::vector<std::size_t>& ends,
         out.put(table.name);
         out.put(" SET ");
         put_assignments(out, table, rows, rows.columns_before, cur, false);
-        put_where(out, table, match, rows, rows.columns_after, cur);
+        put_where(out, table, match, rows, rows.columns_after, cur, partial);
         ends.push_back(out.size());
       }
       break;

@@ -26,6 +26,11 @@ struct SqlTable {
   // Whether a name holds bytes the mysql client alters (client_alters): statements for a pipe
   // into it are then PREPAREd from their hex text.
   bool client_alters_names = false;
+  bool has_triggers = false;  // the schema knows triggers on it
+  // Whether column `col` is generated (known from the schema; the log does not say).
+  bool generated(std::size_t col) const {
+    return col < info.generated.size() && info.generated[col] != 0;
+  }
   // Fills name, columns and the literals from info (call after info changes).
   void prepare();
 };

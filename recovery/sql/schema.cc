@@ -59,6 +59,11 @@ std::vector<Token> tokenize(std::string_view s) {
   return out;
 }
 
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
 // The first word of a statement, past whitespace and comments (the text of an executable
 // comment counts).
 std::string_view first_word(std::string_view s) {
@@ -179,8 +184,12 @@ ColumnDef column_def(DdlParser& p, std::string name, bool* inline_pk) {
       p.next();
       p.next();
       if (inline_pk != nullptr) *inline_pk = true;
+    } else if (p.word("AS") && p.punct('(', 1)) {  // [GENERATED ALWAYS] AS (expr)
+      c.generated = true;
+      p.next();
+      p.skip_group();
     } else if (p.punct('(')) {
-      p.skip_group();  // DEFAULT (expr), AS (expr), CHECK (expr)
+      p.skip_group();  // DEFAULT (expr), CHECK (expr)
     } else {
       p.next();
     }
@@ -278,6 +287,26 @@ void Schema::apply(std::string_view db, std::string_view sql) {
   auto changed = [&] { ++generation_; };
   if (p.accept("CREATE")) {
     p.accept("OR") && p.accept("REPLACE");
+    if (p.accept("DEFINER")) {  // DEFINER = user[@host] | CURRENT_USER[()]
+      p.accept('=');
+      while (!p.at_end() && !p.word("TRIGGER") && !p.word("PROCEDURE") && !p.word("FUNCTION") &&
+             !p.word("VIEW") && !p.word("EVENT") && !p.word("SQL"))
+        p.next();
+    }
+    if (p.accept("TRIGGER")) {
+      // TRIGGER [IF NOT EXISTS] [db.]name {BEFORE|AFTER} {INSERT|UPDATE|DELETE} ON table
+      p.skip_if_not_exists();
+      const auto trigger = p.table_name(db);
+      if (!trigger || p.at_end()) return;
+      p.next();
+      p.next();
+      if (!p.accept("ON")) return;
+      const auto on = p.table_name(trigger->first);
+      if (!on) return;
+      triggers_[Key(on->first, on->second)].insert(lower(trigger->second));
+      changed();
+      return;
+    }
     if (p.word("TEMPORARY")) return;  // a session's own table, not the base table's shape
     if (!p.accept("TABLE")) return;
     const bool if_not_exists = p.word("IF") && p.word("NOT", 1) && p.word("EXISTS", 2);
@@ -310,10 +339,21 @@ void Schema::apply(std::string_view db, std::string_view sql) {
   }
   if (p.accept("DROP")) {
     if (p.word("TEMPORARY")) return;
+    if (p.accept("TRIGGER")) {
+      p.skip_if_exists();
+      if (const auto trigger = p.table_name(db)) {
+        for (auto& [key, names] : triggers_)
+          if (key.first == trigger->first) names.erase(lower(trigger->second));
+        std::erase_if(triggers_, [](const auto& e) { return e.second.empty(); });
+        changed();
+      }
+      return;
+    }
     if (p.accept("DATABASE") || p.accept("SCHEMA")) {
       p.skip_if_exists();
       if (const auto d = p.name()) {
         std::erase_if(tables_, [&](const auto& e) { return e.first.first == *d; });
+        std::erase_if(triggers_, [&](const auto& e) { return e.first.first == *d; });
         changed();
       }
       return;
@@ -321,9 +361,11 @@ void Schema::apply(std::string_view db, std::string_view sql) {
     if (!p.accept("TABLE")) return;
     p.skip_if_exists();
     do {
-      if (const auto name = p.table_name(db))
+      if (const auto name = p.table_name(db)) {
         if (tables_.erase(Key(name->first, name->second)) == 0)
           tables_.erase(Key("", name->second));
+        triggers_.erase(Key(name->first, name->second));  // they go with their table
+      }
     } while (p.accept(','));
     changed();
     return;
@@ -342,6 +384,11 @@ void Schema::apply(std::string_view db, std::string_view sql) {
         node.key() = Key(to->first, to->second);
         tables_.insert(std::move(node));
       }
+      auto trig = triggers_.extract(Key(from->first, from->second));
+      if (!trig.empty()) {
+        trig.key() = Key(to->first, to->second);
+        triggers_.insert(std::move(trig));
+      }
     } while (p.accept(','));
     changed();
     return;
@@ -355,6 +402,22 @@ void Schema::apply(std::string_view db, std::string_view sql) {
   if (!name || lookup(name->first, name->second) == nullptr) return;
   alter(p, name->first, name->second);
   changed();
+}
+
+bool Schema::has_triggers(std::string_view db, std::string_view table) const {
+  return triggers_.count(Key(std::string(db), std::string(table))) != 0;
+}
+
+void Schema::warn_trigger_rows(std::string_view db, std::string_view table, std::uint64_t pos) {
+  if (!warn_ || !trigger_warned_.emplace(db, table).second) return;
+  const auto& names = triggers_[Key(std::string(db), std::string(table))];
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  warn_("at " + std::to_string(pos) + ": " + std::string(db) + "." + std::string(table) +
+        " has triggers (" + list +
+        "): its rows written as plain SQL fire them again on the target, although the log "
+        "already holds what they did (duplicate keys or extra rows); --trigger-tables=binlog "
+        "writes that table's rows as BINLOG statements, which fire no trigger");
 }
 
 TableDef* Schema::lookup_to_change(std::string_view db, std::string_view table) {
@@ -650,8 +713,17 @@ void Schema::load_file(const std::string& path) {
 }
 
 bool Schema::complete(binlog::TableInfo& info, std::uint64_t pos, bool positional) {
-  if (!info.names.empty()) return true;
   const TableDef* t = find(info.db, info.table);
+  if (!info.names.empty()) {
+    // Names from the log (FULL metadata): only which columns are generated comes from here.
+    if (t == nullptr || t->columns.size() != info.names.size()) return true;
+    for (std::size_t k = 0; k < info.names.size(); ++k)
+      if (!ieq(info.names[k], t->columns[k].name)) return true;
+    info.generated.assign(info.names.size(), 0);
+    for (std::size_t k = 0; k < info.names.size(); ++k)
+      info.generated[k] = t->columns[k].generated ? 1 : 0;
+    return true;
+  }
   if (t == nullptr || t->columns.size() != info.layout.size()) {
     if (!positional) return false;
     info.names.resize(info.layout.size());
@@ -669,9 +741,11 @@ bool Schema::complete(binlog::TableInfo& info, std::uint64_t pos, bool positiona
   }
   const std::size_t n = t->columns.size();
   info.names.resize(n);
+  info.generated.assign(n, 0);
   for (std::size_t k = 0; k < n; ++k) {
     const ColumnDef& c = t->columns[k];
     info.names[k] = c.name;
+    info.generated[k] = c.generated ? 1 : 0;
     if (!info.has_signedness) info.is_unsigned[k] = c.is_unsigned ? 1 : 0;
     if (info.enum_values[k].empty()) info.enum_values[k] = c.enum_values;
     if (info.set_values[k].empty()) info.set_values[k] = c.set_values;

@@ -24,6 +24,7 @@ struct ColumnDef {
   std::vector<std::string> set_values;   // SET('a','b')
   std::string before_alter;              // during an ALTER: its name before the statement
   int key_part = -1;                     // during an ALTER: its place in the primary key
+  bool generated = false;                // AS (expr) [VIRTUAL | STORED]
 };
 
 struct TableDef {
@@ -49,14 +50,19 @@ class Schema {
   void observe(const binlog::Event& ev);
 
   const TableDef* find(std::string_view db, std::string_view table) const;
+  // Whether db.table has triggers (CREATE / DROP TRIGGER of the dump and the binlog).
+  bool has_triggers(std::string_view db, std::string_view table) const;
+  // Warns, once per table, that db.table's rows written as plain SQL fire its triggers again.
+  void warn_trigger_rows(std::string_view db, std::string_view table, std::uint64_t pos);
   std::size_t tables() const { return tables_.size(); }
   // Bumped by every change, so decoded table layouts know when to refresh.
   std::uint64_t generation() const { return generation_; }
 
-  // Fills in what the table map left out (names, signedness, ENUM/SET values, primary key)
-  // from the definition of info's table, when it has as many columns as the map, and returns
-  // true; true also when the map carries names itself. Otherwise returns false and, with
-  // `positional`, names the columns @1, @2, ... and warns once per table.
+  // Fills in what the table map left out (names, signedness, ENUM/SET values, primary key,
+  // which columns are generated) from the definition of info's table, when it has as many
+  // columns as the map (and, when the map names them, the same names), and returns true; true
+  // also when the map carries names itself. Otherwise returns false and, with `positional`,
+  // names the columns @1, @2, ... and warns once per table.
   bool complete(binlog::TableInfo& info, std::uint64_t pos, bool positional);
 
  private:
@@ -68,7 +74,9 @@ class Schema {
   void alter(DdlParser& p, const std::string& db, const std::string& table);
 
   std::map<Key, TableDef> tables_;
-  std::set<Key> warned_;  // tables already warned about (once per run)
+  std::set<Key> warned_;                           // tables already warned about (once per run)
+  std::map<Key, std::set<std::string>> triggers_;  // trigger names (lower case) by table
+  std::set<Key> trigger_warned_;
   std::uint64_t generation_ = 0;
   binlog::WarningSink warn_;
 };

@@ -268,10 +268,29 @@ void SqlSink::write_meta(const Event& ev, const FormatContext& ctx) {
   render_verbose(verbose_);  // the event does not outlive this call
 }
 
+bool is_atomic_ctas(const binlog::Event& ev) {
+  const auto* q = std::get_if<binlog::Query>(&ev.body);
+  if (q == nullptr || q->compressed) return false;
+  std::string_view text = q->query;
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' ||
+                           text.back() == '\t' || text.back() == ';'))
+    text.remove_suffix(1);
+  constexpr std::string_view kTail = " START TRANSACTION";
+  return text.size() > kTail.size() && text.substr(text.size() - kTail.size()) == kTail &&
+         starts_with_keyword(q->query, "CREATE");
+}
+
 void SqlSink::begin_unit(const UnitInfo& u, const FormatContext& /*ctx*/) {
   in_meta_ = u.kind == UnitKind::kMeta;
   streamed_ = u.streamed;
+  trigger_stmt_ = false;
+  unit_binlog_rows_ = ctas_read_ && !in_meta_;
+  ctas_read_ = false;
   if (!in_meta_) out_.begin_unit(streamed_);
+  // Before the transaction (outside it, where GTID_NEXT may change): the format description
+  // that its BINLOG statements need.
+  if (unit_binlog_rows_ && !fde_written_ && !fde_raw_.empty())
+    write_fde_binlog(Bytes(fde_raw_.data(), fde_raw_.size()));
 }
 
 void SqlSink::event(const Event& ev, std::uint8_t marks, const FormatContext& ctx) {
@@ -370,6 +389,10 @@ void SqlSink::left_out(const UnitInfo& u, LeftOut why) {
       comment("transaction " + u.gtid +
               " skipped: the server has applied it (--gtids=skip-applied)");
       break;
+    case LeftOut::kGtidSet:
+      comment("transaction at " + where + (u.gtid.empty() ? "" : " (" + u.gtid + ")") +
+              " left out (--include-gtids / --exclude-gtids)");
+      break;
   }
 }
 
@@ -415,13 +438,33 @@ void SqlSink::flags2_line(std::uint32_t flags2, const FormatContext& ctx) {
   if (!first) delimiter();
 }
 
+std::uint16_t SqlSink::target_collation(std::uint16_t id, const FormatContext& ctx) const {
+  // MySQL 8's utf8mb4 collations (utf8mb4_0900_ai_ci = 255 and the ones after it) are not in
+  // MariaDB 10.x: the nearest UCA collation it has, utf8mb4_unicode_520_ci (246).
+  if (!to_mariadb(ctx) || id < 255) return id;
+  const Collation* c = find_collation(id);
+  return c != nullptr && c->charset == "utf8mb4" ? 246 : id;
+}
+
 void SqlSink::session_state(const Query& q, const FormatContext& ctx) {
   auto it = std::back_inserter(buf_);
   const QueryStatus& s = q.status;
   if (s.flags2) flags2_line(*s.flags2, ctx);
   if (s.sql_mode && s.sql_mode != st_.sql_mode) {
     st_.sql_mode = s.sql_mode;
-    fmt::format_to(it, "SET @@session.sql_mode={}", *s.sql_mode);
+    std::uint64_t mode = *s.sql_mode;
+    if (to_mariadb(ctx)) {
+      // As a MariaDB replica reads a MySQL master's mode: the bits above 31 are MySQL's own;
+      // MySQL 5.6.4+ rounds fractional seconds unless TIME_TRUNCATE_FRACTIONAL (bit 32),
+      // MariaDB truncates unless TIME_ROUND_FRACTIONAL (bit 34).
+      constexpr std::uint64_t kMysqlTruncateFractional = std::uint64_t{1} << 32;
+      constexpr std::uint64_t kMariaRoundFractional = std::uint64_t{1} << 34;
+      const auto& v = ctx.server_version;
+      const bool fsp = v[0] > 5 || (v[0] == 5 && (v[1] > 6 || (v[1] == 6 && v[2] >= 4)));
+      mode &= 0xffffffffULL;
+      if (fsp && !(*s.sql_mode & kMysqlTruncateFractional)) mode |= kMariaRoundFractional;
+    }
+    fmt::format_to(it, "SET @@session.sql_mode={}", mode);
     delimiter();
   }
   // Absent values are the server defaults; mysqlbinlog prints them too, so a replay never
@@ -442,12 +485,12 @@ void SqlSink::session_state(const Query& q, const FormatContext& ctx) {
       fmt::format_to(it, "/*!\\C {} */", client->charset);
       delimiter(Output::Statement::Kind::kCharset);
     }
-    if (ctx.mariadb && client != nullptr)
+    if ((ctx.mariadb || to_mariadb(ctx)) && client != nullptr)
       fmt::format_to(it, "SET @@session.character_set_client={}", client->charset);
     else
       fmt::format_to(it, "SET @@session.character_set_client={}", cs[0]);
-    fmt::format_to(it, ",@@session.collation_connection={},@@session.collation_server={}", cs[1],
-                   cs[2]);
+    fmt::format_to(it, ",@@session.collation_connection={},@@session.collation_server={}",
+                   target_collation(cs[1], ctx), target_collation(cs[2], ctx));
     delimiter();
   }
   if (s.time_zone && (!st_.time_zone_printed || st_.time_zone != *s.time_zone)) {
@@ -468,7 +511,7 @@ void SqlSink::session_state(const Query& q, const FormatContext& ctx) {
     if (st_.charset_database != cdb) {
       st_.charset_database = cdb;
       if (cdb)
-        fmt::format_to(it, "SET @@session.collation_database={}", cdb);
+        fmt::format_to(it, "SET @@session.collation_database={}", target_collation(cdb, ctx));
       else
         append("SET @@session.collation_database=DEFAULT");
       delimiter();

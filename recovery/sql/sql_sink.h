@@ -40,6 +40,17 @@ struct SqlOptions {
   int verbose = 0;  // -v: rows as "### INSERT ..." comments; -vv: with column types
   Base64Output base64_output = Base64Output::kAuto;
   bool rows_as_sql = false;  // --rows-as-sql: executable INSERT/UPDATE/DELETE instead of BINLOG
+  // --trigger-tables=binlog (with rows_as_sql): the rows of a statement that changes a table
+  // with triggers (known from --schema and the log's DDL) go as a BINLOG statement, which
+  // fires no trigger on the target (their effects are logged rows of their own); the rows
+  // before it in the statement stay plain SQL. Otherwise such rows are plain SQL, warned once.
+  bool trigger_tables_binlog = false;
+  // The server the SQL is for is MariaDB (--target-flavor=mariadb; replay: its server says
+  // so). For a MySQL log: no MySQL GTID statements (GTID_NEXT), sql_mode with MySQL's own
+  // bits mapped as a MariaDB replica maps them (fractional seconds rounded, as MySQL 5.6.4+
+  // did, not truncated as MariaDB does by default), and MySQL 8's utf8mb4 collations (ids 255
+  // and up, which MariaDB does not have) as utf8mb4_unicode_520_ci.
+  bool target_mariadb = false;
   // The longest BINLOG statement to write (bytes of text, 0: no limit), for a server whose
   // max_allowed_packet is smaller than a statement's row events: the events go in several
   // BINLOG statements, and a rows event too large on its own is cut at row boundaries into
@@ -68,6 +79,10 @@ using UnitHook = std::function<void(const UnitInfo& unit)>;
 // state each statement needs, BINLOG '<base64>' for row events. The mysql and mariadb clients
 // replay it as mysqlbinlog's output. It is the reading path's consumer for SQL output, replay
 // and drills.
+// MySQL 8.0.21+'s atomic CREATE TABLE ... SELECT: a query event "CREATE TABLE ... START
+// TRANSACTION", the rows and COMMIT after it in the same transaction.
+bool is_atomic_ctas(const binlog::Event& ev);
+
 class SqlSink : public WalkConsumer {
  public:
   SqlSink(Output& out, SqlOptions opts);
@@ -86,6 +101,7 @@ class SqlSink : public WalkConsumer {
   // schema); units the filters keep; units left out (a comment says why).
   void observe(const binlog::Event& ev) override {
     if (schema_ != nullptr) schema_->observe(ev);
+    if (opts_.rows_as_sql && is_atomic_ctas(ev)) ctas_read_ = true;
   }
   void begin_unit(const UnitInfo& u, const binlog::FormatContext& ctx) override;
   void event(const binlog::Event& ev, std::uint8_t marks,
@@ -170,6 +186,9 @@ class SqlSink : public WalkConsumer {
   std::size_t limited_budget() const;
   void hexdump(const binlog::Event& ev, const binlog::FormatContext& ctx);
   void time_text(std::uint32_t ts);
+  std::uint16_t target_collation(std::uint16_t id, const binlog::FormatContext& ctx) const;
+  void start_event(std::uint16_t binlog_version, std::string_view server_version,
+                   std::uint32_t when, bool at_startup, bool in_use);
   // Ends a statement: the delimiter, and with opts_.apply the statement's mark.
   void delimiter(Output::Statement::Kind kind = Output::Statement::Kind::kSql) {
     const std::size_t end = buf_.size();
@@ -208,6 +227,23 @@ class SqlSink : public WalkConsumer {
   fmt::memory_buffer rows_b64_;  // BINLOG statement being assembled
   bool rows_pending_ = false;
   bool force_stmt_end_ = false;  // emit the current rows event with STMT_END_F set
+  bool trigger_stmt_ = false;    // trigger_tables_binlog: this statement's rows go as BINLOG
+  // rows_as_sql: the unit being read holds MySQL's CREATE TABLE ... START TRANSACTION (an
+  // atomic CREATE TABLE ... SELECT), after which the server takes only BINLOG row events
+  // (error 3977): its rows go as BINLOG statements, the format description first.
+  bool ctas_read_ = false;
+  bool unit_binlog_rows_ = false;
+  std::vector<std::byte> fde_raw_;  // rows_as_sql: the file's format description, not written
+  bool fde_written_ = false;
+  void write_fde_binlog(binlog::Bytes raw);
+  // A MySQL log written for a MariaDB server.
+  bool to_mariadb(const binlog::FormatContext& ctx) const {
+    return opts_.target_mariadb && !ctx.mariadb;
+  }
+  bool binlog_maps() const {
+    return !opts_.rows_as_sql || opts_.trigger_tables_binlog || unit_binlog_rows_;
+  }
+  void drop_pending_maps();
   bool decode_rows() const { return opts_.rows_as_sql || opts_.verbose > 0; }
   TableCache tables_;  // decoded table maps
   Schema* schema_ = nullptr;

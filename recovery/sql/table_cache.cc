@@ -22,6 +22,7 @@ const SqlTable& TableCache::update(const binlog::Event& ev, const binlog::TableM
     if (opts_.rewrites != nullptr)
       e.table.info.db = std::string(rewritten_database(e.table.info.db, *opts_.rewrites));
     e.table.prepare();
+    e.table.has_triggers = opts_.schema != nullptr && opts_.schema->has_triggers(tm.db, tm.table);
     e.sig.assign(sig);
     e.generation = gen;
     e.valid = true;

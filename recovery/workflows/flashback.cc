@@ -124,6 +124,9 @@ class Flashback : public WalkConsumer {
       out.append("BINLOG '\n");
       append_base64(out.buf(), binlog::Bytes(fde_.data(), fde_.size()));
       out.append("\n';\n");
+      // The statement leaves MySQL's GTID_NEXT NOT_YET_DETERMINED: the undo transactions would
+      // be ANONYMOUS, refused under GTID_MODE=ON (MariaDB skips this MySQL 5.7+ comment).
+      out.append("/*!50700 SET @@SESSION.GTID_NEXT='AUTOMATIC'*/;\n");
     }
     for (std::uint64_t n = index_.size() / kRecord; n-- > 0;) {
       std::uint64_t rec[2];

@@ -179,7 +179,8 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
   // fragments, see Applier).
   // (never more than the default: memory stays that of one statement of at most 16 MiB)
   sql.max_binlog_statement = std::min(applier.max_statement(), sql.max_binlog_statement);
-  sql.apply = true;  // statements marked as written, no comments
+  sql.apply = true;                        // statements marked as written, no comments
+  sql.target_mariadb = session.mariadb();  // a MySQL log into MariaDB: no GTID_NEXT etc.
   SqlSink sink(out, sql);
   if (schema != nullptr) sink.set_schema(schema);
 

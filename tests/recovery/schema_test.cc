@@ -47,6 +47,43 @@ TEST(SchemaTest, CreateTableAsDumped) {
   EXPECT_EQ(t->columns[3].set_values, (V{"x", "y"}));
   EXPECT_EQ(t->primary_key, (std::vector<std::uint32_t>{0, 1}));
   EXPECT_EQ(s.find("other", "t"), nullptr);
+  // Generated columns: the server computes them, and refuses a value for them.
+  for (std::size_t k = 0; k < 5; ++k) EXPECT_FALSE(t->columns[k].generated) << k;
+  EXPECT_TRUE(t->columns[5].generated);
+  s.apply("shop", "CREATE TABLE v (a INT, b INT AS (a + 1) STORED, c INT DEFAULT (a))");
+  const TableDef* v = s.find("shop", "v");
+  ASSERT_NE(v, nullptr);
+  EXPECT_FALSE(v->columns[0].generated);
+  EXPECT_TRUE(v->columns[1].generated);
+  EXPECT_FALSE(v->columns[2].generated);
+  s.apply("shop",
+          "ALTER TABLE v ADD COLUMN d JSON GENERATED ALWAYS AS (JSON_OBJECT('a', a)) VIRTUAL");
+  EXPECT_TRUE(s.find("shop", "v")->columns[3].generated);
+}
+
+// Triggers, as the binlog logs them and as mysqldump writes them: by table, until dropped (by
+// name, or with their table or database).
+TEST(SchemaTest, TriggersByTable) {
+  Schema s;
+  s.apply("w1",
+          "CREATE DEFINER=`root`@`localhost` TRIGGER acct_ai AFTER INSERT ON acct FOR EACH ROW "
+          "INSERT INTO audit (acct_id) VALUES (NEW.id)");
+  EXPECT_TRUE(s.has_triggers("w1", "acct"));
+  EXPECT_FALSE(s.has_triggers("w1", "audit"));
+  s.apply("other",
+          "/*!50003 CREATE*/ /*!50017 DEFINER=`root`@`localhost`*/ /*!50003 TRIGGER `w1`.`t2` "
+          "BEFORE UPDATE ON `audit` FOR EACH ROW SET NEW.what = 'u' */");
+  EXPECT_TRUE(s.has_triggers("w1", "audit"));
+  EXPECT_FALSE(s.has_triggers("other", "audit"));
+  s.apply("w1", "DROP TRIGGER IF EXISTS ACCT_AI");
+  EXPECT_FALSE(s.has_triggers("w1", "acct"));
+  s.apply("w1", "RENAME TABLE audit TO audit2");
+  EXPECT_TRUE(s.has_triggers("w1", "audit2"));
+  s.apply("w1", "DROP TABLE audit2");
+  EXPECT_FALSE(s.has_triggers("w1", "audit2"));
+  s.apply("w1", "CREATE TRIGGER x BEFORE DELETE ON t FOR EACH ROW SET @a = 1");
+  s.apply("", "DROP DATABASE w1");
+  EXPECT_FALSE(s.has_triggers("w1", "t"));
 }
 
 TEST(SchemaTest, AlterAddDropReorderRename) {

@@ -201,13 +201,38 @@ TEST(StatementTargetsTest, LoadData) {
 }
 
 TEST(StatementTargetsTest, UnparsedStatementsAreUnknown) {
-  for (std::string_view sql :
-       {"SET @a = 1", "GRANT ALL ON db.* TO 'u'@'%'", "CALL d.p()", "BEGIN", "",
-        "/* only a comment */", "FLUSH TABLES d.t", "CREATE USER 'u'@'%'", "DROP ROLE r"}) {
+  for (std::string_view sql : {"SET @a = 1", "CALL d.p()", "BEGIN", "", "/* only a comment */",
+                               "FLUSH TABLES d.t", "SET DEFAULT_STORAGE_ENGINE = InnoDB"}) {
     const StatementTargets t = statement_targets(sql);
     EXPECT_EQ(t.kind, Kind::kUnknown) << sql;
     EXPECT_EQ(t.count, 0u) << sql;
   }
+}
+
+// Users, roles and privileges belong to no database: the filters keep them with the session's
+// database (as mysqlbinlog --database), so CREATE USER and the GRANTs that need it go together.
+TEST(StatementTargetsTest, AccountStatementsAreAccounts) {
+  for (std::string_view sql :
+       {"GRANT ALL ON db.* TO 'u'@'%'", "GRANT 'r' TO 'u'@'localhost'",
+        "REVOKE SELECT ON d.t FROM u", "CREATE USER 'u'@'%' IDENTIFIED BY 'x'", "CREATE ROLE r",
+        "DROP ROLE r", "ALTER USER 'u'@'%' IDENTIFIED BY 'y'", "DROP USER IF EXISTS u",
+        "RENAME USER a TO b", "SET PASSWORD FOR u = 'z'", "SET DEFAULT ROLE ALL TO u",
+        "/*!50003 GRANT USAGE ON *.* TO u */"}) {
+    const StatementTargets t = statement_targets(sql);
+    EXPECT_EQ(t.kind, Kind::kAccount) << sql;
+    EXPECT_EQ(t.count, 0u) << sql;
+  }
+}
+
+// A session's temporary table (and the DROP the server logs when that session ends) is not
+// damage to the database.
+TEST(StatementTargetsTest, DropTemporaryTableIsNotDestructive) {
+  EXPECT_EQ(statement_targets("DROP TEMPORARY TABLE IF EXISTS t").action,
+            StatementTargets::Action::kOther);
+  EXPECT_EQ(statement_targets("DROP /*!40005 TEMPORARY */ TABLE IF EXISTS `tmp1`").action,
+            StatementTargets::Action::kOther);
+  EXPECT_EQ(statement_targets("DROP TABLE IF EXISTS t").action,
+            StatementTargets::Action::kDropTable);
 }
 
 TEST(StatementTargetsTest, MoreThan16TablesOverflow) {
