@@ -715,13 +715,13 @@ void Schema::load_file(const std::string& path) {
 bool Schema::complete(binlog::TableInfo& info, std::uint64_t pos, bool positional) {
   const TableDef* t = find(info.db, info.table);
   if (!info.names.empty()) {
-    // Names from the log (FULL metadata): only which columns are generated comes from here.
-    if (t == nullptr || t->columns.size() != info.names.size()) return true;
-    for (std::size_t k = 0; k < info.names.size(); ++k)
-      if (!ieq(info.names[k], t->columns[k].name)) return true;
+    // Names from the log (FULL metadata): only which columns are generated comes from here,
+    // column by column by name (a dump older than the range may lack later columns).
+    if (t == nullptr) return true;
     info.generated.assign(info.names.size(), 0);
     for (std::size_t k = 0; k < info.names.size(); ++k)
-      info.generated[k] = t->columns[k].generated ? 1 : 0;
+      for (const ColumnDef& c : t->columns)
+        if (c.generated && ieq(c.name, info.names[k])) info.generated[k] = 1;
     return true;
   }
   if (t == nullptr || t->columns.size() != info.layout.size()) {

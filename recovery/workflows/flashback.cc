@@ -74,7 +74,10 @@ class Flashback : public WalkConsumer {
       images = binlog::Bytes(scratch_.data(), scratch_.size());
     }
     const SqlTable& table = *found;
-    if (table.columns.size() >= rows->column_count && !table.columns.empty()) {
+    // A table with triggers (known from --schema and the log's DDL) is undone by inverted
+    // events: plain SQL would fire its triggers, whose own changes the log undoes already.
+    if (table.columns.size() >= rows->column_count && !table.columns.empty() &&
+        !table.has_triggers) {
       const std::size_t first = ends_.size();
       append_rows_undo(statements_, ends_, *rows, images, table, ev.pos);
       if (table.client_alters_names) prepare_from_hex(first);
