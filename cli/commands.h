@@ -17,6 +17,10 @@ int plan_command(Options& o);    // binrecover plan
 int drill_command(Options& o);   // binrecover drill
 int replay_command(Options& o);  // binrecover replay
 
+// -R: fills o.inputs with the server's binlogs (all, the ones named, or from the first named
+// to the last with --to-last-log), each read over the replication protocol when the command
+// reads it. Asks for the password first when -p was given alone.
+void resolve_remote_inputs(Options& o);
 // "binrecover: warning: ..." on stderr.
 void warn(const std::string& msg);
 // -p without a value: the password from the terminal.

@@ -87,8 +87,8 @@ class ResultFile {
     if (::stat(path.c_str(), &target) == 0) {
       for (const recovery::InputFile& in : inputs) {
         struct stat st {};
-        if (!in.memory && ::stat(in.path.c_str(), &st) == 0 && st.st_dev == target.st_dev &&
-            st.st_ino == target.st_ino)
+        if (!in.memory && !in.open && ::stat(in.path.c_str(), &st) == 0 &&
+            st.st_dev == target.st_dev && st.st_ino == target.st_ino)
           throw Error(ErrorCode::kUsage,
                       "--result-file names the input " + in.path + ": it would be overwritten")
               .with_file(path);
@@ -181,6 +181,7 @@ namespace {
 int run(const std::vector<std::string>& args) {
   using namespace binrecover::cli;
   Options o = parse_options(args, ::isatty(STDIN_FILENO) != 0);
+  resolve_remote_inputs(o);
   switch (o.command) {
     case Command::kHelp:
       std::fputs(o.help_text.c_str(), stdout);

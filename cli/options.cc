@@ -309,9 +309,13 @@ po::options_description plan_group(bool drill) {
   return g;
 }
 
-po::options_description connection_group(bool drill) {
-  po::options_description g(drill ? "A server of your own instead of a throwaway one"
-                                  : "The server to apply to");
+enum class ConnectionFor { kSource, kReplay, kDrill };
+
+po::options_description connection_group(ConnectionFor what) {
+  po::options_description g(what == ConnectionFor::kDrill
+                                ? "A server of your own instead of a throwaway one"
+                            : what == ConnectionFor::kReplay ? "The server to apply to"
+                                                             : "The server to read from (-R)");
   g.add_options()("host,h", po::value<std::string>(), "server host (default: localhost)")(
       "port,P", po::value<std::string>(), "server TCP port")(
       "user,u", po::value<std::string>(), "user name (default: your login name)")(
@@ -320,6 +324,22 @@ po::options_description connection_group(bool drill) {
       "arguments once read, but stays in your shell history: safer are the prompt, or "
       "password= in [client] or [binrecover] of an option file (0600)")(
       "socket,S", po::value<std::string>(), "Unix socket for localhost");
+  return g;
+}
+
+// Reading a server's binary logs over the replication protocol (mysqlbinlog's names).
+po::options_description remote_group() {
+  po::options_description g("Reading from a server (-R)");
+  g.add_options()(
+      "read-from-remote-server,R",
+      "read the binlogs from the server (-h -P -u -p -S, option files) over the replication "
+      "protocol, as a replica does (needs REPLICATION SLAVE); FILE arguments name the server's "
+      "binlogs (default: all of them)")("read-from-remote-source", po::value<std::string>(),
+                                        "BINLOG-DUMP-NON-GTID (the same as -R)")(
+      "to-last-log", "with -R: from the first FILE named on to the server's last binlog")(
+      "connection-server-id", po::value<std::string>(),
+      "with -R: the server id binrecover reads as (default 0: no replica of that id is "
+      "displaced)");
   return g;
 }
 
@@ -401,23 +421,31 @@ po::options_description command_options(Command c, bool for_option_files = false
     case Command::kHelp:
     case Command::kVersion:
       d.add(sql_group());
+      d.add(remote_group());
+      if (!for_option_files) d.add(connection_group(ConnectionFor::kSource));
       break;
     case Command::kEvents:
       d.add(events_group());
+      d.add(remote_group());
+      if (!for_option_files) d.add(connection_group(ConnectionFor::kSource));
       break;
     case Command::kStats:
       d.add(stats_group());
+      d.add(remote_group());
+      if (!for_option_files) d.add(connection_group(ConnectionFor::kSource));
       break;
     case Command::kPlan:
       d.add(plan_group(false));
+      d.add(remote_group());
+      if (!for_option_files) d.add(connection_group(ConnectionFor::kSource));
       break;
     case Command::kDrill:
       d.add(plan_group(true));
-      if (!for_option_files) d.add(connection_group(true));
+      if (!for_option_files) d.add(connection_group(ConnectionFor::kDrill));
       break;
     case Command::kReplay:
       d.add(replay_group());
-      if (!for_option_files) d.add(connection_group(false));
+      if (!for_option_files) d.add(connection_group(ConnectionFor::kReplay));
       break;
   }
   d.add(misc_group());
@@ -822,6 +850,17 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
                            "transaction-memory"})
     if (auto v = text(name)) o.plan.filter_args.push_back(std::string("--") + name + "=" + *v);
   if (has("force-read")) o.plan.filter_args.emplace_back("--force-read");
+  if (has("read-from-remote-server") || has("read-from-remote-source")) {
+    // The commands plan prints read from the same server (never with its password: the
+    // option files or the prompt give it, as they gave it here).
+    if (!o.connection.read_defaults) o.plan.command_prefix.emplace_back("--no-defaults");
+    if (o.connection.defaults_file)
+      o.plan.command_prefix.push_back("--defaults-file=" + *o.connection.defaults_file);
+    o.plan.filter_args.emplace_back("-R");
+    for (const char* name : {"host", "port", "user", "socket", "connection-server-id"})
+      if (auto v = text(name)) o.plan.filter_args.push_back(std::string("--") + name + "=" + *v);
+    if (has("password")) o.plan.filter_args.emplace_back("-p");
+  }
   if (!o.decode.reader.verify_checksum)
     o.plan.filter_args.emplace_back("--skip-verify-binlog-checksum");
   o.plan.stop_position = o.filter.stop_position;
@@ -847,7 +886,26 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     o.drill.report_file = text("report");
     if (auto b = text("server-binary")) o.drill.server_binary = *b;
   }
-  if (cmd == Command::kReplay || (cmd == Command::kDrill && connection_given)) {
+  o.remote = has("read-from-remote-server") || has("read-from-remote-source");
+  if (auto v = text("read-from-remote-source"); v && *v != "BINLOG-DUMP-NON-GTID")
+    usage_error(
+        "--read-from-remote-source: only BINLOG-DUMP-NON-GTID (file and position) is "
+        "supported, not '" +
+        *v + "'");
+  if (!o.remote && (has("to-last-log") || has("connection-server-id")))
+    usage_error("--to-last-log and --connection-server-id apply with -R");
+  if (!o.remote && connection_given && cmd != Command::kReplay && cmd != Command::kDrill)
+    usage_error("-h, -P, -u, -p and -S name the server to read from: give -R too");
+  if (o.remote) {
+    if (has("index-file"))
+      usage_error("-R reads the server's own list of binlogs: no --index-file");
+    o.to_last_log = has("to-last-log");
+    if (auto id = u64("connection-server-id")) {
+      if (*id > 0xffffffffULL) usage_error("--connection-server-id is at most 4294967295");
+      o.remote_server_id = static_cast<std::uint32_t>(*id);
+    }
+  }
+  if (cmd == Command::kReplay || (cmd == Command::kDrill && connection_given) || o.remote) {
     o.connection.host = text("host");
     o.connection.user = text("user");
     o.connection.socket = text("socket");
@@ -886,6 +944,10 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
 
   std::vector<std::string> paths;
   if (has("files")) paths = vm["files"].as<std::vector<std::string>>();
+  if (o.remote) {  // the server's binlogs by name: listed once connected (cli/remote.cc)
+    o.remote_files = paths;
+    return o;
+  }
   if (auto index = text("index-file")) {
     if (!paths.empty()) usage_error("give either binlog files or --index-file, not both");
     paths = binlog::read_index_file(*index);
@@ -897,7 +959,7 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
           "(see binrecover --help)");
     paths.push_back("-");
   }
-  for (const auto& p : paths) o.inputs.push_back({p, base_name(p), std::nullopt});
+  for (const auto& p : paths) o.inputs.push_back({p, base_name(p), std::nullopt, {}});
   return o;
 }
 

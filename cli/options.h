@@ -30,6 +30,12 @@ struct Options {
   recovery::ConnectionOptions connection;  // replay
   recovery::ReplayOptions replay;
   bool password_prompt = false;  // -p without a value: ask on the terminal
+  // -R: the server's binlogs (`connection` names the server; `inputs` are filled in by
+  // resolve_remote_inputs once connected).
+  bool remote = false;
+  std::vector<std::string> remote_files;  // as named on the command line (none: all)
+  bool to_last_log = false;
+  std::uint32_t remote_server_id = 0;
   bool plan_json = false;
   bool stats_json = false;
   bool flashback = false;

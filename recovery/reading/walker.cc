@@ -13,6 +13,7 @@ using binlog::Event;
 using binlog::EventType;
 
 std::unique_ptr<binlog::Source> open_input(const InputFile& in) {
+  if (in.open) return in.open();
   if (in.memory) return std::make_unique<binlog::MemorySource>(*in.memory, in.display_name);
   return std::make_unique<binlog::FdSource>(in.path, error_name(in));
 }
@@ -144,7 +145,7 @@ class Walker {
     file_ = &in;
     last_file_ = i + 1 == inputs_.size();
     EventStream stream(open_input(in), opts_.decode.reader, warn_);
-    const bool seekable = in.memory || (in.path != "-" && stream.source().size());
+    const bool seekable = in.memory || in.open || (in.path != "-" && stream.source().size());
     bool seeked = !(i == 0 && filter_.start_position && *filter_.start_position > 4);
     std::uint64_t pos_done = 4;
     EventType last_outer = EventType::kUnknown;

@@ -18,6 +18,9 @@ struct InputFile {
   std::string path;
   std::string display_name;             // Log_name: the file's base name
   std::optional<binlog::Bytes> memory;  // read these bytes instead of `path` (fuzzing, tests)
+  // Opens the input's source instead of `path` (a server's binlog read over the replication
+  // protocol: recovery/server/remote_source.h).
+  std::function<std::unique_ptr<binlog::Source>()> open;
 };
 
 // How errors name an input: its path as given (standard input by its display name).

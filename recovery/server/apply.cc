@@ -283,6 +283,52 @@ std::optional<std::string> Session::value(std::string_view sql) {
   return out;
 }
 
+std::vector<std::vector<std::string>> Session::rows(std::string_view sql) {
+  MYSQL* m = impl_->mysql;
+  if (mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
+    impl_->fail(std::string(sql));
+  std::vector<std::vector<std::string>> out;
+  if (MYSQL_RES* res = mysql_store_result(m)) {
+    const unsigned n = mysql_num_fields(res);
+    while (MYSQL_ROW row = mysql_fetch_row(res)) {
+      const unsigned long* len = mysql_fetch_lengths(res);
+      std::vector<std::string> r;
+      for (unsigned k = 0; k < n; ++k)
+        r.emplace_back(row[k] != nullptr ? std::string(row[k], len[k]) : std::string());
+      out.push_back(std::move(r));
+    }
+    mysql_free_result(res);
+  }
+  impl_->drain();
+  return out;
+}
+
+void Session::start_binlog_dump(std::string_view file, std::uint32_t pos, std::uint32_t server_id,
+                                bool non_block) {
+  // COM_BINLOG_DUMP: u32 position, u16 flags (1 = BINLOG_DUMP_NON_BLOCK: an EOF packet at the
+  // end of the logs instead of waiting; MariaDB: 2 = BINLOG_SEND_ANNOTATE_ROWS_EVENT, else it
+  // leaves its Annotate_rows events out), u32 server id, the file name (the rest).
+  std::string cmd(10, '\0');
+  for (int k = 0; k < 4; ++k) cmd[k] = static_cast<char>((pos >> (8 * k)) & 0xff);
+  cmd[4] = static_cast<char>((non_block ? 1 : 0) | (mariadb_ ? 2 : 0));
+  for (int k = 0; k < 4; ++k) cmd[6 + k] = static_cast<char>((server_id >> (8 * k)) & 0xff);
+  cmd.append(file);
+  MYSQL* m = impl_->mysql;
+  if (m->methods->db_command(m, COM_BINLOG_DUMP, cmd.data(), cmd.size(), 1, nullptr) != 0)
+    impl_->fail("cannot start reading " + std::string(file));
+}
+
+std::optional<binlog::Bytes> Session::next_binlog_packet() {
+  MYSQL* m = impl_->mysql;
+  const unsigned long len = mysql_net_read_packet(m);
+  if (len == packet_error || len == 0) impl_->fail("reading the binary log");
+  const auto* p = reinterpret_cast<const std::byte*>(m->net.read_pos);
+  if (p[0] == std::byte{0xfe} && len < 8) return std::nullopt;  // EOF: the end of the logs
+  if (p[0] != std::byte{0})
+    throw Error(ErrorCode::kServer, "reading the binary log: unexpected packet from the server");
+  return binlog::Bytes(p + 1, len - 1);
+}
+
 void Session::set_charset(const std::string& name) {
   if (mysql_set_character_set(impl_->mysql, name.c_str()) != 0)
     impl_->fail("cannot switch the client character set to " + name);

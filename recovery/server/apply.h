@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "binlog/byte_cursor.h"
 #include "recovery/sql/output.h"
 
 namespace binrecover::recovery {
@@ -65,6 +66,16 @@ class Session {
   // The first column of the first row, or nullopt (no row, or NULL).
   std::optional<std::string> value(std::string_view sql);
   void set_charset(const std::string& name);
+  // Every row of a result, each column as text ("" for NULL).
+  std::vector<std::vector<std::string>> rows(std::string_view sql);
+
+  // The replication protocol: asks for the binary log `file` from `pos` (COM_BINLOG_DUMP; with
+  // `non_block` the server ends the stream at the end of its logs instead of waiting), then
+  // hands out one event per call (its bytes valid until the next call; nullopt at the end of
+  // a non-blocking stream). After this the session is a binlog stream only.
+  void start_binlog_dump(std::string_view file, std::uint32_t pos, std::uint32_t server_id,
+                         bool non_block);
+  std::optional<binlog::Bytes> next_binlog_packet();
 
   bool mariadb() const { return mariadb_; }
   const std::string& server_version() const { return version_; }

@@ -242,7 +242,9 @@ Plan make_plan(const std::vector<InputFile>& inputs, const PlanOptions& opts,
 }
 
 std::string recovery_command(const Plan& plan, const PlanOptions& opts) {
-  std::string cmd = "binrecover -D --start-position=" + std::to_string(plan.start_position);
+  std::string cmd = "binrecover";
+  for (const auto& a : opts.command_prefix) cmd += " " + shell_quote(a);
+  cmd += " -D --start-position=" + std::to_string(plan.start_position);
   for (const auto& a : opts.filter_args) cmd += " " + shell_quote(a);
   std::size_t last = plan.files.size();
   if (plan.damage.empty() && opts.stop_position) {
@@ -258,7 +260,9 @@ std::string recovery_command(const Plan& plan, const PlanOptions& opts) {
 }
 
 std::string skip_command(const Plan& plan, const PlanOptions& opts) {
-  std::string cmd = "binrecover -D --start-position=" + std::to_string(plan.start_position);
+  std::string cmd = "binrecover";
+  for (const auto& a : opts.command_prefix) cmd += " " + shell_quote(a);
+  cmd += " -D --start-position=" + std::to_string(plan.start_position);
   for (const auto& a : opts.filter_args) cmd += " " + shell_quote(a);
   for (const Damage& d : plan.damage)
     cmd += " --skip-event=" + shell_quote(d.file + ":" + std::to_string(d.pos));

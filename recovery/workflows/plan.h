@@ -19,6 +19,7 @@ struct PlanOptions {
   // The filter options given (--database=shop, --table=..., --server-id=...), as they are
   // repeated in the recovery commands printed.
   std::vector<std::string> filter_args;
+  std::vector<std::string> command_prefix;     // options that must come first (--no-defaults)
   std::optional<std::uint64_t> stop_position;  // --stop-position given (of the last file)
   std::uint64_t rows_threshold = 1000;         // row-format: this many rows deleted/updated
 };

@@ -1,0 +1,114 @@
+#include "recovery/server/remote_source.h"
+
+#include <string>
+
+#include "binlog/byte_cursor.h"
+#include "binlog/error.h"
+#include "binlog/event_type.h"
+
+namespace binrecover::recovery {
+
+using binrecover::Error;
+using binrecover::ErrorCode;
+
+std::vector<RemoteLog> remote_logs(Session& session) {
+  std::vector<RemoteLog> out;
+  for (const auto& row : session.rows("SHOW BINARY LOGS")) {
+    if (row.size() < 2) continue;
+    RemoteLog log;
+    log.name = row[0];
+    try {
+      log.size = std::stoull(row[1]);
+    } catch (...) {
+      log.size = 0;
+    }
+    out.push_back(std::move(log));
+  }
+  if (out.empty())
+    throw Error(ErrorCode::kServer,
+                "the server at " + session.where() + " has no binary logs (log-bin is off)");
+  out.back().active = true;
+  return out;
+}
+
+RemoteSource::RemoteSource(RemoteOptions opts, RemoteLog log)
+    : opts_(std::move(opts)), log_(std::move(log)) {}
+
+RemoteSource::~RemoteSource() = default;
+
+void RemoteSource::start(std::uint64_t pos) {
+  if (pos > 0xffffffffULL)
+    throw Error(ErrorCode::kUsage, "position " + std::to_string(pos) + " of " + log_.name +
+                                       " is past 4 GiB, which COM_BINLOG_DUMP cannot ask for");
+  session_.reset();
+  auto s = std::make_unique<Session>(opts_.connection);
+  // The events with their checksums as in the file (a replica that does not say it can take
+  // them is refused or sent none), and MariaDB's GTID events as they are (capability 4).
+  s->execute("SET @master_binlog_checksum = @@global.binlog_checksum");
+  try {
+    s->execute("SET @source_binlog_checksum = @@global.binlog_checksum");
+  } catch (const Error&) {  // MariaDB, and MySQL before 8.0.26
+  }
+  if (s->mariadb()) s->execute("SET @mariadb_slave_capability = 4");
+  s->start_binlog_dump(log_.name, static_cast<std::uint32_t>(pos), opts_.server_id, true);
+  session_ = std::move(s);
+}
+
+std::optional<binlog::Frame> RemoteSource::next_frame() {
+  if (ended_) return std::nullopt;
+  if (!session_) start(4);
+  for (;;) {
+    const std::optional<binlog::Bytes> p = session_->next_binlog_packet();
+    if (!p) {  // the end of the server's logs: this file is the one being written
+      ended_ = true;
+      return std::nullopt;
+    }
+    if (p->size() < 19)
+      throw Error(ErrorCode::kServer, "the server sent an event of " + std::to_string(p->size()) +
+                                          " bytes while reading " + log_.name);
+    binlog::ByteCursor h(*p, 0);
+    h.skip(4);
+    const auto type = static_cast<binlog::EventType>(h.u8());
+    h.skip(4);
+    const std::uint32_t size = h.u32le();
+    const std::uint32_t log_pos = h.u32le();
+    if (size != p->size())
+      throw Error(ErrorCode::kServer, "the server sent an event whose length field says " +
+                                          std::to_string(size) + " bytes in a packet of " +
+                                          std::to_string(p->size()) + " while reading " +
+                                          log_.name);
+    if (log_pos == 0) {
+      // Not in the file: the artificial Rotate naming it, heartbeats; the format description
+      // when the read starts past it (then it is the file's, handed out once at 4).
+      if (type != binlog::EventType::kFormatDescription || fde_sent_) continue;
+      fde_sent_ = true;
+      return binlog::Frame{4, *p};
+    }
+    if (type == binlog::EventType::kHeartbeat || type == binlog::EventType::kHeartbeatV2) continue;
+    if (log_pos < size)
+      throw Error(ErrorCode::kServer, "the server sent an event ending at " +
+                                          std::to_string(log_pos) + " that is " +
+                                          std::to_string(size) + " bytes long, in " + log_.name);
+    const std::uint64_t at = log_pos - size;
+    if (type == binlog::EventType::kFormatDescription) {
+      fde_sent_ = true;
+      if (log_.active && at == 4) {
+        // The server clears LOG_EVENT_BINLOG_IN_USE_F (0x1) of the file it is writing when it
+        // sends the format description; in the file it is set (the checksum is computed with
+        // it clear, so it stays valid either way). The file's bytes, as the server has them:
+        fde_.assign(p->begin(), p->end());
+        fde_[17] |= std::byte{1};
+        return binlog::Frame{at, binlog::Bytes(fde_.data(), fde_.size())};
+      }
+    }
+    if (type == binlog::EventType::kRotate) ended_ = true;  // the file's own: its last event
+    return binlog::Frame{at, *p};
+  }
+}
+
+void RemoteSource::seek(std::uint64_t pos) {
+  ended_ = false;
+  start(pos);
+}
+
+}  // namespace binrecover::recovery

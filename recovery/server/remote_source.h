@@ -1,0 +1,62 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "binlog/source.h"
+#include "recovery/server/apply.h"
+
+namespace binrecover::recovery {
+
+// A binary log file as its server lists it (SHOW BINARY LOGS).
+struct RemoteLog {
+  std::string name;
+  std::uint64_t size = 0;
+  bool active = false;  // the last one: the file the server is writing
+};
+
+// The server's binary logs, oldest first. Throws Error(kServer) when it has none (log-bin off)
+// or the user may not list them (REPLICATION CLIENT / BINLOG MONITOR).
+std::vector<RemoteLog> remote_logs(Session& session);
+
+// What a remote read needs besides the file.
+struct RemoteOptions {
+  ConnectionOptions connection;
+  std::uint32_t server_id = 0;  // --connection-server-id
+};
+
+// One binary log file of a server, read over the replication protocol (COM_BINLOG_DUMP, as a
+// replica reads it) and framed like the file itself: the same events at the same positions,
+// with their checksums as the server computed them. What the protocol adds is dropped: the
+// artificial Rotate that names the file, heartbeats and other events the server marks as not
+// in the file (log_pos 0); the format description the server sends first when the read starts
+// past it is handed out at position 4. The stream ends after the file's own Rotate event, or
+// where the server's logs end (the file being written). seek() asks the server again, from
+// that position.
+class RemoteSource : public binlog::Source {
+ public:
+  RemoteSource(RemoteOptions opts, RemoteLog log);
+  ~RemoteSource() override;
+  RemoteSource(const RemoteSource&) = delete;
+  RemoteSource& operator=(const RemoteSource&) = delete;
+
+  std::optional<binlog::Frame> next_frame() override;
+  void seek(std::uint64_t pos) override;
+  const std::string& name() const override { return log_.name; }
+  std::optional<std::uint64_t> size() const override { return log_.size; }
+
+ private:
+  void start(std::uint64_t pos);
+
+  RemoteOptions opts_;
+  RemoteLog log_;
+  std::unique_ptr<Session> session_;
+  bool fde_sent_ = false;       // the format description was handed out
+  std::vector<std::byte> fde_;  // ... with the in-use flag the server clears when it sends it
+  bool ended_ = false;          // after the file's Rotate
+};
+
+}  // namespace binrecover::recovery

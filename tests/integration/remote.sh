@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# -R (--read-from-remote-server): a server's binlogs read over the replication protocol are the
+# same as its files. For MariaDB 10.11 (ROW, STATEMENT, compressed events, checksums off) and
+# MySQL 9.7 (ROW with compressed transactions, STATEMENT, checksums off):
+#  - `events -R FILE` equals the server's SHOW BINLOG EVENTS and `events` on the file itself,
+#    for every file;
+#  - the SQL output (-vv) over the wire is byte-identical to the output from the files, also
+#    from a --start-position in the middle of a named file and with --to-last-log;
+#  - plan -R with the dump finds the DROP and its printed command (which reads from the server
+#    too) restores the database;
+#  - a file the server does not have (purged) is exit 2 naming the ones it has; a user without
+#    REPLICATION SLAVE and a server without binary logs are exit 6 with the server's error.
+source "$(dirname "$0")/lib.sh"
+PA=${1:-23661}
+MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
+SERVERS_MYSQL=()
+cleanup_all() {
+  for s in "${SERVERS_MYSQL[@]}"; do "$MYSQL_SERVER" stop "$s" || true; done
+  cleanup
+}
+trap cleanup_all EXIT
+
+workload() {  # PORT FORMAT
+  sql "$1" <<SQL
+SET SESSION binlog_format = $2;
+CREATE DATABASE IF NOT EXISTS d;
+CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(200), n BIGINT);
+INSERT INTO d.t VALUES (1, REPEAT('a', 150), 10), (2, 'b', 20), (3, NULL, 30);
+FLUSH BINARY LOGS;
+BEGIN;
+UPDATE d.t SET v = CONCAT(IFNULL(v, ''), 'x'), n = n + 1;
+DELETE FROM d.t WHERE id = 2;
+COMMIT;
+SET @u = 'user var';
+INSERT INTO d.t VALUES (4, @u, 40);
+FLUSH BINARY LOGS;
+INSERT INTO d.t VALUES (5, 'last file', 50);
+SQL
+}
+
+# compare LABEL PORT DIR: every check of the header against the server on PORT whose binlogs
+# are in DIR.
+compare() {
+  local label=$1 port=$2 dir=$3 f n=0
+  local R=(--no-defaults -R -h127.0.0.1 -P"$port" -uroot)
+  mapfile -t names < <(sql "$port" -N -e "SHOW BINARY LOGS" | cut -f1)
+  for f in "${names[@]}"; do
+    sql "$port" -N -B -e "SHOW BINLOG EVENTS IN '$f'" > "$WORK/server.tsv"
+    "$BINRECOVER" events "${R[@]}" --format=tsv "$f" > "$WORK/remote.tsv" ||
+      fail "$label: events -R $f failed"
+    "$BINRECOVER" events --format=tsv "$dir/$f" > "$WORK/file.tsv"
+    diff "$WORK/server.tsv" "$WORK/remote.tsv" > /dev/null ||
+      { diff "$WORK/server.tsv" "$WORK/remote.tsv" | head -10 >&2; fail "$label: events -R $f differs from SHOW BINLOG EVENTS"; }
+    diff "$WORK/file.tsv" "$WORK/remote.tsv" > /dev/null || fail "$label: events -R $f differs from the file's"
+    n=$((n + $(wc -l < "$WORK/remote.tsv")))
+  done
+  mapfile -t paths < <(for f in "${names[@]}"; do echo "$dir/$f"; done)
+  "$BINRECOVER" "${R[@]}" -vv --timezone=UTC > "$WORK/remote.sql" || fail "$label: SQL -R failed"
+  "$BINRECOVER" -vv --timezone=UTC "${paths[@]}" > "$WORK/file.sql"
+  cmp "$WORK/file.sql" "$WORK/remote.sql" || fail "$label: SQL over the wire differs from the files'"
+  # From a transaction in the middle of the second file, that file only; and --to-last-log.
+  local mid
+  mid=$(awk -F'\t' '$3 ~ /^(Gtid|Anonymous_Gtid|Gtid_tagged_log_event)$/ || ($3 == "Query" && $6 == "BEGIN") { p[++n] = $2 } END { print p[2] }' \
+    <("$BINRECOVER" events --format=tsv "${paths[1]}"))
+  [ -n "$mid" ] || fail "$label: no second transaction in ${names[1]}"
+  "$BINRECOVER" "${R[@]}" --start-position="$mid" "${names[1]}" > "$WORK/remote.sql" ||
+    fail "$label: -R --start-position=$mid failed"
+  "$BINRECOVER" --start-position="$mid" "${paths[1]}" > "$WORK/file.sql"
+  cmp "$WORK/file.sql" "$WORK/remote.sql" || fail "$label: -R --start-position=$mid differs"
+  "$BINRECOVER" "${R[@]}" --to-last-log "${names[1]}" > "$WORK/remote.sql" || fail "$label: --to-last-log failed"
+  "$BINRECOVER" "${paths[@]:1}" > "$WORK/file.sql"
+  cmp "$WORK/file.sql" "$WORK/remote.sql" || fail "$label: -R --to-last-log differs"
+  pass "$label: events -R = SHOW BINLOG EVENTS = the files' ($n events in ${#names[@]} files); SQL -R byte-identical (all, from $mid, --to-last-log)"
+}
+
+# --- MariaDB 10.11 ---------------------------------------------------------------------------
+k=0
+for variant in "ROW" "STATEMENT" "ROW --log-bin-compress=ON --log-bin-compress-min-len=10" \
+  "ROW --binlog-checksum=NONE"; do
+  read -r format opts <<< "$variant"
+  port=$((PA + k))
+  # shellcheck disable=SC2086
+  start_server "m$k" "$port" --binlog-format="$format" $opts
+  workload "$port" "$format"
+  compare "MariaDB $variant" "$port" "$WORK/m$k/binlog"
+  k=$((k + 1))
+done
+
+# --- MySQL 9.7 --------------------------------------------------------------------------------
+if "$MYSQL_SERVER" chroot > /dev/null; then
+  for variant in "ROW" "STATEMENT" "ROW --binlog-checksum=NONE"; do
+    read -r format opts <<< "$variant"
+    port=$((PA + k))
+    SERVERS_MYSQL+=("$WORK/y$k")
+    # shellcheck disable=SC2086
+    "$MYSQL_SERVER" start "$WORK/y$k" "$port" $opts
+    workload "$port" "$format"
+    compare "MySQL 9.7 $variant" "$port" "$WORK/y$k/binlog"
+    "$MYSQL_SERVER" stop "$WORK/y$k"
+    k=$((k + 1))
+  done
+else
+  fail "cannot build the MySQL chroot (see above)"
+fi
+
+# --- errors, on the first MariaDB ----------------------------------------------------------------
+R=(--no-defaults -R -h127.0.0.1 -P"$PA" -uroot)
+rc=0
+"$BINRECOVER" events "${R[@]}" mysql-bin.999999 > /dev/null 2> "$WORK/err" || rc=$?
+[ $rc = 2 ] && grep -q "has no binlog mysql-bin.999999 (it has mysql-bin.000001" "$WORK/err" ||
+  { cat "$WORK/err"; fail "an unknown file gave exit $rc"; }
+sql "$PA" -e "PURGE BINARY LOGS TO 'mysql-bin.000002'"
+rc=0
+"$BINRECOVER" events "${R[@]}" mysql-bin.000001 > /dev/null 2> "$WORK/err" || rc=$?
+[ $rc = 2 ] && grep -q "(it has mysql-bin.000002" "$WORK/err" ||
+  { cat "$WORK/err"; fail "a purged file gave exit $rc"; }
+sql "$PA" -e "CREATE USER 'lister'@'%' IDENTIFIED BY 'pw'; GRANT BINLOG MONITOR ON *.* TO 'lister'@'%'"
+rc=0
+"$BINRECOVER" events --no-defaults -R -h127.0.0.1 -P"$PA" -ulister --password=pw > /dev/null 2> "$WORK/err" || rc=$?
+[ $rc = 6 ] && grep -q "server error 1227" "$WORK/err" ||
+  { cat "$WORK/err"; fail "a user without REPLICATION SLAVE gave exit $rc"; }
+start_server nolog "$((PA + 20))" --skip-log-bin
+rc=0
+"$BINRECOVER" events --no-defaults -R -h127.0.0.1 -P"$((PA + 20))" -uroot > /dev/null 2> "$WORK/err" || rc=$?
+[ $rc = 6 ] || { cat "$WORK/err"; fail "a server without binary logs gave exit $rc"; }
+rc=0
+"$BINRECOVER" events -h127.0.0.1 mysql-bin.000001 > /dev/null 2> "$WORK/err" || rc=$?
+[ $rc = 2 ] || fail "-h without -R gave exit $rc"
+pass "-R errors: unknown and purged files (exit 2, naming the server's files), no REPLICATION SLAVE and no binary logs (exit 6), -h without -R (exit 2)"
+
+# --- plan -R: the seed recovery with no file copied ---------------------------------------------
+PP=$((PA + 21))
+start_server p "$PP"
+sql "$PP" -e "CREATE DATABASE shop; CREATE TABLE shop.o (id INT PRIMARY KEY, v INT);
+  INSERT INTO shop.o VALUES (1, 1), (2, 2)"
+mariadb-dump --no-defaults -h127.0.0.1 -P"$PP" -uroot --master-data=2 --single-transaction \
+  -B shop > "$WORK/dump.sql"
+sql "$PP" -e "INSERT INTO shop.o VALUES (3, 3); FLUSH BINARY LOGS; UPDATE shop.o SET v = v * 10"
+sql "$PP" -N -e "CHECKSUM TABLE shop.o" | cut -f2 > "$WORK/expected.sum"
+sql "$PP" -e "DROP DATABASE shop"
+"$BINRECOVER" plan --no-defaults -R -h127.0.0.1 -P"$PP" -uroot --dump="$WORK/dump.sql" \
+  > "$WORK/plan.txt" || { cat "$WORK/plan.txt"; fail "plan -R failed"; }
+grep -q "DROP DATABASE" "$WORK/plan.txt" || { cat "$WORK/plan.txt"; fail "plan -R found no DROP"; }
+cmd=$(grep -A1 "^Recover to just before the first one:" "$WORK/plan.txt" | tail -1 | sed 's/^ *//')
+case "$cmd" in *" -R "*"--port=$PP"*) ;; *) fail "plan's command does not read from the server: $cmd" ;; esac
+PT=$((PA + 22))
+start_server t "$PT"
+sql "$PT" < "$WORK/dump.sql"
+cmd=${cmd%| mysql}
+eval "${cmd/#binrecover/\"$BINRECOVER\"}" > "$WORK/plan.sql" || fail "plan's command failed: $cmd"
+sql "$PT" < "$WORK/plan.sql" || fail "plan's command's SQL failed"
+[ "$(sql "$PT" -N -e "CHECKSUM TABLE shop.o" | cut -f2)" = "$(cat "$WORK/expected.sum")" ] ||
+  fail "shop.o differs after plan -R's command"
+pass "plan -R --dump: the DROP found on the live server, its command (-R too) restores shop.o"
