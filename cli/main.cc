@@ -48,7 +48,8 @@ std::string read_password() {
   return pw;
 }
 
-// A password given as -pSECRET or --password=SECRET (or a prefix of --password) is overwritten
+// A password given as -pSECRET, --password=SECRET or --source-password=SECRET (or a prefix
+// of them) is overwritten
 // in the process's own argument memory, as the mysql client does, so that ps and
 // /proc/PID/cmdline no longer show it (it was copied before).
 void hide_password_args(int argc, char** argv) {
@@ -60,8 +61,11 @@ void hide_password_args(int argc, char** argv) {
     if (arg.size() > 2 && arg.substr(0, 2) == "--") {
       const std::size_t eq = arg.find('=');
       const std::string_view name = arg.substr(2, eq == std::string_view::npos ? eq : eq - 2);
-      if (eq != std::string_view::npos && name.size() >= 2 &&
-          std::string_view("password").substr(0, name.size()) == name)
+      const auto prefix_of = [&](std::string_view full, std::size_t min) {
+        return name.size() >= min && full.substr(0, name.size()) == name;
+      };
+      if (eq != std::string_view::npos &&
+          (prefix_of("password", 2) || prefix_of("source-password", 9)))
         std::memset(a + eq + 1, 'x', arg.size() - eq - 1);
       continue;
     }

@@ -328,8 +328,16 @@ po::options_description connection_group(ConnectionFor what) {
 }
 
 // Reading a server's binary logs over the replication protocol (mysqlbinlog's names).
-po::options_description remote_group() {
+po::options_description remote_group(bool source_options = false) {
   po::options_description g("Reading from a server (-R)");
+  if (source_options)  // -h -P -u -p -S name the target here: the source has options of its own
+    g.add_options()("source-host", po::value<std::string>(),
+                    "with -R: the host whose binlogs are read")(
+        "source-port", po::value<std::string>(), "with -R: its TCP port")(
+        "source-user", po::value<std::string>(), "with -R: the user to read as")(
+        "source-password", po::value<std::string>()->implicit_value(""),
+        "with -R: its password (alone: asked on the terminal; or from the option files)")(
+        "source-socket", po::value<std::string>(), "with -R: its Unix socket");
   g.add_options()(
       "read-from-remote-server,R",
       "read the binlogs from the server (-h -P -u -p -S, option files) over the replication "
@@ -441,10 +449,12 @@ po::options_description command_options(Command c, bool for_option_files = false
       break;
     case Command::kDrill:
       d.add(plan_group(true));
+      d.add(remote_group(true));
       if (!for_option_files) d.add(connection_group(ConnectionFor::kDrill));
       break;
     case Command::kReplay:
       d.add(replay_group());
+      d.add(remote_group(true));
       if (!for_option_files) d.add(connection_group(ConnectionFor::kReplay));
       break;
   }
@@ -921,7 +931,34 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       else
         o.password_prompt = true;
     }
-    if (cmd == Command::kDrill) o.drill.server = o.connection;
+    if (cmd == Command::kDrill && connection_given) o.drill.server = o.connection;
+  }
+  // The server -R reads from: the connection options, or for replay and drill (whose -h ...
+  // name the target) the --source-* ones; option files and --no-defaults alike for both.
+  o.source = o.connection;
+  o.source_password_prompt = o.password_prompt;
+  if (cmd == Command::kReplay || cmd == Command::kDrill) {
+    const bool source_given = has("source-host") || has("source-port") || has("source-user") ||
+                              has("source-password") || has("source-socket");
+    if (source_given && !o.remote) usage_error("--source-* name the server -R reads from: give -R");
+    o.source.host = text("source-host");
+    o.source.user = text("source-user");
+    o.source.socket = text("source-socket");
+    o.source.port.reset();
+    o.source.password.reset();
+    o.source_password_prompt = false;
+    if (auto p = u64("source-port")) {
+      if (*p == 0 || *p > 65535) usage_error("--source-port must be 1..65535");
+      o.source.port = static_cast<unsigned>(*p);
+    }
+    if (auto pw = text("source-password")) {
+      const bool empty_given =
+          std::find(args.begin(), args.end(), "--source-password=") != args.end();
+      if (!pw->empty() || empty_given)
+        o.source.password = *pw;
+      else
+        o.source_password_prompt = true;
+    }
   }
   if (cmd == Command::kReplay) {
     if (auto f = text("state-file")) o.replay.state_file = *f;

@@ -36,6 +36,8 @@ struct Options {
   std::vector<std::string> remote_files;  // as named on the command line (none: all)
   bool to_last_log = false;
   std::uint32_t remote_server_id = 0;
+  recovery::ConnectionOptions source;  // the server -R reads from
+  bool source_password_prompt = false;
   bool plan_json = false;
   bool stats_json = false;
   bool flashback = false;

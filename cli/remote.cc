@@ -9,8 +9,12 @@ namespace binrecover::cli {
 
 void resolve_remote_inputs(Options& o) {
   if (!o.remote) return;
-  if (o.password_prompt && !o.connection.password) o.connection.password = read_password();
-  recovery::Session session(o.connection);
+  if (o.source_password_prompt && !o.source.password) {
+    o.source.password = read_password();
+    // (the same prompt answers for the target when they are one connection: SQL output, plan)
+    if (o.password_prompt && !o.connection.password) o.connection.password = o.source.password;
+  }
+  recovery::Session session(o.source);
   const std::vector<recovery::RemoteLog> logs = recovery::remote_logs(session);
   std::vector<recovery::RemoteLog> chosen;
   auto find = [&](const std::string& name) {
@@ -32,7 +36,7 @@ void resolve_remote_inputs(Options& o) {
     for (const auto& name : o.remote_files) chosen.push_back(*find(name));
   }
   recovery::RemoteOptions ro;
-  ro.connection = o.connection;
+  ro.connection = o.source;
   ro.server_id = o.remote_server_id;
   o.inputs.clear();
   for (const auto& log : chosen) {

@@ -233,10 +233,10 @@ grep -q "w1.acct has triggers (acct_ai)" "$WORK/rows.err" || fail "no warning ab
 "$BINRECOVER" --rows-as-sql --trigger-tables=binlog --schema="$WORK/dump.sql" \
   --start-position="$dump_pos" --stop-position="$drop_pos" "${files[@]}" \
   > "$WORK/rows.sql" 2> "$WORK/rows.err" || fail "binrecover --rows-as-sql exited $?"
-grep -q "has triggers" "$WORK/rows.err" && fail "warned about triggers with --trigger-tables=binlog"
+if grep -q "has triggers" "$WORK/rows.err"; then fail "warned about triggers with --trigger-tables=binlog"; fi
 mysql_client "$PT" < "$WORK/rows.sql" || fail "--rows-as-sql output failed in mysql"
 check "binrecover --rows-as-sql --trigger-tables=binlog | mysql"
-grep -q "bal2" "$WORK/rows.sql" && fail "--rows-as-sql wrote the generated column bal2"
+if grep -q "bal2" "$WORK/rows.sql"; then fail "--rows-as-sql wrote the generated column bal2"; fi
 }
 
 # 5. --flashback of a range: the target as the source before the DROP; undoing everything after
@@ -274,7 +274,7 @@ path_6() {
 "$BINRECOVER" plan --dump="$WORK/dump.sql" --index-file="$WORK/a/binlog/mysql-bin.index" \
   > "$WORK/plan.txt" || fail "plan failed"
 grep -q "DROP DATABASE" "$WORK/plan.txt" || { cat "$WORK/plan.txt"; fail "plan did not find the DROP DATABASE"; }
-grep -qi "TEMPORARY" "$WORK/plan.txt" && { cat "$WORK/plan.txt"; fail "plan calls DROP TEMPORARY TABLE destructive"; }
+if grep -qi "TEMPORARY" "$WORK/plan.txt"; then cat "$WORK/plan.txt"; fail "plan calls DROP TEMPORARY TABLE destructive"; fi
 cmd=$(grep -A1 "^Recover to just before the first one:" "$WORK/plan.txt" | tail -1 | sed 's/^ *//')
 [ -n "$cmd" ] || { cat "$WORK/plan.txt"; fail "plan printed no command"; }
 fresh_target
@@ -319,7 +319,7 @@ sql "$PM" < "$WORK/mig.plain.sql" 2> /dev/null &&
 sql "$PM" -e "DROP DATABASE IF EXISTS mig"
 "$BINRECOVER" --target-flavor=mariadb --start-position="$mig_pos" "$WORK/a/binlog/$mig_file" \
   > "$WORK/mig.sql" || fail "--target-flavor=mariadb exited $?"
-grep -q "GTID_NEXT= '" "$WORK/mig.sql" && fail "--target-flavor=mariadb wrote GTID_NEXT"
+if grep -q "GTID_NEXT= '" "$WORK/mig.sql"; then fail "--target-flavor=mariadb wrote GTID_NEXT"; fi
 sql "$PM" < "$WORK/mig.sql" || fail "the MySQL log's SQL failed in MariaDB (see $WORK/mig.sql)"
 sql "$PM" -N -e "SELECT * FROM mig.t ORDER BY id" | diff "$WORK/mig.expected" - ||
   fail "mig.t in MariaDB differs from MySQL's (fractional seconds?)"

@@ -152,3 +152,25 @@ sql "$PT" < "$WORK/plan.sql" || fail "plan's command's SQL failed"
 [ "$(sql "$PT" -N -e "CHECKSUM TABLE shop.o" | cut -f2)" = "$(cat "$WORK/expected.sum")" ] ||
   fail "shop.o differs after plan -R's command"
 pass "plan -R --dump: the DROP found on the live server, its command (-R too) restores shop.o"
+
+# --- replay -R and drill -R: no file copied either --------------------------------------------
+start_pos=$(echo "$cmd" | sed -n 's/.*--start-position=\([0-9]*\).*/\1/p')
+stop_pos=$(echo "$cmd" | sed -n 's/.*--stop-position=\([0-9]*\).*/\1/p')
+mapfile -t rfiles < <(echo "$cmd" | grep -o "mysql-bin\.[0-9]*")
+[ -n "$start_pos" ] && [ -n "$stop_pos" ] && [ ${#rfiles[@]} -ge 1 ] || fail "cannot read plan's command: $cmd"
+PT2=$((PA + 23))
+start_server t2 "$PT2"
+sql "$PT2" < "$WORK/dump.sql"
+"$BINRECOVER" replay --no-defaults -R --source-host=127.0.0.1 --source-port="$PP" --source-user=root \
+  -h127.0.0.1 -P"$PT2" -uroot --no-progress --state-file="$WORK/r.state" \
+  --start-position="$start_pos" --stop-position="$stop_pos" "${rfiles[@]}" 2> "$WORK/replay.err" ||
+  { cat "$WORK/replay.err"; fail "replay -R failed"; }
+[ "$(sql "$PT2" -N -e "CHECKSUM TABLE shop.o" | cut -f2)" = "$(cat "$WORK/expected.sum")" ] ||
+  fail "shop.o differs after replay -R"
+printf 'shop.o\t3\t%s\n' "$(cat "$WORK/expected.sum")" > "$WORK/expect.tsv"
+rc=0
+"$BINRECOVER" drill --no-defaults -R --source-host=127.0.0.1 --source-port="$PP" --source-user=root \
+  --dump="$WORK/dump.sql" --database=shop --expect="$WORK/expect.tsv" > "$WORK/drill.out" 2>&1 || rc=$?
+[ $rc = 0 ] || { cat "$WORK/drill.out"; fail "drill -R failed (exit $rc)"; }
+grep -q "DROP DATABASE" "$WORK/drill.out" || { cat "$WORK/drill.out"; fail "drill -R did not stop before the DROP"; }
+pass "replay -R and drill -R (--source-*): shop.o restored from the live server's binlog, no file copied"
