@@ -10,12 +10,13 @@
 // binrecover::Error for main() to report.
 namespace binrecover::cli {
 
-int sql_command(Options& o);     // binrecover [options] FILE...
-int events_command(Options& o);  // binrecover events
-int stats_command(Options& o);   // binrecover stats
-int plan_command(Options& o);    // binrecover plan
-int drill_command(Options& o);   // binrecover drill
-int replay_command(Options& o);  // binrecover replay
+int sql_command(Options& o);      // binrecover [options] FILE...
+int events_command(Options& o);   // binrecover events
+int stats_command(Options& o);    // binrecover stats
+int plan_command(Options& o);     // binrecover plan
+int drill_command(Options& o);    // binrecover drill
+int replay_command(Options& o);   // binrecover replay
+int archive_command(Options& o);  // binrecover archive
 
 // -R: fills o.inputs with the server's binlogs (all, the ones named, or from the first named
 // to the last with --to-last-log), each read over the replication protocol when the command

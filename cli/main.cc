@@ -205,6 +205,8 @@ int run(const std::vector<std::string>& args) {
       return drill_command(o);
     case Command::kReplay:
       return replay_command(o);
+    case Command::kArchive:
+      return archive_command(o);
   }
   return 1;
 }

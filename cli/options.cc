@@ -229,7 +229,11 @@ po::options_description filter_group() {
 po::options_description sql_group() {
   po::options_description g("SQL output");
   g.add_options()("result-file,r", po::value<std::string>(),
-                  "write to this file instead of stdout")(
+                  "write to this file instead of stdout (with --raw: the prefix of the copies)")(
+      "raw",
+      "with -R: copy the server's binlogs byte for byte to files named --result-file=PREFIX "
+      "plus their names, as mysqlbinlog --raw does (binrecover archive, with resume)")(
+      "stop-never", "with -R --raw: follow the server (binrecover archive --stop-never)")(
       "disable-log-bin,D", "add SET sql_log_bin=0 so the replay is not binlogged again")(
       "skip-gtids", "leave out GTID statements (replay gets new GTIDs)")(
       "short-form,s", "statements only: no comments, no row events")(
@@ -373,6 +377,25 @@ po::options_description replay_group() {
   return g;
 }
 
+po::options_description archive_group() {
+  po::options_description g("Archive");
+  g.add_options()("dir", po::value<std::string>(),
+                  "the folder the binlogs are copied to (continued where it ends when it holds "
+                  "an archive already)")(
+      "stop-never", "follow the server: wait for new events, reconnect after any loss")(
+      "fsync-interval", po::value<std::string>(),
+      "fsync the file being written at most every N seconds (default 1; each file is fsynced "
+      "when the server rotates)")(
+      "heartbeat-period", po::value<std::string>(),
+      "with --stop-never: the server sends a heartbeat after N quiet seconds (default 30)")(
+      "status-file", po::value<std::string>(),
+      "rewrite this one-line JSON status (file, position, events, time) as the archive grows")(
+      "verify",
+      "check an archive instead: FILE is its folder or .index; every file there, every "
+      "event's checksum, the chain of Rotate events (exit 4 naming file and offset)");
+  return g;
+}
+
 po::options_description misc_group() {
   po::options_description g("Other");
   g.add_options()("help,?", "this help")("version,V", "print the version")(
@@ -412,6 +435,11 @@ constexpr CommandSpec kCommands[] = {
      "                                        apply to a server, resumable (--resume)",
      "binrecover replay -D --database=shop --start-position=385 -h db2 -u admin -p "
      "mysql-bin.000002"},
+    {Command::kArchive, "archive",
+     "binrecover archive -h HOST -u USER -p --dir=DIR [FIRST-FILE]\n"
+     "                                        copy a server's binlogs byte for byte (resumable)\n"
+     "  binrecover archive --verify DIR      check an archive",
+     "binrecover archive -h db1 -u backup -p --dir=/backup/db1 --stop-never"},
 };
 
 const CommandSpec& spec_of(Command c) {
@@ -423,8 +451,15 @@ const CommandSpec& spec_of(Command c) {
 // The options one command takes, in help order.
 po::options_description command_options(Command c, bool for_option_files = false) {
   po::options_description d;
+  if (c == Command::kArchive) {  // bytes, not events: no range or filter
+    d.add(archive_group()).add(remote_group());
+    if (!for_option_files) d.add(connection_group(ConnectionFor::kSource));
+    d.add(misc_group());
+    return d;
+  }
   d.add(input_group()).add(filter_group());
   switch (c) {
+    case Command::kArchive:  // (above)
     case Command::kSql:
     case Command::kHelp:
     case Command::kVersion:
@@ -897,6 +932,34 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     if (auto b = text("server-binary")) o.drill.server_binary = *b;
   }
   o.remote = has("read-from-remote-server") || has("read-from-remote-source");
+  if (cmd == Command::kSql && (has("raw") || has("stop-never"))) {
+    // mysqlbinlog's spelling of a binlog backup: -R --raw --result-file=PREFIX [--stop-never].
+    if (!has("raw")) usage_error("--stop-never goes with -R --raw (a binlog backup): see archive");
+    if (!o.remote) usage_error("--raw copies a server's binlogs: give -R");
+    o.command = Command::kArchive;
+    const std::string prefix = text("result-file").value_or("");
+    const auto slash = prefix.rfind('/');
+    o.archive.dir =
+        slash == std::string::npos ? "." : prefix.substr(0, std::max<std::size_t>(slash, 1));
+    o.archive.prefix = slash == std::string::npos ? prefix : prefix.substr(slash + 1);
+    o.archive.stop_never = has("stop-never");
+    o.archive_raw = true;
+  }
+  if (cmd == Command::kArchive) {
+    o.remote = true;
+    o.archive.stop_never = has("stop-never");
+    o.archive_verify = has("verify");
+    if (auto d = text("dir")) o.archive.dir = *d;
+    if (auto n = u64("fsync-interval"))
+      o.archive.fsync_seconds = static_cast<unsigned>(std::min<std::uint64_t>(*n, 86400));
+    o.archive.remote.heartbeat_seconds = 30;
+    if (auto n = u64("heartbeat-period"))
+      o.archive.remote.heartbeat_seconds =
+          static_cast<unsigned>(std::min<std::uint64_t>(*n, 4294967));
+    o.archive.status_file = text("status-file");
+    if (!o.archive_verify && o.archive.dir.empty())
+      usage_error("archive needs --dir=DIR (where the binlogs go), or --verify DIR");
+  }
   if (auto v = text("read-from-remote-source"); v && *v != "BINLOG-DUMP-NON-GTID")
     usage_error(
         "--read-from-remote-source: only BINLOG-DUMP-NON-GTID (file and position) is "

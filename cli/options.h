@@ -6,6 +6,7 @@
 
 #include "recovery/reading/filter.h"
 #include "recovery/sql/sql_sink.h"
+#include "recovery/workflows/archive.h"
 #include "recovery/workflows/drill.h"
 #include "recovery/workflows/event_table.h"
 #include "recovery/workflows/pipeline.h"
@@ -14,7 +15,7 @@
 
 namespace binrecover::cli {
 
-enum class Command { kSql, kEvents, kPlan, kDrill, kStats, kReplay, kHelp, kVersion };
+enum class Command { kSql, kEvents, kPlan, kDrill, kStats, kReplay, kArchive, kHelp, kVersion };
 
 // Everything a run needs, validated. Built from the command line plus the [binrecover] group of
 // the option files (command line wins).
@@ -37,6 +38,9 @@ struct Options {
   bool to_last_log = false;
   std::uint32_t remote_server_id = 0;
   recovery::ConnectionOptions source;  // the server -R reads from
+  recovery::ArchiveOptions archive;
+  bool archive_verify = false;  // archive --verify
+  bool archive_raw = false;     // reached as mysqlbinlog's -R --raw --result-file=PREFIX
   bool source_password_prompt = false;
   bool plan_json = false;
   bool stats_json = false;

@@ -8,7 +8,7 @@
 namespace binrecover::cli {
 
 void resolve_remote_inputs(Options& o) {
-  if (!o.remote) return;
+  if (!o.remote || o.command == Command::kArchive) return;
   if (o.source_password_prompt && !o.source.password) {
     o.source.password = read_password();
     // (the same prompt answers for the target when they are one connection: SQL output, plan)

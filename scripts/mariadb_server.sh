@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Throwaway MariaDB server for tests: a fresh data dir, loopback TCP only.
 #   scripts/mariadb_server.sh start DIR PORT [extra mariadbd options...]
+#   scripts/mariadb_server.sh restart DIR PORT   # the same data and options again
 #   scripts/mariadb_server.sh stop DIR
 # The binary log is written to DIR/binlog/mysql-bin.NNNNNN (index DIR/binlog/mysql-bin.index).
 set -euo pipefail
@@ -9,14 +10,23 @@ dir=${2:?data directory}
 mariadbd=$(command -v mariadbd || echo /usr/sbin/mariadbd)
 
 case "$cmd" in
-start)
+start | restart)
   port=${3:?port}
   shift 3
-  rm -rf "$dir"
-  mkdir -p "$dir/data" "$dir/binlog" "$dir/tmp"
-  mariadb-install-db --no-defaults --user="$(id -un)" --datadir="$dir/data" \
-    --auth-root-authentication-method=normal --skip-test-db >"$dir/install.log" 2>&1 ||
-    { cat "$dir/install.log" >&2; exit 1; }
+  if [ "$cmd" = start ]; then
+    rm -rf "$dir"
+    mkdir -p "$dir/data" "$dir/binlog" "$dir/tmp"
+    mariadb-install-db --no-defaults --user="$(id -un)" --datadir="$dir/data" \
+      --auth-root-authentication-method=normal --skip-test-db >"$dir/install.log" 2>&1 ||
+      { cat "$dir/install.log" >&2; exit 1; }
+    : >"$dir/mariadbd.args"
+    [ $# -eq 0 ] || printf '%s\n' "$@" >"$dir/mariadbd.args"
+  else  # the same data and options again (after stop, or kill -9: crash recovery)
+    [ -f "$dir/mariadbd.args" ] || { echo "mariadb_server.sh: no server was started in $dir" >&2; exit 2; }
+    mapfile -t args <"$dir/mariadbd.args"
+    set -- "${args[@]}"
+    rm -f "$dir/mysqld.sock" "$dir/mysqld.pid"
+  fi
   "$mariadbd" --no-defaults --user="$(id -un)" --datadir="$dir/data" --tmpdir="$dir/tmp" \
     --bind-address=127.0.0.1 --port="$port" --socket="$dir/mysqld.sock" \
     --pid-file="$dir/mysqld.pid" --log-error="$dir/error.log" \
@@ -43,5 +53,5 @@ stop)
     kill -9 "$pid" 2>/dev/null || true
   fi
   ;;
-*) echo "usage: mariadb_server.sh start|stop DIR [PORT] [options]" >&2; exit 2 ;;
+*) echo "usage: mariadb_server.sh start|restart|stop DIR [PORT] [options]" >&2; exit 2 ;;
 esac

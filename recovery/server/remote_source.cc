@@ -31,6 +31,18 @@ std::vector<RemoteLog> remote_logs(Session& session) {
   return out;
 }
 
+namespace {
+
+// The file a Rotate event names (v4: header, u64 position, the name, the CRC32 when the
+// server sends checksums).
+std::string rotate_target(binlog::Bytes raw, bool crc) {
+  const std::size_t tail = crc ? 4 : 0;
+  if (raw.size() < 27 + tail) return {};
+  return std::string(reinterpret_cast<const char*>(raw.data()) + 27, raw.size() - 27 - tail);
+}
+
+}  // namespace
+
 RemoteSource::RemoteSource(RemoteOptions opts, RemoteLog log)
     : opts_(std::move(opts)), log_(std::move(log)) {}
 
@@ -45,13 +57,24 @@ void RemoteSource::start(std::uint64_t pos) {
   // The events with their checksums as in the file (a replica that does not say it can take
   // them is refused or sent none), and MariaDB's GTID events as they are (capability 4).
   s->execute("SET @master_binlog_checksum = @@global.binlog_checksum");
+  crc_ = s->value("SELECT @@global.binlog_checksum").value_or("NONE") != "NONE";
   try {
     s->execute("SET @source_binlog_checksum = @@global.binlog_checksum");
   } catch (const Error&) {  // MariaDB, and MySQL before 8.0.26
   }
   if (s->mariadb()) s->execute("SET @mariadb_slave_capability = 4");
-  s->start_binlog_dump(log_.name, static_cast<std::uint32_t>(pos), opts_.server_id, true);
+  if (opts_.heartbeat_seconds > 0) {
+    const std::string ns = std::to_string(std::uint64_t{opts_.heartbeat_seconds} * 1000000000ULL);
+    s->execute("SET @master_heartbeat_period = " + ns);
+    try {
+      s->execute("SET @source_heartbeat_period = " + ns);
+    } catch (const Error&) {  // MariaDB, and MySQL before 8.0.26
+    }
+  }
+  s->start_binlog_dump(log_.name, static_cast<std::uint32_t>(pos), opts_.server_id,
+                       !opts_.blocking);
   session_ = std::move(s);
+  named_ = false;
 }
 
 std::optional<binlog::Frame> RemoteSource::next_frame() {
@@ -77,9 +100,22 @@ std::optional<binlog::Frame> RemoteSource::next_frame() {
                                           std::to_string(size) + " bytes in a packet of " +
                                           std::to_string(p->size()) + " while reading " +
                                           log_.name);
+    if (type == binlog::EventType::kRotate && log_pos == 0) {
+      // Artificial: the first names this file; a later one, another file, which the server
+      // goes on with because this one ended without a Rotate of its own (a server restart).
+      const std::string next = rotate_target(*p, crc_);
+      if (!named_) {
+        named_ = true;
+        if (next == log_.name) continue;
+      }
+      if (next == log_.name) continue;
+      next_file_ = next;
+      ended_ = true;
+      return std::nullopt;
+    }
     if (log_pos == 0) {
-      // Not in the file: the artificial Rotate naming it, heartbeats; the format description
-      // when the read starts past it (then it is the file's, handed out once at 4).
+      // Not in the file: heartbeats; the format description when the read starts past it
+      // (then it is the file's, handed out once at 4).
       if (type != binlog::EventType::kFormatDescription || fde_sent_) continue;
       fde_sent_ = true;
       return binlog::Frame{4, *p};
@@ -101,7 +137,10 @@ std::optional<binlog::Frame> RemoteSource::next_frame() {
         return binlog::Frame{at, binlog::Bytes(fde_.data(), fde_.size())};
       }
     }
-    if (type == binlog::EventType::kRotate) ended_ = true;  // the file's own: its last event
+    if (type == binlog::EventType::kRotate) {  // the file's own: its last event
+      ended_ = true;
+      next_file_ = rotate_target(*p, crc_);
+    }
     return binlog::Frame{at, *p};
   }
 }

@@ -26,6 +26,10 @@ std::vector<RemoteLog> remote_logs(Session& session);
 struct RemoteOptions {
   ConnectionOptions connection;
   std::uint32_t server_id = 0;  // --connection-server-id
+  // Wait at the end of the server's logs for more (archive --stop-never) instead of ending
+  // there; the server sends a heartbeat every this many seconds while it has nothing (0: none).
+  bool blocking = false;
+  unsigned heartbeat_seconds = 0;
 };
 
 // One binary log file of a server, read over the replication protocol (COM_BINLOG_DUMP, as a
@@ -47,6 +51,10 @@ class RemoteSource : public binlog::Source {
   void seek(std::uint64_t pos) override;
   const std::string& name() const override { return log_.name; }
   std::optional<std::uint64_t> size() const override { return log_.size; }
+  // After the end: the file the server goes on with (named by this file's Rotate event, or by
+  // the artificial Rotate it sends when this file ended without one, e.g. after a restart);
+  // empty at the end of the server's logs.
+  const std::string& next_file() const { return next_file_; }
 
  private:
   void start(std::uint64_t pos);
@@ -57,6 +65,9 @@ class RemoteSource : public binlog::Source {
   bool fde_sent_ = false;       // the format description was handed out
   std::vector<std::byte> fde_;  // ... with the in-use flag the server clears when it sends it
   bool ended_ = false;          // after the file's Rotate
+  bool named_ = false;          // the artificial Rotate naming this file was read
+  bool crc_ = false;            // the server sends checksums
+  std::string next_file_;
 };
 
 }  // namespace binrecover::recovery

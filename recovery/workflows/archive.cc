@@ -1,0 +1,425 @@
+#include "recovery/workflows/archive.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "binlog/byte_cursor.h"
+#include "binlog/checksum.h"
+#include "binlog/error.h"
+#include "binlog/event_type.h"
+#include "binlog/index_file.h"
+#include "binlog/source.h"
+
+namespace binrecover::recovery {
+
+using binrecover::Error;
+using binrecover::ErrorCode;
+
+namespace {
+
+constexpr std::size_t kFlagsAt = 17;  // u16 flags in the v4 event header
+constexpr std::byte kInUse{1};        // LOG_EVENT_BINLOG_IN_USE_F
+
+std::string errno_text() { return std::strerror(errno); }
+
+// "mysql-bin" of "mysql-bin.000042".
+std::string log_base(const std::string& name) {
+  const auto dot = name.rfind('.');
+  return dot == std::string::npos ? name : name.substr(0, dot);
+}
+
+void fsync_path(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+void write_all(int fd, const void* data, std::size_t n, const std::string& path) {
+  const auto* p = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      throw Error(ErrorCode::kIo, "cannot write " + path + ": " + errno_text());
+    }
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+// The checksum algorithm a format description announces: decoded by the reader from the
+// event alone (its first event, at position 4).
+binlog::FormatContext format_of(binlog::Bytes fde, const std::string& name) {
+  binlog::MemorySource src(fde, name, false, 4);
+  binlog::EventReader reader(src, binlog::ReaderOptions{});
+  reader.next();
+  return reader.format();
+}
+
+// Whether an event's CRC32 is right (a format description's is computed with the in-use flag
+// clear: the server clears it when it closes the file, without computing it again).
+bool crc_ok(binlog::Bytes raw) {
+  if (raw.size() < 23) return false;
+  std::uint32_t crc = 0;
+  if (static_cast<binlog::EventType>(raw[4]) == binlog::EventType::kFormatDescription &&
+      (raw[kFlagsAt] & kInUse) != std::byte{0}) {
+    std::vector<std::byte> copy(raw.begin(), raw.end() - 4);
+    copy[kFlagsAt] &= ~kInUse;
+    crc = binlog::crc32(0, copy.data(), copy.size());
+  } else {
+    crc = binlog::crc32(0, raw.data(), raw.size() - 4);
+  }
+  return crc == binlog::ByteCursor(raw.subspan(raw.size() - 4), 0).u32le();
+}
+
+// The archive folder: its index, the file being written.
+class Archive {
+ public:
+  Archive(const ArchiveOptions& opts, const binlog::WarningSink& warn) : o_(opts), warn_(warn) {}
+  ~Archive() { close_file(); }
+
+  // Finds where the folder's archive ends (cutting a torn event), or that there is none.
+  void open_existing(const std::string& base) {
+    index_path_ = o_.dir + "/" + o_.prefix + base + ".index";
+    std::error_code ec;
+    if (!std::filesystem::exists(index_path_, ec)) return;
+    const std::vector<std::string> files = binlog::read_index_file(index_path_);
+    if (files.empty()) return;
+    const std::string path = files.back();
+    std::string name = std::filesystem::path(path).filename().string();
+    if (name.rfind(o_.prefix, 0) == 0) name = name.substr(o_.prefix.size());
+    file_ = name;
+    path_ = path;
+    // The last complete event (a torn one after it is where a kill cut the write).
+    std::uint64_t end = 0;
+    std::string next;
+    bool crc = false;
+    if (std::filesystem::file_size(path, ec) >= 4 && !ec) {
+      end = 4;
+      try {
+        binlog::FdSource src(path, name);
+        while (auto f = src.next_frame()) {
+          const auto type = static_cast<binlog::EventType>(f->raw[4]);
+          if (type == binlog::EventType::kFormatDescription)
+            crc = format_of(f->raw, name).checksum == binlog::ChecksumAlg::kCrc32;
+          if (crc && !crc_ok(f->raw)) break;  // damaged or torn: cut here, fetch it again
+          end = f->pos + f->raw.size();
+          next.clear();
+          if (type == binlog::EventType::kRotate && f->raw.size() > 27 + (crc ? 4 : 0))
+            next.assign(reinterpret_cast<const char*>(f->raw.data()) + 27,
+                        f->raw.size() - 27 - (crc ? 4 : 0));
+          else if (type == binlog::EventType::kStop)
+            next = "?";  // ended by a server stop: the next file is the server's next
+        }
+      } catch (const Error&) {
+        // a torn last event: `end` is where the complete ones end
+      }
+    }
+    crc_ = crc;
+    open_file(false);
+    const auto size = static_cast<std::uint64_t>(::lseek(fd_, 0, SEEK_END));
+    if (end < 4) {  // not even the magic: start the file again
+      if (::ftruncate(fd_, 0) != 0) throw Error(ErrorCode::kIo, "cannot truncate " + path_);
+      ::lseek(fd_, 0, SEEK_SET);
+      write_all(fd_,
+                "\xfe"
+                "bin",
+                4, path_);
+      end = 4;
+    } else if (size > end) {
+      warn_("cut " + std::to_string(size - end) + " bytes of a torn event off the end of " + path_ +
+            " (at " + std::to_string(end) + "): fetching it again");
+      if (::ftruncate(fd_, static_cast<off_t>(end)) != 0)
+        throw Error(ErrorCode::kIo, "cannot truncate " + path_ + ": " + errno_text());
+      ::lseek(fd_, 0, SEEK_END);
+    }
+    pos_ = end;
+    ended_next_ = next;
+  }
+
+  void start_new(const std::string& name) {
+    close_file();
+    file_ = name;
+    path_ = o_.dir + "/" + o_.prefix + name;
+    if (index_path_.empty()) index_path_ = o_.dir + "/" + o_.prefix + log_base(name) + ".index";
+    open_file(true);
+    write_all(fd_,
+              "\xfe"
+              "bin",
+              4, path_);
+    pos_ = 4;
+    // The index names it once the file exists; both reach the disk before events go in.
+    const int ix =
+        ::open(index_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (ix < 0) throw Error(ErrorCode::kIo, "cannot write " + index_path_ + ": " + errno_text());
+    const std::string line = "./" + o_.prefix + name + "\n";
+    try {
+      write_all(ix, line.data(), line.size(), index_path_);
+    } catch (...) {
+      ::close(ix);
+      throw;
+    }
+    ::fsync(ix);
+    ::close(ix);
+    ::fsync(fd_);
+    fsync_path(o_.dir);
+    ++result_.files;
+  }
+
+  // Appends one event the server sent for the current file.
+  void append(const binlog::Frame& f) {
+    const auto type = static_cast<binlog::EventType>(f.raw[4]);
+    if (f.pos < pos_) return;  // the format description sent again when the read resumes
+    if (f.pos != pos_)
+      throw Error(ErrorCode::kServer, "the server sent an event at " + std::to_string(f.pos) +
+                                          " of " + file_ + ", but the archive's copy ends at " +
+                                          std::to_string(pos_) + ": a gap")
+          .with_file(path_)
+          .with_offset(pos_);
+    if (type == binlog::EventType::kFormatDescription)
+      crc_ = format_of(f.raw, file_).checksum == binlog::ChecksumAlg::kCrc32;
+    if (crc_ && !crc_ok(f.raw))
+      throw Error(ErrorCode::kChecksumMismatch, "checksum mismatch in an event the server sent")
+          .with_file(file_)
+          .with_offset(f.pos)
+          .with_event(std::string(binlog::event_type_name(static_cast<std::uint8_t>(type))));
+    if (type == binlog::EventType::kFormatDescription && f.pos == 4) {
+      // The server clears the in-use flag when it sends the format description; in its file
+      // the flag stays set until the file is closed (finish_file clears it here then).
+      std::vector<std::byte> fde(f.raw.begin(), f.raw.end());
+      fde[kFlagsAt] |= kInUse;
+      write_all(fd_, fde.data(), fde.size(), path_);
+    } else {
+      write_all(fd_, f.raw.data(), f.raw.size(), path_);
+    }
+    pos_ += f.raw.size();
+    ++result_.events;
+    result_.bytes += f.raw.size();
+    result_.last_file = file_;
+    result_.last_pos = pos_;
+    maybe_sync(false);
+  }
+
+  // The current file is complete (its Rotate, or the server went on without one): as the
+  // server has it once closed, without the in-use flag.
+  void finish_file() {
+    if (fd_ < 0) return;
+    std::byte flags{};
+    if (::pread(fd_, &flags, 1, 4 + kFlagsAt) == 1 && (flags & kInUse) != std::byte{0}) {
+      flags &= ~kInUse;
+      if (::pwrite(fd_, &flags, 1, 4 + kFlagsAt) != 1)
+        throw Error(ErrorCode::kIo, "cannot write " + path_ + ": " + errno_text());
+    }
+    maybe_sync(true);
+    close_file();
+  }
+
+  void maybe_sync(bool now) {
+    const auto t = std::chrono::steady_clock::now();
+    if (!now && t - last_sync_ < std::chrono::seconds(o_.fsync_seconds)) return;
+    last_sync_ = t;
+    if (fd_ >= 0) ::fdatasync(fd_);
+    write_status();
+  }
+
+  void write_status() {
+    if (o_.progress) o_.progress(file_ + " " + std::to_string(pos_));
+    if (!o_.status_file) return;
+    const std::string tmp = *o_.status_file + ".tmp";
+    {
+      std::ofstream s(tmp, std::ios::trunc);
+      s << "{\"file\":\"" << file_ << "\",\"position\":" << pos_ << ",\"events\":" << result_.events
+        << ",\"bytes\":" << result_.bytes << ",\"time\":"
+        << std::chrono::duration_cast<std::chrono::seconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+               .count()
+        << "}\n";
+    }
+    std::filesystem::rename(tmp, *o_.status_file);
+  }
+
+  const std::string& file() const { return file_; }
+  std::uint64_t pos() const { return pos_; }
+  bool has_file() const { return !file_.empty(); }
+  const std::string& ended_next() const { return ended_next_; }
+  ArchiveResult& result() { return result_; }
+
+ private:
+  void open_file(bool create) {
+    const int flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC | (create ? O_CREAT | O_EXCL : 0);
+    fd_ = ::open(path_.c_str(), flags, 0600);
+    if (fd_ < 0)
+      throw Error(ErrorCode::kIo, std::string(create ? "cannot create " : "cannot open ") + path_ +
+                                      ": " + errno_text());
+  }
+  void close_file() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+  const ArchiveOptions& o_;
+  const binlog::WarningSink& warn_;
+  std::string index_path_, file_, path_, ended_next_;
+  int fd_ = -1;
+  std::uint64_t pos_ = 0;
+  bool crc_ = false;
+  std::chrono::steady_clock::time_point last_sync_ = std::chrono::steady_clock::now();
+  ArchiveResult result_;
+};
+
+// Whether the error is the server's error `code` (Session writes "server error N (...)").
+bool has_server_error(const Error& e, unsigned code) {
+  const std::string what = e.what();
+  return what.find("server error " + std::to_string(code) + " ") != std::string::npos ||
+         what.find("(error " + std::to_string(code) + ")") != std::string::npos;
+}
+
+}  // namespace
+
+ArchiveResult run_archive(const ArchiveOptions& opts, const binlog::WarningSink& warn) {
+  std::error_code ec;
+  std::filesystem::create_directories(opts.dir, ec);
+  if (ec) throw Error(ErrorCode::kIo, "cannot create the folder " + opts.dir + ": " + ec.message());
+  Archive archive(opts, warn);
+  std::vector<RemoteLog> logs;
+  {
+    Session s(opts.remote.connection);
+    logs = remote_logs(s);
+  }
+  archive.open_existing(log_base(logs.front().name));
+  std::string file;
+  std::uint64_t pos = 4;
+  if (archive.has_file()) {
+    if (archive.ended_next() == "?") {
+      // The copy ends with a server's Stop: the server went on with the file after it.
+      const auto it = std::find_if(logs.begin(), logs.end(),
+                                   [&](const RemoteLog& l) { return l.name == archive.file(); });
+      if (it == logs.end() || it + 1 == logs.end()) return archive.result();
+      archive.finish_file();
+      file = (it + 1)->name;
+    } else if (!archive.ended_next().empty()) {
+      archive.finish_file();
+      file = archive.ended_next();
+    } else {
+      file = archive.file();
+      pos = archive.pos();
+    }
+  } else {
+    file = opts.first_file.value_or(logs.front().name);
+    if (std::none_of(logs.begin(), logs.end(), [&](const RemoteLog& l) { return l.name == file; }))
+      throw Error(ErrorCode::kUsage, "the server has no binlog " + file + " (it has " +
+                                         logs.front().name + " to " + logs.back().name + ")");
+  }
+  if (pos == 4 && (!archive.has_file() || archive.file() != file)) archive.start_new(file);
+
+  unsigned backoff = 1;
+  for (;;) {
+    try {
+      RemoteSource src(opts.remote, RemoteLog{file, 0, false});
+      if (pos > 4) src.seek(pos);
+      while (auto f = src.next_frame()) {
+        archive.append(*f);
+        backoff = 1;
+      }
+      if (src.next_file().empty()) {  // the end of the server's logs (non-blocking)
+        archive.maybe_sync(true);
+        return archive.result();
+      }
+      archive.finish_file();
+      file = src.next_file();
+      pos = 4;
+      archive.start_new(file);
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::kServer && has_server_error(e, 1236)) {
+        // The server no longer has what the archive needs next (purged): no retry helps.
+        std::string have;
+        try {
+          Session s(opts.remote.connection);
+          const auto now = remote_logs(s);
+          have = " (it has " + now.front().name + " to " + now.back().name + ")";
+        } catch (const Error&) {
+        }
+        throw Error(ErrorCode::kServer, std::string(e.what()) + ": the server cannot send " + file +
+                                            " from " + std::to_string(archive.pos()) + have +
+                                            "; the archive ends there");
+      }
+      if (!opts.stop_never || e.code() != ErrorCode::kServer || has_server_error(e, 1045) ||
+          has_server_error(e, 1227) || has_server_error(e, 1044) || has_server_error(e, 1698))
+        throw;
+      archive.maybe_sync(true);
+      warn(std::string(e.what()) + ": reconnecting in " + std::to_string(backoff) + " s (" + file +
+           " at " + std::to_string(archive.pos()) + ")");
+      std::this_thread::sleep_for(std::chrono::seconds(backoff));
+      backoff = std::min(backoff * 2, 30U);
+      pos = archive.pos();
+    }
+  }
+}
+
+std::vector<VerifyProblem> verify_archive(const std::string& index_path,
+                                          std::uint64_t* events_checked) {
+  std::vector<VerifyProblem> problems;
+  std::vector<std::string> files;
+  try {
+    files = binlog::read_index_file(index_path);
+  } catch (const Error& e) {
+    problems.push_back({index_path, 0, e.what()});
+    return problems;
+  }
+  if (files.empty()) problems.push_back({index_path, 0, "the index lists no file"});
+  std::uint64_t events = 0;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string& path = files[i];
+    const std::string name = std::filesystem::path(path).filename().string();
+    std::string last_type;
+    std::string rotate_to;
+    std::uint64_t end = 0;
+    try {
+      binlog::FdSource src(path, name);
+      binlog::ReaderOptions ro;
+      ro.verify_checksum = true;
+      binlog::EventReader reader(src, ro);
+      while (auto ev = reader.next()) {
+        ++events;
+        if (ev->in_payload) continue;
+        end = ev->end_pos();
+        last_type = binlog::event_type_name(ev->header.type);
+        rotate_to.clear();
+        if (const auto* r = std::get_if<binlog::Rotate>(&ev->body))
+          rotate_to = std::string(r->next_file);
+      }
+    } catch (const Error& e) {
+      problems.push_back({path, e.has_offset() ? e.offset() : end, e.describe()});
+      continue;
+    }
+    if (i + 1 < files.size()) {
+      const std::string next = std::filesystem::path(files[i + 1]).filename().string();
+      if (last_type == "Rotate") {
+        if (next.size() < rotate_to.size() ||
+            next.compare(next.size() - rotate_to.size(), rotate_to.size(), rotate_to) != 0)
+          problems.push_back(
+              {path, end,
+               "ends with a Rotate to " + rotate_to + ", but the index goes on with " + next});
+      } else if (last_type != "Stop") {
+        problems.push_back({path, end,
+                            "ends without a Rotate (or Stop) event after " +
+                                (last_type.empty() ? "nothing" : last_type) +
+                                ": its end is missing"});
+      }
+    }
+  }
+  if (events_checked != nullptr) *events_checked = events;
+  return problems;
+}
+
+}  // namespace binrecover::recovery

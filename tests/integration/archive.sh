@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# binrecover archive on a real MariaDB (and MySQL 9.7 for the plain copy):
+#  - a copy of every binlog byte-identical (sha256) to the server's files, with its .index,
+#    readable by binrecover, and `archive --verify` passes;
+#  - with writes running: `archive --stop-never` killed with SIGKILL at random moments (20
+#    times) and started again, the server restarted twice (the archive reconnects by itself)
+#    and FLUSH BINARY LOGS in between: the final archive is byte-identical, no gap, no
+#    duplicate, and --verify passes;
+#  - a damaged archive (a flipped byte, a truncated file) is found by --verify with file and
+#    offset (exit 4);
+#  - mysqlbinlog's spelling: -R --raw --result-file=PREFIX writes PREFIX + each file's name.
+source "$(dirname "$0")/lib.sh"
+PA=${1:-23691}
+MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
+SERVERS_MYSQL=()
+writer=
+cleanup_all() {
+  [ -n "$writer" ] && kill "$writer" 2> /dev/null || true
+  pkill -9 -f "binrecover archive.*$WORK" 2> /dev/null || true
+  for s in "${SERVERS_MYSQL[@]}"; do "$MYSQL_SERVER" stop "$s" || true; done
+  cleanup
+}
+trap cleanup_all EXIT
+R=(--no-defaults -h127.0.0.1 -uroot)
+
+same_files() {  # LABEL SERVER_BINLOG_DIR ARCHIVE_DIR [PREFIX]: every server file == its copy
+  local label=$1 src=$2 dst=$3 prefix=${4:-} f n=0
+  for f in "$src"/mysql-bin.[0-9]*; do
+    [ -f "$dst/$prefix$(basename "$f")" ] || fail "$label: $(basename "$f") is not in the archive"
+    [ "$(sha256sum < "$f")" = "$(sha256sum < "$dst/$prefix$(basename "$f")")" ] ||
+      { cmp "$f" "$dst/$prefix$(basename "$f")" >&2 || true; fail "$label: $(basename "$f") differs from the server's"; }
+    n=$((n + 1))
+  done
+  echo "$n"
+}
+
+start_server a "$PA"
+sql "$PA" -e "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY AUTO_INCREMENT, v VARCHAR(200));
+  INSERT INTO d.t (v) VALUES ('a'), ('b'); FLUSH BINARY LOGS; INSERT INTO d.t (v) VALUES (REPEAT('c', 150))"
+"$BINRECOVER" archive "${R[@]}" -P"$PA" --dir="$WORK/arch" 2> "$WORK/a.err" ||
+  { cat "$WORK/a.err"; fail "archive failed"; }
+n=$(same_files "MariaDB" "$WORK/a/binlog" "$WORK/arch")
+[ "$(stat -c %a "$WORK/arch/mysql-bin.000001")" = 600 ] || fail "the copies are not private (0600)"
+"$BINRECOVER" archive --verify "$WORK/arch" > /dev/null || fail "archive --verify failed on a fresh archive"
+"$BINRECOVER" events --index-file="$WORK/arch/mysql-bin.index" > /dev/null || fail "binrecover cannot read the archive"
+pass "archive: $n files byte-identical (sha256) to the server's, private, readable, --verify passes"
+
+# mysqlbinlog's spelling.
+"$BINRECOVER" --no-defaults -R -h127.0.0.1 -P"$PA" -uroot --raw --result-file="$WORK/raw/host1-" \
+  2> /dev/null || fail "-R --raw --result-file failed"
+n=$(same_files "--raw" "$WORK/a/binlog" "$WORK/raw" host1-)
+pass "-R --raw --result-file=PREFIX: $n files PREFIX+name, byte-identical"
+
+# Writes running, SIGKILL at random moments, two server restarts, FLUSH BINARY LOGS between.
+( set +e; i=0; while :; do
+    sql "$PA" -e "INSERT INTO d.t (v) VALUES (REPEAT(CHAR(65 + $i % 26), 1 + $i % 180))" 2> /dev/null || sleep 0.2
+    i=$((i + 1)); [ $((i % 40)) = 0 ] && sql "$PA" -e "FLUSH BINARY LOGS" 2> /dev/null
+    sleep 0.01
+  done ) &
+writer=$!
+kills=0
+for round in $(seq 1 22); do
+  "$BINRECOVER" archive "${R[@]}" -P"$PA" --dir="$WORK/arch" --stop-never --fsync-interval=0 \
+    --heartbeat-period=1 --status-file="$WORK/status.json" 2>> "$WORK/follow.err" &
+  ap=$!
+  sleep "0.$((RANDOM % 9 + 1))"
+  if [ "$round" = 8 ] || [ "$round" = 16 ]; then
+    # The server restarts under the archive: it reconnects by itself.
+    "$ROOT/scripts/mariadb_server.sh" stop "$WORK/a"
+    "$ROOT/scripts/mariadb_server.sh" restart "$WORK/a" "$PA" || fail "the server did not restart"
+    sleep 1.5
+  fi
+  kill -9 "$ap" 2> /dev/null && kills=$((kills + 1))
+  wait "$ap" 2> /dev/null || true
+done
+kill "$writer"; wait "$writer" 2> /dev/null || true; writer=
+[ "$kills" -ge 20 ] || fail "only $kills kills"
+grep -q "reconnecting" "$WORK/follow.err" || { cat "$WORK/follow.err"; fail "the archive never said it reconnected"; }
+grep -q '"file"' "$WORK/status.json" || fail "no status file"
+sql "$PA" -e "FLUSH BINARY LOGS"
+"$BINRECOVER" archive "${R[@]}" -P"$PA" --dir="$WORK/arch" 2> "$WORK/last.err" ||
+  { cat "$WORK/last.err"; fail "the last archive run failed"; }
+n=$(same_files "after the kills" "$WORK/a/binlog" "$WORK/arch")
+"$BINRECOVER" archive --verify "$WORK/arch" > "$WORK/verify.out" || fail "--verify failed after the kills"
+[ "$(wc -l < "$WORK/arch/mysql-bin.index")" = "$(ls "$WORK/a/binlog"/mysql-bin.[0-9]* | wc -l)" ] ||
+  fail "the archive's index does not list each file once"
+pass "archive --stop-never killed $kills times (SIGKILL), server restarted twice, FLUSH BINARY LOGS between: $n files byte-identical, $(cat "$WORK/verify.out" | grep -o '[0-9]* events') verified"
+
+# Damage is found with file and offset.
+cp -a "$WORK/arch" "$WORK/bad"
+f=$WORK/bad/mysql-bin.000002
+b=$(od -An -tu1 -j300 -N1 "$f" | tr -d ' ')
+printf "\\x$(printf %02x $((b ^ 255)))" | dd of="$f" bs=1 seek=300 conv=notrunc 2> /dev/null
+rc=0
+"$BINRECOVER" archive --verify "$WORK/bad" > /dev/null 2> "$WORK/bad.err" || rc=$?
+[ $rc = 4 ] && grep -q "mysql-bin.000002: at [0-9]*:" "$WORK/bad.err" ||
+  { cat "$WORK/bad.err"; fail "a flipped byte: --verify gave exit $rc"; }
+cp "$WORK/arch/mysql-bin.000002" "$f"
+truncate -s -10 "$WORK/bad/mysql-bin.000003"
+rc=0
+"$BINRECOVER" archive --verify "$WORK/bad" > /dev/null 2> "$WORK/bad.err" || rc=$?
+[ $rc = 4 ] && grep -q "mysql-bin.000003" "$WORK/bad.err" ||
+  { cat "$WORK/bad.err"; fail "a truncated file: --verify gave exit $rc"; }
+pass "archive --verify finds a flipped byte and a truncated file (exit 4, file and offset)"
+
+# The server purged what the archive needs next: exit 6 naming what it still has.
+mkdir -p "$WORK/stale"
+cp "$WORK/arch/mysql-bin.000001" "$WORK/stale/"
+echo "./mysql-bin.000001" > "$WORK/stale/mysql-bin.index"
+sql "$PA" -e "PURGE BINARY LOGS TO 'mysql-bin.000005'"
+rc=0
+"$BINRECOVER" archive "${R[@]}" -P"$PA" --dir="$WORK/stale" --stop-never > /dev/null 2> "$WORK/stale.err" || rc=$?
+[ $rc = 6 ] && grep -q "cannot send mysql-bin.000002 from 4 (it has mysql-bin.000005 to" "$WORK/stale.err" ||
+  { cat "$WORK/stale.err"; fail "a purged next file gave exit $rc"; }
+pass "archive after the server purged the next file: exit 6 naming the files it still has (no endless retry)"
+
+# MySQL 9.7: the plain copy.
+PM=$((PA + 1))
+SERVERS_MYSQL+=("$WORK/m")
+"$MYSQL_SERVER" start "$WORK/m" "$PM" > /dev/null || fail "MySQL did not start"
+sql "$PM" -e "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, j JSON);
+  INSERT INTO d.t VALUES (1, '{\"a\": 1}'); FLUSH BINARY LOGS; UPDATE d.t SET j = JSON_SET(j, '$.a', 2)"
+"$BINRECOVER" archive "${R[@]}" -P"$PM" --dir="$WORK/march" 2> "$WORK/m.err" ||
+  { cat "$WORK/m.err"; fail "archive of MySQL failed"; }
+n=$(same_files "MySQL" "$WORK/m/binlog" "$WORK/march")
+"$BINRECOVER" archive --verify "$WORK/march" > /dev/null || fail "--verify failed on MySQL's archive"
+pass "MySQL 9.7 archive: $n files byte-identical, --verify passes"
