@@ -144,6 +144,7 @@ class Archive {
       ::lseek(fd_, 0, SEEK_END);
     }
     pos_ = end;
+    written_back_ = end;
     ended_next_ = next;
   }
 
@@ -158,6 +159,7 @@ class Archive {
               "bin",
               4, path_);
     pos_ = 4;
+    written_back_ = 0;
     // The index names it once the file exists; both reach the disk before events go in.
     const int ix =
         ::open(index_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -203,6 +205,13 @@ class Archive {
       write_all(fd_, f.raw.data(), f.raw.size(), path_);
     }
     pos_ += f.raw.size();
+    if (pos_ - written_back_ >= kWritebackBytes) {
+      // Start writing the last few MiB back now, without waiting: the fsyncs then find little
+      // left to do, and the copy is not held up at each one.
+      ::sync_file_range(fd_, static_cast<off_t>(written_back_),
+                        static_cast<off_t>(pos_ - written_back_), SYNC_FILE_RANGE_WRITE);
+      written_back_ = pos_;
+    }
     ++result_.events;
     result_.bytes += f.raw.size();
     result_.last_file = file_;
@@ -272,6 +281,8 @@ class Archive {
   std::string index_path_, file_, path_, ended_next_;
   int fd_ = -1;
   std::uint64_t pos_ = 0;
+  std::uint64_t written_back_ = 0;  // sync_file_range has been asked up to here
+  static constexpr std::uint64_t kWritebackBytes = std::uint64_t{4} << 20;
   bool crc_ = false;
   std::chrono::steady_clock::time_point last_sync_ = std::chrono::steady_clock::now();
   ArchiveResult result_;

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Benchmark: binrecover archive vs mariadb-binlog -R --raw, over loopback from a real MariaDB
+# serving a large binlog (the one bench/run.sh generates and caches).
+#   bash bench/archive.sh [BINLOG]     # default: the largest binlog in the bench cache
+# Environment: BENCH_PORT (default 23392), BENCH_RUNS (default 3), BINRECOVER (build/binrecover).
+# Each run copies the whole file into a fresh folder; the commands are interleaved. Reported:
+# wall and CPU seconds, MiB/s, peak RSS (GNU time). binrecover archive fsyncs what it wrote
+# (every second and at the end); mariadb-binlog does not, so it is also timed followed by
+# `sync -f` on its copy, which is what a backup needs before it can be trusted.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+BENCH_PORT=${BENCH_PORT:-23392}
+BENCH_RUNS=${BENCH_RUNS:-3}
+BINRECOVER=${BINRECOVER:-$root/build/binrecover}
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/binrecover
+binlog=${1:-$(ls -S "$cache"/bench-*/mysql-bin.000001 2> /dev/null | head -1)}
+[ -f "$binlog" ] || { echo "bench: no binlog: run bash bench/run.sh first, or name one" >&2; exit 2; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/binrecover-bench-archive.XXXXXX")
+trap 'scripts/mariadb_server.sh stop "$work/srv" > /dev/null 2>&1 || true; rm -rf "$work"' EXIT
+
+# A server whose first binlog is the bench binlog (its index names it; the server opens a new
+# file after it at start).
+scripts/mariadb_server.sh start "$work/srv" "$BENCH_PORT" > /dev/null
+scripts/mariadb_server.sh stop "$work/srv"
+rm -f "$work/srv/binlog/"*
+cp "$binlog" "$work/srv/binlog/mysql-bin.000001"
+echo "$work/srv/binlog/mysql-bin.000001" > "$work/srv/binlog/mysql-bin.index"
+scripts/mariadb_server.sh restart "$work/srv" "$BENCH_PORT" > /dev/null
+size=$(stat -c %s "$binlog")
+conn=(--no-defaults -h127.0.0.1 -P"$BENCH_PORT" -uroot)
+
+run() {  # NAME COMMAND...: one timed run, "wall cpu peak_kib" appended to $work/NAME
+  local name=$1
+  shift
+  rm -rf "$work/out" && mkdir "$work/out"
+  /usr/bin/time -f "%e %U %S %M" -o "$work/t" "$@" > /dev/null 2>&1
+  awk '{ print $1, $2 + $3, $4 }' "$work/t" >> "$work/$name"
+}
+for _ in $(seq 1 "$BENCH_RUNS"); do
+  run binrecover "$BINRECOVER" archive "${conn[@]}" --dir="$work/out" mysql-bin.000001
+  cmp -s "$binlog" "$work/out/mysql-bin.000001" || { echo "bench: the copy differs" >&2; exit 1; }
+  run mariadb_binlog mariadb-binlog "${conn[@]}" -R --raw --to-last-log \
+    --result-file="$work/out/" mysql-bin.000001
+  run mariadb_binlog_sync sh -c "mariadb-binlog $(printf '%q ' "${conn[@]}") -R --raw --to-last-log --result-file=$work/out/ mysql-bin.000001 && sync -f $work/out/mysql-bin.000001"
+done
+{
+  echo "# binrecover archive vs mariadb-binlog -R --raw ($(date -u '+%Y-%m-%d %H:%M UTC'))"
+  echo
+  echo "Input: $((size / 1048576)) MiB binlog served by MariaDB $(mariadbd --version | awk '{print $3}') over loopback; best of $BENCH_RUNS runs each, interleaved."
+  echo
+  echo "| command | wall s | cpu s | MiB/s | peak RSS MiB |"
+  echo "|---|---|---|---|---|"
+  for name in binrecover mariadb_binlog mariadb_binlog_sync; do
+    sort -n "$work/$name" | head -1 | awk -v n="$name" -v s="$size" '{
+      label = n == "binrecover" ? "binrecover archive (fsynced)" : n == "mariadb_binlog" ? "mariadb-binlog -R --raw (not synced)" : "mariadb-binlog -R --raw, then sync -f"
+      printf "| %s | %.2f | %.2f | %.0f | %.1f |\n", label, $1, $2, s / 1048576 / $1, $3 / 1024 }'
+  done
+} | tee bench/results/archive.md
