@@ -157,4 +157,31 @@ bool AppliedGtids::contains(std::string_view gtid) const {
   return false;
 }
 
+std::string AppliedGtids::canonical() const {
+  std::vector<std::pair<std::string, std::vector<Range>>> sets = mysql_;
+  std::sort(sets.begin(), sets.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string out;
+  for (auto& [key, ranges] : sets) {
+    std::sort(ranges.begin(), ranges.end(),
+              [](const Range& a, const Range& b) { return a.first < b.first; });
+    out += key;
+    std::uint64_t first = 0, last = 0;
+    bool open = false;
+    for (const Range& r : ranges) {
+      if (open && r.first <= last + 1) {
+        last = std::max(last, r.last);
+        continue;
+      }
+      if (open) out += ":" + std::to_string(first) + "-" + std::to_string(last);
+      first = r.first;
+      last = r.last;
+      open = true;
+    }
+    if (open) out += ":" + std::to_string(first) + "-" + std::to_string(last);
+    out += ",";
+  }
+  return out;
+}
+
 }  // namespace binrecover::recovery

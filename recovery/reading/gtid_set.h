@@ -37,6 +37,9 @@ class AppliedGtids {
   // among the applied ones. A MariaDB GTID is applied when its seq_no is at or below the
   // position's seq_no for its domain.
   bool contains(std::string_view gtid) const;
+  // The MySQL set in one canonical text (uuids and tags sorted, intervals merged), so that two
+  // sets can be compared; MariaDB positions are not part of it.
+  std::string canonical() const;
 
  private:
   struct Range {

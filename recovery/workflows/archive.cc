@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include "binlog/byte_cursor.h"
@@ -18,6 +19,9 @@
 #include "binlog/event_type.h"
 #include "binlog/index_file.h"
 #include "binlog/source.h"
+#include "recovery/reading/gtid_set.h"
+#include "recovery/reading/transaction.h"
+#include "recovery/sql/event_info.h"
 
 namespace binrecover::recovery {
 
@@ -389,6 +393,10 @@ std::vector<VerifyProblem> verify_archive(const std::string& index_path,
   }
   if (files.empty()) problems.push_back({index_path, 0, "the index lists no file"});
   std::uint64_t events = 0;
+  // The GTIDs logged so far, to check each file's own account of the ones before it (MySQL's
+  // Previous_gtids, MariaDB's Gtid_list): a file missing, or copied twice, shows there.
+  std::optional<AppliedGtids> mysql_gtids;
+  std::optional<std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t>> maria_state;
   for (std::size_t i = 0; i < files.size(); ++i) {
     const std::string& path = files[i];
     const std::string name = std::filesystem::path(path).filename().string();
@@ -408,6 +416,38 @@ std::vector<VerifyProblem> verify_archive(const std::string& index_path,
         rotate_to.clear();
         if (const auto* r = std::get_if<binlog::Rotate>(&ev->body))
           rotate_to = std::string(r->next_file);
+        if (const auto* p = std::get_if<binlog::PreviousGtids>(&ev->body)) {
+          fmt::memory_buffer text;
+          append_gtid_set(text, p->data);
+          AppliedGtids before;
+          if (p->data.size() >= 8 && binlog::ByteCursor(p->data, 0).u64le() != 0)
+            before.add_mysql_set(std::string_view(text.data(), text.size()));
+          if (mysql_gtids && mysql_gtids->canonical() != before.canonical())
+            problems.push_back({path, ev->pos,
+                                "Previous_gtids says the files before hold " +
+                                    before.canonical() + " but they hold " +
+                                    mysql_gtids->canonical() + ": transactions missing or twice"});
+          mysql_gtids = before;
+        } else if (mysql_gtids && is_gtid_event(ev->type())) {
+          const std::string g = event_gtid(*ev);
+          if (!g.empty() && g.find(':') != std::string::npos) mysql_gtids->add_mysql_set(g);
+        }
+        if (const auto* l = std::get_if<binlog::MariaGtidList>(&ev->body)) {
+          std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> state;
+          binlog::ByteCursor c(l->entries, 0);
+          for (std::uint32_t k = 0; k < l->count; ++k) {
+            const std::uint32_t d = c.u32le();
+            const std::uint32_t sv = c.u32le();
+            state[{d, sv}] = c.u64le();
+          }
+          if (maria_state && *maria_state != state)
+            problems.push_back({path, ev->pos,
+                                "Gtid_list does not match the GTIDs of the files before it: "
+                                "transactions missing or twice"});
+          maria_state = state;
+        } else if (const auto* g = std::get_if<binlog::MariaGtid>(&ev->body); g && maria_state) {
+          (*maria_state)[{g->domain_id, ev->header.server_id}] = g->seq_no;
+        }
       }
     } catch (const Error& e) {
       problems.push_back({path, e.has_offset() ? e.offset() : end, e.describe()});
