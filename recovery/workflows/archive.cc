@@ -368,6 +368,13 @@ ArchiveResult run_archive(const ArchiveOptions& opts, const binlog::WarningSink&
                                             " from " + std::to_string(archive.pos()) + have +
                                             "; the archive ends there");
       }
+      if (e.code() == ErrorCode::kServer &&
+          (has_server_error(e, 4052) ||
+           std::string(e.what()).find("same server_uuid/server_id") != std::string::npos))
+        throw Error(ErrorCode::kServer, std::string(e.what()) +
+                                            ": another replica or reader is connected with " +
+                                            "server id " + std::to_string(opts.remote.server_id) +
+                                            "; give this one its own --connection-server-id");
       if (!opts.stop_never || e.code() != ErrorCode::kServer || has_server_error(e, 1045) ||
           has_server_error(e, 1227) || has_server_error(e, 1044) || has_server_error(e, 1698))
         throw;
@@ -424,9 +431,9 @@ std::vector<VerifyProblem> verify_archive(const std::string& index_path,
             before.add_mysql_set(std::string_view(text.data(), text.size()));
           if (mysql_gtids && mysql_gtids->canonical() != before.canonical())
             problems.push_back({path, ev->pos,
-                                "Previous_gtids says the files before hold " +
-                                    before.canonical() + " but they hold " +
-                                    mysql_gtids->canonical() + ": transactions missing or twice"});
+                                "Previous_gtids says the files before hold " + before.canonical() +
+                                    " but they hold " + mysql_gtids->canonical() +
+                                    ": transactions missing or twice"});
           mysql_gtids = before;
         } else if (mysql_gtids && is_gtid_event(ev->type())) {
           const std::string g = event_gtid(*ev);

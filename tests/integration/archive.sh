@@ -114,6 +114,31 @@ rc=0
   { cat "$WORK/stale.err"; fail "a purged next file gave exit $rc"; }
 pass "archive after the server purged the next file: exit 6 naming the files it still has (no endless retry)"
 
+# Two readers with the same server id: the one the server refuses ends with exit 6 saying so
+# (no endless retry, no ping-pong).
+for k in 1 2; do
+  "$BINRECOVER" archive "${R[@]}" -P"$PA" --dir="$WORK/dup$k" --stop-never \
+    --connection-server-id=77 > /dev/null 2> "$WORK/dup$k.err" &
+  eval "dup$k=\$!"
+  sleep 1
+done
+ended=
+for _ in $(seq 1 200); do
+  for k in 1 2; do
+    eval "p=\$dup$k"
+    kill -0 "$p" 2> /dev/null || { ended=$k; break 2; }
+  done
+  sleep 0.1
+done
+[ -n "$ended" ] || fail "neither reader with the same server id ended"
+eval "p=\$dup$ended"
+rc=0
+wait "$p" || rc=$?
+for k in 1 2; do eval "kill \$dup$k" 2> /dev/null || true; done
+[ $rc = 6 ] && grep -q "give this one its own --connection-server-id" "$WORK/dup$ended.err" ||
+  { cat "$WORK/dup$ended.err"; fail "a duplicate server id gave exit $rc"; }
+pass "two archives with one server id: the refused one ends with exit 6 naming the cause"
+
 # MySQL 9.7: the plain copy.
 PM=$((PA + 1))
 SERVERS_MYSQL+=("$WORK/m")
