@@ -327,7 +327,17 @@ po::options_description connection_group(ConnectionFor what) {
       "password; -p alone asks for it on the terminal. -pSECRET is wiped from the process's "
       "arguments once read, but stays in your shell history: safer are the prompt, or "
       "password= in [client] or [binrecover] of an option file (0600)")(
-      "socket,S", po::value<std::string>(), "Unix socket for localhost");
+      "socket,S", po::value<std::string>(), "Unix socket for localhost")(
+      "ssl-mode", po::value<std::string>(),
+      "TLS: DISABLED, PREFERRED (the default), REQUIRED (encrypted, the certificate not "
+      "checked), VERIFY_CA or VERIFY_IDENTITY (the certificate checked against --ssl-ca, and "
+      "the host name)")("ssl", "the same as --ssl-mode=REQUIRED (the mariadb client's name)")(
+      "ssl-ca", po::value<std::string>(), "TLS: the CA certificate file")(
+      "ssl-capath", po::value<std::string>(), "TLS: a folder of CA certificates")(
+      "ssl-cert", po::value<std::string>(), "TLS: the client certificate")(
+      "ssl-key", po::value<std::string>(), "TLS: the client key")(
+      "ssl-cipher", po::value<std::string>(), "TLS: the ciphers allowed")(
+      "ssl-verify-server-cert", "the same as --ssl-mode=VERIFY_IDENTITY");
   return g;
 }
 
@@ -902,8 +912,11 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     if (o.connection.defaults_file)
       o.plan.command_prefix.push_back("--defaults-file=" + *o.connection.defaults_file);
     o.plan.filter_args.emplace_back("-R");
-    for (const char* name : {"host", "port", "user", "socket", "connection-server-id"})
+    for (const char* name : {"host", "port", "user", "socket", "connection-server-id", "ssl-mode",
+                             "ssl-ca", "ssl-capath", "ssl-cert", "ssl-key", "ssl-cipher"})
       if (auto v = text(name)) o.plan.filter_args.push_back(std::string("--") + name + "=" + *v);
+    for (const char* name : {"ssl", "ssl-verify-server-cert"})
+      if (has(name)) o.plan.filter_args.push_back(std::string("--") + name);
     if (has("password")) o.plan.filter_args.emplace_back("-p");
   }
   if (!o.decode.reader.verify_checksum)
@@ -918,8 +931,10 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     if (!o.plan.dump && !o.plan.start_position)
       usage_error("plan needs --dump=BACKUP (or --start-position) to know where to start");
   }
-  const bool connection_given =
-      has("host") || has("port") || has("user") || has("password") || has("socket");
+  const bool connection_given = has("host") || has("port") || has("user") || has("password") ||
+                                has("socket") || has("ssl-mode") || has("ssl") || has("ssl-ca") ||
+                                has("ssl-capath") || has("ssl-cert") || has("ssl-key") ||
+                                has("ssl-cipher") || has("ssl-verify-server-cert");
   if (cmd == Command::kDrill) {
     if (!o.plan.dump) usage_error("drill needs --dump=BACKUP (a mysqldump/mariadb-dump file)");
     o.drill.plan = o.plan;
@@ -979,6 +994,34 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     }
   }
   if (cmd == Command::kReplay || (cmd == Command::kDrill && connection_given) || o.remote) {
+    using Ssl = recovery::ConnectionOptions::SslMode;
+    if (auto m = text("ssl-mode")) {
+      std::string v = *m;
+      for (char& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      if (v == "DISABLED")
+        o.connection.ssl_mode = Ssl::kDisabled;
+      else if (v == "PREFERRED")
+        o.connection.ssl_mode = Ssl::kPreferred;
+      else if (v == "REQUIRED")
+        o.connection.ssl_mode = Ssl::kRequired;
+      else if (v == "VERIFY_CA")
+        o.connection.ssl_mode = Ssl::kVerifyCa;
+      else if (v == "VERIFY_IDENTITY")
+        o.connection.ssl_mode = Ssl::kVerifyIdentity;
+      else
+        usage_error(
+            "--ssl-mode must be DISABLED, PREFERRED, REQUIRED, VERIFY_CA or "
+            "VERIFY_IDENTITY, not '" +
+            *m + "'");
+    }
+    if (has("ssl") && o.connection.ssl_mode == Ssl::kDefault)
+      o.connection.ssl_mode = Ssl::kRequired;
+    if (has("ssl-verify-server-cert")) o.connection.ssl_mode = Ssl::kVerifyIdentity;
+    o.connection.ssl_ca = text("ssl-ca");
+    o.connection.ssl_capath = text("ssl-capath");
+    o.connection.ssl_cert = text("ssl-cert");
+    o.connection.ssl_key = text("ssl-key");
+    o.connection.ssl_cipher = text("ssl-cipher");
     o.connection.host = text("host");
     o.connection.user = text("user");
     o.connection.socket = text("socket");

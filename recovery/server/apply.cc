@@ -210,6 +210,25 @@ Session::Session(const ConnectionOptions& o) : impl_(std::make_unique<Impl>()) {
   unsigned long client_packet = 1UL << 30;
   mysql_options(m, MYSQL_OPT_MAX_ALLOWED_PACKET, &client_packet);
   mysql_options(m, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+  using Ssl = ConnectionOptions::SslMode;
+  auto set_text = [m](mysql_option opt, const std::optional<std::string>& v) {
+    if (v) mysql_options(m, opt, v->c_str());
+  };
+  set_text(MYSQL_OPT_SSL_CA, o.ssl_ca);
+  set_text(MYSQL_OPT_SSL_CAPATH, o.ssl_capath);
+  set_text(MYSQL_OPT_SSL_CERT, o.ssl_cert);
+  set_text(MYSQL_OPT_SSL_KEY, o.ssl_key);
+  set_text(MYSQL_OPT_SSL_CIPHER, o.ssl_cipher);
+  if (o.ssl_mode == Ssl::kRequired || o.ssl_mode == Ssl::kVerifyCa ||
+      o.ssl_mode == Ssl::kVerifyIdentity) {
+    my_bool on = 1;
+    mysql_options(m, MYSQL_OPT_SSL_ENFORCE, &on);  // TLS or no connection
+    my_bool verify = o.ssl_mode == Ssl::kRequired ? 0 : 1;
+    mysql_options(m, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &verify);
+  } else if (o.ssl_mode == Ssl::kDisabled) {
+    my_bool off = 0;
+    mysql_options(m, MYSQL_OPT_SSL_ENFORCE, &off);
+  }
 
   const char* host = o.host ? o.host->c_str() : nullptr;
   const char* user = o.user ? o.user->c_str() : nullptr;
@@ -246,9 +265,16 @@ Session::Session(const ConnectionOptions& o) : impl_(std::make_unique<Impl>()) {
     where_ = sock.empty() ? "localhost (the local socket)" : "localhost (socket " + sock + ")";
   else
     where_ = h + ":" + std::to_string(p == 0 ? MYSQL_PORT : p);
-  if (!ok)
+  if (!ok) {
+    // 3159: require_secure_transport (MySQL and MariaDB); 2026: the TLS handshake.
+    const std::string hint = connect_errno == 3159   ? "; give --ssl-mode=REQUIRED (or VERIFY_CA "
+                                                       "with --ssl-ca)"
+                             : connect_errno == 2026 ? "; check --ssl-ca and the server's "
+                                                       "certificate"
+                                                     : "";
     throw Error(ErrorCode::kServer, "cannot connect to " + where_ + ": " + connect_error +
-                                        " (error " + std::to_string(connect_errno) + ")");
+                                        " (error " + std::to_string(connect_errno) + ")" + hint);
+  }
 
   version_ = mysql_get_server_info(m);
   mariadb_ = version_.find("MariaDB") != std::string::npos;

@@ -26,6 +26,17 @@ struct ConnectionOptions {
   std::optional<std::string> defaults_file;  // --defaults-file: this file only
   std::vector<std::string> extra_files;      // --defaults-extra-file: read after the usual ones
   std::vector<std::string> default_files;    // the usual ones, for --defaults-extra-file
+  // TLS (the option files' ssl-* settings apply too, read by the client library).
+  enum class SslMode : std::uint8_t {
+    kDefault,
+    kDisabled,
+    kPreferred,
+    kRequired,
+    kVerifyCa,
+    kVerifyIdentity
+  };
+  SslMode ssl_mode = SslMode::kDefault;  // --ssl-mode (--ssl: REQUIRED)
+  std::optional<std::string> ssl_ca, ssl_capath, ssl_cert, ssl_key, ssl_cipher;
 };
 
 // One piece of mysql-client input: a statement for the server or a client command.

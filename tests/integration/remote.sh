@@ -99,6 +99,22 @@ if "$MYSQL_SERVER" chroot > /dev/null; then
     "$MYSQL_SERVER" stop "$WORK/y$k"
     k=$((k + 1))
   done
+  # TLS required by the server: refused without it (exit 6, saying what to give), and read
+  # with --ssl-mode=REQUIRED (MySQL makes its certificates at initialization).
+  port=$((PA + k))
+  SERVERS_MYSQL+=("$WORK/tls")
+  "$MYSQL_SERVER" start "$WORK/tls" "$port" --require-secure-transport=ON
+  rc=0
+  "$BINRECOVER" events --no-defaults -R -h127.0.0.1 -P"$port" -uroot --ssl-mode=DISABLED \
+    > /dev/null 2> "$WORK/tls.err" || rc=$?
+  [ $rc = 6 ] && grep -q "error 3159).*--ssl-mode=REQUIRED" "$WORK/tls.err" ||
+    { cat "$WORK/tls.err"; fail "TLS required, --ssl-mode=DISABLED: exit $rc"; }
+  "$BINRECOVER" events --no-defaults -R -h127.0.0.1 -P"$port" -uroot --ssl-mode=REQUIRED \
+    --format=tsv > "$WORK/tls.tsv" 2> "$WORK/tls.err" || { cat "$WORK/tls.err"; fail "-R over TLS failed"; }
+  grep -q "Format_desc" "$WORK/tls.tsv" || fail "-R over TLS read nothing"
+  "$MYSQL_SERVER" stop "$WORK/tls"
+  pass "MySQL 9.7 with require_secure_transport: refused without TLS (exit 6, naming --ssl-mode), read with --ssl-mode=REQUIRED"
+  k=$((k + 1))
 else
   fail "cannot build the MySQL chroot (see above)"
 fi
