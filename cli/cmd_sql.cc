@@ -74,6 +74,8 @@ static int write_sql(Options& o, recovery::Output& out) {
   recovery::ProgressFn progress;
   if (o.progress && ::isatty(STDERR_FILENO) != 0) progress = progress_line(&shown);
   recovery::SqlSink sink(out, o.sql);
+  if (o.follow)  // -R --stop-never: each transaction reaches the pipe as it comes
+    sink.set_unit_hook([&out](const recovery::UnitInfo&) { out.flush(); });
   if (o.sql.rows_as_sql) sink.set_schema(&schema);  // names from the log's own CREATE TABLEs too
   try {
     recovery::run_sql(o.inputs, o.decode, o.filter, sink, warn, progress);

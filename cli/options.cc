@@ -233,7 +233,9 @@ po::options_description sql_group() {
       "raw",
       "with -R: copy the server's binlogs byte for byte to files named --result-file=PREFIX "
       "plus their names, as mysqlbinlog --raw does (binrecover archive, with resume)")(
-      "stop-never", "with -R --raw: follow the server (binrecover archive --stop-never)")(
+      "stop-never",
+      "with -R: follow the server: wait at the end of its logs for more, go on with each new "
+      "file (with --raw: binrecover archive --stop-never)")(
       "disable-log-bin,D", "add SET sql_log_bin=0 so the replay is not binlogged again")(
       "skip-gtids", "leave out GTID statements (replay gets new GTIDs)")(
       "short-form,s", "statements only: no comments, no row events")(
@@ -947,9 +949,16 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     if (auto b = text("server-binary")) o.drill.server_binary = *b;
   }
   o.remote = has("read-from-remote-server") || has("read-from-remote-source");
-  if (cmd == Command::kSql && (has("raw") || has("stop-never"))) {
+  if (cmd == Command::kSql && has("stop-never") && !has("raw")) {
+    if (!o.remote) usage_error("--stop-never follows a server: give -R");
+    if (has("stop-position"))
+      usage_error(
+          "--stop-position names a position of the last file, which --stop-never never "
+          "reaches: use --stop-datetime or --stop-gtid");
+    o.follow = true;
+  }
+  if (cmd == Command::kSql && has("raw")) {
     // mysqlbinlog's spelling of a binlog backup: -R --raw --result-file=PREFIX [--stop-never].
-    if (!has("raw")) usage_error("--stop-never goes with -R --raw (a binlog backup): see archive");
     if (!o.remote) usage_error("--raw copies a server's binlogs: give -R");
     o.command = Command::kArchive;
     const std::string prefix = text("result-file").value_or("");
@@ -1102,7 +1111,7 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
           "(see binrecover --help)");
     paths.push_back("-");
   }
-  for (const auto& p : paths) o.inputs.push_back({p, base_name(p), std::nullopt, {}});
+  for (const auto& p : paths) o.inputs.push_back({p, base_name(p), std::nullopt, {}, {}});
   return o;
 }
 

@@ -1,11 +1,38 @@
 // -R: the inputs are a server's binary logs, read over the replication protocol.
+#include <unistd.h>
+
 #include <algorithm>
+#include <memory>
 
 #include "binlog/error.h"
 #include "cli/commands.h"
 #include "recovery/server/remote_source.h"
 
 namespace binrecover::cli {
+
+namespace {
+
+// One server binlog as an input; `follow`: when it ends, the next one the server names.
+recovery::InputFile remote_input(const recovery::RemoteOptions& ro, const recovery::RemoteLog& log,
+                                 bool follow) {
+  recovery::InputFile in;
+  in.path = log.name;  // (how messages and plan's commands name it)
+  in.display_name = log.name;
+  auto next = std::make_shared<std::string>();
+  in.open = [ro, log, next, follow]() -> std::unique_ptr<binlog::Source> {
+    auto src = std::make_unique<recovery::RemoteSource>(ro, log);
+    if (follow) src->report_next_file_to(next);
+    return src;
+  };
+  if (follow)
+    in.next = [ro, next]() -> std::optional<recovery::InputFile> {
+      if (next->empty()) return std::nullopt;
+      return remote_input(ro, recovery::RemoteLog{*next, 0, true}, true);
+    };
+  return in;
+}
+
+}  // namespace
 
 void resolve_remote_inputs(Options& o) {
   if (!o.remote || o.command == Command::kArchive) return;
@@ -38,16 +65,21 @@ void resolve_remote_inputs(Options& o) {
   recovery::RemoteOptions ro;
   ro.connection = o.source;
   ro.server_id = o.remote_server_id;
-  o.inputs.clear();
-  for (const auto& log : chosen) {
-    recovery::InputFile in;
-    in.path = log.name;  // (how messages and plan's commands name it)
-    in.display_name = log.name;
-    in.open = [ro, log]() -> std::unique_ptr<binlog::Source> {
-      return std::make_unique<recovery::RemoteSource>(ro, log);
-    };
-    o.inputs.push_back(std::move(in));
+  if (o.follow) {
+    // --stop-never: a blocking read that waits at the end of the logs (a server id of its own:
+    // 0 makes MySQL end the stream), heartbeats so a quiet server is not a dead one, and the
+    // last file followed by the next the server goes on with, as long as it goes on.
+    ro.blocking = true;
+    ro.heartbeat_seconds = 30;
+    if (ro.server_id == 0) ro.server_id = 65535 - static_cast<std::uint32_t>(::getpid() % 1000);
+    chosen.assign(
+        std::find_if(logs.begin(), logs.end(),
+                     [&](const recovery::RemoteLog& l) { return l.name == chosen.front().name; }),
+        logs.end());
   }
+  o.inputs.clear();
+  for (const auto& log : chosen) o.inputs.push_back(remote_input(ro, log, false));
+  if (o.follow && !o.inputs.empty()) o.inputs.back() = remote_input(ro, chosen.back(), true);
 }
 
 }  // namespace binrecover::cli

@@ -1,6 +1,7 @@
 #include "recovery/reading/walker.h"
 
 #include <algorithm>
+#include <deque>
 
 #include "binlog/error.h"
 #include "binlog/event_type.h"
@@ -92,7 +93,7 @@ class Walker {
  public:
   Walker(const std::vector<InputFile>& inputs, const WalkOptions& opts, WalkConsumer& consumer,
          const binlog::WarningSink& warn, const ProgressFn& progress)
-      : inputs_(inputs),
+      : inputs_(inputs.begin(), inputs.end()),
         opts_(opts),
         filter_(opts.filter),
         consumer_(consumer),
@@ -118,6 +119,9 @@ class Walker {
         e.with_file(error_name(inputs_[i]));
         throw;
       }
+      // A followed server: the file it went on with, once this one ended (--stop-never).
+      if (i + 1 == inputs_.size() && inputs_[i].next)
+        if (std::optional<InputFile> more = inputs_[i].next()) inputs_.push_back(std::move(*more));
     }
     check_targets();
     return stats_;
@@ -143,7 +147,7 @@ class Walker {
   void read_file(std::size_t i) {
     const InputFile& in = inputs_[i];
     file_ = &in;
-    last_file_ = i + 1 == inputs_.size();
+    last_file_ = i + 1 == inputs_.size() && !in.next;
     EventStream stream(open_input(in), opts_.decode.reader, warn_);
     const bool seekable = in.memory || in.open || (in.path != "-" && stream.source().size());
     bool seeked = !(i == 0 && filter_.start_position && *filter_.start_position > 4);
@@ -234,7 +238,8 @@ class Walker {
                   std::string(binlog::event_type_name(static_cast<std::uint8_t>(last_outer))) +
                   " event, without the Rotate or Stop event its server writes when it moves on to "
                   "the next file (" +
-                  inputs_[i + 1].display_name + "): the rest of this file is missing");
+                  (i + 1 < inputs_.size() ? inputs_[i + 1].display_name : "the server's next") +
+                  "): the rest of this file is missing");
       e.with_file(error_name(in));
       if (!opts_.decode.reader.force_read) throw e;
       warn_(e.describe() + "; continuing with the next file (--force-read)");
@@ -616,7 +621,7 @@ class Walker {
                       (stopped_ ? "to the other stop point" : "to the end of the last binlog"));
   }
 
-  const std::vector<InputFile>& inputs_;
+  std::deque<InputFile> inputs_;  // (a followed server adds its next files as they come)
   const WalkOptions& opts_;
   const FilterOptions& filter_;
   WalkConsumer& consumer_;

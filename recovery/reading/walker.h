@@ -21,6 +21,9 @@ struct InputFile {
   // Opens the input's source instead of `path` (a server's binlog read over the replication
   // protocol: recovery/server/remote_source.h).
   std::function<std::unique_ptr<binlog::Source>()> open;
+  // For the last input of a followed server (-R --stop-never): once it has been read to its
+  // end, the input the server went on with (nullopt: none).
+  std::function<std::optional<InputFile>()> next;
 };
 
 // How errors name an input: its path as given (standard input by its display name).

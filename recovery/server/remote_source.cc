@@ -110,6 +110,7 @@ std::optional<binlog::Frame> RemoteSource::next_frame() {
       }
       if (next == log_.name) continue;
       next_file_ = next;
+      if (next_out_) *next_out_ = next_file_;
       ended_ = true;
       return std::nullopt;
     }
@@ -140,6 +141,7 @@ std::optional<binlog::Frame> RemoteSource::next_frame() {
     if (type == binlog::EventType::kRotate) {  // the file's own: its last event
       ended_ = true;
       next_file_ = rotate_target(*p, crc_);
+      if (next_out_) *next_out_ = next_file_;
     }
     return binlog::Frame{at, *p};
   }

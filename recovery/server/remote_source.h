@@ -55,6 +55,8 @@ class RemoteSource : public binlog::Source {
   // the artificial Rotate it sends when this file ended without one, e.g. after a restart);
   // empty at the end of the server's logs.
   const std::string& next_file() const { return next_file_; }
+  // Where next_file() is also written when the source ends (it may not outlive its reader).
+  void report_next_file_to(std::shared_ptr<std::string> out) { next_out_ = std::move(out); }
 
  private:
   void start(std::uint64_t pos);
@@ -68,6 +70,7 @@ class RemoteSource : public binlog::Source {
   bool named_ = false;          // the artificial Rotate naming this file was read
   bool crc_ = false;            // the server sends checksums
   std::string next_file_;
+  std::shared_ptr<std::string> next_out_;
 };
 
 }  // namespace binrecover::recovery

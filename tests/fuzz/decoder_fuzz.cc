@@ -51,7 +51,7 @@ const std::string& load_dir() {
 
 void run(const std::vector<std::byte>& bytes, bool verify, bool filtered, int rows_mode) {
   using namespace binrecover;
-  recovery::InputFile in{"fuzz", "fuzz", binlog::Bytes(bytes.data(), bytes.size()), {}};
+  recovery::InputFile in{"fuzz", "fuzz", binlog::Bytes(bytes.data(), bytes.size()), {}, {}};
   recovery::DecodeOptions decode;
   decode.reader.verify_checksum = verify;
   decode.reader.force_read = !verify;

@@ -119,6 +119,26 @@ else
   fail "cannot build the MySQL chroot (see above)"
 fi
 
+# --- -R --stop-never: SQL output follows the server across a rotation, each transaction as it
+# comes (on the first MariaDB) --------------------------------------------------------------------
+"$BINRECOVER" --no-defaults -R -h127.0.0.1 -P"$PA" -uroot --stop-never -v > "$WORK/follow.sql" \
+  2> "$WORK/follow.err" &
+follower=$!
+sleep 1
+sql "$PA" -e "INSERT INTO d.t VALUES (101, 'followed one', 1); FLUSH BINARY LOGS;
+  INSERT INTO d.t VALUES (102, 'followed two', 2)"
+for _ in $(seq 1 50); do grep -q "followed two" "$WORK/follow.sql" && break; sleep 0.1; done
+kill -0 "$follower" 2> /dev/null || { cat "$WORK/follow.err"; fail "--stop-never ended by itself"; }
+kill "$follower"
+wait "$follower" 2> /dev/null || true
+grep -q "followed one" "$WORK/follow.sql" && grep -q "followed two" "$WORK/follow.sql" ||
+  fail "-R --stop-never did not follow the server across FLUSH BINARY LOGS"
+rc=0
+"$BINRECOVER" --no-defaults -R -h127.0.0.1 -P"$PA" -uroot --stop-never --stop-position=100 \
+  > /dev/null 2>&1 || rc=$?
+[ $rc = 2 ] || fail "--stop-never --stop-position gave exit $rc"
+pass "-R --stop-never: SQL output follows the server across a rotation, transaction by transaction"
+
 # --- errors, on the first MariaDB ----------------------------------------------------------------
 R=(--no-defaults -R -h127.0.0.1 -P"$PA" -uroot)
 rc=0
