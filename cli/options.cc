@@ -358,8 +358,10 @@ po::options_description remote_group(bool source_options = false) {
       "read-from-remote-server,R",
       "read the binlogs from the server (-h -P -u -p -S, option files) over the replication "
       "protocol, as a replica does (needs REPLICATION SLAVE); FILE arguments name the server's "
-      "binlogs (default: all of them)")("read-from-remote-source", po::value<std::string>(),
-                                        "BINLOG-DUMP-NON-GTID (the same as -R)")(
+      "binlogs (default: all of them)")(
+      "read-from-remote-source", po::value<std::string>(),
+      "BINLOG-DUMP-NON-GTID (the same as -R), or BINLOG-DUMP-GTID: from the first binlog that "
+      "holds a transaction --exclude-gtids does not name (MySQL), those named left out")(
       "to-last-log", "with -R: from the first FILE named on to the server's last binlog")(
       "connection-server-id", po::value<std::string>(),
       "with -R: the server id binrecover reads as (default 0: no replica of that id is "
@@ -984,11 +986,19 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     if (!o.archive_verify && o.archive.dir.empty())
       usage_error("archive needs --dir=DIR (where the binlogs go), or --verify DIR");
   }
-  if (auto v = text("read-from-remote-source"); v && *v != "BINLOG-DUMP-NON-GTID")
-    usage_error(
-        "--read-from-remote-source: only BINLOG-DUMP-NON-GTID (file and position) is "
-        "supported, not '" +
-        *v + "'");
+  if (auto v = text("read-from-remote-source")) {
+    if (*v == "BINLOG-DUMP-GTID")
+      o.gtid_start = true;
+    else if (*v != "BINLOG-DUMP-NON-GTID")
+      usage_error(
+          "--read-from-remote-source must be BINLOG-DUMP-NON-GTID (files and positions) "
+          "or BINLOG-DUMP-GTID (from the GTIDs --exclude-gtids does not name), not '" +
+          *v + "'");
+    if (o.gtid_start && (has("files") || has("start-position") || has("to-last-log")))
+      usage_error(
+          "BINLOG-DUMP-GTID finds where to start from --exclude-gtids: no FILE, "
+          "--start-position or --to-last-log");
+  }
   if (!o.remote && (has("to-last-log") || has("connection-server-id")))
     usage_error("--to-last-log and --connection-server-id apply with -R");
   if (!o.remote && connection_given && cmd != Command::kReplay && cmd != Command::kDrill)

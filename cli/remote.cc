@@ -53,7 +53,28 @@ void resolve_remote_inputs(Options& o) {
                                          logs.back().name + ")");
     return it;
   };
-  if (o.remote_files.empty()) {
+  if (o.gtid_start) {
+    // As the server does for COM_BINLOG_DUMP_GTID: the newest binlog whose Previous_gtids are
+    // all among the GTIDs to leave out; from it to the last one, the excluded ones left out by
+    // the filter (--exclude-gtids) as they are read.
+    if (session.mariadb())
+      throw Error(ErrorCode::kUsage,
+                  "BINLOG-DUMP-GTID reads MySQL GTIDs: name the MariaDB binlog to start from");
+    recovery::RemoteOptions probe;
+    probe.connection = o.source;
+    probe.server_id = o.remote_server_id;
+    std::size_t start = 0;
+    for (std::size_t k = logs.size(); k-- > 0;) {
+      recovery::AppliedGtids before;
+      const std::string text = recovery::remote_previous_gtids(probe, logs[k].name);
+      if (!text.empty()) before.add_mysql_set(text);
+      if (before.subset_of(o.filter.exclude_gtids)) {
+        start = k;
+        break;
+      }
+    }
+    chosen.assign(logs.begin() + static_cast<std::ptrdiff_t>(start), logs.end());
+  } else if (o.remote_files.empty()) {
     chosen = logs;
   } else if (o.to_last_log) {
     chosen.assign(find(o.remote_files.front()), logs.end());

@@ -184,4 +184,29 @@ std::string AppliedGtids::canonical() const {
   return out;
 }
 
+bool AppliedGtids::subset_of(const AppliedGtids& other) const {
+  for (const auto& entry : mysql_) {
+    const std::string& key = entry.first;
+    const auto it = std::find_if(other.mysql_.begin(), other.mysql_.end(),
+                                 [&key](const auto& e) { return e.first == key; });
+    for (const Range& r : entry.second) {
+      // Walk r through the other set's intervals (in any order): covered when nothing is left.
+      std::uint64_t next = r.first;
+      bool moved = true;
+      while (next <= r.last && moved) {
+        moved = false;
+        if (it == other.mysql_.end()) return false;
+        for (const Range& o : it->second)
+          if (o.first <= next && next <= o.last) {
+            next = o.last + 1;
+            moved = true;
+            if (o.last >= r.last) break;
+          }
+      }
+      if (next <= r.last) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace binrecover::recovery

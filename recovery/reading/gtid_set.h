@@ -40,6 +40,8 @@ class AppliedGtids {
   // The MySQL set in one canonical text (uuids and tags sorted, intervals merged), so that two
   // sets can be compared; MariaDB positions are not part of it.
   std::string canonical() const;
+  // Whether every GTID of this MySQL set is in `other`.
+  bool subset_of(const AppliedGtids& other) const;
 
  private:
   struct Range {

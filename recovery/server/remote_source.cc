@@ -5,6 +5,8 @@
 #include "binlog/byte_cursor.h"
 #include "binlog/error.h"
 #include "binlog/event_type.h"
+#include "binlog/reader.h"
+#include "recovery/sql/event_info.h"
 
 namespace binrecover::recovery {
 
@@ -150,6 +152,24 @@ std::optional<binlog::Frame> RemoteSource::next_frame() {
 void RemoteSource::seek(std::uint64_t pos) {
   ended_ = false;
   start(pos);
+}
+
+std::string remote_previous_gtids(const RemoteOptions& opts, const std::string& file) {
+  RemoteOptions o = opts;
+  o.blocking = false;
+  RemoteSource src(o, RemoteLog{file, 0, false});
+  binlog::EventReader reader(src, binlog::ReaderOptions{});
+  for (int k = 0; k < 4; ++k) {  // the format description, then Previous_gtids
+    const std::optional<binlog::Event> ev = reader.next();
+    if (!ev) break;
+    if (const auto* p = std::get_if<binlog::PreviousGtids>(&ev->body)) {
+      if (p->data.size() < 8 || binlog::ByteCursor(p->data, 0).u64le() == 0) return {};
+      fmt::memory_buffer text;
+      append_gtid_set(text, p->data);
+      return std::string(text.data(), text.size());
+    }
+  }
+  return {};
 }
 
 }  // namespace binrecover::recovery

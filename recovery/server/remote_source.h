@@ -22,6 +22,11 @@ struct RemoteLog {
 // or the user may not list them (REPLICATION CLIENT / BINLOG MONITOR).
 std::vector<RemoteLog> remote_logs(Session& session);
 
+struct RemoteOptions;
+// The GTIDs a server's binlog `file` says were logged before it (MySQL's Previous_gtids, as
+// text: "uuid:1-5,uuid2:tag:1-3"; "" when it has none or the server is MariaDB).
+std::string remote_previous_gtids(const RemoteOptions& opts, const std::string& file);
+
 // What a remote read needs besides the file.
 struct RemoteOptions {
   ConnectionOptions connection;

@@ -96,6 +96,24 @@ if "$MYSQL_SERVER" chroot > /dev/null; then
     "$MYSQL_SERVER" start "$WORK/y$k" "$port" $opts
     workload "$port" "$format"
     compare "MySQL 9.7 $variant" "$port" "$WORK/y$k/binlog"
+    if [ "$variant" = ROW ]; then
+      # BINLOG-DUMP-GTID: from the first binlog holding a GTID --exclude-gtids does not name,
+      # those it names left out: the transactions MySQL's own mysqlbinlog prints, for several
+      # sets (one file skipped, a set ending mid-file, a hole).
+      uuid=$(sql "$port" -N -e "SELECT @@server_uuid")
+      last=$(sql "$port" -N -e "SELECT @@gtid_executed" | sed 's/.*[:-]//')
+      for set in "$uuid:1-3" "$uuid:1-$((last - 1))" "$uuid:1-2" "$uuid:2"; do
+        "$BINRECOVER" --no-defaults -R -h127.0.0.1 -P"$port" -uroot \
+          --read-from-remote-source=BINLOG-DUMP-GTID --exclude-gtids="$set" |
+          grep -o "GTID_NEXT= '[^']*'" | grep -v AUTOMATIC > "$WORK/g.ours" || true
+        "$MYSQL_SERVER" exec mysqlbinlog -h127.0.0.1 -P"$port" -uroot \
+          --read-from-remote-source=BINLOG-DUMP-GTID --to-last-log --exclude-gtids="$set" \
+          mysql-bin.000001 | grep -o "GTID_NEXT= '[^']*'" | grep -v AUTOMATIC > "$WORK/g.theirs" || true
+        [ -s "$WORK/g.theirs" ] || fail "mysqlbinlog BINLOG-DUMP-GTID printed nothing for $set"
+        diff "$WORK/g.theirs" "$WORK/g.ours" || fail "BINLOG-DUMP-GTID --exclude-gtids=$set differs from mysqlbinlog's"
+      done
+      pass "MySQL 9.7 BINLOG-DUMP-GTID with --exclude-gtids: the transactions mysqlbinlog prints, for 4 sets"
+    fi
     "$MYSQL_SERVER" stop "$WORK/y$k"
     k=$((k + 1))
   done
