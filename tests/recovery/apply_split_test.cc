@@ -125,6 +125,27 @@ TEST(AppliedGtidsTest, MySqlSetsWithRangesAndTags) {
   EXPECT_THROW(g.add_mysql_set("nonsense:1"), Error);
 }
 
+// Sets compared as sets: intervals merged and sorted (archive --verify), and inclusion
+// (BINLOG-DUMP-GTID's start file).
+TEST(AppliedGtidsTest, CanonicalFormAndSubsets) {
+  const std::string u = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
+  const std::string v = "2174b383-5441-11e8-b90a-c80aa9429562";
+  AppliedGtids a, b;
+  a.add_mysql_set(u + ":1-3:7," + v + ":tag:5");
+  a.add_mysql_set(u + ":4-6");
+  b.add_mysql_set(v + ":TAG:5,\n" + u + ":1-7");
+  EXPECT_EQ(a.canonical(), b.canonical());
+  AppliedGtids small, big, holed, empty;
+  small.add_mysql_set(u + ":2-3");
+  big.add_mysql_set(u + ":1-2," + u + ":3-9");
+  holed.add_mysql_set(u + ":1:5-9");
+  EXPECT_TRUE(small.subset_of(big));
+  EXPECT_FALSE(big.subset_of(small));
+  EXPECT_FALSE(small.subset_of(holed));
+  EXPECT_TRUE(empty.subset_of(small));
+  EXPECT_FALSE(a.subset_of(big));  // the tagged GTID is not in it
+}
+
 TEST(ReplayStateTest, WritesAtomicallyAndReadsBack) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("binrecover-state-" + std::to_string(::getpid()));
