@@ -17,7 +17,8 @@ cache=${XDG_CACHE_HOME:-$HOME/.cache}/binrecover
 binlog=${1:-$(ls -S "$cache"/bench-*/mysql-bin.000001 2> /dev/null | head -1)}
 [ -f "$binlog" ] || { echo "bench: no binlog: run bash bench/run.sh first, or name one" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/binrecover-bench-archive.XXXXXX")
-trap 'scripts/mariadb_server.sh stop "$work/srv" > /dev/null 2>&1 || true; rm -rf "$work"' EXIT
+trap 'scripts/mariadb_server.sh stop "$work/srv" > /dev/null 2>&1 || true
+  scripts/mysql_server.sh stop "$work/my" > /dev/null 2>&1 || true; rm -rf "$work"' EXIT
 
 # A server whose first binlog is the bench binlog (its index names it; the server opens a new
 # file after it at start).
@@ -44,6 +45,34 @@ for _ in $(seq 1 "$BENCH_RUNS"); do
     --result-file="$work/out/" mysql-bin.000001
   run mariadb_binlog_sync sh -c "mariadb-binlog $(printf '%q ' "${conn[@]}") -R --raw --to-last-log --result-file=$work/out/ mysql-bin.000001 && sync -f $work/out/mysql-bin.000001"
 done
+# MySQL 9.7 (the sid chroot of scripts/mysql_server.sh), against its own mysqlbinlog: a binlog
+# of about the same size written there (uncompressed transactions of 1 KiB rows).
+mysql_rows=
+if [ "${BENCH_MYSQL:-1}" = 1 ] && scripts/mysql_server.sh chroot > /dev/null 2>&1; then
+  mport=$((BENCH_PORT + 1))
+  scripts/mysql_server.sh start "$work/my" "$mport" --binlog-transaction-compression=OFF \
+    --max-binlog-size=1G --innodb-buffer-pool-size=256M > /dev/null
+  mysql_client=(mariadb --no-defaults -h127.0.0.1 -P"$mport" -uroot)
+  "${mysql_client[@]}" -e "CREATE DATABASE b; CREATE TABLE b.t (id INT PRIMARY KEY, v VARCHAR(1100));
+    SET SESSION cte_max_recursion_depth = 100000;
+    INSERT INTO b.t WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE x < 100000)
+      SELECT x, REPEAT(CHAR(65 + x % 26), 1000) FROM s"
+  for k in 1 2; do "${mysql_client[@]}" -e "UPDATE b.t SET v = REPEAT(CHAR(66 + (id + $k) % 20), 1000 + $k)"; done
+  "${mysql_client[@]}" -e "FLUSH BINARY LOGS"
+  mfile=$work/my/binlog/mysql-bin.000001
+  msize=$(stat -c %s "$mfile")
+  mconn=(--no-defaults -h127.0.0.1 -P"$mport" -uroot)
+  for _ in $(seq 1 "$BENCH_RUNS"); do
+    run my_binrecover "$BINRECOVER" archive "${mconn[@]}" --dir="$work/out" mysql-bin.000001
+    cmp -s "$mfile" "$work/out/mysql-bin.000001" || { echo "bench: the MySQL copy differs" >&2; exit 1; }
+    run my_mysqlbinlog scripts/mysql_server.sh exec mysqlbinlog "${mconn[@]}" -R --raw \
+      --result-file="$work/out/" mysql-bin.000001
+    run my_mysqlbinlog_sync sh -c "scripts/mysql_server.sh exec mysqlbinlog $(printf '%q ' "${mconn[@]}") -R --raw --result-file=$work/out/ mysql-bin.000001 && sync -f $work/out/mysql-bin.000001"
+  done
+  scripts/mysql_server.sh stop "$work/my"
+  mysql_rows=1
+fi
+
 {
   echo "# binrecover archive vs mariadb-binlog -R --raw ($(date -u '+%Y-%m-%d %H:%M UTC'))"
   echo
@@ -56,4 +85,16 @@ done
       label = n == "binrecover" ? "binrecover archive (fsynced)" : n == "mariadb_binlog" ? "mariadb-binlog -R --raw (not synced)" : "mariadb-binlog -R --raw, then sync -f"
       printf "| %s | %.2f | %.2f | %.0f | %.1f |\n", label, $1, $2, s / 1048576 / $1, $3 / 1024 }'
   done
+  if [ -n "$mysql_rows" ]; then
+    echo
+    echo "MySQL 9.7.4: a $((msize / 1048576)) MiB binlog (uncompressed), against sid's mysqlbinlog (run in the chroot: its start-up, about 0.1 s, is in its times)."
+    echo
+    echo "| command | wall s | cpu s | MiB/s | peak RSS MiB |"
+    echo "|---|---|---|---|---|"
+    for name in my_binrecover my_mysqlbinlog my_mysqlbinlog_sync; do
+      sort -n "$work/$name" | head -1 | awk -v n="$name" -v s="$msize" '{
+        label = n == "my_binrecover" ? "binrecover archive (fsynced)" : n == "my_mysqlbinlog" ? "mysqlbinlog -R --raw (not synced)" : "mysqlbinlog -R --raw, then sync -f"
+        printf "| %s | %.2f | %.2f | %.0f | %.1f |\n", label, $1, $2, s / 1048576 / $1, $3 / 1024 }'
+    done
+  fi
 } | tee bench/results/archive.md
