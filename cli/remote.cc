@@ -88,10 +88,13 @@ void resolve_remote_inputs(Options& o) {
   ro.server_id = o.remote_server_id;
   if (o.follow) {
     // --stop-never: a blocking read that waits at the end of the logs (a server id of its own:
-    // 0 makes MySQL end the stream), heartbeats so a quiet server is not a dead one, and the
-    // last file followed by the next the server goes on with, as long as it goes on.
+    // 0 makes MySQL end the stream), heartbeats so a quiet server is not a dead one, a lost
+    // connection made again where it broke, and the last file followed by the next the server
+    // goes on with, as long as it goes on.
     ro.blocking = true;
     ro.heartbeat_seconds = 30;
+    ro.reconnect = true;
+    ro.warn = warn;
     if (ro.server_id == 0) ro.server_id = 65535 - static_cast<std::uint32_t>(::getpid() % 1000);
     chosen.assign(
         std::find_if(logs.begin(), logs.end(),

@@ -1,6 +1,9 @@
 #include "recovery/server/remote_source.h"
 
+#include <algorithm>
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "binlog/byte_cursor.h"
 #include "binlog/error.h"
@@ -79,11 +82,44 @@ void RemoteSource::start(std::uint64_t pos) {
   named_ = false;
 }
 
+bool is_server_error(const Error& e, unsigned code) {
+  const std::string what = e.what();
+  return what.find("server error " + std::to_string(code) + " ") != std::string::npos ||
+         what.find("(error " + std::to_string(code) + ")") != std::string::npos;
+}
+
+bool is_permanent_server_error(const Error& e) {
+  if (e.code() != ErrorCode::kServer) return true;
+  for (unsigned code : {1045U, 1044U, 1227U, 1698U, 1236U, 4052U, 3159U})
+    if (is_server_error(e, code)) return true;
+  return std::string(e.what()).find("same server_uuid/server_id") != std::string::npos;
+}
+
 std::optional<binlog::Frame> RemoteSource::next_frame() {
   if (ended_) return std::nullopt;
-  if (!session_) start(4);
+  if (!session_) start(next_pos_);
   for (;;) {
-    const std::optional<binlog::Bytes> p = session_->next_binlog_packet();
+    std::optional<binlog::Bytes> p;
+    try {
+      p = session_->next_binlog_packet();
+    } catch (const Error& e) {
+      if (!opts_.reconnect || is_permanent_server_error(e)) throw;
+      std::string why = e.what();
+      for (unsigned backoff = 1;; backoff = std::min(backoff * 2, 30U)) {
+        if (opts_.warn)
+          opts_.warn(why + ": reconnecting in " + std::to_string(backoff) + " s (" + log_.name +
+                     " at " + std::to_string(next_pos_) + ")");
+        std::this_thread::sleep_for(std::chrono::seconds(backoff));
+        try {
+          start(next_pos_);
+          break;
+        } catch (const Error& again) {
+          if (is_permanent_server_error(again)) throw;
+          why = again.what();
+        }
+      }
+      continue;
+    }
     if (!p) {  // the end of the server's logs: this file is the one being written
       ended_ = true;
       return std::nullopt;
@@ -121,6 +157,7 @@ std::optional<binlog::Frame> RemoteSource::next_frame() {
       // (then it is the file's, handed out once at 4).
       if (type != binlog::EventType::kFormatDescription || fde_sent_) continue;
       fde_sent_ = true;
+      if (next_pos_ < 4 + p->size()) next_pos_ = 4 + p->size();
       return binlog::Frame{4, *p};
     }
     if (type == binlog::EventType::kHeartbeat || type == binlog::EventType::kHeartbeatV2) continue;
@@ -137,6 +174,7 @@ std::optional<binlog::Frame> RemoteSource::next_frame() {
         // it clear, so it stays valid either way). The file's bytes, as the server has them:
         fde_.assign(p->begin(), p->end());
         fde_[17] |= std::byte{1};
+        next_pos_ = at + size;
         return binlog::Frame{at, binlog::Bytes(fde_.data(), fde_.size())};
       }
     }
@@ -145,12 +183,14 @@ std::optional<binlog::Frame> RemoteSource::next_frame() {
       next_file_ = rotate_target(*p, crc_);
       if (next_out_) *next_out_ = next_file_;
     }
+    next_pos_ = at + size;
     return binlog::Frame{at, *p};
   }
 }
 
 void RemoteSource::seek(std::uint64_t pos) {
   ended_ = false;
+  next_pos_ = pos;
   start(pos);
 }
 

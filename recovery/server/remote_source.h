@@ -1,11 +1,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "binlog/error.h"
 #include "binlog/source.h"
 #include "recovery/server/apply.h"
 
@@ -35,7 +37,19 @@ struct RemoteOptions {
   // there; the server sends a heartbeat every this many seconds while it has nothing (0: none).
   bool blocking = false;
   unsigned heartbeat_seconds = 0;
+  // After a lost connection (the server restarting, the network), connect again with backoff
+  // (1 s doubling to 30 s) and go on where the last event ended, saying so through `warn`;
+  // errors no retry helps (access, privileges, a purged file, a taken server id) still throw.
+  bool reconnect = false;
+  std::function<void(const std::string&)> warn;
 };
+
+// Whether `e` is the server's error `code` (Session writes "server error N (...)" and
+// "(error N)").
+bool is_server_error(const Error& e, unsigned code);
+// Errors a new connection does not cure: access denied, a missing privilege, a binlog the
+// server no longer has (1236), another reader with the same server id.
+bool is_permanent_server_error(const Error& e);
 
 // One binary log file of a server, read over the replication protocol (COM_BINLOG_DUMP, as a
 // replica reads it) and framed like the file itself: the same events at the same positions,
@@ -72,6 +86,7 @@ class RemoteSource : public binlog::Source {
   bool fde_sent_ = false;       // the format description was handed out
   std::vector<std::byte> fde_;  // ... with the in-use flag the server clears when it sends it
   bool ended_ = false;          // after the file's Rotate
+  std::uint64_t next_pos_ = 4;  // where the last event handed out ends (reconnect resumes there)
   bool named_ = false;          // the artificial Rotate naming this file was read
   bool crc_ = false;            // the server sends checksums
   std::string next_file_;

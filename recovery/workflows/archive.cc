@@ -292,13 +292,6 @@ class Archive {
   ArchiveResult result_;
 };
 
-// Whether the error is the server's error `code` (Session writes "server error N (...)").
-bool has_server_error(const Error& e, unsigned code) {
-  const std::string what = e.what();
-  return what.find("server error " + std::to_string(code) + " ") != std::string::npos ||
-         what.find("(error " + std::to_string(code) + ")") != std::string::npos;
-}
-
 }  // namespace
 
 ArchiveResult run_archive(const ArchiveOptions& opts, const binlog::WarningSink& warn) {
@@ -355,7 +348,7 @@ ArchiveResult run_archive(const ArchiveOptions& opts, const binlog::WarningSink&
       pos = 4;
       archive.start_new(file);
     } catch (const Error& e) {
-      if (e.code() == ErrorCode::kServer && has_server_error(e, 1236)) {
+      if (e.code() == ErrorCode::kServer && is_server_error(e, 1236)) {
         // The server no longer has what the archive needs next (purged): no retry helps.
         std::string have;
         try {
@@ -369,14 +362,14 @@ ArchiveResult run_archive(const ArchiveOptions& opts, const binlog::WarningSink&
                                             "; the archive ends there");
       }
       if (e.code() == ErrorCode::kServer &&
-          (has_server_error(e, 4052) ||
+          (is_server_error(e, 4052) ||
            std::string(e.what()).find("same server_uuid/server_id") != std::string::npos))
         throw Error(ErrorCode::kServer, std::string(e.what()) +
                                             ": another replica or reader is connected with " +
                                             "server id " + std::to_string(opts.remote.server_id) +
                                             "; give this one its own --connection-server-id");
-      if (!opts.stop_never || e.code() != ErrorCode::kServer || has_server_error(e, 1045) ||
-          has_server_error(e, 1227) || has_server_error(e, 1044) || has_server_error(e, 1698))
+      if (!opts.stop_never || e.code() != ErrorCode::kServer || is_server_error(e, 1045) ||
+          is_server_error(e, 1227) || is_server_error(e, 1044) || is_server_error(e, 1698))
         throw;
       archive.maybe_sync(true);
       warn(std::string(e.what()) + ": reconnecting in " + std::to_string(backoff) + " s (" + file +

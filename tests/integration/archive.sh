@@ -78,6 +78,15 @@ kill "$writer"; wait "$writer" 2> /dev/null || true; writer=
 grep -q "reconnecting" "$WORK/follow.err" || { cat "$WORK/follow.err"; fail "the archive never said it reconnected"; }
 grep -q '"file"' "$WORK/status.json" || fail "no status file"
 sql "$PA" -e "FLUSH BINARY LOGS"
+# MariaDB writes the new file's Binlog_checkpoint event a moment after FLUSH: wait until the
+# server's files stop changing, then copy up to their end.
+prev=
+for _ in $(seq 1 50); do
+  now=$(ls -l "$WORK/a/binlog" | md5sum)
+  [ "$now" = "$prev" ] && break
+  prev=$now
+  sleep 0.2
+done
 "$BINRECOVER" archive "${R[@]}" -P"$PA" --dir="$WORK/arch" 2> "$WORK/last.err" ||
   { cat "$WORK/last.err"; fail "the last archive run failed"; }
 n=$(same_files "after the kills" "$WORK/a/binlog" "$WORK/arch")

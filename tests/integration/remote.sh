@@ -146,7 +146,15 @@ sleep 1
 sql "$PA" -e "INSERT INTO d.t VALUES (101, 'followed one', 1); FLUSH BINARY LOGS;
   INSERT INTO d.t VALUES (102, 'followed two', 2)"
 for _ in $(seq 1 50); do grep -q "followed two" "$WORK/follow.sql" && break; sleep 0.1; done
+# The server restarts under it: it connects again by itself and goes on.
+"$ROOT/scripts/mariadb_server.sh" stop "$WORK/m0"
+"$ROOT/scripts/mariadb_server.sh" restart "$WORK/m0" "$PA" || fail "the server did not restart"
+sql "$PA" -e "INSERT INTO d.t VALUES (103, 'after restart', 3)"
+for _ in $(seq 1 100); do grep -q "after restart" "$WORK/follow.sql" && break; sleep 0.1; done
 kill -0 "$follower" 2> /dev/null || { cat "$WORK/follow.err"; fail "--stop-never ended by itself"; }
+grep -q "after restart" "$WORK/follow.sql" ||
+  { cat "$WORK/follow.err"; fail "-R --stop-never did not go on after a server restart"; }
+grep -q "reconnecting" "$WORK/follow.err" || fail "-R --stop-never did not say it reconnected"
 kill "$follower"
 wait "$follower" 2> /dev/null || true
 grep -q "followed one" "$WORK/follow.sql" && grep -q "followed two" "$WORK/follow.sql" ||
@@ -155,7 +163,7 @@ rc=0
 "$BINRECOVER" --no-defaults -R -h127.0.0.1 -P"$PA" -uroot --stop-never --stop-position=100 \
   > /dev/null 2>&1 || rc=$?
 [ $rc = 2 ] || fail "--stop-never --stop-position gave exit $rc"
-pass "-R --stop-never: SQL output follows the server across a rotation, transaction by transaction"
+pass "-R --stop-never: SQL output follows the server across a rotation and a server restart (reconnected by itself), transaction by transaction"
 
 # --- errors, on the first MariaDB ----------------------------------------------------------------
 R=(--no-defaults -R -h127.0.0.1 -P"$PA" -uroot)
