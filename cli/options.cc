@@ -278,7 +278,10 @@ po::options_description events_group() {
       "from", po::value<std::string>(),
       "start at this position of the first file (any event boundary; as --start-position)")(
       "limit", po::value<std::string>(), "[OFFSET,]COUNT events")(
-      "result-file,r", po::value<std::string>(), "write to this file instead of stdout");
+      "result-file,r", po::value<std::string>(), "write to this file instead of stdout")(
+      "stop-never",
+      "with -R: follow the server: wait at the end of its logs for more, go on with each new "
+      "file, each event listed as it comes");
   return g;
 }
 
@@ -951,13 +954,14 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     if (auto b = text("server-binary")) o.drill.server_binary = *b;
   }
   o.remote = has("read-from-remote-server") || has("read-from-remote-source");
-  if (cmd == Command::kSql && has("stop-never") && !has("raw")) {
+  if ((cmd == Command::kSql || cmd == Command::kEvents) && has("stop-never") && !has("raw")) {
     if (!o.remote) usage_error("--stop-never follows a server: give -R");
     if (has("stop-position"))
       usage_error(
           "--stop-position names a position of the last file, which --stop-never never "
           "reaches: use --stop-datetime or --stop-gtid");
     o.follow = true;
+    o.events.flush_each = true;
   }
   if (cmd == Command::kSql && has("raw")) {
     // mysqlbinlog's spelling of a binlog backup: -R --raw --result-file=PREFIX [--stop-never].

@@ -157,7 +157,10 @@ class EventList : public WalkConsumer {
     } else {
       row(ev, ev.pos, ev.header.log_pos, ctx);
     }
-    out_.flush_if_large();
+    if (opts_.flush_each)
+      out_.flush();
+    else
+      out_.flush_if_large();
   }
 
   bool done() const override { return opts_.limit_count && shown_ >= *opts_.limit_count; }

@@ -18,6 +18,7 @@ struct EventListOptions {
   TableFormat format = TableFormat::kTable;
   std::uint64_t limit_offset = 0;  // --limit OFFSET,COUNT
   std::optional<std::uint64_t> limit_count;
+  bool flush_each = false;  // each row written out at once (-R --stop-never)
 };
 
 // The columns of SHOW BINLOG EVENTS (Log_name, Pos, Event_type, Server_id, End_log_pos, Info)

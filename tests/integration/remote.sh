@@ -159,11 +159,21 @@ kill "$follower"
 wait "$follower" 2> /dev/null || true
 grep -q "followed one" "$WORK/follow.sql" && grep -q "followed two" "$WORK/follow.sql" ||
   fail "-R --stop-never did not follow the server across FLUSH BINARY LOGS"
+# events -R --stop-never lists as it comes.
+"$BINRECOVER" events --no-defaults -R -h127.0.0.1 -P"$PA" -uroot --stop-never --format=tsv \
+  > "$WORK/follow.tsv" 2> /dev/null &
+follower=$!
+sleep 1
+sql "$PA" -e "INSERT INTO d.t VALUES (104, 'listed as it comes', 4)"
+for _ in $(seq 1 50); do grep -q "listed as it comes" "$WORK/follow.tsv" && break; sleep 0.1; done
+kill "$follower"
+wait "$follower" 2> /dev/null || true
+grep -q "listed as it comes" "$WORK/follow.tsv" || fail "events -R --stop-never did not list a new event"
 rc=0
 "$BINRECOVER" --no-defaults -R -h127.0.0.1 -P"$PA" -uroot --stop-never --stop-position=100 \
   > /dev/null 2>&1 || rc=$?
 [ $rc = 2 ] || fail "--stop-never --stop-position gave exit $rc"
-pass "-R --stop-never: SQL output follows the server across a rotation and a server restart (reconnected by itself), transaction by transaction"
+pass "-R --stop-never: SQL output follows the server across a rotation and a server restart (reconnected by itself), transaction by transaction; events lists as it comes"
 
 # --- errors, on the first MariaDB ----------------------------------------------------------------
 R=(--no-defaults -R -h127.0.0.1 -P"$PA" -uroot)
