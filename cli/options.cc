@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "binlog/error.h"
@@ -974,6 +975,34 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     o.archive.prefix = slash == std::string::npos ? prefix : prefix.substr(slash + 1);
     o.archive.stop_never = has("stop-never");
     o.archive_raw = true;
+    // A byte-for-byte copy: nothing that selects, decodes or writes SQL applies to it.
+    static const std::set<std::string> kRawOptions = {"read-from-remote-server",
+                                                      "read-from-remote-source",
+                                                      "raw",
+                                                      "result-file",
+                                                      "stop-never",
+                                                      "to-last-log",
+                                                      "connection-server-id",
+                                                      "host",
+                                                      "port",
+                                                      "user",
+                                                      "password",
+                                                      "socket",
+                                                      "ssl-mode",
+                                                      "ssl",
+                                                      "ssl-ca",
+                                                      "ssl-capath",
+                                                      "ssl-cert",
+                                                      "ssl-key",
+                                                      "ssl-cipher",
+                                                      "ssl-verify-server-cert",
+                                                      "no-progress",
+                                                      "files"};
+    for (const auto& [name, value] : vm)
+      if (!value.defaulted() && kRawOptions.count(name) == 0)
+        usage_error("--" + name +
+                    " does not apply to -R --raw (a byte-for-byte copy of the "
+                    "server's binlogs; binrecover archive)");
   }
   if (cmd == Command::kArchive) {
     o.remote = true;
@@ -998,6 +1027,10 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
           "--read-from-remote-source must be BINLOG-DUMP-NON-GTID (files and positions) "
           "or BINLOG-DUMP-GTID (from the GTIDs --exclude-gtids does not name), not '" +
           *v + "'");
+    if (o.gtid_start && (cmd == Command::kArchive || o.command == Command::kArchive))
+      usage_error(
+          "archive copies whole files from the one named (or the first): "
+          "BINLOG-DUMP-GTID does not apply to it");
     if (o.gtid_start && (has("files") || has("start-position") || has("to-last-log")))
       usage_error(
           "BINLOG-DUMP-GTID finds where to start from --exclude-gtids: no FILE, "
