@@ -49,7 +49,17 @@ pass "archive: $n files byte-identical (sha256) to the server's, private, readab
 "$BINRECOVER" --no-defaults -R -h127.0.0.1 -P"$PA" -uroot --raw --result-file="$WORK/raw/host1-" \
   2> /dev/null || fail "-R --raw --result-file failed"
 n=$(same_files "--raw" "$WORK/a/binlog" "$WORK/raw" host1-)
-pass "-R --raw --result-file=PREFIX: $n files PREFIX+name, byte-identical"
+for opt in --database=d --start-position=4 -v --rows-as-sql; do
+  rc=0
+  "$BINRECOVER" --no-defaults -R -h127.0.0.1 -P"$PA" -uroot --raw --result-file="$WORK/raw2/" \
+    "$opt" > /dev/null 2>&1 || rc=$?
+  [ $rc = 2 ] || fail "-R --raw $opt gave exit $rc, not 2 (a byte-for-byte copy cannot honour it)"
+done
+rc=0
+"$BINRECOVER" archive "${R[@]}" -P"$PA" --dir="$WORK/raw3" --read-from-remote-source=BINLOG-DUMP-GTID \
+  > /dev/null 2>&1 || rc=$?
+[ $rc = 2 ] || fail "archive with BINLOG-DUMP-GTID gave exit $rc, not 2"
+pass "-R --raw --result-file=PREFIX: $n files PREFIX+name, byte-identical; filters, ranges and SQL options refused (exit 2)"
 
 # Writes running, SIGKILL at random moments, two server restarts, FLUSH BINARY LOGS between.
 ( set +e; i=0; while :; do
