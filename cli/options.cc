@@ -998,6 +998,7 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
                                                       "ssl-verify-server-cert",
                                                       "no-progress",
                                                       "files"};
+    if (verbose > 0) usage_error("-v does not apply to -R --raw (a byte-for-byte copy)");
     for (const auto& [name, value] : vm)
       if (!value.defaulted() && kRawOptions.count(name) == 0)
         usage_error("--" + name +
