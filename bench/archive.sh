@@ -73,28 +73,29 @@ if [ "${BENCH_MYSQL:-1}" = 1 ] && scripts/mysql_server.sh chroot > /dev/null 2>&
   mysql_rows=1
 fi
 
+# table SIZE PREFIX TOOL: the markdown rows of one input (the runs named PREFIX+binrecover,
+# PREFIX+TOOL_NAME and PREFIX+TOOL_NAME_sync, TOOL the server's own tool).
+table() {
+  local size=$1 prefix=$2 tool=$3 name
+  echo "| command | wall s | cpu s | MiB/s | peak RSS MiB |"
+  echo "|---|---|---|---|---|"
+  for name in binrecover "${tool//-/_}" "${tool//-/_}_sync"; do
+    sort -n "$work/$prefix$name" | head -1 | awk -v n="$name" -v s="$size" -v tool="$tool" '{
+      label = n == "binrecover" ? "binrecover archive (fsynced)" : n ~ /_sync$/ ? tool " -R --raw, then sync -f" : tool " -R --raw (not synced)"
+      printf "| %s | %.2f | %.2f | %.0f | %.1f |\n", label, $1, $2, s / 1048576 / $1, $3 / 1024 }'
+  done
+}
+
 {
   echo "# binrecover archive vs mariadb-binlog -R --raw ($(date -u '+%Y-%m-%d %H:%M UTC'))"
   echo
   echo "Input: $((size / 1048576)) MiB binlog served by MariaDB $(mariadbd --version | awk '{print $3}') over loopback; best of $BENCH_RUNS runs each, interleaved."
   echo
-  echo "| command | wall s | cpu s | MiB/s | peak RSS MiB |"
-  echo "|---|---|---|---|---|"
-  for name in binrecover mariadb_binlog mariadb_binlog_sync; do
-    sort -n "$work/$name" | head -1 | awk -v n="$name" -v s="$size" '{
-      label = n == "binrecover" ? "binrecover archive (fsynced)" : n == "mariadb_binlog" ? "mariadb-binlog -R --raw (not synced)" : "mariadb-binlog -R --raw, then sync -f"
-      printf "| %s | %.2f | %.2f | %.0f | %.1f |\n", label, $1, $2, s / 1048576 / $1, $3 / 1024 }'
-  done
+  table "$size" "" mariadb-binlog
   if [ -n "$mysql_rows" ]; then
     echo
     echo "MySQL 9.7.4: a $((msize / 1048576)) MiB binlog (uncompressed), against sid's mysqlbinlog (run in the chroot: its start-up, about 0.1 s, is in its times)."
     echo
-    echo "| command | wall s | cpu s | MiB/s | peak RSS MiB |"
-    echo "|---|---|---|---|---|"
-    for name in my_binrecover my_mysqlbinlog my_mysqlbinlog_sync; do
-      sort -n "$work/$name" | head -1 | awk -v n="$name" -v s="$msize" '{
-        label = n == "my_binrecover" ? "binrecover archive (fsynced)" : n == "my_mysqlbinlog" ? "mysqlbinlog -R --raw (not synced)" : "mysqlbinlog -R --raw, then sync -f"
-        printf "| %s | %.2f | %.2f | %.0f | %.1f |\n", label, $1, $2, s / 1048576 / $1, $3 / 1024 }'
-    done
+    table "$msize" my_ mysqlbinlog
   fi
 } | tee bench/results/archive.md

@@ -909,8 +909,8 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     if (has(name))
       for (const auto& v : vm[name].as<std::vector<std::string>>())
         o.plan.filter_args.push_back(std::string("--") + name + "=" + v);
-  for (const char* name : {"server-id", "start-datetime", "stop-datetime", "stop-gtid", "offset",
-                           "transaction-memory"})
+  for (const char* name : {"server-id", "start-datetime", "stop-datetime", "stop-gtid",
+                           "include-gtids", "exclude-gtids", "offset", "transaction-memory"})
     if (auto v = text(name)) o.plan.filter_args.push_back(std::string("--") + name + "=" + *v);
   if (has("force-read")) o.plan.filter_args.emplace_back("--force-read");
   if (has("read-from-remote-server") || has("read-from-remote-source")) {

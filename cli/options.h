@@ -37,7 +37,7 @@ struct Options {
   std::vector<std::string> remote_files;  // as named on the command line (none: all)
   bool to_last_log = false;
   bool gtid_start = false;  // --read-from-remote-source=BINLOG-DUMP-GTID
-  bool follow = false;  // -R --stop-never (SQL output): wait for more, go on with each new file
+  bool follow = false;      // -R --stop-never (SQL output): wait for more, go on with each new file
   std::uint32_t remote_server_id = 0;
   recovery::ConnectionOptions source;  // the server -R reads from
   recovery::ArchiveOptions archive;

@@ -26,7 +26,9 @@ fi
 if [ -f build/CMakeCache.txt ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++' build/CMakeCache.txt; then
   rm -rf build
 fi
-CC=clang CXX=clang++ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# BINRECOVER_WERROR=ON (scripts/test.sh sets it): warnings are errors.
+CC=clang CXX=clang++ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DBINRECOVER_WERROR="${BINRECOVER_WERROR:-OFF}" >/dev/null
 cmake --build build -j"$(nproc)"
 
 if [ "${1:-}" = "--demo" ]; then

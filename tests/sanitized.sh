@@ -11,7 +11,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 build=${SANITIZED_BUILD:-${FUZZ_BUILD:-$ROOT/build-fuzz}}
 CC=clang CXX=clang++ cmake -S "$ROOT" -B "$build" -DBINRECOVER_FUZZ=ON \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBINRECOVER_WERROR="${BINRECOVER_WERROR:-ON}" >/dev/null
 cmake --build "$build" --target binrecover binrecover_tests -j"$(nproc)" >/dev/null
 
 # A sanitizer report exits 86, which no binrecover error code uses.

@@ -173,12 +173,12 @@ std::string AppliedGtids::canonical() const {
         last = std::max(last, r.last);
         continue;
       }
-      if (open) out += ":" + std::to_string(first) + "-" + std::to_string(last);
+      if (open) fmt::format_to(std::back_inserter(out), ":{}-{}", first, last);
       first = r.first;
       last = r.last;
       open = true;
     }
-    if (open) out += ":" + std::to_string(first) + "-" + std::to_string(last);
+    if (open) fmt::format_to(std::back_inserter(out), ":{}-{}", first, last);
     out += ",";
   }
   return out;

@@ -1,5 +1,7 @@
 #include "recovery/sql/schema.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <fstream>
@@ -540,15 +542,18 @@ void Schema::alter(DdlParser& p, const std::string& db, const std::string& table
       const bool if_exists = p.word("IF") && p.word("EXISTS", 1);
       p.skip_if_exists();
       const auto old_name = p.name();
-      const auto k = old_name ? old_column(*old_name) : std::nullopt;
+      // (a plain index: g++ 12 -O2 takes an optional's value here for uninitialized)
+      std::size_t k = d.columns.size();
+      if (old_name)
+        if (const auto found = old_column(*old_name)) k = *found;
       const auto new_name = change ? p.name() : old_name;
-      if (!k || !new_name) {
+      if (k == d.columns.size() || !new_name) {
         if (!(if_exists && old_name && new_name)) lost = true;
       } else {
         ColumnDef c = column_def(p, *new_name, nullptr);
-        c.key_part = d.columns[*k].key_part;
-        d.columns.erase(d.columns.begin() + static_cast<std::ptrdiff_t>(*k));
-        place(std::move(c), *k);
+        c.key_part = d.columns[k].key_part;
+        d.columns.erase(d.columns.begin() + static_cast<std::ptrdiff_t>(k));
+        place(std::move(c), k);
       }
     } else if (p.accept("RENAME")) {
       if (p.accept("COLUMN")) {
@@ -727,7 +732,7 @@ bool Schema::complete(binlog::TableInfo& info, std::uint64_t pos, bool positiona
   if (t == nullptr || t->columns.size() != info.layout.size()) {
     if (!positional) return false;
     info.names.resize(info.layout.size());
-    for (std::size_t k = 0; k < info.names.size(); ++k) info.names[k] = "@" + std::to_string(k + 1);
+    for (std::size_t k = 0; k < info.names.size(); ++k) info.names[k] = fmt::format("@{}", k + 1);
     if (warn_ && warned_.emplace(info.db, info.table).second)
       warn_("at " + std::to_string(pos) + ": " + info.db + "." + info.table +
             (t == nullptr

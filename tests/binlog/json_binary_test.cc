@@ -161,8 +161,10 @@ Enc object(const std::vector<std::pair<std::string, Enc>>& members, bool large =
 }
 
 Doc doc(const Enc& e) {
-  Doc d{static_cast<std::byte>(e.type)};
-  d.insert(d.end(), e.body.begin(), e.body.end());
+  // (memcpy of a known size: g++ 12 -O2 sees a read from an empty range in vector::insert)
+  Doc d(1 + e.body.size());
+  d[0] = static_cast<std::byte>(e.type);
+  if (!e.body.empty()) std::memcpy(d.data() + 1, e.body.data(), e.body.size());
   return d;
 }
 

@@ -10,7 +10,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-${FUZZ_SECONDS:-120}}
 build=${FUZZ_BUILD:-$ROOT/build-fuzz}
 CC=clang CXX=clang++ cmake -S "$ROOT" -B "$build" -DBINRECOVER_FUZZ=ON \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBINRECOVER_WERROR="${BINRECOVER_WERROR:-ON}" >/dev/null
 cmake --build "$build" --target decoder_fuzz sql_writer_fuzz -j"$(nproc)" >/dev/null
 
 seeds=$(mktemp -d)
