@@ -177,7 +177,8 @@ po::options_description input_group() {
                   "read the binlog files listed in this .index file")(
       "start-position,j", po::value<std::string>(),
       "start at this position of the first file: the start of a transaction (its GTID or "
-      "BEGIN) or an event outside one")(
+      "BEGIN) or an event outside one; or after a MariaDB GTID position (0-1-42,1-2-7: per "
+      "domain, what follows; with -R, from the binlog where it is)")(
       "stop-position", po::value<std::string>(),
       "stop before the first event at or past this position of the last file")(
       "start-datetime", po::value<std::string>(),
@@ -365,7 +366,8 @@ po::options_description remote_group(bool source_options = false) {
       "binlogs (default: all of them)")(
       "read-from-remote-source", po::value<std::string>(),
       "BINLOG-DUMP-NON-GTID (the same as -R), or BINLOG-DUMP-GTID: from the first binlog that "
-      "holds a transaction --exclude-gtids does not name (MySQL), those named left out")(
+      "holds a transaction --exclude-gtids (MySQL) or a GTID --start-position (MariaDB) does "
+      "not name, those named left out")(
       "to-last-log", "with -R: from the first FILE named on to the server's last binlog")(
       "connection-server-id", po::value<std::string>(),
       "with -R: the server id binrecover reads as (default 0: no replica of that id is "
@@ -597,6 +599,24 @@ std::string help_text(Command c) {
   return help.str();
 }
 
+// A MariaDB GTID position: domain-server-seq, comma-separated, each domain once.
+bool maria_gtid_list(const std::string& v) {
+  static const std::regex kList(
+      "^[0-9]{1,10}-[0-9]{1,10}-[0-9]{1,20}(,[0-9]{1,10}-[0-9]{1,10}-[0-9]{1,20})*$");
+  if (!std::regex_match(v, kList)) return false;
+  std::vector<std::string> domains;
+  for (std::size_t at = 0; at < v.size();) {
+    std::size_t end = v.find(',', at);
+    if (end == std::string::npos) end = v.size();
+    const std::string domain = v.substr(at, v.find('-', at) - at);
+    if (std::find(domains.begin(), domains.end(), domain) != domains.end())
+      usage_error("--start-position names domain " + domain + " twice: one GTID per domain");
+    domains.push_back(domain);
+    at = end + 1;
+  }
+  return true;
+}
+
 // A GTID as the servers write them: domain-server-seq (MariaDB) or uuid[:tag]:N (MySQL).
 bool valid_gtid(const std::string& v) {
   static const std::regex kUuidGtid(
@@ -749,7 +769,15 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
 
   // The reading path and its filters: the same for every command.
   if (auto tz = text("timezone")) apply_timezone(*tz);
-  o.filter.start_position = u64("start-position");
+  // --start-position=0-1-42[,1-2-7]: a MariaDB GTID position (as mariadb-binlog 10.8+ takes
+  // it): what comes after it, per domain; the transactions at or before it are left out.
+  std::optional<std::string> start_gtids;
+  if (auto v = text("start-position"); v && maria_gtid_list(*v)) {
+    start_gtids = *v;
+    o.filter.exclude_gtids.add_maria_position(*v);
+  } else {
+    o.filter.start_position = u64("start-position");
+  }
   if (auto from = u64("from")) {
     if (o.filter.start_position) usage_error("--from and --start-position are the same: give one");
     o.filter.start_position = from;
@@ -799,7 +827,7 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     if (name[0] == 'i')
       o.filter.include_gtids = std::move(gtids);
     else
-      o.filter.exclude_gtids = std::move(gtids);
+      o.filter.exclude_gtids.add_mysql_set(*set);
   }
   if (has("skip-event"))
     for (const auto& v : vm["skip-event"].as<std::vector<std::string>>()) {
@@ -1033,11 +1061,16 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       usage_error(
           "archive copies whole files from the one named (or the first): "
           "BINLOG-DUMP-GTID does not apply to it");
-    if (o.gtid_start && (has("files") || has("start-position") || has("to-last-log")))
+    if (o.gtid_start && (has("files") || o.filter.start_position || has("to-last-log")))
       usage_error(
-          "BINLOG-DUMP-GTID finds where to start from --exclude-gtids: no FILE, "
-          "--start-position or --to-last-log");
+          "BINLOG-DUMP-GTID finds where to start from the GTIDs (--exclude-gtids, or a MariaDB "
+          "GTID --start-position): no FILE, position or --to-last-log");
   }
+  // -R with a GTID start and no file: from the binlog where those GTIDs end, as a replica
+  // connecting by GTID would be sent.
+  if (start_gtids && o.remote && !has("files") && !has("to-last-log") && cmd != Command::kArchive &&
+      o.command != Command::kArchive)
+    o.gtid_start = true;
   if (!o.remote && (has("to-last-log") || has("connection-server-id")))
     usage_error("--to-last-log and --connection-server-id apply with -R");
   if (!o.remote && connection_given && cmd != Command::kReplay && cmd != Command::kDrill)

@@ -54,21 +54,31 @@ void resolve_remote_inputs(Options& o) {
     return it;
   };
   if (o.gtid_start) {
-    // As the server does for COM_BINLOG_DUMP_GTID: the newest binlog whose Previous_gtids are
-    // all among the GTIDs to leave out; from it to the last one, the excluded ones left out by
-    // the filter (--exclude-gtids) as they are read.
-    if (session.mariadb())
-      throw Error(ErrorCode::kUsage,
-                  "BINLOG-DUMP-GTID reads MySQL GTIDs: name the MariaDB binlog to start from");
+    // As a server does for a replica that connects by GTID (MySQL's COM_BINLOG_DUMP_GTID,
+    // MariaDB's connect state): the newest binlog that begins before any GTID still wanted,
+    // i.e. whose Previous_gtids (MySQL) or Gtid_list (MariaDB) are all among the GTIDs to
+    // leave out (--exclude-gtids, or a GTID --start-position); from it to the last one, those
+    // left out by the filter as they are read.
     recovery::RemoteOptions probe;
     probe.connection = o.source;
     probe.server_id = o.remote_server_id;
     std::size_t start = 0;
     for (std::size_t k = logs.size(); k-- > 0;) {
-      recovery::AppliedGtids before;
-      const std::string text = recovery::remote_previous_gtids(probe, logs[k].name);
-      if (!text.empty()) before.add_mysql_set(text);
-      if (before.subset_of(o.filter.exclude_gtids)) {
+      const std::string text = recovery::remote_gtids_before(probe, logs[k].name);
+      bool before_start = true;
+      if (session.mariadb()) {
+        for (std::size_t at = 0; at < text.size();) {
+          std::size_t end = text.find(',', at);
+          if (end == std::string::npos) end = text.size();
+          before_start = before_start && o.filter.exclude_gtids.contains(text.substr(at, end - at));
+          at = end + 1;
+        }
+      } else {
+        recovery::AppliedGtids before;
+        if (!text.empty()) before.add_mysql_set(text);
+        before_start = before.subset_of(o.filter.exclude_gtids);
+      }
+      if (before_start) {
         start = k;
         break;
       }

@@ -194,12 +194,12 @@ void RemoteSource::seek(std::uint64_t pos) {
   start(pos);
 }
 
-std::string remote_previous_gtids(const RemoteOptions& opts, const std::string& file) {
+std::string remote_gtids_before(const RemoteOptions& opts, const std::string& file) {
   RemoteOptions o = opts;
   o.blocking = false;
   RemoteSource src(o, RemoteLog{file, 0, false});
   binlog::EventReader reader(src, binlog::ReaderOptions{});
-  for (int k = 0; k < 4; ++k) {  // the format description, then Previous_gtids
+  for (int k = 0; k < 4; ++k) {  // the format description, then Previous_gtids or Gtid_list
     const std::optional<binlog::Event> ev = reader.next();
     if (!ev) break;
     if (const auto* p = std::get_if<binlog::PreviousGtids>(&ev->body)) {
@@ -207,6 +207,18 @@ std::string remote_previous_gtids(const RemoteOptions& opts, const std::string& 
       fmt::memory_buffer text;
       append_gtid_set(text, p->data);
       return std::string(text.data(), text.size());
+    }
+    if (const auto* l = std::get_if<binlog::MariaGtidList>(&ev->body)) {
+      std::string text;
+      binlog::ByteCursor c(l->entries, 0);
+      for (std::uint32_t k = 0; k < l->count; ++k) {
+        const std::uint32_t domain = c.u32le();
+        const std::uint32_t server = c.u32le();
+        const std::uint64_t seq = c.u64le();
+        if (!text.empty()) text += ',';
+        text += std::to_string(domain) + '-' + std::to_string(server) + '-' + std::to_string(seq);
+      }
+      return text;
     }
   }
   return {};

@@ -25,9 +25,10 @@ struct RemoteLog {
 std::vector<RemoteLog> remote_logs(Session& session);
 
 struct RemoteOptions;
-// The GTIDs a server's binlog `file` says were logged before it (MySQL's Previous_gtids, as
-// text: "uuid:1-5,uuid2:tag:1-3"; "" when it has none or the server is MariaDB).
-std::string remote_previous_gtids(const RemoteOptions& opts, const std::string& file);
+// The GTIDs a server's binlog `file` says were logged before it, as text: MySQL's
+// Previous_gtids ("uuid:1-5,uuid2:tag:1-3"), MariaDB's Gtid_list (the last GTID of each domain
+// and server: "0-1-42,1-2-7"); "" when it has none.
+std::string remote_gtids_before(const RemoteOptions& opts, const std::string& file);
 
 // What a remote read needs besides the file.
 struct RemoteOptions {
