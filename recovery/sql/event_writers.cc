@@ -44,7 +44,8 @@ void SqlSink::start_event(std::uint16_t binlog_version, std::string_view server_
 }
 
 void SqlSink::write_body(const Event& ev, const FormatDescription& b,
-                         const FormatContext& /*ctx*/) {
+                         const FormatContext& ctx) {
+  mysql_log_ = !ctx.mariadb && b.server_version.find("MariaDB") == std::string_view::npos;
   start_event(b.binlog_version, b.server_version, b.created != 0 ? b.created : ev.header.timestamp,
               b.created != 0, (ev.header.flags & kLogEventBinlogInUse) != 0);
   fde_written_ = false;
@@ -68,10 +69,12 @@ void SqlSink::write_fde_binlog(Bytes raw) {
   // MySQL 5.7+ sets GTID_NEXT to NOT_YET_DETERMINED when it runs a BINLOG statement holding
   // a Format_description event: a statement that follows without a GTID of its own would then
   // be ANONYMOUS, which a server with GTID_MODE=ON refuses (error 1782), and so would the
-  // final ROLLBACK. As mysqlbinlog, set it back; /*!50700: MariaDB (which has no GTID_NEXT)
-  // skips MySQL 5.7+ version comments.
-  append("/*!50700 SET @@SESSION.GTID_NEXT='AUTOMATIC'*/");
-  delimiter();
+  // final ROLLBACK. As mysqlbinlog, set it back, for MySQL's logs (mariadb-binlog writes
+  // nothing there; MariaDB, which has no GTID_NEXT, skips MySQL 5.7+ version comments anyway).
+  if (mysql_log_) {
+    append("/*!50700 SET @@SESSION.GTID_NEXT='AUTOMATIC'*/");
+    delimiter();
+  }
   fde_written_ = true;
 }
 

@@ -235,6 +235,7 @@ class SqlSink : public WalkConsumer {
   bool unit_binlog_rows_ = false;
   std::vector<std::byte> fde_raw_;  // rows_as_sql: the file's format description, not written
   bool fde_written_ = false;
+  bool mysql_log_ = true;  // the format description is not MariaDB's
   void write_fde_binlog(binlog::Bytes raw);
   // A MySQL log written for a MariaDB server.
   bool to_mariadb(const binlog::FormatContext& ctx) const {
