@@ -7,10 +7,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <thread>
 
 #include "binlog/byte_cursor.h"
@@ -86,14 +89,37 @@ bool crc_ok(binlog::Bytes raw) {
   return crc == binlog::ByteCursor(raw.subspan(raw.size() - 4), 0).u32le();
 }
 
-// The archive folder: its index, the file being written.
+// The archive folder: its index, the file being written. Events are gathered in a buffer and
+// written in large pieces (one write per event costs a system call and, for a write that ends
+// inside a file block, the zeroing of the block's rest: most of the time of a copy done that
+// way). A flusher thread writes the buffer out as soon as the server pauses (nothing appended
+// for kIdleFlush) and fsyncs every fsync_seconds while the server is quiet, so what the server
+// sent never waits in memory for the next event; the mutex orders it with the copying thread.
 class Archive {
  public:
-  Archive(const ArchiveOptions& opts, const binlog::WarningSink& warn) : o_(opts), warn_(warn) {}
-  ~Archive() { close_file(); }
+  Archive(const ArchiveOptions& opts, const binlog::WarningSink& warn) : o_(opts), warn_(warn) {
+    buf_.reserve(kBufferBytes);
+    flusher_ = std::thread([this] { flush_when_idle(); });
+  }
+  ~Archive() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    flusher_.join();
+    try {
+      flush();
+    } catch (const Error&) {  // (an error already on its way out, or the disk: the next run
+    }                         // cuts what did not reach the file)
+    close_file();
+  }
+  Archive(const Archive&) = delete;
+  Archive& operator=(const Archive&) = delete;
 
   // Finds where the folder's archive ends (cutting a torn event), or that there is none.
   void open_existing(const std::string& base) {
+    std::lock_guard<std::mutex> lock(mu_);
     index_path_ = o_.dir + "/" + o_.prefix + base + ".index";
     std::error_code ec;
     if (!std::filesystem::exists(index_path_, ec)) return;
@@ -153,6 +179,8 @@ class Archive {
   }
 
   void start_new(const std::string& name) {
+    std::lock_guard<std::mutex> lock(mu_);
+    flush();
     close_file();
     file_ = name;
     path_ = o_.dir + "/" + o_.prefix + name;
@@ -164,6 +192,7 @@ class Archive {
               4, path_);
     pos_ = 4;
     written_back_ = 0;
+    synced_ = 4;
     // The index names it once the file exists; both reach the disk before events go in.
     const int ix =
         ::open(index_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -184,6 +213,8 @@ class Archive {
 
   // Appends one event the server sent for the current file.
   void append(const binlog::Frame& f) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (flusher_error_) std::rethrow_exception(flusher_error_);
     const auto type = static_cast<binlog::EventType>(f.raw[4]);
     if (f.pos < pos_) return;  // the format description sent again when the read resumes
     if (f.pos != pos_)
@@ -202,20 +233,12 @@ class Archive {
     if (type == binlog::EventType::kFormatDescription && f.pos == 4) {
       // The server clears the in-use flag when it sends the format description; in its file
       // the flag stays set until the file is closed (finish_file clears it here then).
-      std::vector<std::byte> fde(f.raw.begin(), f.raw.end());
-      fde[kFlagsAt] |= kInUse;
-      write_all(fd_, fde.data(), fde.size(), path_);
+      put(f.raw, true);
     } else {
-      write_all(fd_, f.raw.data(), f.raw.size(), path_);
+      put(f.raw, false);
     }
     pos_ += f.raw.size();
-    if (pos_ - written_back_ >= kWritebackBytes) {
-      // Start writing the last few MiB back now, without waiting: the fsyncs then find little
-      // left to do, and the copy is not held up at each one.
-      ::sync_file_range(fd_, static_cast<off_t>(written_back_),
-                        static_cast<off_t>(pos_ - written_back_), SYNC_FILE_RANGE_WRITE);
-      written_back_ = pos_;
-    }
+    last_append_ = std::chrono::steady_clock::now();
     ++result_.events;
     result_.bytes += f.raw.size();
     result_.last_file = file_;
@@ -226,7 +249,9 @@ class Archive {
   // The current file is complete (its Rotate, or the server went on without one): as the
   // server has it once closed, without the in-use flag.
   void finish_file() {
+    std::lock_guard<std::mutex> lock(mu_);
     if (fd_ < 0) return;
+    flush();
     std::byte flags{};
     if (::pread(fd_, &flags, 1, 4 + kFlagsAt) == 1 && (flags & kInUse) != std::byte{0}) {
       flags &= ~kInUse;
@@ -237,12 +262,10 @@ class Archive {
     close_file();
   }
 
-  void maybe_sync(bool now) {
-    const auto t = std::chrono::steady_clock::now();
-    if (!now && t - last_sync_ < std::chrono::seconds(o_.fsync_seconds)) return;
-    last_sync_ = t;
-    if (fd_ >= 0) ::fdatasync(fd_);
-    write_status();
+  // The file reaches the disk (now, or when fsync_seconds have passed since it last did).
+  void sync(bool now) {
+    std::lock_guard<std::mutex> lock(mu_);
+    maybe_sync(now);
   }
 
   void write_status() {
@@ -259,6 +282,17 @@ class Archive {
         << "}\n";
     }
     std::filesystem::rename(tmp, *o_.status_file);
+  }
+
+  // (under mu_)
+  void maybe_sync(bool now) {
+    const auto t = std::chrono::steady_clock::now();
+    if (!now && t - last_sync_ < std::chrono::seconds(o_.fsync_seconds)) return;
+    last_sync_ = t;
+    flush();
+    if (fd_ >= 0 && synced_ != pos_) ::fdatasync(fd_);
+    synced_ = pos_;
+    write_status();
   }
 
   const std::string& file() const { return file_; }
@@ -280,13 +314,62 @@ class Archive {
     fd_ = -1;
   }
 
+  // (under mu_) One event into the buffer (which is written out first when the event would
+  // not fit, and once it is full); `in_use`: with the in-use flag set.
+  void put(binlog::Bytes raw, bool in_use) {
+    if (buf_.size() + raw.size() > kBufferBytes) flush();
+    buf_.insert(buf_.end(), raw.begin(), raw.end());
+    if (in_use) buf_[buf_.size() - raw.size() + kFlagsAt] |= kInUse;
+    if (buf_.size() >= kBufferBytes) flush();
+  }
+
+  // (under mu_) The buffer into the file; then, every few MiB, their writeback started without
+  // waiting for it: the fsyncs find little left to do, and the copy is not held up at each one.
+  void flush() {
+    if (buf_.empty() || fd_ < 0) return;
+    write_all(fd_, buf_.data(), buf_.size(), path_);
+    buf_.clear();
+    if (pos_ - written_back_ >= kWritebackBytes) {
+      ::sync_file_range(fd_, static_cast<off_t>(written_back_),
+                        static_cast<off_t>(pos_ - written_back_), SYNC_FILE_RANGE_WRITE);
+      written_back_ = pos_;
+    }
+  }
+
+  // The flusher thread: the buffer written out once the server pauses, fsynced on the interval
+  // while it stays quiet.
+  void flush_when_idle() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stopping_) {
+      cv_.wait_for(lock, kIdleFlush);
+      if (stopping_ || flusher_error_) continue;
+      try {
+        const auto now = std::chrono::steady_clock::now();
+        if (!buf_.empty() && now - last_append_ >= kIdleFlush) flush();
+        if (buf_.empty() && synced_ != pos_ && now - last_append_ >= kIdleFlush) maybe_sync(false);
+      } catch (...) {
+        flusher_error_ = std::current_exception();
+      }
+    }
+  }
+
   const ArchiveOptions& o_;
   const binlog::WarningSink& warn_;
   std::string index_path_, file_, path_, ended_next_;
   int fd_ = -1;
   std::uint64_t pos_ = 0;
   std::uint64_t written_back_ = 0;  // sync_file_range has been asked up to here
+  std::uint64_t synced_ = 0;        // fdatasync has been done up to here
   static constexpr std::uint64_t kWritebackBytes = std::uint64_t{4} << 20;
+  static constexpr std::size_t kBufferBytes = std::size_t{1} << 20;
+  static constexpr std::chrono::milliseconds kIdleFlush{50};
+  std::vector<std::byte> buf_;  // events not yet written, ending at pos_
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::exception_ptr flusher_error_;
+  std::chrono::steady_clock::time_point last_append_ = std::chrono::steady_clock::now();
+  std::thread flusher_;  // (last: started when the rest is ready)
   bool crc_ = false;
   std::chrono::steady_clock::time_point last_sync_ = std::chrono::steady_clock::now();
   ArchiveResult result_;
@@ -340,7 +423,7 @@ ArchiveResult run_archive(const ArchiveOptions& opts, const binlog::WarningSink&
         backoff = 1;
       }
       if (src.next_file().empty()) {  // the end of the server's logs (non-blocking)
-        archive.maybe_sync(true);
+        archive.sync(true);
         return archive.result();
       }
       archive.finish_file();
@@ -371,7 +454,7 @@ ArchiveResult run_archive(const ArchiveOptions& opts, const binlog::WarningSink&
       if (!opts.stop_never || e.code() != ErrorCode::kServer || is_server_error(e, 1045) ||
           is_server_error(e, 1227) || is_server_error(e, 1044) || is_server_error(e, 1698))
         throw;
-      archive.maybe_sync(true);
+      archive.sync(true);
       warn(std::string(e.what()) + ": reconnecting in " + std::to_string(backoff) + " s (" + file +
            " at " + std::to_string(archive.pos()) + ")");
       std::this_thread::sleep_for(std::chrono::seconds(backoff));
