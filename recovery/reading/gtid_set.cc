@@ -181,10 +181,19 @@ std::string AppliedGtids::canonical() const {
     if (open) fmt::format_to(std::back_inserter(out), ":{}-{}", first, last);
     out += ",";
   }
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> maria = maria_;
+  std::sort(maria.begin(), maria.end());
+  for (const auto& [domain, seq] : maria)
+    fmt::format_to(std::back_inserter(out), "{}-{},", domain, seq);
   return out;
 }
 
 bool AppliedGtids::subset_of(const AppliedGtids& other) const {
+  for (const auto& [domain, seq] : maria_) {
+    const auto it = std::find_if(other.maria_.begin(), other.maria_.end(),
+                                 [d = domain](const auto& e) { return e.first == d; });
+    if (it == other.maria_.end() || it->second < seq) return false;
+  }
   for (const auto& entry : mysql_) {
     const std::string& key = entry.first;
     const auto it = std::find_if(other.mysql_.begin(), other.mysql_.end(),

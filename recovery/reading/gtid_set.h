@@ -37,10 +37,11 @@ class AppliedGtids {
   // among the applied ones. A MariaDB GTID is applied when its seq_no is at or below the
   // position's seq_no for its domain.
   bool contains(std::string_view gtid) const;
-  // The MySQL set in one canonical text (uuids and tags sorted, intervals merged), so that two
-  // sets can be compared; MariaDB positions are not part of it.
+  // The set in one canonical text (uuids and tags sorted, intervals merged; then MariaDB's
+  // positions as domain-seq_no, by domain), so that two sets can be compared.
   std::string canonical() const;
-  // Whether every GTID of this MySQL set is in `other`.
+  // Whether every GTID of this set is in `other` (MariaDB: each domain's seq_no at or below
+  // the other's for that domain).
   bool subset_of(const AppliedGtids& other) const;
 
  private:

@@ -209,16 +209,9 @@ std::string remote_gtids_before(const RemoteOptions& opts, const std::string& fi
       return std::string(text.data(), text.size());
     }
     if (const auto* l = std::get_if<binlog::MariaGtidList>(&ev->body)) {
-      std::string text;
-      binlog::ByteCursor c(l->entries, 0);
-      for (std::uint32_t k = 0; k < l->count; ++k) {
-        const std::uint32_t domain = c.u32le();
-        const std::uint32_t server = c.u32le();
-        const std::uint64_t seq = c.u64le();
-        if (!text.empty()) text += ',';
-        text += std::to_string(domain) + '-' + std::to_string(server) + '-' + std::to_string(seq);
-      }
-      return text;
+      fmt::memory_buffer text;
+      append_maria_gtid_list(text, *l);
+      return std::string(text.data(), text.size());
     }
   }
   return {};

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# binrecover archive follows a failover to a replica with the same GTIDs (MariaDB 10.11):
+# a primary (server id 1, binlogs mysql-bin.*) and a replica (server id 2, binlogs
+# replica-bin.*, log_slave_updates, GTID replication). The archive copies the primary while
+# writes run and the replica rotates its binlog in the middle; then the replica stops
+# replicating, the primary logs one more transaction (lost in the failover) and the archive
+# copies it too; the primary dies, the replica is promoted and written to, and the same
+# archive command is pointed at it. Checked:
+#  - the archive goes on with the replica's newest binlog that begins at a transaction
+#    boundary it holds: the primary's last file is cut there, its tail set aside in
+#    DIR/diverged-* (nothing thrown away), the lost transaction named on stderr;
+#  - the files after the failover are byte-identical to the replica's; `archive --verify`
+#    passes; a resumed run on the replica goes on normally;
+#  - the whole archive replayed into an empty server gives the replica's tables (CHECKSUM
+#    TABLE), i.e. no transaction missing and none twice;
+#  - an archive of an unrelated server is refused (exit 6), the archive untouched.
+source "$(dirname "$0")/lib.sh"
+PA=${1:-23697}
+PB=$((PA + 1))
+PC=$((PA + 2))
+R=(--no-defaults -h127.0.0.1 -uroot)
+
+start_server p "$PA" --gtid-strict-mode=ON
+start_server r "$PB" --server-id=2 --log-bin="$WORK/r/binlog/replica-bin" --log-slave-updates \
+  --gtid-strict-mode=ON
+sql "$PB" -e "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=$PA, MASTER_USER='root',
+  MASTER_USE_GTID=slave_pos; START SLAVE"
+sync_replica() {
+  local want
+  want=$(sql "$PA" -N -e "SELECT @@gtid_binlog_pos")
+  for _ in $(seq 1 100); do
+    [ "$(sql "$PB" -N -e "SELECT @@gtid_slave_pos")" = "$want" ] && return 0
+    sleep 0.1
+  done
+  fail "the replica did not reach $want"
+}
+sql "$PA" -e "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(100), n INT);
+  CREATE TABLE d.k (v VARCHAR(100))"
+for i in $(seq 1 10); do sql "$PA" -e "INSERT INTO d.t VALUES ($i, 'p$i', $i); INSERT INTO d.k VALUES ('k$i')"; done
+sql "$PA" -e "FLUSH BINARY LOGS"
+for i in $(seq 11 20); do sql "$PA" -e "UPDATE d.t SET n = n + $i WHERE id = $((i - 10)); INSERT INTO d.k VALUES ('k$i')"; done
+sync_replica
+sql "$PB" -e "FLUSH BINARY LOGS"  # the replica's newest binlog begins here
+for i in $(seq 21 30); do sql "$PA" -e "INSERT INTO d.t VALUES ($i, 'p$i', $i); INSERT INTO d.k VALUES ('k$i')"; done
+sync_replica
+sql "$PB" -e "STOP SLAVE"
+sql "$PA" -e "INSERT INTO d.t VALUES (99, 'lost with the primary', 0)"
+lost=$(sql "$PA" -N -e "SELECT @@gtid_binlog_pos")
+"$BINRECOVER" archive "${R[@]}" -P"$PA" --dir="$WORK/arch" 2> "$WORK/a1.err" ||
+  { cat "$WORK/a1.err"; fail "archive of the primary failed"; }
+"$BINRECOVER" archive --verify "$WORK/arch" > /dev/null || fail "--verify failed on the primary's archive"
+"$ROOT/scripts/mariadb_server.sh" stop "$WORK/p"
+
+# Promoted: written to, and it rotates once more.
+sql "$PB" -e "RESET SLAVE ALL"
+for i in $(seq 31 35); do sql "$PB" -e "INSERT INTO d.t VALUES ($i, 'r$i', $i); DELETE FROM d.k WHERE v = 'k$((i - 30))'"; done
+sql "$PB" -e "FLUSH BINARY LOGS; UPDATE d.t SET v = 'after the rotation' WHERE id = 31"
+rc=0
+"$BINRECOVER" archive "${R[@]}" -P"$PB" --dir="$WORK/arch" 2> "$WORK/a2.err" || rc=$?
+[ $rc = 0 ] || { cat "$WORK/a2.err"; fail "archive after the failover: exit $rc"; }
+grep -q "failover: .*server id 1.*server id 2.*replica-bin.000002" "$WORK/a2.err" ||
+  { cat "$WORK/a2.err"; fail "no failover message naming the servers and replica-bin.000002"; }
+grep -q "1 of them .*does not have.*$lost" "$WORK/a2.err" ||
+  { cat "$WORK/a2.err"; fail "the transaction lost with the primary ($lost) is not named"; }
+aside=$(ls -d "$WORK/arch"/diverged-*)
+[ -n "$(ls "$aside")" ] || fail "nothing set aside in $aside"
+[ "$(stat -c %a "$aside")" = 700 ] || fail "$aside is not private"
+n=0
+for f in "$WORK/r/binlog"/replica-bin.00000[2-9]; do
+  cmp "$f" "$WORK/arch/$(basename "$f")" || fail "$(basename "$f") differs from the replica's"
+  n=$((n + 1))
+done
+[ -f "$WORK/arch/replica-bin.000001" ] && fail "the replica's first binlog (before the cut) was copied"
+"$BINRECOVER" archive --verify "$WORK/arch" > "$WORK/verify.out" 2>&1 ||
+  { cat "$WORK/verify.out"; fail "--verify failed after the failover"; }
+pass "archive after a failover to the replica: the primary's last file cut at the replica's binlog, the tail set aside, the lost transaction $lost named; $n replica files byte-identical; --verify passes"
+
+# Resumed on the replica: goes on normally.
+sql "$PB" -e "INSERT INTO d.t VALUES (40, 'resumed', 40)"
+"$BINRECOVER" archive "${R[@]}" -P"$PB" --dir="$WORK/arch" 2> "$WORK/a3.err" ||
+  { cat "$WORK/a3.err"; fail "a resumed archive of the replica failed"; }
+grep -q failover "$WORK/a3.err" && fail "a resumed archive of the same server saw a failover"
+last=$(ls "$WORK/r/binlog"/replica-bin.[0-9]* | tail -1)
+cmp "$last" "$WORK/arch/$(basename "$last")" || fail "resumed: $(basename "$last") differs"
+
+# The whole archive replayed: the replica's tables, nothing missing, nothing twice.
+start_server c "$PC"
+"$BINRECOVER" --index-file="$WORK/arch/mysql-bin.index" | sql "$PC" ||
+  fail "the archive's SQL does not replay"
+for t in d.t d.k; do
+  a=$(sql "$PB" -N -e "CHECKSUM TABLE $t" | cut -f2)
+  b=$(sql "$PC" -N -e "CHECKSUM TABLE $t" | cut -f2)
+  [ "$a" = "$b" ] || fail "$t replayed from the archive: checksum $b, the replica's $a"
+done
+pass "the archive across the failover replays to the replica's tables (CHECKSUM TABLE of d.t, d.k)"
+
+# An unrelated server (other history) is refused, the archive left as it is; so is the server
+# the archive was replayed into (the same GTIDs) whose binlog has the name of an archived file.
+start_server u "$((PA + 3))" --server-id=3
+sql "$((PA + 3))" -e "CREATE DATABASE other; FLUSH BINARY LOGS; CREATE TABLE other.x (i INT)"
+archive_sum() { find "$WORK/arch" -type f | sort | xargs sha256sum | sha256sum; }
+sum=$(archive_sum)
+rc=0
+"$BINRECOVER" archive "${R[@]}" -P"$((PA + 3))" --dir="$WORK/arch" 2> "$WORK/a4.err" || rc=$?
+[ $rc = 6 ] && grep -q "does not have the archive's history" "$WORK/a4.err" ||
+  { cat "$WORK/a4.err"; fail "an unrelated server: exit $rc"; }
+[ "$(archive_sum)" = "$sum" ] || fail "the refused run changed the archive"
+rc=0
+"$BINRECOVER" archive "${R[@]}" -P"$PC" --dir="$WORK/arch" 2> "$WORK/a5.err" || rc=$?
+[ $rc = 6 ] && grep -q "holds a file of that name" "$WORK/a5.err" ||
+  { cat "$WORK/a5.err"; fail "a server whose next binlog's name is taken: exit $rc"; }
+[ "$(archive_sum)" = "$sum" ] || fail "the refused run changed the archive"
+pass "an unrelated server and a clashing file name are refused (exit 6), the archive untouched"
