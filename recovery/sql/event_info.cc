@@ -42,7 +42,7 @@ void append_rows_flags(fmt::memory_buffer& out, std::uint16_t flags, bool mariad
 
 }  // namespace
 
-void append_gtid_set(fmt::memory_buffer& out, Bytes data) {
+void append_gtid_set(fmt::memory_buffer& out, Bytes data, std::string_view separator) {
   ByteCursor cur(data, 0);
   std::uint64_t n = cur.u64le();
   const bool tagged = (n >> 56) == 1;
@@ -54,7 +54,7 @@ void append_gtid_set(fmt::memory_buffer& out, Bytes data) {
     for (int k = 0; k < 16; ++k) sid[k] = static_cast<std::uint8_t>(b[k]);
     // The tags of one uuid follow it: "uuid:1-13:mytag:1-2".
     if (i == 0 || sid != previous) {
-      if (i > 0) append(out, ",\n");
+      if (i > 0) append(out, separator);
       append_uuid(out, sid);
     }
     previous = sid;

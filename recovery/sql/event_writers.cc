@@ -43,8 +43,7 @@ void SqlSink::start_event(std::uint16_t binlog_version, std::string_view server_
   }
 }
 
-void SqlSink::write_body(const Event& ev, const FormatDescription& b,
-                         const FormatContext& ctx) {
+void SqlSink::write_body(const Event& ev, const FormatDescription& b, const FormatContext& ctx) {
   mysql_log_ = !ctx.mariadb && b.server_version.find("MariaDB") == std::string_view::npos;
   start_event(b.binlog_version, b.server_version, b.created != 0 ? b.created : ev.header.timestamp,
               b.created != 0, (ev.header.flags & kLogEventBinlogInUse) != 0);
@@ -270,7 +269,7 @@ void SqlSink::write_body(const Event& /*ev*/, const PreviousGtids& b,
     if (b.data.size() >= 8 && ByteCursor(b.data, 0).u64le() == 0)
       append("[empty]");
     else
-      append_gtid_set(buf_, b.data);
+      append_gtid_set(buf_, b.data, ",\n# ");  // (every line a comment, as mysqlbinlog's)
     append("\n");
   }
 }
