@@ -214,6 +214,14 @@ FileHistory read_history(const std::string& path, bool mariadb) {
         append_maria_gtid_list(text, *l);
         h.before.add(std::string(text.data(), text.size()));
       }
+      if (std::holds_alternative<binlog::TransactionPayload>(ev->body)) {
+        // A MySQL compressed transaction: whole in this one event, after its GTID.
+        if (gtid.empty()) h.anonymous = true;
+        h.txns.push_back({gtid, begin, ev->end_pos()});
+        gtid.clear();
+        tracker.reset();
+        continue;
+      }
       const UnitTracker::Step step = tracker.push(*ev);
       if (step.interrupts || step.starts) gtid.clear();
       if (step.starts) begin = ev->pos;

@@ -14,8 +14,16 @@
 #  - the whole archive replayed into an empty server gives the replica's tables (CHECKSUM
 #    TABLE), i.e. no transaction missing and none twice;
 #  - an archive of an unrelated server is refused (exit 6), the archive untouched.
+# Then the same failover on MySQL 9.7 (the sid chroot; server UUIDs and Previous_gtids).
 source "$(dirname "$0")/lib.sh"
 PA=${1:-23697}
+MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
+SERVERS_MYSQL=()
+cleanup_all() {
+  for s in "${SERVERS_MYSQL[@]}"; do "$MYSQL_SERVER" stop "$s" || true; done
+  cleanup
+}
+trap cleanup_all EXIT
 PB=$((PA + 1))
 PC=$((PA + 2))
 R=(--no-defaults -h127.0.0.1 -uroot)
@@ -111,3 +119,60 @@ rc=0
   { cat "$WORK/a5.err"; fail "a server whose next binlog's name is taken: exit $rc"; }
 [ "$(archive_sum)" = "$sum" ] || fail "the refused run changed the archive"
 pass "an unrelated server and a clashing file name are refused (exit 6), the archive untouched"
+
+# --- MySQL 9.7: the same failover, by server UUIDs and Previous_gtids -------------------------
+"$MYSQL_SERVER" chroot > /dev/null || { pass "MySQL part skipped: no MySQL chroot"; exit 0; }
+MA=$((PA + 4)) MB=$((PA + 5)) MC=$((PA + 6))
+mstart() { SERVERS_MYSQL+=("$WORK/$1"); "$MYSQL_SERVER" start "$WORK/$1" "${@:2}" > /dev/null; }
+mysql_client() { "$MYSQL_SERVER" exec mysql --no-defaults -h127.0.0.1 -P"$1" -uroot "${@:2}"; }
+mstart mp "$MA"
+mstart mr "$MB" --server-id=2 --log-bin="$WORK/mr/binlog/replica-bin"
+sql "$MB" -e "CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=$MA,
+  SOURCE_USER='root', SOURCE_AUTO_POSITION=1, GET_SOURCE_PUBLIC_KEY=1; START REPLICA"
+msync() {
+  local want
+  want=$(sql "$MA" -N -e "SELECT @@gtid_executed" | tr -d '\n')
+  [ "$(sql "$MB" -N -e "SELECT WAIT_FOR_EXECUTED_GTID_SET('$want', 20)")" = 0 ] ||
+    fail "MySQL: the replica did not reach $want"
+}
+sql "$MA" -e "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(100), n INT)"
+for i in $(seq 1 8); do sql "$MA" -e "INSERT INTO d.t VALUES ($i, 'p$i', $i)"; done
+sql "$MA" -e "FLUSH BINARY LOGS"
+for i in $(seq 1 8); do sql "$MA" -e "UPDATE d.t SET n = n + 100 WHERE id = $i"; done
+msync
+sql "$MB" -e "FLUSH BINARY LOGS"
+for i in $(seq 9 16); do sql "$MA" -e "INSERT INTO d.t VALUES ($i, 'p$i', $i)"; done
+msync
+sql "$MB" -e "STOP REPLICA"
+sql "$MA" -e "INSERT INTO d.t VALUES (99, 'lost with the primary', 0)"
+muuid=$(sql "$MA" -N -e "SELECT @@server_uuid")
+mlost="$muuid:$(sql "$MA" -N -e "SELECT @@gtid_executed" | sed 's/.*-//')"
+"$BINRECOVER" archive "${R[@]}" -P"$MA" --dir="$WORK/march" 2> "$WORK/m1.err" ||
+  { cat "$WORK/m1.err"; fail "MySQL: archive of the primary failed"; }
+"$MYSQL_SERVER" stop "$WORK/mp"
+sql "$MB" -e "RESET REPLICA ALL"
+for i in $(seq 31 34); do sql "$MB" -e "INSERT INTO d.t VALUES ($i, 'r$i', $i); DELETE FROM d.t WHERE id = $((i - 30))"; done
+sql "$MB" -e "FLUSH BINARY LOGS; UPDATE d.t SET v = 'after the rotation' WHERE id = 31"
+rc=0
+"$BINRECOVER" archive "${R[@]}" -P"$MB" --dir="$WORK/march" 2> "$WORK/m2.err" || rc=$?
+[ $rc = 0 ] || { cat "$WORK/m2.err"; fail "MySQL: archive after the failover: exit $rc"; }
+grep -q "failover: .*server id 1.*server id 2.*replica-bin.000002" "$WORK/m2.err" &&
+  grep -q "1 of them .*does not have.*$mlost" "$WORK/m2.err" ||
+  { cat "$WORK/m2.err"; fail "MySQL: no failover message naming replica-bin.000002 and the lost $mlost"; }
+n=0
+for f in "$WORK/mr/binlog"/replica-bin.00000[2-9]; do
+  cmp "$f" "$WORK/march/$(basename "$f")" || fail "MySQL: $(basename "$f") differs from the replica's"
+  n=$((n + 1))
+done
+"$BINRECOVER" archive --verify "$WORK/march" > "$WORK/mverify.out" 2>&1 ||
+  { cat "$WORK/mverify.out"; fail "MySQL: --verify failed after the failover"; }
+mstart mc "$MC"
+"$BINRECOVER" --index-file="$WORK/march/mysql-bin.index" | mysql_client "$MC" ||
+  fail "MySQL: the archive's SQL does not replay"
+a=$(sql "$MB" -N -e "CHECKSUM TABLE d.t" | cut -f2)
+b=$(sql "$MC" -N -e "CHECKSUM TABLE d.t" | cut -f2)
+[ "$a" = "$b" ] || fail "MySQL: d.t replayed from the archive: checksum $b, the replica's $a"
+[ "$(sql "$MC" -N -e "SELECT GTID_SUBTRACT(@@gtid_executed, '$mlost')" | tr -d '\n')" = \
+  "$(sql "$MB" -N -e "SELECT @@gtid_executed" | tr -d '\n')" ] ||
+  fail "MySQL: the replayed GTIDs are not the replica's (plus the lost one)"
+pass "MySQL 9.7 failover: cut at the replica's binlog, the lost $mlost named, $n replica files byte-identical, --verify passes, the archive replays to the replica's d.t"
