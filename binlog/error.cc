@@ -12,6 +12,8 @@ int exit_status(ErrorCode code) {
       return 5;
     case ErrorCode::kServer:
       return 6;
+    case ErrorCode::kInterrupted:
+      return 130;
     case ErrorCode::kBadMagic:
     case ErrorCode::kTruncated:
     case ErrorCode::kEventTooLarge:
@@ -51,6 +53,8 @@ std::string_view error_code_name(ErrorCode code) {
       return "server";
     case ErrorCode::kNotFound:
       return "not-found";
+    case ErrorCode::kInterrupted:
+      return "interrupted";
   }
   return "error";
 }

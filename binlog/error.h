@@ -22,6 +22,7 @@ enum class ErrorCode : std::uint8_t {
   kMissingTableMap = 10,   // rows event refers to a table id with no table map (exit 4)
   kServer = 11,            // a server refused or failed (exit 6)
   kNotFound = 12,          // a --skip-event or --stop-gtid target is not in the binlogs (exit 4)
+  kInterrupted = 13,       // stopped by SIGINT or SIGTERM, where it can be resumed (exit 130)
 };
 
 // The exit status a given code leads to (documented in docs/errors.md).

@@ -1,4 +1,5 @@
 // binrecover replay: apply to a server, one transaction at a time, resumable.
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -37,9 +38,15 @@ int replay_command(Options& o) {
                     static_cast<double>(p.bytes_total - p.bytes_done) / 1e6 / rate)) +
                 " s left";
       }
-      std::fprintf(stderr, "\rbinrecover: %s:%llu, %llu events, %.1f MB%s, %.1f MB/s%s   ",
+      std::string busy;
+      if (p.workers > 1)
+        busy = ", " + std::to_string(p.busy) + "/" + std::to_string(p.workers) + " workers busy";
+      std::fprintf(stderr,
+                   "\rbinrecover: %s:%llu, %llu transactions (%.0f/s), %.1f MB%s, %.1f MB/s%s%s   ",
                    p.file.c_str(), static_cast<unsigned long long>(p.position),
-                   static_cast<unsigned long long>(p.events), mb, total.c_str(), rate, eta.c_str());
+                   static_cast<unsigned long long>(p.transactions),
+                   secs > 0 ? static_cast<double>(p.transactions) / secs : 0.0, mb, total.c_str(),
+                   rate, eta.c_str(), busy.c_str());
       shown = true;
     };
   }
@@ -47,13 +54,26 @@ int replay_command(Options& o) {
   if (o.schema_file) schema.load_file(*o.schema_file);
   recovery::ReplayResult r;
   try {
-    r = recovery::run_replay(o.inputs, o.decode, o.filter, o.sql, o.replay, session, warn, progress,
-                             o.sql.rows_as_sql ? &schema : nullptr);
+    r = recovery::run_replay(o.inputs, o.decode, o.filter, o.sql, o.replay, o.connection, session,
+                             warn, progress, o.sql.rows_as_sql ? &schema : nullptr);
   } catch (...) {
     if (shown) std::fputs("\n", stderr);
     throw;
   }
   if (shown) std::fputs("\n", stderr);
+  if (o.replay_report) {
+    const int fd = recovery::Output::open_file(*o.replay_report);
+    recovery::Output out(fd, *o.replay_report);
+    fmt::format_to(std::back_inserter(out.buf()),
+                   "{{\"transactions\":{},\"events\":{},\"workers\":{},\"max_busy\":{},"
+                   "\"parallel\":{},\"alone\":{},\"retries\":{},\"seconds\":{:.3f},"
+                   "\"rate\":{:.1f}}}\n",
+                   r.transactions_applied, r.events_applied, r.workers, r.max_busy,
+                   r.parallel_units, r.barriers, r.retries, r.seconds,
+                   r.seconds > 0 ? static_cast<double>(r.transactions_applied) / r.seconds : 0.0);
+    out.flush();
+    ::close(fd);
+  }
   if (tty)
     std::fprintf(stderr, "binrecover: %llu transactions applied to %s%s%s\n",
                  static_cast<unsigned long long>(r.transactions_applied), session.where().c_str(),

@@ -294,6 +294,20 @@ po::options_description stats_group() {
   return g;
 }
 
+// --parallel and --no-preserve-commit-order, of replay and drill (`dflt`: the default).
+void add_parallel_options(po::options_description& g, const char* dflt) {
+  g.add_options()("parallel", po::value<std::string>(),
+                  (std::string("N sessions applying transactions that cannot conflict at the same "
+                               "time (default ") +
+                   dflt +
+                   "; DDL, statement-format changes and tables the target has no keys for are "
+                   "applied alone)")
+                      .c_str())(
+      "no-preserve-commit-order",
+      "with --parallel: let transactions commit as they finish, not in the log's order (a reader "
+      "of the target may then see a state the source never had)");
+}
+
 po::options_description plan_group(bool drill) {
   po::options_description g(drill ? "Drill" : "Finding the damage");
   g.add_options()("dump", po::value<std::string>(),
@@ -317,6 +331,7 @@ po::options_description plan_group(bool drill) {
       "to-end", "replay everything, not just up to the first destructive event")(
       "keep", "keep the drill server's data folder")("result-file,r", po::value<std::string>(),
                                                      "write the summary to this file");
+  add_parallel_options(g, "4");
   return g;
 }
 
@@ -377,10 +392,25 @@ po::options_description remote_group(bool source_options = false) {
 
 po::options_description replay_group() {
   po::options_description g("Replay");
+  add_parallel_options(g, "1");
+  g.add_options()("report", po::value<std::string>(),
+                  "write a JSON summary here: transactions, workers, units applied alone, "
+                  "retries, seconds");
   g.add_options()("state-file", po::value<std::string>(),
                   "where the end of the last applied transaction is kept (default "
                   "./binrecover-replay.state)")(
       "resume", "continue after the state file's position; nothing is applied twice")(
+      "progress-table", po::value<std::string>(),
+      "what records on the target, atomically with each transaction, how far the replay got: "
+      "auto (default): the target's own GTIDs when it records those of the replay (GTIDs kept, "
+      "binary log on for MariaDB, gtid_mode=ON for MySQL), else the table "
+      "binrecover.replay_progress; DB.TABLE: that table; none: only the state file, synced "
+      "after every transaction")(
+      "in-doubt", po::value<std::string>(),
+      "with --resume, for a DDL or other non-transactional statement that was running when the "
+      "replay stopped and that the target's GTIDs cannot settle: applied (go on after it) or "
+      "not-applied (apply it)")(
+
       "gtids", po::value<std::string>(),
       "keep (default): apply with the original GTIDs; skip-applied: also leave out the "
       "transactions the server already has; strip: new GTIDs, as --skip-gtids")(
@@ -1157,9 +1187,49 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
         o.source_password_prompt = true;
     }
   }
+  if (cmd == Command::kReplay || cmd == Command::kDrill) {
+    std::size_t& workers = cmd == Command::kReplay ? o.replay.parallel : o.drill.parallel;
+    if (auto n = text("parallel")) {
+      if (n->empty() || n->size() > 3 || n->find_first_not_of("0123456789") != std::string::npos ||
+          std::stoul(*n) < 1 || std::stoul(*n) > 64)
+        usage_error("--parallel needs a number of sessions from 1 to 64, not '" + *n + "'");
+      workers = std::stoul(*n);
+    }
+    if (has("no-preserve-commit-order")) {
+      if (workers < 2) usage_error("--no-preserve-commit-order needs --parallel 2 or more");
+      if (cmd == Command::kReplay) o.replay.preserve_commit_order = false;
+      if (cmd == Command::kDrill) o.drill.preserve_commit_order = false;
+    }
+  }
   if (cmd == Command::kReplay) {
+    o.replay_report = text("report");
     if (auto f = text("state-file")) o.replay.state_file = *f;
     o.replay.resume = has("resume");
+    if (auto t = text("progress-table")) {
+      if (*t == "none") {
+        o.replay.progress_table.clear();
+      } else if (*t == "auto") {
+        o.replay.progress_table = "auto";
+      } else {
+        const auto dot = t->find('.');
+        if (dot == std::string::npos || dot == 0 || dot + 1 == t->size() ||
+            t->find('.', dot + 1) != std::string::npos)
+          usage_error("--progress-table needs auto, none or DB.TABLE, not '" + *t + "'");
+        o.replay.progress_table = *t;
+      }
+    }
+    if (!o.replay.preserve_commit_order && o.replay.progress_table.empty())
+      usage_error(
+          "--no-preserve-commit-order needs the progress table (not --progress-table=none)");
+    if (auto v = text("in-doubt")) {
+      if (*v == "applied")
+        o.replay.in_doubt = recovery::InDoubt::kApplied;
+      else if (*v == "not-applied")
+        o.replay.in_doubt = recovery::InDoubt::kNotApplied;
+      else
+        usage_error("--in-doubt must be applied or not-applied, not '" + *v + "'");
+      if (!o.replay.resume) usage_error("--in-doubt applies with --resume");
+    }
     if (auto g = text("gtids")) {
       if (*g == "keep")
         o.replay.gtids = recovery::GtidMode::kKeep;

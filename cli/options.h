@@ -30,7 +30,8 @@ struct Options {
   recovery::DrillOptions drill;
   recovery::ConnectionOptions connection;  // replay
   recovery::ReplayOptions replay;
-  bool password_prompt = false;  // -p without a value: ask on the terminal
+  std::optional<std::string> replay_report;  // replay --report: a JSON summary
+  bool password_prompt = false;              // -p without a value: ask on the terminal
   // -R: the server's binlogs (`connection` names the server; `inputs` are filled in by
   // resolve_remote_inputs once connected).
   bool remote = false;

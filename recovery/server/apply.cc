@@ -3,6 +3,7 @@
 #include <mysql.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -52,6 +53,23 @@ std::optional<std::string_view> charset_command(std::string_view stmt) {
   if (name.empty() || name.find_first_of(" \t\n'\"`") != std::string_view::npos)
     return std::nullopt;
   return name;
+}
+
+// "/*!80011" of a statement that is nothing but a comment "/*!80011 ... */" (or "/*M!...");
+// nullopt for any other statement.
+std::optional<std::string_view> comment_only_prefix(std::string_view stmt) {
+  std::size_t at;
+  if (stmt.starts_with("/*!"))
+    at = 3;
+  else if (stmt.starts_with("/*M!"))
+    at = 4;
+  else
+    return std::nullopt;
+  if (stmt.find("*/") != stmt.size() - 2) return std::nullopt;
+  std::size_t end = at;
+  while (end < stmt.size() && end - at < 6 && stmt[end] >= '0' && stmt[end] <= '9') ++end;
+  if (end - at != 5 && end - at != 6) return std::nullopt;  // no version: always run
+  return stmt.substr(0, end);
 }
 
 // The statement's first line, shortened, for messages.
@@ -292,6 +310,38 @@ void Session::execute(std::string_view sql) {
   if (mysql_errno(m) != 0) impl_->fail();
 }
 
+void Session::execute_batch(std::string_view sql, std::size_t& done) {
+  MYSQL* m = impl_->mysql;
+  done = 0;
+  if (mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0) impl_->fail();
+  for (;;) {
+    if (MYSQL_RES* res = mysql_store_result(m))
+      mysql_free_result(res);
+    else if (mysql_field_count(m) != 0)
+      impl_->fail();
+    ++done;
+    const int next = mysql_next_result(m);
+    if (next < 0) return;
+    if (next > 0) impl_->fail();
+  }
+}
+
+bool Session::runs_comment(std::string_view prefix) {
+  for (const auto& [p, runs] : comment_rules_)
+    if (p == prefix) return runs;
+  const bool runs = value("SELECT 1 " + std::string(prefix) + " + 1 */").value_or("1") == "2";
+  comment_rules_.emplace_back(prefix, runs);
+  return runs;
+}
+
+void Session::multi_statements(bool on) {
+  if (on == multi_) return;
+  if (mysql_set_server_option(impl_->mysql, on ? MYSQL_OPTION_MULTI_STATEMENTS_ON
+                                               : MYSQL_OPTION_MULTI_STATEMENTS_OFF) != 0)
+    impl_->fail("cannot switch multi-statements");
+  multi_ = on;
+}
+
 std::optional<std::string> Session::value(std::string_view sql) {
   MYSQL* m = impl_->mysql;
   if (mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
@@ -362,12 +412,32 @@ void Session::set_charset(const std::string& name) {
 
 // ---- applying ----
 
+bool is_plain_begin(std::string_view statement) {
+  statement = trim(statement);
+  auto word = [&](std::string_view w) {
+    return statement.size() == w.size() && starts_with_ci(statement, w);
+  };
+  return word("BEGIN") || word("START TRANSACTION");
+}
+
+bool is_commit(std::string_view statement) {
+  statement = trim(statement);
+  constexpr std::string_view kCommit = "COMMIT";
+  if (statement.size() < kCommit.size()) return false;
+  for (std::size_t i = 0; i < kCommit.size(); ++i)
+    if (std::toupper(static_cast<unsigned char>(statement[i])) != kCommit[i]) return false;
+  // COMMIT, COMMIT /* xid=.. */, COMMIT WORK; not COMMITTED or a name that starts so
+  const std::string_view rest = trim(statement.substr(kCommit.size()));
+  return rest.empty() || rest.substr(0, 2) == "/*" || rest == "WORK" || rest == "work";
+}
+
 std::size_t Applier::max_statement() const {
   const std::uint64_t map = session_.max_allowed_packet();
   return map > kPacketSlack ? static_cast<std::size_t>(map - kPacketSlack) : 0;
 }
 
 void Applier::fail(const SqlItem& item, const std::string& why) {
+  forget_state();
   try {
     session_.execute("ROLLBACK");
   } catch (const Error&) {  // the session may be gone; the server rolls back then
@@ -378,17 +448,20 @@ void Applier::fail(const SqlItem& item, const std::string& why) {
   throw e;
 }
 
-void Applier::apply(std::string_view text, const std::vector<Output::Statement>& statements) {
+Applier::Outcome Applier::apply(std::string_view text,
+                                const std::vector<Output::Statement>& statements,
+                                const Hooks& hooks) {
   items_.clear();
+  owned_.clear();
   for (const Output::Statement& st : statements) {
     const std::string_view stmt = trim(text.substr(st.begin, st.end - st.begin));
     if (stmt.empty()) continue;
     if (st.kind == Output::Statement::Kind::kCharset) {
       if (auto cs = charset_command(stmt))
-        items_.push_back({SqlItem::Kind::kCharset, *cs, st.at, st.event_type});
+        items_.push_back({SqlItem::Kind::kCharset, *cs, st.at, st.event_type, false});
       continue;
     }
-    items_.push_back({SqlItem::Kind::kStatement, stmt, st.at, st.event_type});
+    items_.push_back({SqlItem::Kind::kStatement, stmt, st.at, st.event_type, st.verbatim});
   }
   const std::size_t limit = max_statement();
   for (const SqlItem& item : items_) {
@@ -412,22 +485,113 @@ void Applier::apply(std::string_view text, const std::vector<Output::Statement>&
                      "GLOBAL max_allowed_packet=" + std::to_string(item.text.size() / 2 + 1024) +
                      " or more), then resume");
   }
-  for (const SqlItem& item : items_) run(item);
+  Outcome outcome;
+  if (!hooks.after_begin.empty()) {
+    for (std::size_t k = 0; k < items_.size(); ++k) {
+      const SqlItem& item = items_[k];
+      if (item.kind != SqlItem::Kind::kStatement || item.verbatim || !is_plain_begin(item.text))
+        continue;
+      items_.insert(
+          items_.begin() + static_cast<std::ptrdiff_t>(k) + 1,
+          SqlItem{SqlItem::Kind::kStatement, hooks.after_begin, item.at, item.event_type, false});
+      outcome.after_begin_ran = true;
+      break;
+    }
+  }
+  outcome.ended_in_commit = !items_.empty() && items_.back().kind == SqlItem::Kind::kStatement &&
+                            !items_.back().verbatim && is_commit(items_.back().text);
+  if (!outcome.ended_in_commit || !hooks.before_commit) {
+    run(0, items_.size());
+    return outcome;
+  }
+  run(0, items_.size() - 1);
+  hooks.before_commit();
+  run(items_.size() - 1, items_.size());
+  return outcome;
 }
 
-void Applier::run(const SqlItem& item) {
-  try {
+void Applier::run(std::size_t begin, std::size_t end) {
+  batch_.clear();
+  batch_items_.clear();
+  const std::size_t limit = max_statement();
+  for (std::size_t k = begin; k < end; ++k) {
+    SqlItem& item = items_[k];
     if (item.kind == SqlItem::Kind::kCharset) {
-      session_.set_charset(std::string(item.text));
-      return;
+      // The client's \C is SET NAMES on the server (nothing here depends on the library's
+      // idea of the character set); the logged SET of the session's character sets follows.
+      if (item.text == charset_) continue;
+      charset_.assign(item.text);
+      owned_.push_back("SET NAMES " + charset_);
+      item.text = owned_.back();
     }
-    ++statements_;
+    // A statement that is only a comment this server does not run is an empty statement,
+    // which ends a packet of several with a syntax error: it is not sent at all.
+    if (!item.verbatim)
+      if (const auto prefix = comment_only_prefix(item.text);
+          prefix && !session_.runs_comment(*prefix))
+        continue;
+    const bool alone = item.text.size() > limit ||
+                       (item.verbatim && item.text.find(';') != std::string_view::npos);
+    if (alone) {
+      flush_batch();
+      run_alone(item);
+      continue;
+    }
+    if (!batch_items_.empty() && batch_.size() + 2 + item.text.size() > limit) flush_batch();
+    if (!batch_items_.empty()) batch_.append(";\n");
+    batch_.append(item.text);
+    batch_items_.push_back(&item);
+    // Nothing of binrecover's after a logged text in one packet; and a BINLOG statement ends
+    // its packet too: MariaDB 10.11 runs nothing after one in a multi-statement packet (it
+    // answers as if the packet ended there, and drops the rest).
+    if (item.verbatim || starts_with_ci(item.text, "BINLOG")) flush_batch();
+  }
+  flush_batch();
+}
+
+void Applier::flush_batch() {
+  if (batch_items_.empty()) return;
+  statements_ += batch_items_.size();
+  ++round_trips_;
+  if (batch_items_.size() == 1) {
+    const SqlItem& item = *batch_items_.front();
+    batch_items_.clear();
+    try {
+      session_.execute(item.text);
+    } catch (const Error& e) {
+      fail(item, std::string(e.what()) + " in: " + snippet(item.text));
+    }
+    return;
+  }
+  std::size_t done = 0;
+  try {
+    session_.multi_statements(true);
+    session_.execute_batch(batch_, done);
+    if (done != batch_items_.size())
+      throw Error(ErrorCode::kServer, "the server ran " + std::to_string(done) + " of the " +
+                                          std::to_string(batch_items_.size()) +
+                                          " statements sent in one packet");
+  } catch (const Error& e) {
+    const SqlItem& item = *batch_items_[std::min(done, batch_items_.size() - 1)];
+    batch_items_.clear();
+    fail(item, std::string(e.what()) + " in: " + snippet(item.text));
+  }
+  batch_.clear();
+  batch_items_.clear();
+}
+
+void Applier::run_alone(const SqlItem& item) {
+  ++statements_;
+  ++round_trips_;
+  try {
     if (item.text.size() > max_statement()) {
       // Checked in apply(): a BINLOG statement on MariaDB that fits as two fragments.
       const auto parts = binlog_fragments(*binlog_base64(item.text), max_statement());
       for (const std::string& s : *parts) session_.execute(s);
       return;
     }
+    // A logged text with a ';' in it: one statement, as the log has it.
+    session_.multi_statements(false);
     session_.execute(item.text);
   } catch (const Error& e) {
     fail(item, std::string(e.what()) + " in: " + snippet(item.text));

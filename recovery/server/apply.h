@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -49,6 +50,7 @@ struct SqlItem {
   std::string_view text;
   std::optional<std::uint64_t> at;  // the binlog position of the event it was written for
   std::uint8_t event_type = 0;      // and that event's type (0: none)
+  bool verbatim = false;            // the log's own text (Output::Statement::verbatim)
 };
 
 // The base64 text of a `BINLOG '<base64>'` statement, or nullopt for any other statement.
@@ -63,6 +65,11 @@ std::optional<std::string_view> binlog_base64(std::string_view statement);
 std::optional<std::vector<std::string>> binlog_fragments(std::string_view base64,
                                                          std::size_t max_statement);
 
+// Whether a statement is a plain COMMIT (as the SQL writer ends a transaction), or a plain
+// BEGIN / START TRANSACTION (as it starts one).
+bool is_commit(std::string_view statement);
+bool is_plain_begin(std::string_view statement);
+
 // One client session on a server (the only code that talks to libmysqlclient, with the remote
 // source in binlog/). Throws Error(kServer) with the server's message.
 class Session {
@@ -74,8 +81,19 @@ class Session {
 
   // Runs one statement and discards any result.
   void execute(std::string_view sql);
+  // Runs statements joined by ";\n" in one packet (multi-statements must be on) and reads
+  // every result. Throws Error(kServer) at the first failing one; `done` is then the number
+  // of statements that ran before it.
+  void execute_batch(std::string_view sql, std::size_t& done);
+  // Whether the server splits a packet into several statements (COM_SET_OPTION; off when the
+  // session starts).
+  void multi_statements(bool on);
   // The first column of the first row, or nullopt (no row, or NULL).
   std::optional<std::string> value(std::string_view sql);
+  // Whether the server runs what is inside a comment that begins with `prefix` ("/*!80011",
+  // "/*M!100001"): asked once per prefix (each server has its own rules; MariaDB runs none of
+  // MySQL 5.7's and 8.0's), then remembered.
+  bool runs_comment(std::string_view prefix);
   void set_charset(const std::string& name);
   // Every row of a result, each column as text ("" for NULL).
   std::vector<std::vector<std::string>> rows(std::string_view sql);
@@ -101,29 +119,60 @@ class Session {
   std::string version_;
   std::uint64_t max_allowed_packet_ = 0;
   std::string where_;
+  bool multi_ = false;
+  std::vector<std::pair<std::string, bool>> comment_rules_;
 };
 
 // Applies SQL text to a session, one whole unit (transaction, or event outside one) at a time.
 // Every statement of the unit is split and checked for size before the first one runs, so a
 // statement that cannot be sent fails the unit before any of it was applied.
+// The statements binrecover wrote go to the server many to a packet (a row transaction is one
+// round trip); a statement with the log's own text ends its packet, and one holding a ';' goes
+// alone with the server's multi-statement parsing off, so that nothing in a logged text can
+// make the server read more statements than the log has.
 class Applier {
  public:
   explicit Applier(Session& session) : session_(session) {}
+  struct Hooks {
+    // A statement to run inside the unit's transaction, right after its BEGIN (replay's
+    // progress row); "" for none.
+    std::string_view after_begin;
+    // Called before a unit's final COMMIT is sent, everything else of it having run (the
+    // commit order of a parallel replay waits there); may throw to give the unit up (the
+    // caller rolls it back).
+    std::function<void()> before_commit;
+  };
+  struct Outcome {
+    bool after_begin_ran = false;  // the unit had a BEGIN, and Hooks::after_begin ran after it
+    bool ended_in_commit = false;  // its last statement was a COMMIT
+  };
   // Applies the statements the SQL writer marked in `text` (recovery/output.h): nothing is
   // lexed again, and each statement knows its event. Throws Error(kServer) at the first failing
   // statement (file offset and type of its event), after rolling back the open transaction.
-  void apply(std::string_view text, const std::vector<Output::Statement>& statements);
+  Outcome apply(std::string_view text, const std::vector<Output::Statement>& statements,
+                const Hooks& hooks = {});
   std::uint64_t statements() const { return statements_; }
+  // Round trips to the server (packets of statements, client commands).
+  std::uint64_t round_trips() const { return round_trips_; }
   // The longest statement the server takes (its max_allowed_packet less the packet's framing).
   std::size_t max_statement() const;
+  // The session's state is not known any more (after an error, or another user of it).
+  void forget_state() { charset_.clear(); }
 
  private:
-  void run(const SqlItem& item);
+  void run(std::size_t begin, std::size_t end);
+  void flush_batch();
+  void run_alone(const SqlItem& item);
   [[noreturn]] void fail(const SqlItem& item, const std::string& why);
 
   Session& session_;
   std::vector<SqlItem> items_;
+  std::deque<std::string> owned_;  // texts of items made here (SET NAMES, the commit hook's)
+  std::string batch_;              // statements joined for one packet
+  std::vector<const SqlItem*> batch_items_;
+  std::string charset_;  // the client character set last set (\C), "" unknown
   std::uint64_t statements_ = 0;
+  std::uint64_t round_trips_ = 0;
 };
 
 }  // namespace binrecover::recovery

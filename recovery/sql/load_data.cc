@@ -202,7 +202,7 @@ void SqlSink::exec_load(const Event& ev, std::uint32_t file_id) {
   }
   append(p->statement);
   append("\n");
-  delimiter();
+  delimiter(Output::Statement::Kind::kSql, true);  // the logged statement (LOAD DATA)
   pending_loads_.erase(p);
 }
 

@@ -30,6 +30,9 @@ class Output {
     Kind kind = Kind::kSql;
     std::optional<std::uint64_t> at;  // the event's position
     std::uint8_t event_type = 0;      // and type (0: none)
+    // A statement's text as the log has it (a query event's), not one binrecover wrote: the
+    // applier never lets the server read anything of its own after it in one packet.
+    bool verbatim = false;
   };
   // Hands the text to `consumer` with its statements instead of writing it (replay applies them
   // to a server). Only flush() hands it over, which the owner calls after each whole unit (or
@@ -40,8 +43,8 @@ class Output {
   // The writer's marks (with a consumer): the statement written since the last mark ends at
   // `end` (before its delimiter) of the buffer, and the next one starts at `next` (after it).
   void statement(std::size_t end, std::size_t next, Statement::Kind kind,
-                 std::optional<std::uint64_t> at, std::uint8_t event_type) {
-    statements_.push_back({statement_start_, end, kind, at, event_type});
+                 std::optional<std::uint64_t> at, std::uint8_t event_type, bool verbatim = false) {
+    statements_.push_back({statement_start_, end, kind, at, event_type, verbatim});
     statement_start_ = next;
   }
   ~Output();

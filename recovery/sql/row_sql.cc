@@ -434,18 +434,6 @@ bool all_columns(Bytes bitmap, std::uint64_t n) {
   return true;
 }
 
-// The start of an after image of a MySQL PARTIAL_UPDATE_ROWS event: value_options (packed),
-// then with PARTIAL_JSON_UPDATES (1) a bitmap over the table's JSON columns: which of them
-// hold diffs.
-Bytes partial_json_bitmap(const TableInfo& info, const binlog::Rows& rows, ByteCursor& cur) {
-  const std::uint64_t options = cur.packed_int();
-  if (!(options & 1)) return {};
-  std::size_t json = 0;
-  for (std::uint64_t i = 0; i < rows.column_count && i < info.layout.size(); ++i)
-    if (info.layout[i].type == binlog::ColumnType::kJson) ++json;
-  return cur.bytes((json + 7) / 8);
-}
-
 // One row image: the sink's null / json_diff / value for each column present where
 // want(column) holds (binlog::walk_row_image).
 template <class Want, class Sink>
@@ -668,6 +656,19 @@ struct VerboseSink {
 };
 
 }  // namespace
+
+// The start of an after image of a MySQL PARTIAL_UPDATE_ROWS event: value_options (packed),
+// then with PARTIAL_JSON_UPDATES (1) a bitmap over the table's JSON columns: which of them
+// hold diffs.
+Bytes partial_json_bitmap(const binlog::TableInfo& info, const binlog::Rows& rows,
+                          binlog::ByteCursor& cur) {
+  const std::uint64_t options = cur.packed_int();
+  if (!(options & 1)) return {};
+  std::size_t json = 0;
+  for (std::uint64_t i = 0; i < rows.column_count && i < info.layout.size(); ++i)
+    if (info.layout[i].type == binlog::ColumnType::kJson) ++json;
+  return cur.bytes((json + 7) / 8);
+}
 
 void SqlTable::prepare() {
   fmt::memory_buffer b;

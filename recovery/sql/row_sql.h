@@ -41,6 +41,12 @@ struct SqlTable {
 // (kUnsupportedFormat) when the log lacks column names. `ends`, when given, gets where each
 // statement's delimiter starts (a name or value may hold the delimiter's text: statements are
 // never found by searching the text).
+// The start of an after image of a MySQL PARTIAL_UPDATE_ROWS event (at `cur`, which it moves
+// past): value_options, then with PARTIAL_JSON_UPDATES a bitmap over the table's JSON columns
+// telling which of them hold diffs (empty: none).
+binlog::Bytes partial_json_bitmap(const binlog::TableInfo& info, const binlog::Rows& rows,
+                                  binlog::ByteCursor& cur);
+
 void append_rows_sql(fmt::memory_buffer& out, const binlog::Rows& rows, binlog::Bytes images,
                      const SqlTable& table, std::string_view delimiter, std::uint64_t offset,
                      std::vector<std::size_t>* ends = nullptr);

@@ -85,4 +85,18 @@ std::string quoted_string(std::string_view text) {
   return std::string(b.data(), b.size());
 }
 
+std::string hex_literal(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(3 + 2 * bytes.size());
+  out += "X'";
+  for (const char c : bytes) {
+    const auto b = static_cast<unsigned char>(c);
+    out += kDigits[b >> 4];
+    out += kDigits[b & 15];
+  }
+  out += '\'';
+  return out;
+}
+
 }  // namespace binrecover::recovery

@@ -41,4 +41,8 @@ void append_prepared(fmt::memory_buffer& out, std::string_view sql, std::string_
 void append_quoted_string(fmt::memory_buffer& out, std::string_view text);
 std::string quoted_string(std::string_view text);
 
+// X'..': bytes the server reads the same under every sql_mode and character set (a binary
+// string; compared with a text column it compares its bytes).
+std::string hex_literal(std::string_view bytes);
+
 }  // namespace binrecover::recovery

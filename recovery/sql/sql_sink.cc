@@ -282,6 +282,7 @@ bool is_atomic_ctas(const binlog::Event& ev) {
 
 void SqlSink::begin_unit(const UnitInfo& u, const FormatContext& /*ctx*/) {
   in_meta_ = u.kind == UnitKind::kMeta;
+  if (opts_.self_contained_units && !in_meta_) st_ = PrintedState{};
   streamed_ = u.streamed;
   trigger_stmt_ = false;
   unit_binlog_rows_ = ctas_read_ && !in_meta_;
@@ -584,6 +585,8 @@ void SqlSink::query(const Event& ev, const Query& q, const FormatContext& ctx) {
   session_state(q, ctx);
   if (ev.type() == EventType::kExecuteLoadQuery) {
     load_data_query(ev, q);
+    delimiter(Output::Statement::Kind::kSql, true);  // the logged LOAD DATA statement
+    return;
   } else {
     const std::string_view sql =
         rewrite_statement(q.query, opts_.rewrite_db, rewritten_) ? rewritten_ : q.query;
@@ -593,6 +596,9 @@ void SqlSink::query(const Event& ev, const Query& q, const FormatContext& ctx) {
       append(sql);
       append("\n");
     }
+    // The logged text itself (BEGIN and COMMIT aside, which are the writer's own as well).
+    delimiter(Output::Statement::Kind::kSql, !is_begin(q.query) && !is_commit_or_rollback(q.query));
+    return;
   }
   delimiter();
 }

@@ -69,6 +69,10 @@ struct SqlOptions {
   // For a server session (replay): no comments, and each statement marked in the Output as it
   // is written (its text, the event it belongs to), so nothing has to be lexed again.
   bool apply = false;
+  // Every transaction sets the whole session state it needs (default database, pseudo thread,
+  // sql_mode, character sets, ...), not only what changed since the one before: a parallel
+  // replay applies units on several sessions, and a resumed one may leave some out.
+  bool self_contained_units = false;
 };
 
 // Called after the sink wrote a unit (an event outside transactions, or a whole transaction):
@@ -190,10 +194,11 @@ class SqlSink : public WalkConsumer {
   void start_event(std::uint16_t binlog_version, std::string_view server_version,
                    std::uint32_t when, bool at_startup, bool in_use);
   // Ends a statement: the delimiter, and with opts_.apply the statement's mark.
-  void delimiter(Output::Statement::Kind kind = Output::Statement::Kind::kSql) {
+  void delimiter(Output::Statement::Kind kind = Output::Statement::Kind::kSql,
+                 bool verbatim = false) {
     const std::size_t end = buf_.size();
     append("/*!*/;\n");
-    if (opts_.apply) out_.statement(end, buf_.size(), kind, at_, type_);
+    if (opts_.apply) out_.statement(end, buf_.size(), kind, at_, type_, verbatim);
   }
   // A statement of the header or footer, outside DELIMITER /*!*/ (ended by ";").
   void plain_statement(std::string_view text);

@@ -26,6 +26,7 @@
 #include "recovery/sql/event_info.h"
 #include "recovery/sql/sql_quote.h"
 #include "recovery/workflows/event_table.h"
+#include "recovery/workflows/replay.h"
 
 namespace binrecover::recovery {
 namespace {
@@ -244,6 +245,16 @@ class ThrowawayServer {
     pid_ = -1;
   }
 
+  // How the replay engine reaches the server.
+  ConnectionOptions connection() const {
+    if (external_) return *external_;
+    ConnectionOptions c;
+    c.read_defaults = false;
+    c.socket = socket();
+    c.user = "root";
+    return c;
+  }
+
   std::vector<std::string> client_args(bool batch) const {
     std::vector<std::string> a = {client_};
     if (external_) {
@@ -292,32 +303,12 @@ class ThrowawayServer {
     return rc;
   }
 
-  // A client reading from a pipe: returns the write end; finish_pipe() waits for it.
-  int open_pipe() {
-    int fds[2];
-    if (::pipe(fds) != 0) throw Error(ErrorCode::kIo, "pipe failed");
-    const std::string efile = dir_ + "/replay.err";
-    const int ef = ::open(efile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-    pipe_pid_ = spawn(client_args(false), fds[0], -1, ef);
-    ::close(fds[0]);
-    ::close(ef);
-    return fds[1];
-  }
-  int finish_pipe(int fd, std::string* err) {
-    ::close(fd);
-    const int rc = wait_exit(pipe_pid_);
-    *err = last_lines(read_file(dir_ + "/replay.err"), 5);
-    return rc;
-  }
-
  private:
   std::string binary_, client_, dir_, srv_, account_;
   bool mariadb_ = true;
   bool keep_ = false;
   std::optional<ConnectionOptions> external_;
   pid_t pid_ = -1;
-  pid_t pipe_pid_ = -1;
 };
 
 // SIGINT, SIGTERM and SIGHUP while the drill runs are taken by a thread of their own, which
@@ -427,39 +418,33 @@ DrillResult run_drill(const std::vector<InputFile>& inputs, const DrillOptions& 
       }))
     return r;
   if (!step("replay binlogs", [&]() -> std::string {
-        const int fd = server.open_pipe();
-        std::string err;
-        {
-          Output out(fd, "the drill client");
-          // BINLOG statements of at most 4 MB, under the mysql client's and the servers'
-          // default max_allowed_packet (16 MB and more): a big INSERT ... SELECT replays too.
-          SqlOptions sql;
-          sql.max_binlog_statement = std::size_t{4} << 20;
-          SqlSink sink(out, sql);
-          try {
-            r.replay = run_sql(replay_inputs, decode, filter, sink, warn);
-            out.flush();
-          } catch (...) {
-            try {
-              out.flush();
-            } catch (...) {
-            }
-            server.finish_pipe(fd, &err);
-            throw;
-          }
-        }
-        if (server.finish_pipe(fd, &err) != 0)
-          throw Error(ErrorCode::kServer, "the replay failed in the client: " + err);
+        // The replay engine, as `binrecover replay --parallel N` (its state and progress on
+        // the drill server, which has no binary log: the progress table).
+        const ConnectionOptions conn = server.connection();
+        Session session(conn);
+        ReplayOptions ro;
+        ro.state_file = server.dir() + "/replay.state";
+        ro.parallel = opts.parallel;
+        ro.preserve_commit_order = opts.preserve_commit_order;
+        const ReplayResult rr =
+            run_replay(replay_inputs, decode, filter, SqlOptions{}, ro, conn, session, warn);
+        r.replay = rr.stats;
+        r.workers = rr.workers;
+        r.replay_seconds = rr.seconds;
+        r.replay_transactions = rr.transactions_applied;
+        r.replay_barriers = rr.barriers;
         return std::to_string(r.replay.events) + " events, " +
-               std::to_string(r.replay.transactions_written) + " transactions";
+               std::to_string(rr.transactions_applied) + " transactions, " +
+               std::to_string(rr.workers) + (rr.workers == 1 ? " worker" : " workers");
       }))
     return r;
 
   // 4. Verify: every table of the chosen databases, rows and CHECKSUM TABLE.
   step("verify", [&]() -> std::string {
+    // (binrecover: the replay's progress table)
     std::string where =
         "table_type = 'BASE TABLE' AND table_schema NOT IN ('mysql', 'information_schema', "
-        "'performance_schema', 'sys')";
+        "'performance_schema', 'sys', 'binrecover')";
     if (!opts.plan.databases.empty()) {
       where += " AND table_schema IN (";
       for (std::size_t i = 0; i < opts.plan.databases.size(); ++i)
@@ -581,8 +566,14 @@ void write_drill_report(const DrillResult& r, const DrillOptions&, Output& out) 
     append_json_string(b, s.detail);
     append(b, "}");
   }
-  fmt::format_to(it, "],\"replay\":{{\"events\":{},\"transactions\":{},\"bytes\":{}}},\"tables\":[",
-                 r.replay.events, r.replay.transactions_written, r.replay.bytes_read);
+  fmt::format_to(
+      it,
+      "],\"replay\":{{\"events\":{},\"transactions\":{},\"bytes\":{}}},"
+      "\"parallel\":{{\"workers\":{},\"seconds\":{:.3f},\"transactions\":{},"
+      "\"alone\":{},\"rate\":{:.1f}}},\"tables\":[",
+      r.replay.events, r.replay_transactions, r.replay.bytes_read, r.workers, r.replay_seconds,
+      r.replay_transactions, r.replay_barriers,
+      r.replay_seconds > 0 ? static_cast<double>(r.replay_transactions) / r.replay_seconds : 0.0);
   for (std::size_t i = 0; i < r.tables.size(); ++i) {
     const auto& t = r.tables[i];
     if (i) append(b, ",");

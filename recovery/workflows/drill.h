@@ -26,7 +26,9 @@ struct DrillOptions {
   std::string server_binary;                     // mariadbd/mysqld; empty = search PATH
   // A given server instead of a throwaway one (-h/-P/-u/-p/-S): the backup is restored into it.
   std::optional<ConnectionOptions> server;
-  bool keep = false;  // keep the server's data folder
+  bool keep = false;                  // keep the server's data folder
+  std::size_t parallel = 4;           // --parallel: the replay's workers
+  bool preserve_commit_order = true;  // false: --no-preserve-commit-order
 };
 
 struct TableResult {
@@ -50,6 +52,10 @@ struct DrillResult {
   std::vector<DrillStep> steps;
   std::vector<TableResult> tables;
   RunStats replay;
+  std::size_t workers = 0;  // the replay's, and what it did
+  double replay_seconds = 0;
+  std::uint64_t replay_transactions = 0;
+  std::uint64_t replay_barriers = 0;
   std::string target;  // what the replay stopped before, in words
   std::string error;   // the failure, when a step failed
 };

@@ -1,16 +1,27 @@
 #include "recovery/workflows/replay.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <set>
 
 #include "binlog/error.h"
 #include "binlog/event_type.h"
+#include "recovery/server/remote_source.h"
 #include "recovery/sql/output.h"
+#include "recovery/sql/sql_quote.h"
+#include "recovery/workflows/apply_engine.h"
+#include "recovery/workflows/target_keys.h"
+#include "recovery/workflows/write_set.h"
 
 namespace binrecover::recovery {
 
@@ -41,6 +52,126 @@ std::string coordinates(const ReplayState& st) {
   return s;
 }
 
+// The target as the state file names it: where it is and which server it is, so that a resume
+// against another server (a copy restored elsewhere, another port) is told apart.
+std::string server_identity(Session& session) {
+  std::string id = session.where();
+  if (auto sid = session.value("SELECT @@server_id")) id += " server_id=" + *sid;
+  if (!session.mariadb())
+    if (auto uuid = session.value("SELECT @@server_uuid")) id += " uuid=" + *uuid;
+  return id;
+}
+
+// Whether the state file's server is this one (older state files name only host:port).
+bool same_server(const std::string& recorded, const std::string& identity, Session& session) {
+  return recorded.empty() || recorded == identity || recorded == session.where();
+}
+
+// The stop flag SIGINT and SIGTERM set while a replay runs.
+std::atomic<int> g_stop_signal{0};
+extern "C" void on_stop_signal(int sig) { g_stop_signal.store(sig); }
+
+// SIGINT and SIGTERM handled for the lifetime of a replay: the unit being applied finishes,
+// then the replay stops where it can be resumed. (A second signal ends it at once: the progress
+// row keeps the resume point exact.)
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop_signal.store(0);
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESTART | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGINT, &sa, &old_int_);
+    ::sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~StopSignals() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+// An exclusive lock on STATE.lock for the lifetime of a replay: a second run with the same state
+// file is refused instead of applying the same transactions again.
+class StateLock {
+ public:
+  explicit StateLock(const std::string& state_file) : path_(state_file + ".lock") {
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd_ < 0) io_error("cannot open the replay lock", path_);
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      char pid[32] = {};
+      const ssize_t n = ::pread(fd_, pid, sizeof pid - 1, 0);
+      ::close(fd_);
+      throw Error(ErrorCode::kUsage,
+                  "another binrecover replay is running with the state file " + state_file +
+                      (n > 0 ? " (process " + std::string(pid, static_cast<std::size_t>(n)) + ")"
+                             : std::string()) +
+                      ": one replay per state file");
+    }
+    const std::string pid = std::to_string(::getpid());
+    if (::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
+      // (the pid is only for the message above)
+    }
+  }
+  ~StateLock() {
+    if (fd_ >= 0) ::close(fd_);  // releases the lock; the file stays (unlinking it would race)
+  }
+  StateLock(const StateLock&) = delete;
+  StateLock& operator=(const StateLock&) = delete;
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
+// Whether the target has logged `gtid` (MySQL's gtid_executed; MariaDB's binlog position, which
+// it keeps when it binlogs), or nullopt when it cannot tell (GTIDs stripped, no GTID, a MariaDB
+// target that does not binlog this session).
+// `no_log_bin`: the replay's sessions do not binlog (-D).
+std::optional<bool> target_has_gtid(Session& session, const std::string& gtid, GtidMode mode,
+                                    bool no_log_bin) {
+  if (mode == GtidMode::kStrip || gtid.empty()) return std::nullopt;
+  AppliedGtids on;
+  if (session.mariadb()) {
+    if (no_log_bin || session.value("SELECT @@GLOBAL.log_bin").value_or("0") != "1" ||
+        gtid.find(':') != std::string::npos)
+      return std::nullopt;
+    if (auto v = session.value("SELECT @@GLOBAL.gtid_binlog_pos")) on.add_maria_position(*v);
+  } else {
+    if (session.value("SELECT @@GLOBAL.gtid_mode").value_or("") != "ON" ||
+        gtid.find(':') == std::string::npos)
+      return std::nullopt;
+    if (auto v = session.value("SELECT @@GLOBAL.gtid_executed")) on.add_mysql_set(*v);
+  }
+  return on.contains(gtid);
+}
+
+// The GTIDs the target has applied (MariaDB: binlogged or replicated; MySQL: executed).
+void add_target_gtids(Session& session, AppliedGtids& out) {
+  if (session.mariadb()) {
+    for (const char* var : {"@@GLOBAL.gtid_binlog_pos", "@@GLOBAL.gtid_slave_pos"})
+      if (auto v = session.value(std::string("SELECT ") + var)) out.add_maria_position(*v);
+  } else if (auto v = session.value("SELECT @@GLOBAL.gtid_executed")) {
+    out.add_mysql_set(*v);
+  }
+}
+
+// The position of (file, pos) in the inputs' order, for telling which of two resume points is
+// later; nullopt when `file` is not among them.
+std::optional<std::pair<std::size_t, std::uint64_t>> order_of(const std::vector<InputFile>& inputs,
+                                                              const std::string& file,
+                                                              std::uint64_t pos) {
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].display_name == file) return std::make_pair(i, pos);
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<ReplayState> read_replay_state(const std::string& path) {
@@ -69,6 +200,11 @@ std::optional<ReplayState> read_replay_state(const std::string& path) {
       st.gtid = value;
     } else if (key == "server") {
       st.server = value;
+    } else if (key == "in_doubt_begin" || key == "in_doubt_end") {
+      if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos) break;
+      (key == "in_doubt_begin" ? st.in_doubt_begin : st.in_doubt_end) = std::stoull(value);
+    } else if (key == "in_doubt_gtid") {
+      st.in_doubt_gtid = value;
     }
   }
   if (!have_file || !have_pos)
@@ -78,23 +214,31 @@ std::optional<ReplayState> read_replay_state(const std::string& path) {
   return st;
 }
 
-void write_replay_state(const std::string& path, const ReplayState& st) {
+void write_replay_state(const std::string& path, const ReplayState& st, bool durable) {
   std::string text =
       "# binrecover replay: the end of the last transaction applied and committed.\n"
       "# `binrecover replay --resume` continues here.\n";
   text += "file=" + st.file + "\nposition=" + std::to_string(st.position) + "\n";
   if (!st.gtid.empty()) text += "gtid=" + st.gtid + "\n";
   if (!st.server.empty()) text += "server=" + st.server + "\n";
+  if (st.in_doubt_end > 0)
+    text +=
+        "# Being applied when the replay stopped (not a transaction: it may or may not be\n"
+        "# on the target):\nin_doubt_begin=" +
+        std::to_string(st.in_doubt_begin) + "\nin_doubt_end=" + std::to_string(st.in_doubt_end) +
+        "\nin_doubt_gtid=" + st.in_doubt_gtid + "\n";
   const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  ::unlink(tmp.c_str());  // (a leftover of a killed run; never followed if it is a link)
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) io_error("cannot create the replay state", tmp);
   write_all(fd, text, tmp);
-  if (::fsync(fd) != 0) {
+  if (durable && ::fsync(fd) != 0) {
     ::close(fd);
     io_error("cannot sync the replay state", tmp);
   }
   ::close(fd);
   if (::rename(tmp.c_str(), path.c_str()) != 0) io_error("cannot replace the replay state", path);
+  if (!durable) return;
   // The rename is durable once the folder is.
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
   if (dir.empty()) dir = ".";
@@ -105,48 +249,542 @@ void write_replay_state(const std::string& path, const ReplayState& st) {
   }
 }
 
+namespace {
+
+// The progress rows of a replay: the latest end of a committed prefix among them, and the
+// units committed beyond some worker's mark (each "file\tposition\n": where a unit starts).
+struct ProgressRows {
+  std::optional<ReplayState> mark;
+  std::set<std::pair<std::string, std::uint64_t>> applied;
+};
+
+// The `db`.`table` of --progress-table=DB.TABLE, created when the target lacks it.
+std::string progress_table(Session& session, const std::string& spec) {
+  const auto dot = spec.find('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == spec.size())
+    throw Error(ErrorCode::kUsage, "--progress-table needs DB.TABLE (or none), not '" + spec + "'");
+  const std::string db = spec.substr(0, dot), name = spec.substr(dot + 1);
+  const std::string table = quoted_ident(db) + "." + quoted_ident(name);
+  // Created once per target (a CREATE ... IF NOT EXISTS is binlogged each time, and takes a
+  // GTID of the target's: it is not run when the table is there).
+  const auto cols = session.rows(
+      "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = " + hex_literal(db) +
+      " AND TABLE_NAME = " + hex_literal(name));
+  if (!cols.empty()) {
+    bool ok = false;
+    for (const auto& c : cols) ok = ok || (!c.empty() && c[0] == "applied");
+    if (!ok)
+      throw Error(ErrorCode::kUsage, "the progress table " + spec +
+                                         " is not binrecover's (it has no column `applied`): "
+                                         "name another with --progress-table");
+    return table;
+  }
+  if (session
+          .value("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = " +
+                 hex_literal(db))
+          .value_or("0") == "0")
+    session.execute("CREATE DATABASE " + quoted_ident(db));
+  session.execute("CREATE TABLE " + table +
+                  " (run_key VARBINARY(512) NOT NULL, worker INT UNSIGNED NOT NULL,"
+                  " file VARBINARY(512) NOT NULL, position BIGINT UNSIGNED NOT NULL,"
+                  " gtid VARBINARY(255) NOT NULL, applied MEDIUMBLOB NOT NULL,"
+                  " updated TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)"
+                  " ON UPDATE CURRENT_TIMESTAMP(6), PRIMARY KEY (run_key, worker)) ENGINE=InnoDB"
+                  " COMMENT='binrecover replay: where each replay got to (docs/usage.md)'");
+  return table;
+}
+
+ProgressRows read_progress(Session& session, const std::string& table, const std::string& key,
+                           const std::vector<InputFile>& inputs, const std::string& identity) {
+  ProgressRows out;
+  std::optional<std::pair<std::size_t, std::uint64_t>> best;
+  for (const auto& r : session.rows("SELECT file, position, gtid, applied FROM " + table +
+                                    " WHERE run_key = " + key)) {
+    if (r.size() < 4) continue;
+    const std::uint64_t pos = std::strtoull(r[1].c_str(), nullptr, 10);
+    if (!r[0].empty() && pos >= 4) {
+      const auto at = order_of(inputs, r[0], pos);
+      if (!out.mark || (at && (!best || *at > *best))) {
+        out.mark = ReplayState{r[0], pos, r[2], identity};
+        best = at;
+      }
+    }
+    std::size_t from = 0;
+    while (from < r[3].size()) {
+      std::size_t nl = r[3].find('\n', from);
+      if (nl == std::string::npos) nl = r[3].size();
+      const std::string line = r[3].substr(from, nl - from);
+      from = nl + 1;
+      const auto tab = line.rfind('\t');
+      if (tab == std::string::npos) continue;
+      out.applied.emplace(line.substr(0, tab), std::strtoull(line.c_str() + tab + 1, nullptr, 10));
+    }
+  }
+  return out;
+}
+
+// One replay: the reading path's consumer. Every unit's SQL is made by the SQL writer (in a
+// form that needs nothing of the units before it when there are several workers); a
+// transaction of row events on tables the target has keys for goes to the workers with what
+// it must wait for, anything else is applied here alone once all before it committed.
+class Replayer : public WalkConsumer {
+ public:
+  Replayer(const ReplayOptions& opts, SqlOptions sql, const ConnectionOptions& conn,
+           Session& session, const std::string& identity, bool by_gtids, EngineOptions engine_opts,
+           std::set<std::pair<std::string, std::uint64_t>> skip)
+      : opts_(opts),
+        session_(session),
+        identity_(identity),
+        by_gtids_(by_gtids),
+        workers_write_state_(static_cast<bool>(engine_opts.on_commit)),
+        rewrites_(sql.rewrite_db),
+        engine_(conn, std::move(engine_opts)),
+        keys_(session),
+        builder_(keys_, &rewrites_),
+        skip_(std::move(skip)),
+        out_([this](std::string_view text,
+                    const std::vector<Output::Statement>& st) { on_text(text, st); },
+             session.where()),
+        sql_(prepare(std::move(sql))),
+        sink_(out_, sql_) {
+    parallel_ = engine_.workers() > 1;
+    sink_.set_unit_hook([this](const UnitInfo& u) { unit_written(u); });
+  }
+
+  SqlSink& sink() { return sink_; }
+  ApplyEngine& engine() { return engine_; }
+  std::optional<ReplayState>& last() { return last_; }
+  std::uint64_t units_parallel() const { return units_parallel_; }
+  std::uint64_t barriers() const { return barriers_; }
+  std::uint64_t events() const { return events_; }
+
+  // The SQL header (pseudo-replica mode, sql_log_bin): every worker's session runs it first.
+  void begin() {
+    mode_ = Mode::kHeader;
+    sink_.begin();
+    out_.flush();
+    mode_ = Mode::kUnits;
+  }
+  // Every unit handed over has committed; the footer is not sent (the sessions end).
+  void finish() {
+    engine_.drain();
+    mode_ = Mode::kFooter;
+    sink_.finish();
+    out_.flush();
+    update_last();
+  }
+  void update_last() {
+    if (auto lw = engine_.low_water())
+      last_ = ReplayState{lw->file, lw->end_pos, lw->gtid, identity_};
+  }
+  void set_progress(std::function<void(const UnitInfo&)> fn) { progress_ = std::move(fn); }
+  // The inputs' names in messages, by display name.
+  void set_paths(const std::vector<InputFile>& inputs) {
+    for (const InputFile& in : inputs) paths_[in.display_name] = error_name(in);
+  }
+
+  // ---- WalkConsumer ----
+  void observe(const binlog::Event& ev) override { sink_.observe(ev); }
+  void begin_unit(const UnitInfo& u, const binlog::FormatContext& ctx) override {
+    unit_ = u;
+    file_ = *u.file;
+    skipping_ = u.kind == UnitKind::kTransaction && skip_.count({file_, u.first_pos}) != 0;
+    if (skipping_) return;
+    verbatim_ = ctas_ = false;
+    format_unit_ = false;
+    clock_.reset();
+    maria_commit_.reset();
+    maria_gtid_ = false;
+    if (parallel_) builder_.begin_unit();
+    if (file_ != clock_file_) {
+      clock_file_ = file_;
+      source_clock_.new_file(engine_.next_seq() - 1);
+    }
+    sink_.begin_unit(u, ctx);
+  }
+  void event(const binlog::Event& ev, std::uint8_t marks,
+             const binlog::FormatContext& ctx) override {
+    if (skipping_) return;
+    ++events_;
+    const binlog::EventType t = ev.type();
+    if (t == binlog::EventType::kFormatDescription || t == binlog::EventType::kStartV3)
+      format_unit_ = true;
+    if (const auto* q = std::get_if<binlog::Query>(&ev.body)) {
+      if (is_atomic_ctas(ev)) ctas_ = true;
+      if (q->compressed || !(is_begin(q->query) || is_commit_or_rollback(q->query)) ||
+          starts_with_keyword(q->query, "XA"))
+        verbatim_ = true;
+    } else if (t == binlog::EventType::kUserVar || t == binlog::EventType::kIntvar ||
+               t == binlog::EventType::kRand) {
+      verbatim_ = true;
+    } else if (const auto* g = std::get_if<binlog::Gtid>(&ev.body)) {
+      clock_ = std::make_pair(g->last_committed, g->sequence_number);
+    } else if (const auto* mg = std::get_if<binlog::MariaGtid>(&ev.body)) {
+      maria_commit_ = (mg->flags & binlog::MariaGtid::kGroupCommitId)
+                          ? std::optional<std::uint64_t>(mg->commit_id)
+                          : std::nullopt;
+      maria_gtid_ = true;
+    }
+    if (parallel_) builder_.add(ev, ctx);
+    sink_.event(ev, marks, ctx);
+  }
+  void end_unit(const UnitInfo& u) override {
+    if (skipping_) {
+      skipping_ = false;
+      return;
+    }
+    sink_.end_unit(u);
+  }
+  void abort_unit(const UnitInfo& u) override {
+    if (skipping_) return;
+    sink_.abort_unit(u);
+    if (direct_open_) {
+      engine_.abort_direct();
+      direct_open_ = false;
+    }
+  }
+  void left_out(const UnitInfo& u, LeftOut why) override { sink_.left_out(u, why); }
+  bool wants_gtid() const override { return true; }
+
+ private:
+  enum class Mode : std::uint8_t { kHeader, kUnits, kFooter };
+
+  SqlOptions prepare(SqlOptions sql) {
+    Session& s = engine_.first_session();
+    // Row events of one statement that together pass the server's max_allowed_packet go in
+    // several BINLOG statements (a MariaDB target takes one row too large even for that as
+    // two fragments, see Applier). (never more than the default: memory stays that of one
+    // statement of at most 16 MiB)
+    const std::uint64_t map = s.max_allowed_packet();
+    const std::size_t limit = map > 64 ? static_cast<std::size_t>(map - 64) : 0;
+    sql.max_binlog_statement = std::min(limit, sql.max_binlog_statement);
+    sql.apply = true;                  // statements marked as written, no comments
+    sql.target_mariadb = s.mariadb();  // a MySQL log into MariaDB: no GTID_NEXT etc.
+    // Several sessions, or units left out on resume: each unit sets the session it needs.
+    sql.self_contained_units = engine_.workers() > 1 || !skip_.empty();
+    return sql;
+  }
+
+  // The SQL of a unit (or of a piece of one too large to hold) is ready.
+  void on_text(std::string_view text, const std::vector<Output::Statement>& statements) {
+    if (mode_ == Mode::kFooter) return;
+    if (mode_ == Mode::kHeader) {
+      header_ = Prelude{std::string(text), statements};
+      engine_.set_prelude(std::make_shared<Prelude>(header_));
+      return;
+    }
+    if (!in_hook_) {  // a piece of a unit too large to hold: applied as it comes
+      if (!direct_open_) open_direct(true);
+      engine_.direct_piece(text, statements, true);
+      return;
+    }
+    if (unit_.kind == UnitKind::kMeta) {
+      if (statements.empty()) return;
+      if (format_unit_) {
+        // The format description every later BINLOG statement needs, on every session.
+        auto p = std::make_shared<Prelude>(header_);
+        const std::size_t base = p->text.size();
+        p->text.append(text);
+        for (Output::Statement st : statements) {
+          st.begin += base;
+          st.end += base;
+          p->statements.push_back(st);
+        }
+        engine_.set_prelude(std::move(p));
+        return;
+      }
+      apply_direct(text, statements, false);
+      return;
+    }
+    if (direct_open_) {  // the last piece of a unit too large to hold
+      engine_.direct_piece(text, statements, true);
+      close_direct();
+      return;
+    }
+    // (where the target's GTIDs record the progress, a transaction without one is recorded
+    // as a unit that is not a transaction)
+    const bool transactional =
+        is_transaction(text, statements) && (!by_gtids_ || !unit_.gtid.empty());
+    const bool alone =
+        !transactional || verbatim_ || ctas_ || (parallel_ && builder_.result().barrier);
+    if (alone) {
+      apply_direct(text, statements, transactional);
+      return;
+    }
+    ApplyTask task;
+    task.text.assign(text);
+    task.statements = statements;
+    task.place = place();
+    task.prelude = engine_.prelude();
+    if (parallel_) {
+      const std::uint64_t seq = engine_.next_seq();
+      std::uint64_t floor = seq - 1;
+      if (clock_)
+        floor = source_clock_.mysql(seq, clock_->first, clock_->second);
+      else if (maria_gtid_)
+        floor = source_clock_.maria(seq, maria_commit_);
+      task.deps = tracker_.add(seq, builder_.result(), floor);
+      tracker_.forget_below(engine_.low_water_seq());
+      ++units_parallel_;
+    }
+    engine_.submit(std::move(task));
+  }
+
+  UnitPlace place() const {
+    const auto it = paths_.find(file_);
+    return UnitPlace{file_, it != paths_.end() ? it->second : file_, unit_.first_pos, unit_.end_pos,
+                     unit_.gtid};
+  }
+
+  // A BEGIN ... COMMIT of the writer's own: the progress row can ride on it.
+  static bool is_transaction(std::string_view text,
+                             const std::vector<Output::Statement>& statements) {
+    bool begin = false;
+    const Output::Statement* last = nullptr;
+    for (const Output::Statement& st : statements) {
+      if (st.kind != Output::Statement::Kind::kSql) continue;
+      const std::string_view s = text.substr(st.begin, st.end - st.begin);
+      if (!begin && !st.verbatim && is_plain_begin(s)) begin = true;
+      last = &st;
+    }
+    return begin && last != nullptr && !last->verbatim &&
+           is_commit(text.substr(last->begin, last->end - last->begin));
+  }
+
+  void open_direct(bool transactional) {
+    engine_.drain();
+    ++barriers_;
+    direct_seq_ = engine_.next_seq();
+    direct_transactional_ = transactional;
+    in_doubt_marked_ = false;
+    if (!transactional) mark_in_doubt();
+    engine_.begin_direct(place());
+    direct_open_ = true;
+  }
+  void close_direct() {
+    engine_.end_direct();
+    direct_open_ = false;
+    tracker_.barrier(direct_seq_);
+    // A DDL may have changed any table's keys.
+    keys_.invalidate();
+    update_last();
+    if (in_doubt_marked_ || !direct_transactional_) write_state(true);
+    in_doubt_marked_ = false;
+  }
+  void apply_direct(std::string_view text, const std::vector<Output::Statement>& statements,
+                    bool transactional) {
+    open_direct(transactional);
+    engine_.direct_piece(text, statements, transactional);
+    close_direct();
+  }
+
+  // Not a transaction (DDL, XA, a statement outside BEGIN ... COMMIT): its outcome cannot
+  // ride on a COMMIT, so the state file says it is in doubt before it runs.
+  void mark_in_doubt() {
+    update_last();
+    ReplayState doubt{file_, unit_.first_pos, "", identity_};
+    if (last_ && last_->file == file_) doubt = *last_;
+    doubt.in_doubt_begin = unit_.first_pos;
+    doubt.in_doubt_end = unit_.end_pos;
+    // Its GTID settles it on resume only if the target does not have it yet. (A target that
+    // cannot be asked fails the replay here, before the unit is marked or sent.)
+    if (target_has_gtid(session_, unit_.gtid, opts_.gtids, sql_.disable_log_bin) == false)
+      doubt.in_doubt_gtid = unit_.gtid;
+    write_replay_state(opts_.state_file, doubt);
+    in_doubt_marked_ = true;
+  }
+
+ public:
+  // The state file, for reading (or durably).
+  void write_state(bool durable) {
+    update_last();
+    if (!last_) return;
+    write_replay_state(opts_.state_file, *last_, durable);
+    last_state_write_ = std::chrono::steady_clock::now();
+  }
+  bool in_doubt() const { return in_doubt_marked_; }
+
+ private:
+  void unit_written(const UnitInfo& u) {
+    in_hook_ = true;
+    try {
+      out_.flush();
+    } catch (Error& e) {
+      in_hook_ = false;
+      if (!e.has_offset()) e.with_offset(u.first_pos);
+      throw;
+    }
+    in_hook_ = false;
+    // (where the workers keep the state file after each commit, they alone write it)
+    const auto now = std::chrono::steady_clock::now();
+    if (!workers_write_state_ && now - last_state_write_ >= std::chrono::seconds(1))
+      write_state(false);
+    if (progress_) progress_(u);
+  }
+
+  const ReplayOptions& opts_;
+  Session& session_;
+  std::string identity_;
+  bool by_gtids_ = false;             // the target's GTIDs record the progress
+  bool workers_write_state_ = false;  // no progress rows: the state file after each commit
+  std::vector<std::pair<std::string, std::string>> rewrites_;
+  ApplyEngine engine_;
+  TargetKeys keys_;
+  WriteSetBuilder builder_;
+  DependencyTracker tracker_;
+  SourceClock source_clock_;
+  std::set<std::pair<std::string, std::uint64_t>> skip_;
+  Output out_;
+  SqlOptions sql_;
+  SqlSink sink_;
+  bool parallel_ = false;
+  Mode mode_ = Mode::kUnits;
+  Prelude header_;
+  UnitInfo unit_;
+  std::string file_, clock_file_;
+  bool skipping_ = false, verbatim_ = false, ctas_ = false, format_unit_ = false;
+  std::optional<std::pair<std::int64_t, std::int64_t>> clock_;
+  std::optional<std::uint64_t> maria_commit_;
+  bool maria_gtid_ = false;
+  bool in_hook_ = false;
+  bool direct_open_ = false, direct_transactional_ = false, in_doubt_marked_ = false;
+  std::uint64_t direct_seq_ = 0;
+  std::uint64_t units_parallel_ = 0, barriers_ = 0, events_ = 0;
+  std::optional<ReplayState> last_;
+  std::chrono::steady_clock::time_point last_state_write_ = std::chrono::steady_clock::now();
+  std::function<void(const UnitInfo&)> progress_;
+  std::unordered_map<std::string, std::string> paths_;
+};
+
+}  // namespace
+
 ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, FilterOptions filter,
-                        SqlOptions sql, const ReplayOptions& opts, Session& session,
-                        const binlog::WarningSink& warn, const ReplayProgressFn& progress,
-                        Schema* schema) {
+                        SqlOptions sql, const ReplayOptions& opts, const ConnectionOptions& conn,
+                        Session& session, const binlog::WarningSink& warn,
+                        const ReplayProgressFn& progress, Schema* schema) {
+  const auto started = std::chrono::steady_clock::now();
   ReplayResult result;
-  const std::optional<ReplayState> prior = read_replay_state(opts.state_file);
+  const StopSignals signals;  // (from the start: a stop before the first unit is honoured there)
+  const StateLock lock(opts.state_file);
+  const std::string identity = server_identity(session);
+  std::optional<ReplayState> prior = read_replay_state(opts.state_file);
+
+  // What records the progress exactly (docs/usage.md, "Replay"): a MySQL target's own GTIDs
+  // when it has gtid_mode=ON and they are kept (gtid_executed is an exact set, committed with
+  // each transaction; nothing else is written to the target); else the progress table,
+  // written inside each transaction. (MariaDB's GTIDs cannot serve: gtid_binlog_pos keeps only
+  // the last sequence number per domain and server id, and a restored copy that has the
+  // source's server id logs its own transactions under the source's GTIDs.)
+  const bool no_log_bin =
+      sql.disable_log_bin || session.value("SELECT @@GLOBAL.log_bin").value_or("0") != "1";
+  const bool target_gtids = opts.gtids != GtidMode::kStrip && !session.mariadb() &&
+                            session.value("SELECT @@GLOBAL.gtid_mode").value_or("") == "ON";
+  const bool by_gtids = opts.progress_table == "auto" && target_gtids;
+  const bool use_table = !opts.progress_table.empty() && !by_gtids;
+  std::string table, key_literal;
+  ProgressRows rows;
+  if (use_table) {
+    // The progress rows: keyed by this machine and the state file's full path.
+    std::error_code ec;
+    const std::filesystem::path abs = std::filesystem::absolute(opts.state_file, ec);
+    char host[256] = {};
+    ::gethostname(host, sizeof host - 1);
+    const std::string key = std::string(host) + ":" + abs.lexically_normal().string();
+    key_literal = hex_literal(key);
+    // One replay per progress row, also from another machine (held by the control session
+    // for the whole run).
+    const std::string lock_name =
+        "binrecover:" + std::to_string(std::hash<std::string>{}(key)&0xffffffffffffULL);
+    if (session.value("SELECT GET_LOCK(" + hex_literal(lock_name) + ", 0)").value_or("0") != "1")
+      throw Error(ErrorCode::kUsage, "another binrecover replay holds the progress rows of " +
+                                         opts.state_file + " on " + session.where() +
+                                         ": one replay per state file");
+    // The table is binlogged where its rows are (replicas of the target then have it too).
+    if (no_log_bin) session.execute("SET SESSION sql_log_bin = 0");
+    table = progress_table(session, opts.progress_table == "auto" ? "binrecover.replay_progress"
+                                                                  : opts.progress_table);
+    rows = read_progress(session, table, key_literal, inputs, identity);
+  }
+
+  std::set<std::pair<std::string, std::uint64_t>> skip;
   if (opts.resume) {
-    if (!prior)
+    if (!prior && !rows.mark)
       throw Error(ErrorCode::kUsage, "--resume: there is no replay state file " + opts.state_file +
                                          " (name it with --state-file)");
+    if (prior && !same_server(prior->server, identity, session))
+      throw Error(ErrorCode::kUsage,
+                  "--resume: the state file " + opts.state_file + " was written for " +
+                      prior->server + ", this is " + identity +
+                      ": resume on that server (or remove the state file to start over here)");
+    // The later of the two: the progress rows are exact for transactions, the state file for
+    // units that are not transactions.
+    ReplayState from = prior ? *prior : *rows.mark;
+    if (prior && rows.mark) {
+      const auto p = order_of(inputs, prior->file, prior->position);
+      const auto r = order_of(inputs, rows.mark->file, rows.mark->position);
+      if (r && (!p || *r > *p)) from = *rows.mark;
+    }
+    from.server = identity;
+    if (prior && prior->in_doubt_end > 0 && from.file == prior->file &&
+        from.position <= prior->in_doubt_begin) {
+      // The unit that is not a transaction may or may not be on the target.
+      // (in_doubt_gtid is written only when the target did not have it before the unit ran:
+      // then having it now says the unit was applied)
+      const std::optional<bool> has =
+          target_has_gtid(session, prior->in_doubt_gtid, opts.gtids, sql.disable_log_bin);
+      const bool known = has.has_value();
+      bool applied = has.value_or(false);
+      if (!known && opts.in_doubt == InDoubt::kRefuse)
+        throw Error(ErrorCode::kUsage,
+                    "--resume: the statement at " + prior->file + ":" +
+                        std::to_string(prior->in_doubt_begin) +
+                        " (not a transaction) was being applied when the replay stopped, and the "
+                        "target's GTIDs cannot tell whether it has it: look, then resume with "
+                        "--in-doubt=applied or --in-doubt=not-applied");
+      if (!known) applied = opts.in_doubt == InDoubt::kApplied;
+      from.position = applied ? prior->in_doubt_end : prior->in_doubt_begin;
+      if (warn)
+        warn("--resume: the statement at " + prior->file + ":" +
+             std::to_string(prior->in_doubt_begin) +
+             " was being applied when the replay stopped; " +
+             (applied ? "the target has it, going on after it"
+                      : "the target does not have it, applying it"));
+    }
+    from.in_doubt_begin = from.in_doubt_end = 0;
+    from.in_doubt_gtid.clear();
     std::size_t idx = 0;
-    while (idx < inputs.size() && inputs[idx].display_name != prior->file) ++idx;
+    while (idx < inputs.size() && inputs[idx].display_name != from.file) ++idx;
     if (idx == inputs.size())
-      throw Error(ErrorCode::kUsage, "--resume: the state file " + opts.state_file +
-                                         " continues at " + coordinates(*prior) + ", but " +
-                                         prior->file + " is not among the binlogs given");
-    if (filter.start_position && (idx != 0 || *filter.start_position != prior->position) && warn)
-      warn("--start-position is replaced by the resume position " + coordinates(*prior));
-    if (!prior->server.empty() && prior->server != session.where() && warn)
-      warn("the state file " + opts.state_file + " was written for " + prior->server +
-           ", resuming on " + session.where());
+      throw Error(ErrorCode::kUsage, "--resume: the replay continues at " + coordinates(from) +
+                                         ", but " + from.file + " is not among the binlogs given");
+    if (filter.start_position && (idx != 0 || *filter.start_position != from.position) && warn)
+      warn("--start-position is replaced by the resume position " + coordinates(from));
     inputs.erase(inputs.begin(), inputs.begin() + static_cast<std::ptrdiff_t>(idx));
-    filter.start_position = prior->position;
+    filter.start_position = from.position;
     decode.skip_events = 0;
-    result.last = prior;
+    result.last = from;
+    prior = from;
+    // The target's GTIDs say which transactions after the state file's point it has.
+    if (by_gtids) add_target_gtids(session, filter.applied_gtids);
+    // Units committed after the mark (by workers that did not keep the commit order).
+    const auto from_at = order_of(inputs, from.file, from.position);
+    for (const auto& a : rows.applied) {
+      const auto at = order_of(inputs, a.first, a.second);
+      if (at && from_at && *at >= *from_at) skip.insert(a);
+    }
   } else if (prior) {
     throw Error(ErrorCode::kUsage,
                 "the replay state file " + opts.state_file +
                     " exists: an earlier replay applied up to " + coordinates(*prior) +
                     ". Continue it with --resume, or remove the file to start over");
   }
+  // A new replay forgets the rows of an earlier one with the same state file (its state file
+  // was removed to start over).
+  if (!opts.resume && use_table && (rows.mark || !rows.applied.empty()))
+    session.execute("DELETE FROM " + table + " WHERE run_key = " + key_literal);
 
   if (opts.gtids == GtidMode::kStrip) sql.skip_gtids = true;
-  if (opts.gtids == GtidMode::kSkipApplied) {
-    if (session.mariadb()) {
-      for (const char* var : {"@@GLOBAL.gtid_binlog_pos", "@@GLOBAL.gtid_slave_pos"})
-        if (auto v = session.value(std::string("SELECT ") + var))
-          filter.applied_gtids.add_maria_position(*v);
-    } else if (auto v = session.value("SELECT @@GLOBAL.gtid_executed")) {
-      filter.applied_gtids.add_mysql_set(*v);
-    }
-  }
+  if (opts.gtids == GtidMode::kSkipApplied) add_target_gtids(session, filter.applied_gtids);
 
   // Sizes for the progress line.
   std::vector<std::uint64_t> sizes;
@@ -167,88 +805,110 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
   std::size_t current = 0;
   std::uint64_t done_before = 0;
 
-  Applier applier(session);
-  bool stopped = false;  // after an error nothing more goes to the server (not even the footer)
-  Output out(
-      [&](std::string_view text, const std::vector<Output::Statement>& statements) {
-        if (!stopped) applier.apply(text, statements);
-      },
-      session.where());
-  // Row events of one statement that together pass the server's max_allowed_packet go in
-  // several BINLOG statements (a MariaDB target takes one row too large even for that as two
-  // fragments, see Applier).
-  // (never more than the default: memory stays that of one statement of at most 16 MiB)
-  sql.max_binlog_statement = std::min(applier.max_statement(), sql.max_binlog_statement);
-  sql.apply = true;                        // statements marked as written, no comments
-  sql.target_mariadb = session.mariadb();  // a MySQL log into MariaDB: no GTID_NEXT etc.
-  SqlSink sink(out, sql);
-  if (schema != nullptr) sink.set_schema(schema);
-
-  sink.set_unit_hook([&](const UnitInfo& unit) {
-    try {
-      out.flush();
-    } catch (Error& e) {
-      e.with_offset(unit.first_pos);
-      throw;
-    }
-    result.events_applied += unit.events;
-    const std::string& file = *unit.file;
-    if (unit.kind == UnitKind::kTransaction) {
-      result.last = ReplayState{file, unit.end_pos, unit.gtid, session.where()};
-      write_replay_state(opts.state_file, *result.last);
-      ++result.transactions_applied;
-    }
+  EngineOptions eo;
+  eo.workers = std::max<std::size_t>(1, opts.parallel);
+  eo.preserve_commit_order = opts.preserve_commit_order;
+  if (use_table) {
+    eo.progress_table = table;
+    eo.run_key = key_literal;
+  } else if (!by_gtids) {
+    // No progress rows: the state file after every commit, durably, in commit order.
+    eo.preserve_commit_order = true;
+    const std::string state_file = opts.state_file;
+    eo.on_commit = [state_file, identity](const UnitPlace& p) {
+      write_replay_state(state_file, ReplayState{p.file, p.end_pos, p.gtid, identity});
+    };
+  }
+  result.workers = eo.workers;
+  Replayer replay(opts, sql, conn, session, identity, by_gtids, std::move(eo), std::move(skip));
+  if (schema != nullptr) replay.sink().set_schema(schema);
+  replay.last() = result.last;
+  replay.set_paths(inputs);
+  replay.set_progress([&](const UnitInfo& u) {
     if (progress) {
+      const std::string& file = *u.file;
       while (current + 1 < inputs.size() && inputs[current].display_name != file) {
         done_before += sizes[current];
         ++current;
       }
-      const std::uint64_t pos = unit.end_pos;
-      const std::uint64_t at = done_before + pos;
-      progress({file, pos, result.events_applied, result.transactions_applied,
-                at > skipped ? at - skipped : 0, total});
+      const std::uint64_t at = done_before + u.end_pos;
+      const ReplayProgress p{file,
+                             u.end_pos,
+                             replay.events(),
+                             replay.engine().committed(),
+                             at > skipped ? at - skipped : std::uint64_t{0},
+                             total,
+                             replay.engine().workers(),
+                             replay.engine().busy()};
+      progress(p);
     }
+    if (const int sig = g_stop_signal.load(); sig != 0)
+      throw Error(ErrorCode::kInterrupted,
+                  std::string("stopped by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM"));
   });
 
+  WalkOptions wo;
+  wo.decode = decode;
+  wo.filter = filter;
   try {
-    result.stats = run_sql(inputs, decode, filter, sink, warn);
+    replay.begin();
+    result.stats = walk(inputs, wo, replay, warn);
+    replay.finish();
   } catch (const Error& e) {
-    stopped = true;
-    if (!sink.load_dir().empty() && sql.local_load_dir.empty()) {
+    // What committed before the error (the workers finish or roll back what they hold).
+    try {
+      replay.engine().drain();
+    } catch (const Error&) {
+    }
+    replay.update_last();
+    if (!replay.sink().load_dir().empty() && sql.local_load_dir.empty()) {
       std::error_code ec;
-      std::filesystem::remove_all(sink.load_dir(), ec);
+      std::filesystem::remove_all(replay.sink().load_dir(), ec);
     }
+    result.last = replay.last();
     std::string where;
-    if (!result.last && e.code() == ErrorCode::kServer && !inputs.empty()) {
+    if (!result.last && !inputs.empty() &&
+        (e.code() == ErrorCode::kServer || e.code() == ErrorCode::kInterrupted)) {
       // Nothing committed yet: the run's own start is where to resume.
-      result.last = ReplayState{inputs.front().display_name, filter.start_position.value_or(4), "",
-                                session.where()};
-      write_replay_state(opts.state_file, *result.last);
+      result.last =
+          ReplayState{inputs.front().display_name, filter.start_position.value_or(4), "", identity};
     }
-    if (result.last)
+    // A unit in doubt stays so when the connection was lost while it ran; a statement the
+    // server refused was not applied.
+    const bool lost =
+        is_server_error(e, 2013) || is_server_error(e, 2006) || is_server_error(e, 2055);
+    const bool keep_doubt = replay.in_doubt() && e.code() == ErrorCode::kServer && lost;
+    if (result.last) {
+      if (!keep_doubt) write_replay_state(opts.state_file, *result.last);
+      const bool unordered = opts.parallel > 1 && !opts.preserve_commit_order;
       where = "; the last transaction applied ends at " + coordinates(*result.last) +
-              ": fix the cause, then continue there with --resume (state in " + opts.state_file +
-              ")";
-    else
+              (unordered ? " (and the progress rows name those committed after it)" : "") +
+              (e.code() == ErrorCode::kInterrupted ? ": continue there with --resume"
+                                                   : ": fix the cause, then continue there with "
+                                                     "--resume") +
+              " (state in " + opts.state_file + ")";
+    } else {
       where = "; nothing was applied";
+    }
     Error out_err(e.code(), std::string(e.what()) + where);
     if (!e.file().empty()) out_err.with_file(e.file());
     if (e.has_offset()) out_err.with_offset(e.offset());
     if (!e.event().empty()) out_err.with_event(e.event());
     throw out_err;
   }
-  // The footer: ROLLBACK of nothing, session settings restored. Every transaction is committed
-  // by now, so a failure here only deserves a warning (MySQL with GTID_MODE=ON refuses the
-  // ROLLBACK when no transaction set GTID_NEXT, e.g. when --gtids=skip-applied left out all).
-  try {
-    out.flush();
-  } catch (const Error& e) {
-    stopped = true;
-    if (warn) warn(std::string("after the last transaction: ") + e.what());
-  }
-  if (!sink.load_dir().empty() && sql.local_load_dir.empty()) {
+  result.last = replay.last();
+  if (result.last) write_replay_state(opts.state_file, *result.last);
+  result.transactions_applied = replay.engine().committed();
+  result.events_applied = replay.events();
+  result.parallel_units = replay.units_parallel();
+  result.barriers = replay.barriers();
+  result.retries = replay.engine().retries();
+  result.max_busy = replay.engine().max_busy();
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!replay.sink().load_dir().empty() && sql.local_load_dir.empty()) {
     std::error_code ec;
-    std::filesystem::remove_all(sink.load_dir(), ec);
+    std::filesystem::remove_all(replay.sink().load_dir(), ec);
   }
   return result;
 }

@@ -95,7 +95,8 @@ checksums() {
     echo "SET SESSION sql_mode = 'NO_BACKSLASH_ESCAPES';"
     sql "$port" -N --raw -e "SELECT CONCAT('CHECKSUM TABLE \`', REPLACE(table_schema, '\`', '\`\`'),
       '\`.\`', REPLACE(table_name, '\`', '\`\`'), '\`;') FROM information_schema.tables
-      WHERE table_schema NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys', 'victim')
+      WHERE table_schema NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys', 'victim',
+                                 'binrecover')
         AND table_type = 'BASE TABLE' ORDER BY table_schema, table_name"
   } | sql "$port" -N --raw | od -c
 }

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2016  # backquotes in single quotes are markdown
+# Benchmark: the time until the database is back, by every way of applying a binlog, side by
+# side on the same machine, into a fresh MariaDB each run:
+#   mb_pipe  mariadb-binlog F | mariadb
+#   br_pipe  binrecover F | mariadb
+#   replay   binrecover replay F                 (one session, crash-safe)
+#   par4     binrecover replay --parallel 4 F
+#   par8     binrecover replay --parallel 8 F
+#   relay8   MariaDB's own parallel applier (slave_parallel_threads=8, optimistic) with F as its
+#            relay log: START SLAVE SQL_THREAD until MASTER_GTID_WAIT of F's last GTID
+# F: the first BENCH_REPLAY_MB MiB of the bench binlog (bench/run.sh generates and caches it),
+# cut at a transaction's end. Every target runs with its binary log on and log_slave_updates,
+# so each way writes the same binlog; once with innodb_flush_log_at_trx_commit=1 (the default)
+# and once with 2. The tables' CHECKSUM TABLE must be equal after every run.
+#   bash bench/replay.sh [BINLOG]
+# Environment: BENCH_RUNS (3, the median is reported), BENCH_PORT (23395), BENCH_REPLAY_MB (100),
+# BENCH_METHODS (all), BENCH_FLUSH ("1 2"), BINRECOVER (build/binrecover).
+# Writes the table to stdout and to bench/results/replay.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+BENCH_RUNS=${BENCH_RUNS:-3}
+BENCH_PORT=${BENCH_PORT:-23395}
+BENCH_REPLAY_MB=${BENCH_REPLAY_MB:-100}
+BENCH_METHODS=${BENCH_METHODS:-mb_pipe br_pipe replay par4 par8 relay8}
+BENCH_FLUSH=${BENCH_FLUSH:-1 2}
+BINRECOVER=${BINRECOVER:-$root/build/binrecover}
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/binrecover
+src=${1:-$(ls -S "$cache"/bench-*/mysql-bin.000001 2> /dev/null | head -1)}
+[ -f "$src" ] || { echo "bench: no binlog: run bash bench/run.sh first, or name one" >&2; exit 2; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/binrecover-bench-replay.XXXXXX")
+trap 'scripts/mariadb_server.sh stop "$work/srv" > /dev/null 2>&1 || true; rm -rf "$work"' EXIT
+log() { echo "bench: $*" >&2; }
+
+# The prefix: up to the end of the first transaction past BENCH_REPLAY_MB MiB.
+cut=$("$BINRECOVER" events --format=tsv "$src" |
+  awk -F'\t' -v at=$((BENCH_REPLAY_MB * 1048576)) '$3 == "Xid" && $5 >= at { print $5; exit }')
+[ -n "$cut" ] || cut=$(stat -c %s "$src")
+F=$work/bench.000001
+head -c "$cut" "$src" > "$F"
+transactions=$("$BINRECOVER" events --format=tsv "$F" | awk -F'\t' '$3 == "Xid"' | wc -l)
+rows=$("$BINRECOVER" --base64-output=decode-rows -v "$F" | grep -c '^### \(INSERT\|UPDATE\|DELETE\) ')
+last_gtid=$("$BINRECOVER" events --format=tsv "$F" |
+  awk -F'\t' '$3 == "Gtid" { g = $6 } END { sub(/^BEGIN GTID /, "", g); sub(/ .*/, "", g); print g }')
+mb=$(awk -v b="$cut" 'BEGIN { printf "%.1f", b / 1048576 }')
+log "input: $mb MiB, $transactions transactions, $rows row changes, last GTID $last_gtid"
+
+port=$BENCH_PORT
+conn=(--no-defaults -h127.0.0.1 -P"$port" -uroot)
+client=(mariadb "${conn[@]}" --max-allowed-packet=1G)
+server_opts() {  # FLUSH: the target's options
+  echo "--innodb-flush-log-at-trx-commit=$1 --innodb-buffer-pool-size=512M"
+  echo "--innodb-log-file-size=256M --log-slave-updates=ON --server-id=2 --max-allowed-packet=1G"
+}
+checksum() {
+  "${client[@]}" -N -e "CHECKSUM TABLE bench.t_ints, bench.t_text, bench.t_time, bench.t_orders" |
+    awk '{ print $2 }' | tr '\n' ' '
+}
+
+# run METHOD FLUSH: one run into a fresh server; appends "seconds" to $work/METHOD.FLUSH.
+run() {
+  local m=$1 flush=$2 t0 t1 relay=()
+  [ "$m" = relay8 ] && relay=(--relay-log=relay-bin --relay-log-index=relay-bin.index
+    --skip-slave-start --slave-parallel-threads=8 --slave-parallel-mode=optimistic
+    --relay-log-purge=OFF)
+  # shellcheck disable=SC2046
+  scripts/mariadb_server.sh start "$work/srv" "$port" $(server_opts "$flush") "${relay[@]}" > /dev/null
+  if [ "$m" = relay8 ]; then
+    # The binlog becomes the relay log of a replica whose source never answers.
+    scripts/mariadb_server.sh stop "$work/srv"
+    cp "$F" "$work/srv/data/relay-bin.000001"
+    echo "./relay-bin.000001" > "$work/srv/data/relay-bin.index"
+    scripts/mariadb_server.sh restart "$work/srv" "$port" > /dev/null
+    "${client[@]}" -e "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=1, MASTER_USER='none',
+      RELAY_LOG_FILE='relay-bin.000001', RELAY_LOG_POS=4"
+  fi
+  rm -f "$work/state"
+  t0=$(date +%s.%N)
+  case $m in
+    mb_pipe) mariadb-binlog --no-defaults "$F" | "${client[@]}" ;;
+    br_pipe) "$BINRECOVER" "$F" | "${client[@]}" ;;
+    replay) "$BINRECOVER" replay "${conn[@]}" --no-progress --state-file="$work/state" "$F" ;;
+    par4) "$BINRECOVER" replay "${conn[@]}" --no-progress --state-file="$work/state" --parallel 4 "$F" ;;
+    par8) "$BINRECOVER" replay "${conn[@]}" --no-progress --state-file="$work/state" --parallel 8 "$F" ;;
+    relay8) "${client[@]}" -N -e "START SLAVE SQL_THREAD; SELECT MASTER_GTID_WAIT('$last_gtid', 3600)" |
+      grep -qx 0 || { log "relay8: MASTER_GTID_WAIT failed"; exit 1; } ;;
+  esac
+  t1=$(date +%s.%N)
+  local sum
+  sum=$(checksum)
+  scripts/mariadb_server.sh stop "$work/srv"
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }' >> "$work/$m.$flush"
+  if [ ! -f "$work/sum" ]; then
+    echo "$sum" > "$work/sum"
+  elif [ "$sum" != "$(cat "$work/sum")" ]; then
+    log "$m (flush $flush): CHECKSUM TABLE differs: $sum vs $(cat "$work/sum")"
+    exit 1
+  fi
+}
+
+for flush in $BENCH_FLUSH; do
+  for _ in $(seq 1 "$BENCH_RUNS"); do
+    for m in $BENCH_METHODS; do
+      run "$m" "$flush"
+      log "$m flush=$flush: $(tail -1 "$work/$m.$flush") s"
+    done
+  done
+done
+
+median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+{
+  echo "# Replay benchmark"
+  echo
+  echo "- command: \`bash bench/replay.sh\` (median of $BENCH_RUNS runs, each into a fresh server)"
+  echo "- input: the first $mb MiB of the bench binlog: $transactions transactions, $rows row changes"
+  echo "- machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); $(mariadbd --version | head -1)"
+  echo "- binrecover: git $(git rev-parse --short HEAD 2> /dev/null || echo unknown); $(date -u '+%Y-%m-%d %H:%M UTC')"
+  for flush in $BENCH_FLUSH; do
+    echo
+    echo "innodb_flush_log_at_trx_commit=$flush:"
+    echo
+    echo "| method | seconds | transactions/s | rows/s | vs mb_pipe |"
+    echo "|---|---|---|---|---|"
+    base=$(median "$work/mb_pipe.$flush" 2> /dev/null || echo 0)
+    for m in $BENCH_METHODS; do
+      s=$(median "$work/$m.$flush")
+      awk -v m="$m" -v s="$s" -v t="$transactions" -v r="$rows" -v b="$base" 'BEGIN {
+        printf "| %s | %.2f | %.0f | %.0f | %s |\n", m, s, t / s, r / s, b > 0 ? sprintf("%.2fx", b / s) : "-" }'
+    done
+  done
+  echo
+  echo "CHECKSUM TABLE equal after every run: $(cat "$work/sum")"
+} | tee bench/results/replay.md

@@ -1,0 +1,412 @@
+#include "recovery/workflows/apply_engine.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "recovery/server/remote_source.h"
+#include "recovery/sql/sql_quote.h"
+
+namespace binrecover::recovery {
+
+namespace {
+
+// Deadlock, lock wait timeout: the unit is run again.
+bool retryable(const Error& e) { return is_server_error(e, 1213) || is_server_error(e, 1205); }
+
+constexpr int kMaxRetries = 20;
+
+}  // namespace
+
+ApplyEngine::ApplyEngine(const ConnectionOptions& conn, EngineOptions opts)
+    : opts_(std::move(opts)) {
+  if (opts_.workers == 0) opts_.workers = 1;
+  if (opts_.max_waiting == 0) opts_.max_waiting = 16 * opts_.workers;
+  for (std::size_t i = 0; i < opts_.workers; ++i) {
+    auto w = std::make_unique<Worker>();
+    w->index = i;
+    w->session = std::make_unique<Session>(conn);
+    w->applier = std::make_unique<Applier>(*w->session);
+    if (opts_.workers > 1) {
+      // A unit waiting for its turn to commit may hold a lock an earlier one needs: a short
+      // wait turns that into a retry (the earlier unit's), not a stall.
+      w->session->execute("SET SESSION innodb_lock_wait_timeout = 1");
+    }
+    workers_.push_back(std::move(w));
+  }
+  mysql_target_ = !workers_.front()->session->mariadb();
+  for (auto& w : workers_) {
+    Worker* p = w.get();
+    w->thread = std::thread([this, p] { run_worker(*p); });
+  }
+}
+
+ApplyEngine::~ApplyEngine() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (auto& w : workers_)
+    if (w->thread.joinable()) w->thread.join();
+}
+
+void ApplyEngine::set_prelude(std::shared_ptr<const Prelude> prelude) {
+  prelude_ = std::move(prelude);
+}
+
+std::string ApplyEngine::progress_statement(std::size_t worker, const UnitPlace& place) const {
+  if (opts_.progress_table.empty()) return {};
+  return "REPLACE INTO " + opts_.progress_table +
+         " (run_key, worker, file, position, gtid, applied) VALUES (" + opts_.run_key + ", " +
+         std::to_string(worker) + ", " + hex_literal(place.file) + ", " +
+         std::to_string(place.end_pos) + ", " + hex_literal(place.gtid) + ", '')";
+}
+
+// Without the commit order: the low-water mark, and what this worker committed above it
+// (the units' files and first positions, "file\tpos\n" each) with this unit.
+std::string ApplyEngine::unordered_progress(Worker& w, const Slot& slot) {
+  if (opts_.progress_table.empty()) return {};
+  UnitPlace mark;
+  std::string applied;
+  {
+    std::lock_guard lock(mu_);
+    if (low_water_place_) mark = *low_water_place_;
+    std::erase_if(w.committed, [&](const auto& c) { return c.first <= low_water_; });
+  }
+  for (const auto& [seq, place] : w.committed)
+    applied += place.file + "\t" + std::to_string(place.first_pos) + "\n";
+  applied += slot.task.place.file + "\t" + std::to_string(slot.task.place.first_pos) + "\n";
+  return "REPLACE INTO " + opts_.progress_table +
+         " (run_key, worker, file, position, gtid, applied) VALUES (" + opts_.run_key + ", " +
+         std::to_string(w.index) + ", " + hex_literal(mark.file) + ", " +
+         std::to_string(mark.end_pos) + ", " + hex_literal(mark.gtid) + ", " +
+         hex_literal(applied) + ")";
+}
+
+void ApplyEngine::throw_if_failed() {
+  if (error_) throw *error_;
+}
+
+void ApplyEngine::submit(ApplyTask task) {
+  auto slot = std::make_unique<Slot>();
+  slot->bytes = task.text.size();
+  slot->task = std::move(task);
+  {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] {
+      return error_ || (slots_.size() < opts_.max_waiting &&
+                        (slots_.empty() || waiting_bytes_ + slot->bytes <= opts_.max_bytes));
+    });
+    throw_if_failed();
+    slot->task.seq = next_seq_++;
+    waiting_bytes_ += slot->bytes;
+    slots_.push_back(std::move(slot));
+  }
+  cv_.notify_all();
+}
+
+void ApplyEngine::drain() {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] {
+    if (!error_) return low_water_ + 1 == next_seq_;
+    // After an error: every unit before it committed, nothing after it running any more.
+    return std::none_of(slots_.begin(), slots_.end(), [&](const auto& s) {
+      return s->state == State::kRunning || (s->task.seq < error_seq_ && s->state != State::kDone);
+    });
+  });
+  throw_if_failed();
+}
+
+bool ApplyEngine::is_committed(std::uint64_t seq) const {
+  return seq <= low_water_ || done_above_.count(seq) != 0;
+}
+
+std::optional<UnitPlace> ApplyEngine::low_water() const {
+  std::lock_guard lock(mu_);
+  return low_water_place_;
+}
+
+void ApplyEngine::advance_low_water() {
+  // (the caller holds mu_) Finished slots leave the window in order.
+  while (!slots_.empty() && slots_.front()->state == State::kDone) {
+    const Slot& s = *slots_.front();
+    low_water_ = s.task.seq;
+    low_water_place_ = s.task.place;
+    done_above_.erase(s.task.seq);
+    waiting_bytes_ -= s.bytes;
+    slots_.pop_front();
+  }
+  // Direct units are never in the window: the mark jumps over them (see end_direct).
+  while (done_above_.count(low_water_ + 1) != 0) {
+    low_water_place_ = done_above_[low_water_ + 1];
+    done_above_.erase(++low_water_);
+  }
+}
+
+ApplyEngine::Slot* ApplyEngine::take(Worker& w) {
+  std::unique_lock lock(mu_);
+  for (;;) {
+    if (stopping_) return nullptr;
+    for (auto& s : slots_) {
+      if (s->state != State::kWaiting) continue;
+      if (error_ && s->task.seq > error_seq_) continue;
+      // A unit that met a lock held by later ones runs again before any later one starts.
+      if (gate_ != 0 && s->task.seq > gate_) break;
+      if (s->retry_after != 0 && !is_committed(s->retry_after)) continue;
+      if (!std::all_of(s->task.deps.begin(), s->task.deps.end(),
+                       [&](std::uint64_t d) { return is_committed(d); }))
+        continue;
+      s->state = State::kRunning;
+      s->abort = false;
+      (void)w;
+      return s.get();
+    }
+    cv_.wait(lock);
+  }
+}
+
+void ApplyEngine::run_worker(Worker& w) {
+  while (Slot* slot = take(w)) {
+    const std::size_t now = ++busy_;
+    std::size_t seen = max_busy_.load();
+    while (now > seen && !max_busy_.compare_exchange_weak(seen, now)) {
+    }
+    apply(w, *slot);
+    --busy_;
+  }
+}
+
+void ApplyEngine::run_prelude(Worker& w) {
+  if (w.prelude == prelude_ || !prelude_) return;
+  // A MySQL session that applied a unit still names its GTID; a BINLOG statement may not run
+  // then.
+  if (mysql_target_ && w.prelude) w.session->execute("SET @@SESSION.GTID_NEXT='AUTOMATIC'");
+  w.applier->apply(prelude_->text, prelude_->statements);
+  w.prelude = prelude_;
+}
+
+void ApplyEngine::wait_turn(Slot& slot) {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] {
+    return slot.abort || stopping_ || (error_ && slot.task.seq > error_seq_) ||
+           low_water_ + 1 == slot.task.seq;
+  });
+  if (low_water_ + 1 != slot.task.seq) throw Aborted{};
+}
+
+void ApplyEngine::fail(std::uint64_t seq, const Error& e, const UnitPlace& place) {
+  {
+    std::lock_guard lock(mu_);
+    if (!error_ || seq < error_seq_) {
+      error_ = e;
+      if (error_->file().empty()) error_->with_file(place.path.empty() ? place.file : place.path);
+      error_seq_ = seq;
+    }
+  }
+  cv_.notify_all();
+}
+
+void ApplyEngine::committed_unit(Worker& w, Slot& slot) {
+  if (opts_.on_commit) opts_.on_commit(slot.task.place);
+  {
+    std::lock_guard lock(mu_);
+    slot.state = State::kDone;
+    if (!opts_.preserve_commit_order) {
+      done_above_[slot.task.seq] = slot.task.place;
+      w.committed.emplace_back(slot.task.seq, slot.task.place);
+    }
+    advance_low_water();
+    if (gate_ != 0 && gate_ <= low_water_) gate_ = 0;
+  }
+  ++committed_;
+  cv_.notify_all();
+}
+
+void ApplyEngine::apply(Worker& w, Slot& slot) {
+  const bool ordered = opts_.preserve_commit_order && opts_.workers > 1;
+  for (int attempt = 0;; ++attempt) {
+    try {
+      run_prelude(w);
+      const std::string progress = opts_.preserve_commit_order
+                                       ? progress_statement(w.index, slot.task.place)
+                                       : unordered_progress(w, slot);
+      Applier::Hooks hooks;
+      hooks.after_begin = progress;
+      if (ordered) hooks.before_commit = [&] { wait_turn(slot); };
+      w.applier->apply(slot.task.text, slot.task.statements, hooks);
+      committed_unit(w, slot);
+      return;
+    } catch (const Aborted&) {
+      // Rolled back so that an earlier unit gets the locks this one held.
+      try {
+        w.session->execute("ROLLBACK");
+      } catch (const Error& e) {
+        fail(slot.task.seq, e, slot.task.place);
+        std::lock_guard lock(mu_);
+        slot.state = State::kWaiting;
+        return;
+      }
+      w.applier->forget_state();
+      ++retries_;
+      std::lock_guard lock(mu_);
+      slot.state = State::kWaiting;
+      cv_.notify_all();
+      return;
+    } catch (const Error& e) {
+      if (retryable(e) && attempt < kMaxRetries) {
+        ++retries_;
+        if (ordered) {
+          // Later units waiting for their turn may hold what this one waits for: they roll
+          // back, and none after it starts until it committed.
+          std::lock_guard lock(mu_);
+          if (gate_ == 0 || slot.task.seq < gate_) gate_ = slot.task.seq;
+          for (auto& s : slots_)
+            if (s->task.seq > slot.task.seq && s->state == State::kRunning) {
+              s->abort = true;
+              s->retry_after = slot.task.seq;
+            }
+        }
+        cv_.notify_all();
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::min(5 * (attempt + 1), 100)));
+        continue;
+      }
+      fail(slot.task.seq, e, slot.task.place);
+      std::lock_guard lock(mu_);
+      slot.state = State::kWaiting;  // not applied
+      cv_.notify_all();
+      return;
+    }
+  }
+}
+
+void ApplyEngine::begin_direct(const UnitPlace& place) {
+  {
+    std::lock_guard lock(mu_);
+    throw_if_failed();
+  }
+  direct_ = place;
+  direct_recorded_ = false;
+  run_prelude(*workers_.front());
+}
+
+bool ApplyEngine::direct_piece(std::string_view text,
+                               const std::vector<Output::Statement>& statements,
+                               bool with_progress) {
+  Worker& w = *workers_.front();
+  const std::string progress =
+      with_progress && !direct_recorded_ ? progress_statement(w.index, *direct_) : std::string();
+  Applier::Hooks hooks;
+  hooks.after_begin = progress;
+  const Applier::Outcome out = w.applier->apply(text, statements, hooks);
+  if (out.after_begin_ran) direct_recorded_ = true;
+  return out.after_begin_ran;
+}
+
+void ApplyEngine::end_direct() {
+  if (opts_.on_commit) opts_.on_commit(*direct_);
+  {
+    std::lock_guard lock(mu_);
+    const std::uint64_t seq = next_seq_++;
+    done_above_[seq] = *direct_;
+    advance_low_water();
+  }
+  ++committed_;
+  direct_.reset();
+  cv_.notify_all();
+}
+
+void ApplyEngine::abort_direct() { direct_.reset(); }
+
+// ---- dependencies ----
+
+std::vector<std::uint64_t> DependencyTracker::add(std::uint64_t seq, const WriteSet& ws,
+                                                  std::uint64_t clock_floor) {
+  std::vector<std::uint64_t> deps;
+  auto need = [&](std::uint64_t d) {
+    // The source's clock says units after the floor ran beside this one there.
+    if (d != 0 && d > forgotten_ && d <= clock_floor) deps.push_back(d);
+  };
+  auto find = [](const auto& map, std::uint64_t key) -> std::uint64_t {
+    const auto it = map.find(key);
+    return it == map.end() ? 0 : it->second;
+  };
+  for (const auto& [table, key] : ws.rows) {
+    need(find(rows_, key));
+    need(find(tables_whole_, table));
+  }
+  for (const std::uint64_t table : ws.tables) need(find(tables_any_, table));
+  if (barrier_ > forgotten_) deps.push_back(barrier_);
+  for (const auto& [table, key] : ws.rows) {
+    rows_[key] = seq;
+    tables_any_[table] = seq;
+  }
+  for (const std::uint64_t table : ws.tables) {
+    tables_whole_[table] = seq;
+    tables_any_[table] = seq;
+  }
+  std::sort(deps.begin(), deps.end());
+  deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+  return deps;
+}
+
+void DependencyTracker::barrier(std::uint64_t seq) {
+  barrier_ = seq;
+  // Everything before a barrier is committed before anything after it starts.
+  rows_.clear();
+  tables_any_.clear();
+  tables_whole_.clear();
+}
+
+void DependencyTracker::forget_below(std::uint64_t seq) {
+  forgotten_ = std::max(forgotten_, seq);
+  if (size() < (std::size_t{1} << 18)) return;
+  std::erase_if(rows_, [&](const auto& e) { return e.second <= seq; });
+  std::erase_if(tables_any_, [&](const auto& e) { return e.second <= seq; });
+  std::erase_if(tables_whole_, [&](const auto& e) { return e.second <= seq; });
+}
+
+void SourceClock::new_file(std::uint64_t last_seq) {
+  file_base_ = last_seq;
+  mysql_.clear();
+  group_id_.reset();
+}
+
+std::uint64_t SourceClock::mysql(std::uint64_t seq, std::int64_t last_committed,
+                                 std::int64_t sequence_number) {
+  if (sequence_number <= 0 || last_committed < 0 || last_committed >= sequence_number)
+    return seq - 1;
+  // The newest unit of this file the source committed at or before last_committed.
+  std::uint64_t floor = file_base_;
+  for (auto it = mysql_.rbegin(); it != mysql_.rend(); ++it)
+    if (it->first <= last_committed) {
+      floor = it->second;
+      break;
+    }
+  mysql_.emplace_back(sequence_number, seq);
+  if (mysql_.size() > 4096) {
+    // (a unit whose last_committed is older than what is kept gets the oldest kept as its
+    // floor: later than the true one, so it waits for more, never for less)
+    file_base_ = std::max(file_base_, mysql_.front().second);
+    mysql_.pop_front();
+  }
+  return floor;
+}
+
+std::uint64_t SourceClock::maria(std::uint64_t seq, std::optional<std::uint64_t> commit_id) {
+  if (!commit_id) {
+    group_id_.reset();
+    return seq - 1;
+  }
+  if (group_id_ != commit_id) {
+    group_id_ = commit_id;
+    group_floor_ = seq - 1;
+  }
+  return group_floor_;
+}
+
+std::uint64_t SourceClock::none(std::uint64_t seq) {
+  group_id_.reset();
+  return seq - 1;
+}
+
+}  // namespace binrecover::recovery

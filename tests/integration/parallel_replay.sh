@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# binrecover replay --parallel on a real target (mariadb: MariaDB 10.11; mysql: MySQL 9.7 of
+# the sid chroot, GTID_MODE=ON, compressed transactions), ports PA and PA+1:
+#  - the workload of parallel_workload.sh (4 clients at once: hot rows, a foreign key with
+#    cascades, unique keys reused, a counter and a table without a key, DDL in the middle, a
+#    statement-format segment) replayed with --parallel 1, 4 and 8, and 8 without the commit
+#    order: every table's CHECKSUM TABLE equals the source's (and so the serial replay's);
+#  - with the commit order kept (--parallel 8), a sampler reading the target while the replay
+#    runs only ever sees the marks of a prefix of the source's commits (and sees the replay
+#    part-way at least once); the workers did run side by side (the report's max_busy);
+#  - a second replay with the same state file while one runs is refused (exit 2).
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/parallel_workload.sh"
+FLAVOR=${1:?mariadb or mysql}
+PA=${2:-23711}
+PT=$((PA + 1))
+N=${PARALLEL_N:-100}
+
+if [ "$FLAVOR" = mysql ]; then
+  MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
+  "$MYSQL_SERVER" chroot > /dev/null || fail "cannot build the MySQL chroot (see above)"
+  SERVERS_MYSQL=()
+  cleanup_mysql() {
+    for s in "${SERVERS_MYSQL[@]}"; do "$MYSQL_SERVER" stop "$s" || true; done
+    cleanup
+  }
+  trap cleanup_mysql EXIT
+  for p in a:"$PA" t:"$PT"; do
+    SERVERS_MYSQL+=("$WORK/${p%%:*}")
+    "$MYSQL_SERVER" start "$WORK/${p%%:*}" "${p#*:}"
+  done
+  reset_gtids="RESET BINARY LOGS AND GTIDS"
+else
+  start_server a "$PA"
+  start_server t "$PT"
+  reset_gtids="RESET MASTER"
+fi
+
+run_workload "$PA" "$N"
+sql "$PA" -e "FLUSH BINARY LOGS"
+mapfile -t files < <(binlogs_between "$WORK/a/binlog" mysql-bin.000001)
+unset 'files[${#files[@]}-1]'  # the new empty one
+content "$PA" > "$WORK/expected"
+marks_order "${files[@]}" > "$WORK/order"
+total=$(grep -c . "$WORK/order")
+[ "$total" = "$((8 * N + 21))" ] || fail "the binlogs hold $total marks, not $((8 * N + 21))"
+[ "$(sql "$PA" -N -e 'SELECT COUNT(*) FROM par.marks')" = "$total" ] || fail "marks on the source"
+
+fresh_target() {
+  sql "$PT" -e "DROP DATABASE IF EXISTS par; DROP DATABASE IF EXISTS binrecover; $reset_gtids"
+  rm -f "$WORK/r.state" "$WORK/r.state.lock"
+}
+# sampler OUT: the target's marks, one consistent read per line, until $WORK/stop exists.
+sampler() {
+  while [ ! -e "$WORK/stop" ]; do
+    sql "$PT" -N -e "SET SESSION group_concat_max_len = 16777216;
+      SELECT IFNULL(GROUP_CONCAT(k), '') FROM par.marks" 2> /dev/null || true
+  done > "$1"
+}
+# prefix_check SAMPLES: prints "samples mid bad": each sample's marks must be the first m
+# marks of the source's commit order (m = how many it holds).
+prefix_check() {
+  awk -v total="$total" 'NR == FNR { pos[$1] = FNR; next }
+    { n = split($0, ks, ","); if ($0 == "") n = 0; worst = 0
+      for (j = 1; j <= n; j++) { p = (ks[j] in pos) ? pos[ks[j]] : 1e9; if (p > worst) worst = p }
+      samples++; if (n > 0 && n < total) mid++; if (worst > n) bad++ }
+    END { printf "%d %d %d\n", samples, mid, bad }' "$WORK/order" "$1"
+}
+
+for mode in 1 4 8 "8 --no-preserve-commit-order"; do
+  fresh_target
+  read -r workers extra <<< "$mode"
+  rm -f "$WORK/stop"
+  sampler "$WORK/samples" &
+  spid=$!
+  rc=0
+  "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
+    --state-file="$WORK/r.state" --parallel "$workers" $extra --report="$WORK/report.json" \
+    "${files[@]}" 2> "$WORK/replay.err" || rc=$?
+  touch "$WORK/stop"
+  wait "$spid"
+  [ $rc = 0 ] || { cat "$WORK/replay.err"; fail "replay --parallel $mode exited $rc"; }
+  content "$PT" > "$WORK/got"
+  diff "$WORK/expected" "$WORK/got" || fail "replay --parallel $mode: the target differs from the source"
+  grep -q "\"workers\":$workers," "$WORK/report.json" || fail "report: $(cat "$WORK/report.json")"
+  busy=$(sed -n 's/.*"max_busy":\([0-9]*\).*/\1/p' "$WORK/report.json")
+  alone=$(sed -n 's/.*"alone":\([0-9]*\).*/\1/p' "$WORK/report.json")
+  [ "$alone" -ge 23 ] || fail "replay --parallel $mode applied $alone units alone (DDL, statements)"
+  read -r samples mid bad < <(prefix_check "$WORK/samples")
+  if [ "$workers" -gt 1 ]; then
+    [ "$busy" -ge 2 ] || fail "replay --parallel $mode: never more than $busy worker busy at once"
+  fi
+  if [ -z "$extra" ]; then
+    [ "$mid" -ge 1 ] || fail "replay --parallel $mode: the sampler never saw the replay part-way ($samples samples)"
+    [ "$bad" = 0 ] || fail "replay --parallel $mode: the sampler saw $bad states that are no prefix of the source's commits"
+    pass "$FLAVOR replay --parallel $mode: tables equal the source's; $samples reads of the target ($mid part-way) all saw a prefix of its history; up to $busy workers busy"
+  else
+    pass "$FLAVOR replay --parallel $mode: tables equal the source's ($bad of $samples reads saw a state the source never had, as --no-preserve-commit-order allows); up to $busy workers busy"
+  fi
+done
+
+# One replay per state file: the first is held up by a global read lock while the second tries.
+fresh_target
+sql "$PT" -e "FLUSH TABLES WITH READ LOCK; SELECT SLEEP(3)" > /dev/null &
+holder=$!
+sleep 0.5
+"$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
+  --state-file="$WORK/r.state" --parallel 2 "${files[@]}" 2> "$WORK/first.err" &
+first=$!
+for _ in $(seq 1 100); do [ -e "$WORK/r.state.lock" ] && break; sleep 0.02; done
+rc=0
+"$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
+  --state-file="$WORK/r.state" --resume "${files[@]}" 2> "$WORK/second.err" || rc=$?
+wait "$holder"
+wait "$first" || { cat "$WORK/first.err"; fail "the first replay failed"; }
+[ $rc = 2 ] && grep -q "one replay per state file" "$WORK/second.err" ||
+  { cat "$WORK/second.err"; fail "a second replay with the same state file exited $rc"; }
+content "$PT" > "$WORK/got"
+diff "$WORK/expected" "$WORK/got" || fail "the first replay's target differs"
+pass "$FLAVOR: a second replay with the same state file is refused while the first runs"
