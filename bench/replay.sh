@@ -7,8 +7,8 @@
 #   replay   binrecover replay F                 (one session, crash-safe)
 #   par4     binrecover replay --parallel 4 F
 #   par8     binrecover replay --parallel 8 F
-#   relay8   MariaDB's own parallel applier (slave_parallel_threads=8, optimistic) with F as its
-#            relay log: START SLAVE SQL_THREAD until MASTER_GTID_WAIT of F's last GTID
+#   relay8   MariaDB's own parallel applier: a replica (slave_parallel_threads=8, optimistic) of a
+#            server whose binlog is F, from START SLAVE until MASTER_GTID_WAIT of F's last GTID
 # F: the first BENCH_REPLAY_MB MiB of the bench binlog (bench/run.sh generates and caches it),
 # cut at a transaction's end. Every target runs with its binary log on and log_slave_updates,
 # so each way writes the same binlog; once with innodb_flush_log_at_trx_commit=1 (the default)
@@ -30,23 +30,39 @@ cache=${XDG_CACHE_HOME:-$HOME/.cache}/binrecover
 src=${1:-$(ls -S "$cache"/bench-*/mysql-bin.000001 2> /dev/null | head -1)}
 [ -f "$src" ] || { echo "bench: no binlog: run bash bench/run.sh first, or name one" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/binrecover-bench-replay.XXXXXX")
-trap 'scripts/mariadb_server.sh stop "$work/srv" > /dev/null 2>&1 || true; rm -rf "$work"' EXIT
+trap 'for s in srv source; do scripts/mariadb_server.sh stop "$work/$s" > /dev/null 2>&1 || true; done
+  [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$work"' EXIT
 log() { echo "bench: $*" >&2; }
 
 # The prefix: up to the end of the first transaction past BENCH_REPLAY_MB MiB.
-cut=$("$BINRECOVER" events --format=tsv "$src" |
-  awk -F'\t' -v at=$((BENCH_REPLAY_MB * 1048576)) '$3 == "Xid" && $5 >= at { print $5; exit }')
+"$BINRECOVER" events --format=tsv "$src" > "$work/events.tsv"
+cut=$(awk -F'\t' -v at=$((BENCH_REPLAY_MB * 1048576)) '$3 == "Xid" && $5 >= at { print $5; exit }' \
+  "$work/events.tsv")
 [ -n "$cut" ] || cut=$(stat -c %s "$src")
 F=$work/bench.000001
 head -c "$cut" "$src" > "$F"
-transactions=$("$BINRECOVER" events --format=tsv "$F" | awk -F'\t' '$3 == "Xid"' | wc -l)
+"$BINRECOVER" events --format=tsv "$F" > "$work/events.tsv"
+transactions=$(awk -F'\t' '$3 == "Xid"' "$work/events.tsv" | wc -l)
 rows=$("$BINRECOVER" --base64-output=decode-rows -v "$F" | grep -c '^### \(INSERT\|UPDATE\|DELETE\) ')
-last_gtid=$("$BINRECOVER" events --format=tsv "$F" |
-  awk -F'\t' '$3 == "Gtid" { g = $6 } END { sub(/^BEGIN GTID /, "", g); sub(/ .*/, "", g); print g }')
+last_gtid=$(awk -F'\t' '$3 == "Gtid" { g = $6 } END { sub(/^BEGIN GTID /, "", g); sub(/ .*/, "", g); print g }' \
+  "$work/events.tsv")
 mb=$(awk -v b="$cut" 'BEGIN { printf "%.1f", b / 1048576 }')
 log "input: $mb MiB, $transactions transactions, $rows row changes, last GTID $last_gtid"
 
 port=$BENCH_PORT
+# relay8: a source server whose binary log is F (started once), replicated by a fresh replica
+# each run: its I/O thread copies F over loopback while 8 applier threads apply it. (The
+# "binlog as relay log" trick crashes MariaDB 10.11.19's parallel applier: signal 11 in
+# apply_event_and_update_pos_for_parallel.)
+source_port=$((BENCH_PORT + 1))
+if [[ " $BENCH_METHODS " == *" relay8 "* ]]; then
+  scripts/mariadb_server.sh start "$work/source" "$source_port" > /dev/null
+  scripts/mariadb_server.sh stop "$work/source"
+  rm -f "$work/source/binlog/"*
+  cp "$F" "$work/source/binlog/mysql-bin.000001"
+  echo "$work/source/binlog/mysql-bin.000001" > "$work/source/binlog/mysql-bin.index"
+  scripts/mariadb_server.sh restart "$work/source" "$source_port" > /dev/null
+fi
 conn=(--no-defaults -h127.0.0.1 -P"$port" -uroot)
 client=(mariadb "${conn[@]}" --max-allowed-packet=1G)
 server_opts() {  # FLUSH: the target's options
@@ -60,21 +76,14 @@ checksum() {
 
 # run METHOD FLUSH: one run into a fresh server; appends "seconds" to $work/METHOD.FLUSH.
 run() {
-  local m=$1 flush=$2 t0 t1 relay=()
-  [ "$m" = relay8 ] && relay=(--relay-log=relay-bin --relay-log-index=relay-bin.index
-    --skip-slave-start --slave-parallel-threads=8 --slave-parallel-mode=optimistic
-    --relay-log-purge=OFF)
+  local m=$1 flush=$2 t0 t1 replica=()
+  [ "$m" = relay8 ] && replica=(--skip-slave-start --slave-parallel-threads=8
+    --slave-parallel-mode=optimistic)
   # shellcheck disable=SC2046
-  scripts/mariadb_server.sh start "$work/srv" "$port" $(server_opts "$flush") "${relay[@]}" > /dev/null
-  if [ "$m" = relay8 ]; then
-    # The binlog becomes the relay log of a replica whose source never answers.
-    scripts/mariadb_server.sh stop "$work/srv"
-    cp "$F" "$work/srv/data/relay-bin.000001"
-    echo "./relay-bin.000001" > "$work/srv/data/relay-bin.index"
-    scripts/mariadb_server.sh restart "$work/srv" "$port" > /dev/null
-    "${client[@]}" -e "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=1, MASTER_USER='none',
-      RELAY_LOG_FILE='relay-bin.000001', RELAY_LOG_POS=4"
-  fi
+  scripts/mariadb_server.sh start "$work/srv" "$port" $(server_opts "$flush") "${replica[@]}" > /dev/null
+  [ "$m" = relay8 ] && "${client[@]}" -e "CHANGE MASTER TO MASTER_HOST='127.0.0.1',
+      MASTER_PORT=$source_port, MASTER_USER='root', MASTER_LOG_FILE='mysql-bin.000001',
+      MASTER_LOG_POS=4, MASTER_USE_GTID=no"
   rm -f "$work/state"
   t0=$(date +%s.%N)
   case $m in
@@ -83,7 +92,7 @@ run() {
     replay) "$BINRECOVER" replay "${conn[@]}" --no-progress --state-file="$work/state" "$F" ;;
     par4) "$BINRECOVER" replay "${conn[@]}" --no-progress --state-file="$work/state" --parallel 4 "$F" ;;
     par8) "$BINRECOVER" replay "${conn[@]}" --no-progress --state-file="$work/state" --parallel 8 "$F" ;;
-    relay8) "${client[@]}" -N -e "START SLAVE SQL_THREAD; SELECT MASTER_GTID_WAIT('$last_gtid', 3600)" |
+    relay8) "${client[@]}" -N -e "START SLAVE; SELECT MASTER_GTID_WAIT('$last_gtid', 3600)" |
       grep -qx 0 || { log "relay8: MASTER_GTID_WAIT failed"; exit 1; } ;;
   esac
   t1=$(date +%s.%N)
@@ -126,7 +135,7 @@ median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }
     for m in $BENCH_METHODS; do
       s=$(median "$work/$m.$flush")
       awk -v m="$m" -v s="$s" -v t="$transactions" -v r="$rows" -v b="$base" 'BEGIN {
-        printf "| %s | %.2f | %.0f | %.0f | %s |\n", m, s, t / s, r / s, b > 0 ? sprintf("%.2fx", b / s) : "-" }'
+        printf "| %s | %.2f | %.0f | %.0f | %s |\n", m, s, t / s, r / s, (b > 0 ? sprintf("%.2fx", b / s) : "-") }'
     done
   done
   echo

@@ -500,13 +500,14 @@ Applier::Outcome Applier::apply(std::string_view text,
   }
   outcome.ended_in_commit = !items_.empty() && items_.back().kind == SqlItem::Kind::kStatement &&
                             !items_.back().verbatim && is_commit(items_.back().text);
-  if (!outcome.ended_in_commit || !hooks.before_commit) {
+  if (!outcome.ended_in_commit || !hooks.commit) {
     run(0, items_.size());
     return outcome;
   }
   run(0, items_.size() - 1);
-  hooks.before_commit();
-  run(items_.size() - 1, items_.size());
+  ++statements_;
+  ++round_trips_;
+  hooks.commit(items_.back().text);
   return outcome;
 }
 

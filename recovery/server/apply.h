@@ -137,10 +137,11 @@ class Applier {
     // A statement to run inside the unit's transaction, right after its BEGIN (replay's
     // progress row); "" for none.
     std::string_view after_begin;
-    // Called before a unit's final COMMIT is sent, everything else of it having run (the
-    // commit order of a parallel replay waits there); may throw to give the unit up (the
-    // caller rolls it back).
-    std::function<void()> before_commit;
+    // Runs a unit's final COMMIT (given its text) instead of the applier, everything else of
+    // it having run: a parallel replay commits in order there, or has the unit committed by the
+    // session's worker that holds the turn. Throws to give the unit up (the caller rolls it
+    // back).
+    std::function<void(std::string_view commit)> commit;
   };
   struct Outcome {
     bool after_begin_ran = false;  // the unit had a BEGIN, and Hooks::after_begin ran after it

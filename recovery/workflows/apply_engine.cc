@@ -30,6 +30,21 @@ ApplyEngine::ApplyEngine(const ConnectionOptions& conn, EngineOptions opts)
       // A unit waiting for its turn to commit may hold a lock an earlier one needs: a short
       // wait turns that into a retry (the earlier unit's), not a stall.
       w->session->execute("SET SESSION innodb_lock_wait_timeout = 1");
+      // Row changes apply the same in any isolation; READ COMMITTED takes no gap locks, which
+      // units that do not share a row would otherwise wait on each other for. (Not where
+      // the session binlogs statements: the server refuses DML in that combination.)
+      if (i == 0) {
+        try {
+          read_committed_ = w->session
+                                ->value(
+                                    "SELECT @@SESSION.sql_log_bin = 0 OR @@GLOBAL.log_bin = 0 OR "
+                                    "@@SESSION.binlog_format <> 'STATEMENT'")
+                                .value_or("0") == "1";
+        } catch (const Error&) {  // (a server without binlog_format: keep its default)
+        }
+      }
+      if (read_committed_)
+        w->session->execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
     }
     workers_.push_back(std::move(w));
   }
@@ -44,6 +59,7 @@ ApplyEngine::~ApplyEngine() {
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
+    for (auto& s : slots_) s->cv.notify_all();
   }
   cv_.notify_all();
   for (auto& w : workers_)
@@ -127,20 +143,26 @@ std::optional<UnitPlace> ApplyEngine::low_water() const {
 }
 
 void ApplyEngine::advance_low_water() {
-  // (the caller holds mu_) Finished slots leave the window in order.
-  while (!slots_.empty() && slots_.front()->state == State::kDone) {
-    const Slot& s = *slots_.front();
-    low_water_ = s.task.seq;
-    low_water_place_ = s.task.place;
-    done_above_.erase(s.task.seq);
-    waiting_bytes_ -= s.bytes;
+  // (the caller holds mu_) Every unit committed, in the window or applied directly, is in
+  // done_above_ until the mark passes it.
+  for (auto it = done_above_.find(low_water_ + 1); it != done_above_.end();
+       it = done_above_.find(low_water_ + 1)) {
+    low_water_place_ = it->second;
+    ++low_water_;
+    done_above_.erase(it);
+  }
+  // Finished slots their workers let go of leave the window in order.
+  while (!slots_.empty() && slots_.front()->state == State::kDone && slots_.front()->released) {
+    waiting_bytes_ -= slots_.front()->bytes;
     slots_.pop_front();
   }
-  // Direct units are never in the window: the mark jumps over them (see end_direct).
-  while (done_above_.count(low_water_ + 1) != 0) {
-    low_water_place_ = done_above_[low_water_ + 1];
-    done_above_.erase(++low_water_);
-  }
+  if (gate_ != 0 && gate_ <= low_water_) gate_ = 0;
+}
+
+ApplyEngine::Slot* ApplyEngine::slot_of(std::uint64_t seq) {
+  for (auto& s : slots_)
+    if (s->task.seq == seq) return s.get();
+  return nullptr;
 }
 
 ApplyEngine::Slot* ApplyEngine::take(Worker& w) {
@@ -158,6 +180,7 @@ ApplyEngine::Slot* ApplyEngine::take(Worker& w) {
         continue;
       s->state = State::kRunning;
       s->abort = false;
+      s->released = false;
       (void)w;
       return s.get();
     }
@@ -173,6 +196,12 @@ void ApplyEngine::run_worker(Worker& w) {
     }
     apply(w, *slot);
     --busy_;
+    {
+      std::lock_guard lock(mu_);
+      slot->released = true;
+      advance_low_water();
+    }
+    cv_.notify_all();
   }
 }
 
@@ -185,13 +214,86 @@ void ApplyEngine::run_prelude(Worker& w) {
   w.prelude = prelude_;
 }
 
-void ApplyEngine::wait_turn(Slot& slot) {
-  std::unique_lock lock(mu_);
-  cv_.wait(lock, [&] {
-    return slot.abort || stopping_ || (error_ && slot.task.seq > error_seq_) ||
-           low_water_ + 1 == slot.task.seq;
-  });
-  if (low_water_ + 1 != slot.task.seq) throw Aborted{};
+void ApplyEngine::mark_committed(Slot& slot) {
+  slot.state = State::kDone;
+  done_above_[slot.task.seq] = slot.task.place;
+  advance_low_water();
+  ++committed_;
+}
+
+void ApplyEngine::commit_in_order(Worker& w, Slot& slot, std::string_view commit) {
+  {
+    std::unique_lock lock(mu_);
+    if (low_water_ + 1 != slot.task.seq) {
+      // Not its turn: parked, its session and COMMIT left for the worker holding the turn.
+      slot.commit = Commit::kParked;
+      slot.session = w.session.get();
+      slot.commit_text.assign(commit);
+      slot.cv.wait(lock, [&] {
+        if (slot.commit == Commit::kCommitted || slot.commit == Commit::kFailed) return true;
+        return slot.commit == Commit::kParked &&
+               (slot.abort || stopping_ || (error_ && slot.task.seq > error_seq_) ||
+                low_water_ + 1 == slot.task.seq);
+      });
+      if (slot.commit == Commit::kCommitted) return;  // (its bookkeeping done too)
+      if (slot.commit == Commit::kFailed) {
+        slot.commit = Commit::kNone;
+        const Error e = *slot.commit_error;
+        throw e;
+      }
+      if (low_water_ + 1 != slot.task.seq) {
+        slot.commit = Commit::kNone;
+        throw Aborted{};
+      }
+    }
+    slot.commit = Commit::kCommitting;
+  }
+  // Its turn: this worker commits it, then each parked unit after it, in order.
+  Slot* s = &slot;
+  Session* session = w.session.get();
+  std::string text(commit);
+  for (;;) {
+    try {
+      session->execute(text);
+    } catch (const Error& e) {
+      std::lock_guard lock(mu_);
+      if (s == &slot) {
+        slot.commit = Commit::kNone;
+        throw;
+      }
+      s->commit = Commit::kFailed;
+      s->commit_error = e;
+      s->cv.notify_all();
+      return;
+    }
+    if (opts_.on_commit) {
+      try {
+        opts_.on_commit(s->task.place);
+      } catch (const Error& e) {
+        fail(s->task.seq, e, s->task.place);
+      }
+    }
+    Slot* next = nullptr;
+    {
+      std::lock_guard lock(mu_);
+      s->commit = Commit::kCommitted;
+      mark_committed(*s);
+      if (s != &slot) s->cv.notify_all();
+      next = slot_of(low_water_ + 1);
+      if (next != nullptr && next->commit == Commit::kParked && !next->abort &&
+          !(error_ && next->task.seq > error_seq_) && !stopping_) {
+        next->commit = Commit::kCommitting;
+        session = next->session;
+        text = next->commit_text;
+      } else {
+        if (next != nullptr) next->cv.notify_all();  // (its turn: it commits itself)
+        next = nullptr;
+      }
+    }
+    cv_.notify_all();
+    if (next == nullptr) return;
+    s = next;
+  }
 }
 
 void ApplyEngine::fail(std::uint64_t seq, const Error& e, const UnitPlace& place) {
@@ -202,6 +304,7 @@ void ApplyEngine::fail(std::uint64_t seq, const Error& e, const UnitPlace& place
       if (error_->file().empty()) error_->with_file(place.path.empty() ? place.file : place.path);
       error_seq_ = seq;
     }
+    for (auto& s : slots_) s->cv.notify_all();  // parked units after it roll back
   }
   cv_.notify_all();
 }
@@ -210,15 +313,9 @@ void ApplyEngine::committed_unit(Worker& w, Slot& slot) {
   if (opts_.on_commit) opts_.on_commit(slot.task.place);
   {
     std::lock_guard lock(mu_);
-    slot.state = State::kDone;
-    if (!opts_.preserve_commit_order) {
-      done_above_[slot.task.seq] = slot.task.place;
-      w.committed.emplace_back(slot.task.seq, slot.task.place);
-    }
-    advance_low_water();
-    if (gate_ != 0 && gate_ <= low_water_) gate_ = 0;
+    if (!opts_.preserve_commit_order) w.committed.emplace_back(slot.task.seq, slot.task.place);
+    mark_committed(slot);
   }
-  ++committed_;
   cv_.notify_all();
 }
 
@@ -232,9 +329,14 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
                                        : unordered_progress(w, slot);
       Applier::Hooks hooks;
       hooks.after_begin = progress;
-      if (ordered) hooks.before_commit = [&] { wait_turn(slot); };
+      bool in_order = false;
+      if (ordered)
+        hooks.commit = [&](std::string_view commit) {
+          commit_in_order(w, slot, commit);
+          in_order = true;
+        };
       w.applier->apply(slot.task.text, slot.task.statements, hooks);
-      committed_unit(w, slot);
+      if (!in_order) committed_unit(w, slot);
       return;
     } catch (const Aborted&) {
       // Rolled back so that an earlier unit gets the locks this one held.
@@ -253,6 +355,12 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
       cv_.notify_all();
       return;
     } catch (const Error& e) {
+      // (the applier rolled back a failing statement's transaction; a failed COMMIT too)
+      try {
+        w.session->execute("ROLLBACK");
+      } catch (const Error&) {
+      }
+      w.applier->forget_state();
       if (retryable(e) && attempt < kMaxRetries) {
         ++retries_;
         if (ordered) {
@@ -264,6 +372,7 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
             if (s->task.seq > slot.task.seq && s->state == State::kRunning) {
               s->abort = true;
               s->retry_after = slot.task.seq;
+              s->cv.notify_all();
             }
         }
         cv_.notify_all();

@@ -123,12 +123,22 @@ class ApplyEngine {
 
  private:
   enum class State : std::uint8_t { kWaiting, kRunning, kDone };
+  // Where a unit's COMMIT is (commit order kept): it is sent by the worker that holds the
+  // turn, so that a run of units waiting for it commits one after another without a thread
+  // being woken in between.
+  enum class Commit : std::uint8_t { kNone, kParked, kCommitting, kCommitted, kFailed };
   struct Slot {
     ApplyTask task;
     State state = State::kWaiting;
     std::uint64_t retry_after = 0;  // run again only once this unit committed
     bool abort = false;             // roll back at the commit turn, run again later
+    bool released = false;          // its worker is done with it: it may leave the window
     std::size_t bytes = 0;
+    Commit commit = Commit::kNone;
+    Session* session = nullptr;  // (parked) the session holding its transaction
+    std::string commit_text;     // (parked) its COMMIT
+    std::optional<Error> commit_error;
+    std::condition_variable cv;  // its worker waits here while parked
   };
   struct Worker {
     std::size_t index = 0;
@@ -144,16 +154,22 @@ class ApplyEngine {
   Slot* take(Worker& w);
   void apply(Worker& w, Slot& slot);
   void run_prelude(Worker& w);
-  void wait_turn(Slot& slot);
+  // The commit hook of a unit when the order is kept: commits it in its turn (and the parked
+  // units after it), or parks it for the worker holding the turn.
+  void commit_in_order(Worker& w, Slot& slot, std::string_view commit);
+  // (mu_ held) The unit committed: the low-water mark moves, the next unit may commit.
+  void mark_committed(Slot& slot);
   void committed_unit(Worker& w, Slot& slot);
   void fail(std::uint64_t seq, const Error& e, const UnitPlace& place);
   bool is_committed(std::uint64_t seq) const;
   void advance_low_water();
+  Slot* slot_of(std::uint64_t seq);
   void throw_if_failed();
   std::string unordered_progress(Worker& w, const Slot& slot);
 
   EngineOptions opts_;
   bool mysql_target_ = false;
+  bool read_committed_ = false;  // the workers' sessions run READ COMMITTED
   std::vector<std::unique_ptr<Worker>> workers_;
   std::shared_ptr<const Prelude> prelude_;
 
@@ -163,7 +179,7 @@ class ApplyEngine {
   std::size_t waiting_bytes_ = 0;
   std::uint64_t next_seq_ = 1;
   std::uint64_t low_water_ = 0;                    // every unit up to here committed
-  std::map<std::uint64_t, UnitPlace> done_above_;  // committed above it (order not kept)
+  std::map<std::uint64_t, UnitPlace> done_above_;  // committed above it
   std::optional<UnitPlace> low_water_place_;
   std::optional<Error> error_;
   std::uint64_t error_seq_ = 0;

@@ -142,7 +142,27 @@ std::optional<bool> target_has_gtid(Session& session, const std::string& gtid, G
     if (no_log_bin || session.value("SELECT @@GLOBAL.log_bin").value_or("0") != "1" ||
         gtid.find(':') != std::string::npos)
       return std::nullopt;
-    if (auto v = session.value("SELECT @@GLOBAL.gtid_binlog_pos")) on.add_maria_position(*v);
+    // D-S-N: the binlog state's entry of domain D and server S (the position of a domain
+    // counts the target's own transactions in it too). A target with the source's server id
+    // logs its own transactions under it: it cannot tell then.
+    const auto d1 = gtid.find('-'), d2 = gtid.find('-', d1 + 1);
+    if (d1 == std::string::npos || d2 == std::string::npos) return std::nullopt;
+    const std::string domain = gtid.substr(0, d1), server = gtid.substr(d1 + 1, d2 - d1 - 1);
+    if (session.value("SELECT @@GLOBAL.server_id").value_or("") == server) return std::nullopt;
+    const std::uint64_t seq = std::strtoull(gtid.c_str() + d2 + 1, nullptr, 10);
+    const std::string state = session.value("SELECT @@GLOBAL.gtid_binlog_state").value_or("");
+    std::size_t from = 0;
+    while (from < state.size()) {
+      std::size_t comma = state.find(',', from);
+      if (comma == std::string::npos) comma = state.size();
+      const std::string e = state.substr(from, comma - from);
+      from = comma + 1;
+      const auto e1 = e.find('-'), e2 = e.find('-', e1 + 1);
+      if (e1 == std::string::npos || e2 == std::string::npos) continue;
+      if (e.substr(0, e1) == domain && e.substr(e1 + 1, e2 - e1 - 1) == server)
+        return std::strtoull(e.c_str() + e2 + 1, nullptr, 10) >= seq;
+    }
+    return false;
   } else {
     if (session.value("SELECT @@GLOBAL.gtid_mode").value_or("") != "ON" ||
         gtid.find(':') == std::string::npos)

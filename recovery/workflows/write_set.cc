@@ -95,6 +95,12 @@ bool append_part(std::string& key, std::string_view value, const KeyPart& part) 
 
 }  // namespace
 
+std::optional<std::string> key_part_bytes(std::string_view value, const KeyPart& part) {
+  std::string out;
+  if (!append_part(out, value, part)) return std::nullopt;
+  return out;
+}
+
 std::uint64_t table_hash(std::string_view db, std::string_view table) {
   std::string s;
   s.reserve(db.size() + table.size() + 1);

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -87,6 +88,10 @@ struct WriteSet {
     barrier = true;
   }
 };
+
+// The key bytes of one value of a key part under its rule (prefix, padding, folding), or nullopt
+// when the value cannot be told exactly (the row then holds its table whole).
+std::optional<std::string> key_part_bytes(std::string_view value, const KeyPart& part);
 
 // The hash of a table's name as write sets use it (case-insensitive: a table written two ways
 // is taken for one).

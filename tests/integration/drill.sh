@@ -34,6 +34,8 @@ cat "$WORK/drill.out"
 grep -q '"passed":true' "$WORK/report.json" || fail "the report does not say passed"
 grep -q '"name":"replay binlogs","ok":true' "$WORK/report.json" || fail "no replay step in the report"
 grep -q '"table":"shop.orders","rows":3' "$WORK/report.json" || fail "orders not verified"
+grep -q '"parallel":{"workers":4,"seconds":[0-9.]*,"transactions":[1-9][0-9]*,' "$WORK/report.json" ||
+  fail "the report does not say how the replay ran in parallel: $(cat "$WORK/report.json")"
 grep -q "DROP DATABASE shop" "$WORK/drill.out" || fail "the drill did not stop before the DROP"
 pass "drill ($FORMAT): restored, replayed to just before the DROP DATABASE, $(grep -c . "$WORK/expected.tsv") tables equal the source"
 

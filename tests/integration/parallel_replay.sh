@@ -67,9 +67,29 @@ prefix_check() {
     END { printf "%d %d %d\n", samples, mid, bad }' "$WORK/order" "$1"
 }
 
-for mode in 1 4 8 "8 --no-preserve-commit-order"; do
+# (the last: a target whose sessions binlog statements, where the workers keep REPEATABLE READ
+# and its gap locks, so that units wait for each other's locks and are run again)
+# (held-lock: a reader on the target holds a row of par.hot for 2.5 s while the replay runs:
+# the unit that needs it times out waiting, is run again, and the later units that wait for
+# their turn to commit are rolled back and run again after it)
+modes=(1 4 8 "8 --no-preserve-commit-order" "8 held-lock")
+[ "$FLAVOR" = mariadb ] && modes+=("8 repeatable-read")
+for mode in "${modes[@]}"; do
   fresh_target
   read -r workers extra <<< "$mode"
+  held=
+  if [ "$extra" = repeatable-read ]; then
+    extra=
+    sql "$PT" -e "SET GLOBAL binlog_format = 'STATEMENT'"
+  elif [ "$extra" = held-lock ]; then
+    extra=
+    (for _ in $(seq 1 200); do
+      sql "$PT" -e "BEGIN; SELECT * FROM par.hot WHERE id = 0 FOR UPDATE; DO SLEEP(2.5); COMMIT" \
+        > /dev/null 2>&1 && break
+      sleep 0.02
+    done) &
+    held=$!
+  fi
   rm -f "$WORK/stop"
   sampler "$WORK/samples" &
   spid=$!
@@ -79,21 +99,27 @@ for mode in 1 4 8 "8 --no-preserve-commit-order"; do
     "${files[@]}" 2> "$WORK/replay.err" || rc=$?
   touch "$WORK/stop"
   wait "$spid"
+  [ -z "$held" ] || wait "$held"
+  sql "$PT" -e "SET GLOBAL binlog_format = 'ROW'"
   [ $rc = 0 ] || { cat "$WORK/replay.err"; fail "replay --parallel $mode exited $rc"; }
   content "$PT" > "$WORK/got"
   diff "$WORK/expected" "$WORK/got" || fail "replay --parallel $mode: the target differs from the source"
   grep -q "\"workers\":$workers," "$WORK/report.json" || fail "report: $(cat "$WORK/report.json")"
   busy=$(sed -n 's/.*"max_busy":\([0-9]*\).*/\1/p' "$WORK/report.json")
   alone=$(sed -n 's/.*"alone":\([0-9]*\).*/\1/p' "$WORK/report.json")
+  retries=$(sed -n 's/.*"retries":\([0-9]*\).*/\1/p' "$WORK/report.json")
   [ "$alone" -ge 23 ] || fail "replay --parallel $mode applied $alone units alone (DDL, statements)"
   read -r samples mid bad < <(prefix_check "$WORK/samples")
   if [ "$workers" -gt 1 ]; then
     [ "$busy" -ge 2 ] || fail "replay --parallel $mode: never more than $busy worker busy at once"
   fi
+  if [ -n "$held" ]; then
+    [ "$retries" -ge 1 ] || fail "replay --parallel $mode: no unit was run again ($(cat "$WORK/report.json"))"
+  fi
   if [ -z "$extra" ]; then
     [ "$mid" -ge 1 ] || fail "replay --parallel $mode: the sampler never saw the replay part-way ($samples samples)"
     [ "$bad" = 0 ] || fail "replay --parallel $mode: the sampler saw $bad states that are no prefix of the source's commits"
-    pass "$FLAVOR replay --parallel $mode: tables equal the source's; $samples reads of the target ($mid part-way) all saw a prefix of its history; up to $busy workers busy"
+    pass "$FLAVOR replay --parallel $mode: tables equal the source's; $samples reads of the target ($mid part-way) all saw a prefix of its history; up to $busy workers busy, $retries run again"
   else
     pass "$FLAVOR replay --parallel $mode: tables equal the source's ($bad of $samples reads saw a state the source never had, as --no-preserve-commit-order allows); up to $busy workers busy"
   fi

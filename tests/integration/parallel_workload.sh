@@ -33,6 +33,8 @@ SQL
 # client_sql C HALF N: the transactions of client C in half 1 or 2.
 client_sql() {
   local c=$1 half=$2 n=$3 i k t x
+  # (no gap locks: the clients' unique keys never deadlock each other)
+  echo "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED;"
   for ((i = (half - 1) * n + 1; i <= half * n; i++)); do
     k=$((c * 100000 + i))
     t=$((i % 10))

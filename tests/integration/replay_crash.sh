@@ -11,6 +11,9 @@ source "$(dirname "$0")/parallel_workload.sh"
 PA=${1:-23721}
 PT=$((PA + 1))
 RUNS=${CRASH_RUNS:-20}
+# CRASH_WORKERS, CRASH_HOW, CRASH_EXTRA (more replay options, e.g. --progress-table=none, which
+# makes the test fail: the state file alone is one transaction behind after some kills)
+read -r -a EXTRA <<< "${CRASH_EXTRA:-}"
 start_server a "$PA"
 start_server t "$PT" --server-id=2
 run_workload "$PA" "${PARALLEL_N:-60}"
@@ -21,14 +24,14 @@ content "$PA" > "$WORK/expected"
 
 replay() {
   "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
-    --state-file="$WORK/r.state" "$@" "${files[@]}"
+    --state-file="$WORK/r.state" "${EXTRA[@]}" "$@" "${files[@]}"
 }
 fresh_target() {
   sql "$PT" -e "DROP DATABASE IF EXISTS par; DROP DATABASE IF EXISTS binrecover; RESET MASTER"
   rm -f "$WORK/r.state" "$WORK/r.state.lock"
 }
 
-for workers in 1 8; do
+for workers in ${CRASH_WORKERS:-1 8}; do
   # How long a whole replay takes: the stops fall inside it.
   fresh_target
   start=$(date +%s%N)
@@ -36,13 +39,14 @@ for workers in 1 8; do
   ms=$((($(date +%s%N) - start) / 1000000))
   content "$PT" > "$WORK/got"
   diff "$WORK/expected" "$WORK/got" || fail "--parallel $workers: an uninterrupted replay differs"
-  for how in target-kill kill int term; do
+  for how in ${CRASH_HOW:-target-kill kill int term}; do
     stopped_mid=0
     for run in $(seq 1 "$RUNS"); do
       fresh_target
       delay=$((RANDOM % (ms * 9 / 10 + 1)))
       (exec "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
-        --state-file="$WORK/r.state" --parallel "$workers" "${files[@]}" 2> "$WORK/first.err") &
+        --state-file="$WORK/r.state" --parallel "$workers" "${EXTRA[@]}" "${files[@]}" \
+        2> "$WORK/first.err") &
       pid=$!  # binrecover's own pid (exec)
       sleep "$(awk -v d="$delay" 'BEGIN { printf "%.3f", d / 1000 }')"
       case $how in
@@ -62,7 +66,9 @@ for workers in 1 8; do
         *) cat "$WORK/first.err"; fail "--parallel $workers, $how after ${delay} ms: exit $rc" ;;
       esac
       if [ "$how" = int ] || [ "$how" = term ]; then
-        [ $rc = 0 ] || grep -q "stopped by SIG.*continue there with --resume" "$WORK/first.err" ||
+        # (a signal before binrecover has set up its handler ends it at once, silently)
+        [ $rc = 0 ] || [ ! -s "$WORK/first.err" ] ||
+          grep -q "stopped by SIG.*continue there with --resume" "$WORK/first.err" ||
           { cat "$WORK/first.err"; fail "--parallel $workers, $how: no resume message"; }
       fi
       rc=0

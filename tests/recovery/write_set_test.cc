@@ -1,0 +1,182 @@
+#include "recovery/workflows/write_set.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "recovery/reading/walker.h"
+#include "recovery/workflows/apply_engine.h"
+#include "recovery/workflows/target_keys.h"
+
+namespace binrecover::recovery {
+namespace {
+
+// Tables' keys as a test gives them.
+class FixedKeys : public KeySource {
+ public:
+  std::map<std::string, TableKeys> tables;
+  const TableKeys& keys(const std::string& db, const std::string& table) override {
+    const auto it = tables.find(db + "." + table);
+    return it != tables.end() ? it->second : missing_;
+  }
+  void invalidate() override {}
+
+ private:
+  TableKeys missing_;
+};
+
+TableKeys with_primary_key(std::uint64_t columns, std::uint32_t column) {
+  TableKeys k;
+  k.found = true;
+  k.columns = columns;
+  k.unique.push_back(UniqueKey{{KeyPart{column, 0, KeyNorm::kExact}}});
+  return k;
+}
+
+// The write set of every transaction of the seed binlogs (testdata/row), in order.
+std::vector<WriteSet> write_sets(KeySource& keys) {
+  struct Collect : WalkConsumer {
+    WriteSetBuilder builder;
+    std::vector<WriteSet> sets;
+    explicit Collect(KeySource& k) : builder(k, nullptr) {}
+    void begin_unit(const UnitInfo&, const binlog::FormatContext&) override {
+      builder.begin_unit();
+    }
+    void event(const binlog::Event& ev, std::uint8_t, const binlog::FormatContext& ctx) override {
+      builder.add(ev, ctx);
+    }
+    void end_unit(const UnitInfo& u) override {
+      const WriteSet& ws = builder.result();
+      if (u.kind == UnitKind::kTransaction && (!ws.rows.empty() || !ws.tables.empty()))
+        sets.push_back(ws);
+    }
+  } c(keys);
+  const std::string dir = std::string(BINRECOVER_TESTDATA) + "/row/";
+  std::vector<InputFile> in;
+  for (const char* f : {"mysql-bin.000001", "mysql-bin.000002"})
+    in.push_back(InputFile{dir + f, f, std::nullopt, {}, {}});
+  walk(in, WalkOptions{}, c, {});
+  return c.sets;
+}
+
+// The seed log's row transactions: tt gets rows 1; 2, 3; 4; 5; then rows 4 and 2 are updated
+// with crm.tags row 1 deleted; row 1 updated; tags row 3 inserted (tags 1 and 2 came between).
+TEST(WriteSetTest, RowsOfTheSameKeyDependOnEachOtherOnly) {
+  FixedKeys keys;
+  keys.tables["zyyshop.tt"] = with_primary_key(5, 0);
+  keys.tables["crm.tags"] = with_primary_key(2, 0);
+  const std::vector<WriteSet> sets = write_sets(keys);
+  ASSERT_EQ(sets.size(), 8u);
+  DependencyTracker deps;
+  std::vector<std::vector<std::uint64_t>> got;
+  for (std::size_t i = 0; i < sets.size(); ++i) {
+    EXPECT_FALSE(sets[i].barrier) << sets[i].why;
+    EXPECT_TRUE(sets[i].tables.empty());
+    got.push_back(deps.add(i + 1, sets[i], i));  // the source said nothing: floor = seq - 1
+  }
+  const std::vector<std::vector<std::uint64_t>> want = {{}, {}, {}, {}, {}, {2, 3, 4}, {1}, {}};
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(sets[0].rows.size(), 1u);  // one insert: its key
+  EXPECT_EQ(sets[5].rows.size(), 5u);  // two updates (before and after) and a delete
+}
+
+TEST(WriteSetTest, TablesWithoutKeysAreHeldWholeAndUnknownOnesAreBarriers) {
+  FixedKeys keys;
+  keys.tables["zyyshop.tt"] = with_primary_key(5, 0);
+  TableKeys no_key;
+  no_key.found = true;
+  no_key.columns = 2;
+  keys.tables["crm.tags"] = no_key;
+  std::vector<WriteSet> sets = write_sets(keys);
+  ASSERT_EQ(sets.size(), 8u);
+  EXPECT_EQ(sets[2].tables.size(), 1u);  // tags rows 1, 2: the table whole
+  DependencyTracker deps;
+  std::vector<std::vector<std::uint64_t>> got;
+  for (std::size_t i = 0; i < sets.size(); ++i) got.push_back(deps.add(i + 1, sets[i], i));
+  // The tags transactions wait for each other; the tt ones as before.
+  EXPECT_EQ(got[5], (std::vector<std::uint64_t>{2, 3, 4}));
+  EXPECT_EQ(got[7], (std::vector<std::uint64_t>{6}));
+
+  keys.tables.erase("crm.tags");  // not on the target
+  sets = write_sets(keys);
+  bool barrier = false;
+  for (const WriteSet& ws : sets) barrier = barrier || ws.barrier;
+  EXPECT_TRUE(barrier);
+
+  keys.tables["crm.tags"] = with_primary_key(3, 0);  // another column count than the log's
+  sets = write_sets(keys);
+  barrier = false;
+  for (const WriteSet& ws : sets) barrier = barrier || (ws.barrier && !ws.why.empty());
+  EXPECT_TRUE(barrier);
+}
+
+TEST(WriteSetTest, TheSourceClockLetsUnitsOfOneGroupRunTogether) {
+  FixedKeys keys;
+  keys.tables["zyyshop.tt"] = with_primary_key(5, 0);
+  keys.tables["crm.tags"] = with_primary_key(2, 0);
+  const std::vector<WriteSet> sets = write_sets(keys);
+  DependencyTracker deps;
+  // Units 1..5 in one group of the source; 6 and 7 in the next: 6 (rows of 2, 3 and 4) may
+  // not run beside 2..4, and 7 (row 1) waits for 1.
+  std::vector<std::vector<std::uint64_t>> got;
+  for (std::size_t i = 0; i < sets.size(); ++i) got.push_back(deps.add(i + 1, sets[i], 5));
+  EXPECT_EQ(got[5], (std::vector<std::uint64_t>{2, 3, 4}));
+  EXPECT_EQ(got[6], (std::vector<std::uint64_t>{1}));
+  // Had the source committed 6 beside 2..5 (floor 1), it would wait for nothing of them.
+  DependencyTracker beside;
+  for (std::size_t i = 0; i < 5; ++i) beside.add(i + 1, sets[i], i);
+  EXPECT_TRUE(beside.add(6, sets[5], 1).empty());
+  // A barrier is waited for whatever the clock says.
+  beside.barrier(7);
+  EXPECT_EQ(beside.add(8, sets[6], 1), (std::vector<std::uint64_t>{7}));
+}
+
+TEST(SourceClockTest, MySqlLastCommittedAndMariaDbCommitGroups) {
+  SourceClock c;
+  c.new_file(10);                     // units 1..10 came before this file
+  EXPECT_EQ(c.mysql(11, 0, 1), 10u);  // waits for the earlier files only
+  EXPECT_EQ(c.mysql(12, 0, 2), 10u);  // same group as 11
+  EXPECT_EQ(c.mysql(13, 2, 3), 12u);  // after 11 and 12 committed
+  EXPECT_EQ(c.mysql(14, 0, 0), 13u);  // no clock: after everything
+  EXPECT_EQ(c.maria(15, 7), 14u);
+  EXPECT_EQ(c.maria(16, 7), 14u);  // one commit group
+  EXPECT_EQ(c.maria(17, 8), 16u);
+  EXPECT_EQ(c.maria(18, std::nullopt), 17u);
+}
+
+TEST(KeyNormTest, CollationsAndTypes) {
+  EXPECT_EQ(key_norm("int", "", ""), KeyNorm::kExact);
+  EXPECT_EQ(key_norm("datetime", "", ""), KeyNorm::kExact);
+  EXPECT_EQ(key_norm("varbinary", "", ""), KeyNorm::kPadded);
+  EXPECT_EQ(key_norm("varchar", "utf8mb4", "utf8mb4_bin"), KeyNorm::kPadded);
+  EXPECT_EQ(key_norm("varchar", "utf8mb4", "utf8mb4_general_ci"), KeyNorm::kAsciiFold);
+  EXPECT_EQ(key_norm("char", "utf8mb4", "utf8mb4_0900_ai_ci"), KeyNorm::kAsciiFold);
+  EXPECT_EQ(key_norm("varchar", "latin1", "latin1_swedish_ci"), KeyNorm::kAsciiFold);
+  EXPECT_EQ(key_norm("varchar", "utf8mb4", "utf8mb4_german2_ci"), KeyNorm::kCoarse);
+  EXPECT_EQ(key_norm("varchar", "utf8mb4", "utf8mb4_hungarian_ci"), KeyNorm::kCoarse);
+  EXPECT_EQ(key_norm("varchar", "ucs2", "ucs2_bin"), KeyNorm::kCoarse);
+  EXPECT_EQ(key_norm("json", "", ""), KeyNorm::kCoarse);
+}
+
+TEST(KeyNormTest, ValuesTheServerTakesForOneAreOne) {
+  const KeyPart padded{0, 0, KeyNorm::kPadded}, fold{0, 0, KeyNorm::kAsciiFold};
+  EXPECT_EQ(key_part_bytes("ab  ", padded), key_part_bytes("ab", padded));  // PAD SPACE
+  EXPECT_NE(key_part_bytes("ab", padded), key_part_bytes("aB", padded));
+  EXPECT_EQ(key_part_bytes("Mail@Example.COM", fold), key_part_bytes("mail@example.com ", fold));
+  EXPECT_NE(key_part_bytes("mail1", fold), key_part_bytes("mail2", fold));
+  // latin1_swedish_ci takes [ for { (a letter pair of old 7-bit Swedish)
+  EXPECT_EQ(key_part_bytes("a{b", fold), key_part_bytes("A[B", fold));
+  // Anything outside printable ASCII cannot be told: 'é' may be 'e'
+  EXPECT_FALSE(key_part_bytes("caf\xc3\xa9", fold));
+  EXPECT_FALSE(key_part_bytes("a\x01", fold));  // (ignorable in UCA collations)
+  // A prefix key compares the first characters: cut before the padding goes
+  const KeyPart prefix{0, 3, KeyNorm::kPadded};
+  EXPECT_EQ(key_part_bytes("ab  x", prefix), key_part_bytes("ab  y", prefix));
+  EXPECT_EQ(key_part_bytes("ab", prefix), key_part_bytes("ab z", prefix));
+  EXPECT_FALSE(key_part_bytes("x", KeyPart{0, 0, KeyNorm::kCoarse}));
+}
+
+}  // namespace
+}  // namespace binrecover::recovery
