@@ -3,6 +3,7 @@
 #include <mysql.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
@@ -70,6 +71,32 @@ std::optional<std::string_view> comment_only_prefix(std::string_view stmt) {
   while (end < stmt.size() && end - at < 6 && stmt[end] >= '0' && stmt[end] <= '9') ++end;
   if (end - at != 5 && end - at != 6) return std::nullopt;  // no version: always run
   return stmt.substr(0, end);
+}
+
+// The session variable that a statement of the writer's own sets, when setting it from a
+// constant is all the statement does ("SET @@session.x=1", also in a versioned comment, with
+// more assignments after it; "use `db`"): the text up to its first '=' (the whole `use`).
+// Not the ones that change with every transaction (GTIDs), nor one that reads a variable.
+std::optional<std::string_view> session_setting(std::string_view stmt) {
+  std::string_view body = stmt;
+  if (body.starts_with("/*")) {
+    const std::size_t space = body.find(' ');
+    if (space == std::string_view::npos || !body.ends_with("*/")) return std::nullopt;
+    body = body.substr(space + 1, body.size() - space - 3);
+  }
+  if (body.starts_with("use ")) return stmt;
+  if (!body.starts_with("SET @@session.") || body.find("=@") != std::string_view::npos ||
+      body.find("gtid") != std::string_view::npos || body.find("GTID") != std::string_view::npos)
+    return std::nullopt;
+  const std::size_t eq = stmt.find('=');
+  if (eq == std::string_view::npos) return std::nullopt;
+  return stmt.substr(0, eq);
+}
+
+// Statements that leave the session's variables as they are.
+bool keeps_session(std::string_view stmt) {
+  return starts_with_ci(stmt, "BINLOG") || is_plain_begin(stmt) || is_commit(stmt) ||
+         starts_with_ci(stmt, "REPLACE INTO ") || starts_with_ci(stmt, "SET TIMESTAMP=");
 }
 
 // The statement's first line, shortened, for messages.
@@ -531,6 +558,21 @@ void Applier::run(std::size_t begin, std::size_t end) {
       if (const auto prefix = comment_only_prefix(item.text);
           prefix && !session_.runs_comment(*prefix))
         continue;
+    // A session setting this session already has (a unit sets its whole session when units
+    // go to several sessions) is not sent again; anything else that may change the session
+    // makes every setting unknown.
+    if (item.kind == SqlItem::Kind::kStatement) {
+      const auto key = item.verbatim ? std::nullopt : session_setting(item.text);
+      if (key) {
+        auto it = std::find_if(settings_.begin(), settings_.end(),
+                               [&](const auto& e) { return e.first == *key; });
+        if (it != settings_.end() && it->second == item.text) continue;
+        if (it == settings_.end()) it = settings_.emplace(settings_.end(), *key, std::string());
+        it->second.assign(item.text);
+      } else if (item.verbatim || !keeps_session(item.text)) {
+        settings_.clear();
+      }
+    }
     const bool alone = item.text.size() > limit ||
                        (item.verbatim && item.text.find(';') != std::string_view::npos);
     if (alone) {

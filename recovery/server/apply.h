@@ -158,7 +158,10 @@ class Applier {
   // The longest statement the server takes (its max_allowed_packet less the packet's framing).
   std::size_t max_statement() const;
   // The session's state is not known any more (after an error, or another user of it).
-  void forget_state() { charset_.clear(); }
+  void forget_state() {
+    charset_.clear();
+    settings_.clear();
+  }
 
  private:
   void run(std::size_t begin, std::size_t end);
@@ -172,6 +175,8 @@ class Applier {
   std::string batch_;              // statements joined for one packet
   std::vector<const SqlItem*> batch_items_;
   std::string charset_;  // the client character set last set (\C), "" unknown
+  // The session settings last run, by what they set (Applier::run).
+  std::vector<std::pair<std::string, std::string>> settings_;
   std::uint64_t statements_ = 0;
   std::uint64_t round_trips_ = 0;
 };
