@@ -317,16 +317,20 @@ std::string progress_table(Session& session, const std::string& spec) {
 ProgressRows read_progress(Session& session, const std::string& table, const std::string& key,
                            const std::vector<InputFile>& inputs, const std::string& identity) {
   ProgressRows out;
-  std::optional<std::pair<std::size_t, std::uint64_t>> best;
+  // (a flag and a value, not an optional: g++ 12 takes an optional pair's compare for a read
+  // of uninitialised memory)
+  bool have_best = false;
+  std::pair<std::size_t, std::uint64_t> best{0, 0};
   for (const auto& r : session.rows("SELECT file, position, gtid, applied FROM " + table +
                                     " WHERE run_key = " + key)) {
     if (r.size() < 4) continue;
     const std::uint64_t pos = std::strtoull(r[1].c_str(), nullptr, 10);
     if (!r[0].empty() && pos >= 4) {
       const auto at = order_of(inputs, r[0], pos);
-      if (!out.mark || (at && (!best || *at > *best))) {
+      if (!out.mark || (at && (!have_best || *at > best))) {
         out.mark = ReplayState{r[0], pos, r[2], identity};
-        best = at;
+        have_best = at.has_value();
+        if (at) best = *at;
       }
     }
     std::size_t from = 0;
