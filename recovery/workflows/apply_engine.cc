@@ -26,6 +26,13 @@ ApplyEngine::ApplyEngine(const ConnectionOptions& conn, EngineOptions opts)
     w->index = i;
     w->session = std::make_unique<Session>(conn);
     w->applier = std::make_unique<Applier>(*w->session);
+    if (!opts_.session_lock.empty() &&
+        w->session
+                ->value("SELECT GET_LOCK(" +
+                        hex_literal(opts_.session_lock + ":w" + std::to_string(i)) + ", 10)")
+                .value_or("0") != "1")
+      throw Error(ErrorCode::kServer, "another session holds the replay's lock " +
+                                          opts_.session_lock + ":w" + std::to_string(i));
     if (opts_.workers > 1) {
       // A unit waiting for its turn to commit may hold a lock an earlier one needs: a short
       // wait turns that into a retry (the earlier unit's), not a stall.

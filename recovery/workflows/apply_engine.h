@@ -56,6 +56,8 @@ struct EngineOptions {
   // empty: no progress rows (the caller keeps its state file after every commit).
   std::string progress_table;
   std::string run_key;
+  // Each worker's session holds the lock LOCK:wN for its life ("" none): see run_replay.
+  std::string session_lock;
   // Called after each unit committed, in commit order when the order is kept (the state file
   // when there are no progress rows). May throw; the replay stops then.
   std::function<void(const UnitPlace&)> on_commit;

@@ -225,6 +225,8 @@ std::optional<ReplayState> read_replay_state(const std::string& path) {
       (key == "in_doubt_begin" ? st.in_doubt_begin : st.in_doubt_end) = std::stoull(value);
     } else if (key == "in_doubt_gtid") {
       st.in_doubt_gtid = value;
+    } else if (key == "server_started") {
+      st.server_started = std::strtoull(value.c_str(), nullptr, 10);
     }
   }
   if (!have_file || !have_pos)
@@ -241,6 +243,7 @@ void write_replay_state(const std::string& path, const ReplayState& st, bool dur
   text += "file=" + st.file + "\nposition=" + std::to_string(st.position) + "\n";
   if (!st.gtid.empty()) text += "gtid=" + st.gtid + "\n";
   if (!st.server.empty()) text += "server=" + st.server + "\n";
+  if (st.server_started != 0) text += "server_started=" + std::to_string(st.server_started) + "\n";
   if (st.in_doubt_end > 0)
     text +=
         "# Being applied when the replay stopped (not a transaction: it may or may not be\n"
@@ -354,11 +357,12 @@ ProgressRows read_progress(Session& session, const std::string& table, const std
 class Replayer : public WalkConsumer {
  public:
   Replayer(const ReplayOptions& opts, SqlOptions sql, const ConnectionOptions& conn,
-           Session& session, const std::string& identity, bool by_gtids, EngineOptions engine_opts,
-           std::set<std::pair<std::string, std::uint64_t>> skip)
+           Session& session, const std::string& identity, std::uint64_t started_at, bool by_gtids,
+           EngineOptions engine_opts, std::set<std::pair<std::string, std::uint64_t>> skip)
       : opts_(opts),
         session_(session),
         identity_(identity),
+        started_at_(started_at),
         by_gtids_(by_gtids),
         workers_write_state_(static_cast<bool>(engine_opts.on_commit)),
         rewrites_(sql.rewrite_db),
@@ -399,7 +403,7 @@ class Replayer : public WalkConsumer {
   }
   void update_last() {
     if (auto lw = engine_.low_water())
-      last_ = ReplayState{lw->file, lw->end_pos, lw->gtid, identity_};
+      last_ = ReplayState{lw->file, lw->end_pos, lw->gtid, identity_, started_at_};
   }
   void set_progress(std::function<void(const UnitInfo&)> fn) { progress_ = std::move(fn); }
   // The inputs' names in messages, by display name.
@@ -606,8 +610,9 @@ class Replayer : public WalkConsumer {
   // ride on a COMMIT, so the state file says it is in doubt before it runs.
   void mark_in_doubt() {
     update_last();
-    ReplayState doubt{file_, unit_.first_pos, "", identity_};
+    ReplayState doubt{file_, unit_.first_pos, "", identity_, started_at_};
     if (last_ && last_->file == file_) doubt = *last_;
+    doubt.server_started = started_at_;
     doubt.in_doubt_begin = unit_.first_pos;
     doubt.in_doubt_end = unit_.end_pos;
     // Its GTID settles it on resume only if the target does not have it yet. (A target that
@@ -649,6 +654,7 @@ class Replayer : public WalkConsumer {
   const ReplayOptions& opts_;
   Session& session_;
   std::string identity_;
+  std::uint64_t started_at_ = 0;      // when the target started (state file)
   bool by_gtids_ = false;             // the target's GTIDs record the progress
   bool workers_write_state_ = false;  // no progress rows: the state file after each commit
   std::vector<std::pair<std::string, std::string>> rewrites_;
@@ -705,24 +711,48 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
                             session.value("SELECT @@GLOBAL.gtid_mode").value_or("") == "ON";
   const bool by_gtids = opts.progress_table == "auto" && target_gtids;
   const bool use_table = !opts.progress_table.empty() && !by_gtids;
-  std::string table, key_literal;
+  std::string table;
   ProgressRows rows;
+  // This replay's name on the target: this machine and the state file's full path.
+  std::error_code ec;
+  const std::filesystem::path abs = std::filesystem::absolute(opts.state_file, ec);
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  const std::string key = std::string(host) + ":" + abs.lexically_normal().string();
+  const std::string key_literal = hex_literal(key);
+  // One replay per state file, also from another machine: a lock the control session holds
+  // for the whole run. Each worker's session holds one of its own too: a session of an
+  // earlier run that the target still runs (a statement in flight when that run was killed
+  // goes on until it ends) is waited for, so that what it does is seen before anything is
+  // read.
+  const std::string lock_name =
+      "binrecover:" + std::to_string(std::hash<std::string>{}(key)&0xffffffffffffULL);
+  if (session.value("SELECT GET_LOCK(" + hex_literal(lock_name) + ", 0)").value_or("0") != "1")
+    throw Error(ErrorCode::kUsage, "another binrecover replay holds the state of " +
+                                       opts.state_file + " on " + session.where() +
+                                       ": one replay per state file");
+  for (int w = 0; w < 64; ++w) {
+    const std::string name = hex_literal(lock_name + ":w" + std::to_string(w));
+    if (session.value("SELECT GET_LOCK(" + name + ", 120)").value_or("0") != "1")
+      throw Error(ErrorCode::kServer, "a session of an earlier replay with the state file " +
+                                          opts.state_file + " is still applying on " +
+                                          session.where() +
+                                          " after 2 minutes: look at its "
+                                          "process list");
+    session.execute("DO RELEASE_LOCK(" + name + ")");
+  }
+  // When the target started: a unit in doubt across a restart of the target is not settled by
+  // MariaDB's GTIDs (its DDL recovery may complete a DDL without logging its GTID).
+  // (Uptime is the statement's start less the server's start, in whole seconds: in the same
+  // statement as UNIX_TIMESTAMP() the difference is the server's start exactly.)
+  std::uint64_t started_at = 0;
+  if (const auto v = session.value(
+          std::string("SELECT UNIX_TIMESTAMP() - CAST(VARIABLE_VALUE AS SIGNED) FROM ") +
+          (session.mariadb() ? "information_schema.GLOBAL_STATUS"
+                             : "performance_schema.global_status") +
+          " WHERE VARIABLE_NAME = 'Uptime'"))
+    started_at = std::strtoull(v->c_str(), nullptr, 10);
   if (use_table) {
-    // The progress rows: keyed by this machine and the state file's full path.
-    std::error_code ec;
-    const std::filesystem::path abs = std::filesystem::absolute(opts.state_file, ec);
-    char host[256] = {};
-    ::gethostname(host, sizeof host - 1);
-    const std::string key = std::string(host) + ":" + abs.lexically_normal().string();
-    key_literal = hex_literal(key);
-    // One replay per progress row, also from another machine (held by the control session
-    // for the whole run).
-    const std::string lock_name =
-        "binrecover:" + std::to_string(std::hash<std::string>{}(key)&0xffffffffffffULL);
-    if (session.value("SELECT GET_LOCK(" + hex_literal(lock_name) + ", 0)").value_or("0") != "1")
-      throw Error(ErrorCode::kUsage, "another binrecover replay holds the progress rows of " +
-                                         opts.state_file + " on " + session.where() +
-                                         ": one replay per state file");
     // The table is binlogged where its rows are (replicas of the target then have it too).
     if (no_log_bin) session.execute("SET SESSION sql_log_bin = 0");
     table = progress_table(session, opts.progress_table == "auto" ? "binrecover.replay_progress"
@@ -749,13 +779,18 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
       if (r && (!p || *r > *p)) from = *rows.mark;
     }
     from.server = identity;
+    from.server_started = started_at;
     if (prior && prior->in_doubt_end > 0 && from.file == prior->file &&
         from.position <= prior->in_doubt_begin) {
       // The unit that is not a transaction may or may not be on the target.
       // (in_doubt_gtid is written only when the target did not have it before the unit ran:
       // then having it now says the unit was applied)
+      const bool restarted =
+          prior->server_started != 0 && started_at != 0 && prior->server_started != started_at;
       const std::optional<bool> has =
-          target_has_gtid(session, prior->in_doubt_gtid, opts.gtids, sql.disable_log_bin);
+          restarted && session.mariadb()
+              ? std::nullopt
+              : target_has_gtid(session, prior->in_doubt_gtid, opts.gtids, sql.disable_log_bin);
       const bool known = has.has_value();
       bool applied = has.value_or(false);
       if (!known && opts.in_doubt == InDoubt::kRefuse)
@@ -831,6 +866,7 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
 
   EngineOptions eo;
   eo.workers = std::max<std::size_t>(1, opts.parallel);
+  eo.session_lock = lock_name;
   eo.preserve_commit_order = opts.preserve_commit_order;
   if (use_table) {
     eo.progress_table = table;
@@ -839,12 +875,13 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
     // No progress rows: the state file after every commit, durably, in commit order.
     eo.preserve_commit_order = true;
     const std::string state_file = opts.state_file;
-    eo.on_commit = [state_file, identity](const UnitPlace& p) {
-      write_replay_state(state_file, ReplayState{p.file, p.end_pos, p.gtid, identity});
+    eo.on_commit = [state_file, identity, started_at](const UnitPlace& p) {
+      write_replay_state(state_file, ReplayState{p.file, p.end_pos, p.gtid, identity, started_at});
     };
   }
   result.workers = eo.workers;
-  Replayer replay(opts, sql, conn, session, identity, by_gtids, std::move(eo), std::move(skip));
+  Replayer replay(opts, sql, conn, session, identity, started_at, by_gtids, std::move(eo),
+                  std::move(skip));
   if (schema != nullptr) replay.sink().set_schema(schema);
   replay.last() = result.last;
   replay.set_paths(inputs);
@@ -894,8 +931,8 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
     if (!result.last && !inputs.empty() &&
         (e.code() == ErrorCode::kServer || e.code() == ErrorCode::kInterrupted)) {
       // Nothing committed yet: the run's own start is where to resume.
-      result.last =
-          ReplayState{inputs.front().display_name, filter.start_position.value_or(4), "", identity};
+      result.last = ReplayState{inputs.front().display_name, filter.start_position.value_or(4), "",
+                                identity, started_at};
     }
     // A unit in doubt stays so when the connection was lost while it ran; a statement the
     // server refused was not applied.

@@ -42,10 +42,11 @@ struct ReplayOptions {
 
 // Where a replay got to: the end of the last transaction the server committed.
 struct ReplayState {
-  std::string file;            // the binlog's name (its display name)
-  std::uint64_t position = 4;  // the next event to apply starts here
-  std::string gtid;            // of that transaction, when it had one
-  std::string server;          // the target it was applied to (host, port, server id/uuid)
+  std::string file;                  // the binlog's name (its display name)
+  std::uint64_t position = 4;        // the next event to apply starts here
+  std::string gtid;                  // of that transaction, when it had one
+  std::string server;                // the target it was applied to (host, port, server id/uuid)
+  std::uint64_t server_started = 0;  // when the target started (seconds; 0: unknown)
   // A unit that is not a transaction being applied (in `file`, from `in_doubt_begin` to
   // `in_doubt_end`, GTID `in_doubt_gtid`): written before it runs, cleared once it has.
   std::uint64_t in_doubt_begin = 0, in_doubt_end = 0;

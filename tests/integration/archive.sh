@@ -114,8 +114,20 @@ for _ in $(seq 1 50); do
   prev=$now
   sleep 0.2
 done
-"$BINRECOVER" archive "${R[@]}" -P"$PA" --dir="$WORK/arch" 2> "$WORK/last.err" ||
-  { cat "$WORK/last.err"; fail "the last archive run failed"; }
+# (the server may still add a Binlog_checkpoint to its newest file on a busy machine: a copy
+# that is a prefix of the server's file is brought up to date by another run, a few times)
+for _ in $(seq 1 10); do
+  "$BINRECOVER" archive "${R[@]}" -P"$PA" --dir="$WORK/arch" 2> "$WORK/last.err" ||
+    { cat "$WORK/last.err"; fail "the last archive run failed"; }
+  behind=0
+  for f in "$WORK/a/binlog"/mysql-bin.[0-9]*; do
+    c=$WORK/arch/$(basename "$f")
+    [ -f "$c" ] && [ "$(stat -c %s "$c")" -lt "$(stat -c %s "$f")" ] &&
+      cmp -s "$c" "$f" -n "$(stat -c %s "$c")" && behind=1
+  done
+  [ $behind = 0 ] && break
+  sleep 0.5
+done
 n=$(same_files "after the kills" "$WORK/a/binlog" "$WORK/arch")
 "$BINRECOVER" archive --verify "$WORK/arch" > "$WORK/verify.out" || fail "--verify failed after the kills"
 [ "$(wc -l < "$WORK/arch/mysql-bin.index")" = "$(ls "$WORK/a/binlog"/mysql-bin.[0-9]* | wc -l)" ] ||
