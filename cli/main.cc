@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "recovery/sql/output.h"
+#include "version.h"
 
 namespace binrecover::cli {
 
@@ -191,7 +192,7 @@ int run(const std::vector<std::string>& args) {
       std::fputs(o.help_text.c_str(), stdout);
       return 0;
     case Command::kVersion:
-      std::printf("binrecover %s\n", BINRECOVER_VERSION);
+      std::printf("binrecover %s (git %s)\n", BINRECOVER_VERSION, BINRECOVER_REVISION);
       return 0;
     case Command::kSql:
       return sql_command(o);

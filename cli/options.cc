@@ -28,7 +28,8 @@ std::string trim(std::string s) {
   return s.substr(b, e - b + 1);
 }
 
-void read_option_file(const std::filesystem::path& file, std::vector<std::string>& out, int depth) {
+void read_option_file(const std::filesystem::path& file, std::vector<std::string>& out, int depth,
+                      const std::vector<std::string>& groups) {
   std::ifstream in(file);
   if (!in || depth > 8) return;
   std::string line;
@@ -43,16 +44,18 @@ void read_option_file(const std::filesystem::path& file, std::vector<std::string
       for (const auto& e : std::filesystem::directory_iterator(dir, ec))
         if (e.path().extension() == ".cnf") files.push_back(e.path());
       std::sort(files.begin(), files.end());
-      for (const auto& f : files) read_option_file(f, out, depth + 1);
+      for (const auto& f : files) read_option_file(f, out, depth + 1, groups);
       continue;
     }
     if (line.rfind("!include", 0) == 0) {
-      read_option_file(trim(line.substr(8)), out, depth + 1);
+      read_option_file(trim(line.substr(8)), out, depth + 1, groups);
       continue;
     }
     if (line[0] == '[') {
       const auto end = line.find(']');
-      in_group = end != std::string::npos && trim(line.substr(1, end - 1)) == "binrecover";
+      in_group =
+          end != std::string::npos &&
+          std::find(groups.begin(), groups.end(), trim(line.substr(1, end - 1))) != groups.end();
       continue;
     }
     if (!in_group) continue;
@@ -116,9 +119,10 @@ std::vector<std::string> default_option_files() {
   return files;
 }
 
-std::vector<std::string> option_file_args(const std::vector<std::string>& files) {
+std::vector<std::string> option_file_args(const std::vector<std::string>& files,
+                                          const std::vector<std::string>& groups) {
   std::vector<std::string> out;
-  for (const auto& f : files) read_option_file(f, out, 0);
+  for (const auto& f : files) read_option_file(f, out, 0, groups);
   return out;
 }
 
@@ -171,8 +175,16 @@ std::time_t parse_datetime(const std::string& text, const std::string& option) {
 namespace {
 
 // The option groups; each command takes some of them (kCommands).
-po::options_description input_group() {
-  po::options_description g("Input and range");
+// A group of options as --help and the manual show it.
+struct Group {
+  explicit Group(const std::string& c) : caption(c), d(c) {}
+  std::string caption;
+  po::options_description d;
+};
+
+Group input_group() {
+  Group grp("Input and range");
+  po::options_description& g = grp.d;
   g.add_options()("index-file", po::value<std::string>(),
                   "read the binlog files listed in this .index file")(
       "start-position,j", po::value<std::string>(),
@@ -200,11 +212,12 @@ po::options_description input_group() {
       "a transaction whose events take more than this (bytes, or with K, M, G; default 8M) is "
       "not held in memory: it is read a second time from the file (from a temporary file when "
       "the input is a pipe), so memory stays flat whatever its size");
-  return g;
+  return grp;
 }
 
-po::options_description filter_group() {
-  po::options_description g("Filters (the same in every command)");
+Group filter_group() {
+  Group grp("Filters (the same in every command)");
+  po::options_description& g = grp.d;
   g.add_options()(
       "database,d", po::value<std::vector<std::string>>(),
       "keep only changes to this database (repeatable); statements count by the databases "
@@ -225,11 +238,12 @@ po::options_description filter_group() {
       "then names TO): the default database, row events' tables and database-qualified names "
       "in statements; names inside stored routines, views and triggers, and unqualified names "
       "that are not the default database, are not rewritten");
-  return g;
+  return grp;
 }
 
-po::options_description sql_group() {
-  po::options_description g("SQL output");
+Group sql_group() {
+  Group grp("SQL output");
+  po::options_description& g = grp.d;
   g.add_options()("result-file,r", po::value<std::string>(),
                   "write to this file instead of stdout (with --raw: the prefix of the copies)")(
       "raw",
@@ -268,14 +282,27 @@ po::options_description sql_group() {
       "a dump's CREATE TABLE statements (mysqldump/mariadb-dump, with or without data) naming "
       "the columns of logs without metadata, for --rows-as-sql and --flashback; the binlog's "
       "own DDL keeps it current")(
+      "set-charset", po::value<std::string>(),
+      "SET NAMES this character set at the start, the client's restored at the end (as "
+      "mysqlbinlog; each statement still sets the character set it was logged with)")(
+      "idempotent",
+      "MySQL targets: row events apply over what is there (an insert of a key that exists "
+      "overwrites the row, an update or delete of a missing row is skipped): "
+      "SET @@SESSION.RBR_EXEC_MODE=IDEMPOTENT at the start; refused for MariaDB, which "
+      "ignores it, and with --rows-as-sql")(
+      "require-row-format",
+      "SET @@SESSION.REQUIRE_ROW_FORMAT=1 at the start (MySQL 8.0.19+), and an error (exit 5) "
+      "at the first event a row-format-only session refuses: DML in statement format, a "
+      "temporary table, LOAD DATA, INSERT_ID, RAND seeds, user variables")(
       "local-load,l", po::value<std::string>(),
       "write the data of LOAD DATA statements here, replayed as LOAD DATA LOCAL INFILE "
       "(default: a new folder under $TMPDIR; replay with mysql --local-infile=1)");
-  return g;
+  return grp;
 }
 
-po::options_description events_group() {
-  po::options_description g("Event listing");
+Group events_group() {
+  Group grp("Event listing");
+  po::options_description& g = grp.d;
   g.add_options()("format", po::value<std::string>(), "table (default), tsv or json")(
       "from", po::value<std::string>(),
       "start at this position of the first file (any event boundary; as --start-position)")(
@@ -284,14 +311,15 @@ po::options_description events_group() {
       "stop-never",
       "with -R: follow the server: wait at the end of its logs for more, go on with each new "
       "file, each event listed as it comes");
-  return g;
+  return grp;
 }
 
-po::options_description stats_group() {
-  po::options_description g("Statistics");
+Group stats_group() {
+  Group grp("Statistics");
+  po::options_description& g = grp.d;
   g.add_options()("format", po::value<std::string>(), "table (default) or json")(
       "result-file,r", po::value<std::string>(), "write to this file instead of stdout");
-  return g;
+  return grp;
 }
 
 // --parallel and --no-preserve-commit-order, of replay and drill (`dflt`: the default).
@@ -308,8 +336,9 @@ void add_parallel_options(po::options_description& g, const char* dflt) {
       "of the target may then see a state the source never had)");
 }
 
-po::options_description plan_group(bool drill) {
-  po::options_description g(drill ? "Drill" : "Finding the damage");
+Group plan_group(bool drill) {
+  Group grp(drill ? "Drill" : "Finding the damage");
+  po::options_description& g = grp.d;
   g.add_options()("dump", po::value<std::string>(),
                   "the backup to recover from: a mysqldump/mariadb-dump file, mydumper metadata or "
                   "xtrabackup_binlog_info (its binlog coordinates are read from its head)")(
@@ -319,7 +348,7 @@ po::options_description plan_group(bool drill) {
   if (!drill) {
     g.add_options()("format", po::value<std::string>(), "text (default) or json")(
         "result-file,r", po::value<std::string>(), "write to this file instead of stdout");
-    return g;
+    return grp;
   }
   g.add_options()("expect", po::value<std::string>(),
                   "compare the restored tables with this file of 'db.table<TAB>rows<TAB>"
@@ -332,16 +361,16 @@ po::options_description plan_group(bool drill) {
       "keep", "keep the drill server's data folder")("result-file,r", po::value<std::string>(),
                                                      "write the summary to this file");
   add_parallel_options(g, "4");
-  return g;
+  return grp;
 }
 
 enum class ConnectionFor { kSource, kReplay, kDrill };
 
-po::options_description connection_group(ConnectionFor what) {
-  po::options_description g(what == ConnectionFor::kDrill
-                                ? "A server of your own instead of a throwaway one"
-                            : what == ConnectionFor::kReplay ? "The server to apply to"
-                                                             : "The server to read from (-R)");
+Group connection_group(ConnectionFor what) {
+  Group grp(what == ConnectionFor::kDrill    ? "A server of your own instead of a throwaway one"
+            : what == ConnectionFor::kReplay ? "The server to apply to"
+                                             : "The server to read from (-R)");
+  po::options_description& g = grp.d;
   g.add_options()("host,h", po::value<std::string>(), "server host (default: localhost)")(
       "port,P", po::value<std::string>(), "server TCP port")(
       "user,u", po::value<std::string>(), "user name (default: your login name)")(
@@ -359,13 +388,23 @@ po::options_description connection_group(ConnectionFor what) {
       "ssl-cert", po::value<std::string>(), "TLS: the client certificate")(
       "ssl-key", po::value<std::string>(), "TLS: the client key")(
       "ssl-cipher", po::value<std::string>(), "TLS: the ciphers allowed")(
-      "ssl-verify-server-cert", "the same as --ssl-mode=VERIFY_IDENTITY");
-  return g;
+      "ssl-verify-server-cert", "the same as --ssl-mode=VERIFY_IDENTITY")(
+      "protocol", po::value<std::string>(),
+      "TCP or SOCKET (PIPE and MEMORY are Windows-only: refused); default: a socket for "
+      "localhost, else TCP")("bind-address", po::value<std::string>(),
+                             "the local address (of this machine) to connect from")(
+      "compression-algorithms", po::value<std::string>(),
+      "compress the client/server protocol: zlib, or uncompressed (the default); zstd is "
+      "refused (the client library has zlib only)")(
+      "zstd-compression-level", po::value<std::string>(),
+      "1..22, for --compression-algorithms=zstd: refused, as zstd is");
+  return grp;
 }
 
 // Reading a server's binary logs over the replication protocol (mysqlbinlog's names).
-po::options_description remote_group(bool source_options = false) {
-  po::options_description g("Reading from a server (-R)");
+Group remote_group(bool source_options = false) {
+  Group grp("Reading from a server (-R)");
+  po::options_description& g = grp.d;
   if (source_options)  // -h -P -u -p -S name the target here: the source has options of its own
     g.add_options()("source-host", po::value<std::string>(),
                     "with -R: the host whose binlogs are read")(
@@ -387,11 +426,12 @@ po::options_description remote_group(bool source_options = false) {
       "connection-server-id", po::value<std::string>(),
       "with -R: the server id binrecover reads as (default 0: no replica of that id is "
       "displaced)");
-  return g;
+  return grp;
 }
 
-po::options_description replay_group() {
-  po::options_description g("Replay");
+Group replay_group() {
+  Group grp("Replay");
+  po::options_description& g = grp.d;
   add_parallel_options(g, "1");
   g.add_options()("report", po::value<std::string>(),
                   "write a JSON summary here: transactions, workers, units applied alone, "
@@ -417,6 +457,11 @@ po::options_description replay_group() {
       "disable-log-bin,D", "SET sql_log_bin=0 in the session: the replay is not binlogged")(
       "skip-gtids", "apply without the GTIDs (as --gtids=strip)")(
       "rows-as-sql", "apply row events as INSERT/UPDATE/DELETE instead of BINLOG statements")(
+      "idempotent",
+      "MySQL targets: row events apply over what is there (an insert of a key that exists "
+      "overwrites the row, an update or delete of a missing row is skipped; each session's "
+      "rbr_exec_mode=IDEMPOTENT); refused for a MariaDB target (it has no such session "
+      "setting) and with --rows-as-sql")(
       "trigger-tables", po::value<std::string>(),
       "with --rows-as-sql: sql (default, warned) or binlog: the rows of tables with triggers "
       "as BINLOG statements, which fire no trigger again")(
@@ -424,11 +469,12 @@ po::options_description replay_group() {
       "a dump's CREATE TABLE statements naming the columns for --rows-as-sql")(
       "local-load,l", po::value<std::string>(),
       "where the data of LOAD DATA statements waits while it is applied");
-  return g;
+  return grp;
 }
 
-po::options_description archive_group() {
-  po::options_description g("Archive");
+Group archive_group() {
+  Group grp("Archive");
+  po::options_description& g = grp.d;
   g.add_options()("dir", po::value<std::string>(),
                   "the folder the binlogs are copied to (continued where it ends when it holds "
                   "an archive already)")(
@@ -443,54 +489,111 @@ po::options_description archive_group() {
       "verify",
       "check an archive instead: FILE is its folder or .index; every file there, every "
       "event's checksum, the chain of Rotate events (exit 4 naming file and offset)");
-  return g;
+  return grp;
 }
 
-po::options_description misc_group() {
-  po::options_description g("Other");
-  g.add_options()("help,?", "this help")("version,V", "print the version")(
-      "no-progress", "no progress line on stderr");
-  return g;
+Group misc_group() {
+  Group grp("Other");
+  po::options_description& g = grp.d;
+  g.add_options()("help,?", "this help")("version,V", "print the version and git revision")(
+      "no-progress", "no progress line on stderr")(
+      "no-defaults", "read no option file (first on the command line, as in every MySQL program)")(
+      "defaults-file", po::value<std::string>(),
+      "read only this option file (first on the command line)")(
+      "defaults-extra-file", po::value<std::string>(),
+      "read this option file after the usual ones (first on the command line)")(
+      "binlog-row-event-max-size", po::value<std::string>(),
+      "accepted for mysqlbinlog's scripts, no effect: binrecover reads events of any size up to "
+      "1 GiB")("open-files-limit", po::value<std::string>(),
+               "accepted for mysqlbinlog's scripts, no effect: binrecover keeps one binlog open "
+               "at a time")(
+      "print-defaults",
+      "print the options the option files give binrecover ([client] and [binrecover]; "
+      "passwords as *****) and exit (first, or after --defaults-file)");
+  return grp;
 }
 
+// A command's ways of being called, each with what it does.
+struct Form {
+  const char* form;  // nullptr: none
+  const char* what;
+};
 struct CommandSpec {
   Command command;
-  const char* name;     // "" for SQL output
-  const char* usage;    // the usage line(s)
+  const char* name;  // "" for SQL output
+  Form forms[2];
   const char* example;  // one example
 };
 
 constexpr CommandSpec kCommands[] = {
-    {Command::kSql, "",
-     "binrecover [options] FILE...          SQL for `| mysql` (mysqlbinlog compatible)\n"
-     "  binrecover [options] --index-file=F   every file listed in a .index file",
+    {Command::kSql,
+     "",
+     {{"binrecover [options] FILE...", "SQL for `| mysql` (mysqlbinlog compatible)"},
+      {"binrecover [options] --index-file=F", "every file listed in a .index file"}},
      "binrecover -D --start-position=953 --stop-position=1437 mysql-bin.000023 | mysql"},
-    {Command::kEvents, "events",
-     "binrecover events [options] FILE...   the SHOW BINLOG EVENTS table, offline",
+    {Command::kEvents,
+     "events",
+     {{"binrecover events [options] FILE...", "the SHOW BINLOG EVENTS table, offline"}, {}},
      "binrecover events --format=json --from=953 --limit=10 mysql-bin.000023"},
-    {Command::kStats, "stats",
-     "binrecover stats [options] FILE...    rows changed per table, events per type, the\n"
-     "                                        largest and longest transactions",
+    {Command::kStats,
+     "stats",
+     {{"binrecover stats [options] FILE...",
+       "rows changed per table, events per type, the largest and longest transactions"},
+      {}},
      "binrecover stats --database=shop --index-file=/var/lib/mysql/mysql-bin.index"},
-    {Command::kPlan, "plan",
-     "binrecover plan --dump=BACKUP FILE... the destructive events since the backup, and the\n"
-     "                                        command that recovers around them",
+    {Command::kPlan,
+     "plan",
+     {{"binrecover plan --dump=BACKUP FILE...",
+       "the destructive events since the backup, and the command that recovers around them"},
+      {}},
      "binrecover plan --dump=shop.sql --index-file=/var/lib/mysql/mysql-bin.index "
      "--database=shop"},
-    {Command::kDrill, "drill",
-     "binrecover drill --dump=BACKUP FILE... restore + replay on a throwaway server, verify",
+    {Command::kDrill,
+     "drill",
+     {{"binrecover drill --dump=BACKUP FILE...", "restore + replay on a throwaway server, verify"},
+      {}},
      "binrecover drill --dump=shop.sql --database=shop --index-file=mysql-bin.index"},
-    {Command::kReplay, "replay",
-     "binrecover replay [options] [-h HOST -P PORT -u USER -p] FILE...\n"
-     "                                        apply to a server, resumable (--resume)",
+    {Command::kReplay,
+     "replay",
+     {{"binrecover replay [options] [-h HOST -P PORT -u USER -p] FILE...",
+       "apply to a server, exactly once, resumable (--resume), in parallel (--parallel N)"},
+      {}},
      "binrecover replay -D --database=shop --start-position=385 -h db2 -u admin -p "
      "mysql-bin.000002"},
-    {Command::kArchive, "archive",
-     "binrecover archive -h HOST -u USER -p --dir=DIR [FIRST-FILE]\n"
-     "                                        copy a server's binlogs byte for byte (resumable)\n"
-     "  binrecover archive --verify DIR      check an archive",
+    {Command::kArchive,
+     "archive",
+     {{"binrecover archive -h HOST -u USER -p --dir=DIR [FIRST-FILE]",
+       "copy a server's binlogs byte for byte (resumable)"},
+      {"binrecover archive --verify DIR", "check an archive"}},
      "binrecover archive -h db1 -u backup -p --dir=/backup/db1 --stop-never"},
 };
+
+// "  FORM      what it does", the text from column 40, wrapped at 80 columns.
+std::string usage_lines(const CommandSpec& s) {
+  std::string out;
+  for (const Form& f : s.forms) {
+    if (f.form == nullptr) continue;
+    std::string line = std::string("  ") + f.form;
+    if (line.size() > 39) {
+      out += line + "\n";
+      line.clear();
+    }
+    line.resize(40, ' ');
+    std::istringstream words(f.what);
+    std::string word;
+    while (words >> word) {
+      if (line.size() > 40 && line.size() + 1 + word.size() > 80) {
+        out += line + "\n";
+        line.assign(40, ' ');
+      } else if (line.size() > 40) {
+        line += ' ';
+      }
+      line += word;
+    }
+    out += line + "\n";
+  }
+  return out;
+}
 
 const CommandSpec& spec_of(Command c) {
   for (const CommandSpec& s : kCommands)
@@ -498,52 +601,61 @@ const CommandSpec& spec_of(Command c) {
   return kCommands[0];
 }
 
-// The options one command takes, in help order.
-po::options_description command_options(Command c, bool for_option_files = false) {
-  po::options_description d;
+// The option groups one command takes, in help order.
+std::vector<Group> command_groups(Command c, bool for_option_files = false) {
+  std::vector<Group> d;
   if (c == Command::kArchive) {  // bytes, not events: no range or filter
-    d.add(archive_group()).add(remote_group());
-    if (!for_option_files) d.add(connection_group(ConnectionFor::kSource));
-    d.add(misc_group());
+    d.push_back(archive_group());
+    d.push_back(remote_group());
+    if (!for_option_files) d.push_back(connection_group(ConnectionFor::kSource));
+    d.push_back(misc_group());
     return d;
   }
-  d.add(input_group()).add(filter_group());
+  d.push_back(input_group());
+  d.push_back(filter_group());
   switch (c) {
     case Command::kArchive:  // (above)
     case Command::kSql:
     case Command::kHelp:
     case Command::kVersion:
-      d.add(sql_group());
-      d.add(remote_group());
-      if (!for_option_files) d.add(connection_group(ConnectionFor::kSource));
+      d.push_back(sql_group());
+      d.push_back(remote_group());
+      if (!for_option_files) d.push_back(connection_group(ConnectionFor::kSource));
       break;
     case Command::kEvents:
-      d.add(events_group());
-      d.add(remote_group());
-      if (!for_option_files) d.add(connection_group(ConnectionFor::kSource));
+      d.push_back(events_group());
+      d.push_back(remote_group());
+      if (!for_option_files) d.push_back(connection_group(ConnectionFor::kSource));
       break;
     case Command::kStats:
-      d.add(stats_group());
-      d.add(remote_group());
-      if (!for_option_files) d.add(connection_group(ConnectionFor::kSource));
+      d.push_back(stats_group());
+      d.push_back(remote_group());
+      if (!for_option_files) d.push_back(connection_group(ConnectionFor::kSource));
       break;
     case Command::kPlan:
-      d.add(plan_group(false));
-      d.add(remote_group());
-      if (!for_option_files) d.add(connection_group(ConnectionFor::kSource));
+      d.push_back(plan_group(false));
+      d.push_back(remote_group());
+      if (!for_option_files) d.push_back(connection_group(ConnectionFor::kSource));
       break;
     case Command::kDrill:
-      d.add(plan_group(true));
-      d.add(remote_group(true));
-      if (!for_option_files) d.add(connection_group(ConnectionFor::kDrill));
+      d.push_back(plan_group(true));
+      d.push_back(remote_group(true));
+      if (!for_option_files) d.push_back(connection_group(ConnectionFor::kDrill));
       break;
     case Command::kReplay:
-      d.add(replay_group());
-      d.add(remote_group(true));
-      if (!for_option_files) d.add(connection_group(ConnectionFor::kReplay));
+      d.push_back(replay_group());
+      d.push_back(remote_group(true));
+      if (!for_option_files) d.push_back(connection_group(ConnectionFor::kReplay));
       break;
   }
-  d.add(misc_group());
+  d.push_back(misc_group());
+  return d;
+}
+
+// The options one command takes, in help order.
+po::options_description command_options(Command c, bool for_option_files = false) {
+  po::options_description d;
+  for (const Group& g : command_groups(c, for_option_files)) d.add(g.d);
   return d;
 }
 
@@ -612,14 +724,14 @@ std::string help_text(Command c) {
   if (c == Command::kSql) {
     help << "binrecover - read MySQL/MariaDB binary logs and turn them into SQL that replays\n"
          << "\nUsage:\n";
-    for (const CommandSpec& k : kCommands) help << "  " << k.usage << "\n";
+    for (const CommandSpec& k : kCommands) help << usage_lines(k);
     help << "  FILE '-' reads standard input. With no FILE, [binrecover] in the option files\n"
          << "  (/etc/my.cnf, /etc/mysql/my.cnf, ~/.my.cnf) may name index-file=...; else stdin.\n"
          << "  binrecover COMMAND --help (or binrecover help COMMAND) shows that command's "
             "options.\n"
          << "\nSQL output options follow.\n";
   } else {
-    help << "Usage:\n  " << s.usage << "\n";
+    help << "Usage:\n" << usage_lines(s);
   }
   help << "\nExample:\n  " << s.example << "\n\n" << command_options(c);
   help << "\nExit status: 0 ok, 2 bad option, 3 file or output error, 4 damaged or unreadable\n"
@@ -666,12 +778,42 @@ std::pair<std::string, std::string> parse_rewrite(const std::string& text) {
 
 }  // namespace
 
+std::vector<CommandInfo> command_table() {
+  std::vector<CommandInfo> out;
+  for (const CommandSpec& s : kCommands) {
+    CommandInfo c;
+    c.command = s.command;
+    c.name = s.name;
+    for (const Form& f : s.forms)
+      if (f.form != nullptr) c.forms.push_back({f.form, f.what});
+    c.example = s.example;
+    for (const Group& g : command_groups(s.command)) {
+      OptionGroup og;
+      og.caption = g.caption;
+      for (const auto& o : g.d.options()) {
+        OptionInfo oi;
+        oi.long_name = o->long_name();
+        const std::string shown = o->format_name();  // "-r [ --result-file ]" or "--dir"
+        if (shown.size() >= 2 && shown[0] == '-' && shown[1] != '-') oi.short_name = shown[1];
+        const auto& sem = o->semantic();
+        oi.takes_value = sem->max_tokens() > 0;
+        oi.value_optional = oi.takes_value && sem->min_tokens() == 0;
+        oi.description = o->description();
+        og.options.push_back(std::move(oi));
+      }
+      c.groups.push_back(std::move(og));
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty) {
   std::vector<std::string> args = args_in;
   Options o;
 
   auto is_defaults_option = [](const std::string& a) {
-    return a == "--no-defaults" || a.rfind("--defaults-file=", 0) == 0 ||
+    return a == "--no-defaults" || a == "--print-defaults" || a.rfind("--defaults-file=", 0) == 0 ||
            a.rfind("--defaults-extra-file=", 0) == 0;
   };
   auto command_named = [](const std::string& a) -> std::optional<Command> {
@@ -699,10 +841,13 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   // every MySQL program).
   std::vector<std::string> files = default_option_files();
   bool read_defaults = true;
+  bool print_defaults = false;
   o.connection.default_files = files;
   while (!args.empty()) {
     const std::string& a = args.front();
-    if (a == "--no-defaults") {
+    if (a == "--print-defaults") {
+      print_defaults = true;
+    } else if (a == "--no-defaults") {
       read_defaults = false;
       o.connection.read_defaults = false;
     } else if (a.rfind("--defaults-file=", 0) == 0) {
@@ -717,6 +862,19 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       break;
     }
     args.erase(args.begin());
+  }
+  if (print_defaults) {
+    // mysqlbinlog's --print-defaults: what the option files add, then exit.
+    o.command = Command::kHelp;
+    o.help_text = "binrecover would have been started with the following arguments:\n";
+    if (read_defaults)
+      for (std::string a : option_file_args(files, {"client", "binrecover"})) {
+        for (const char* key : {"--password=", "--source-password="})
+          if (a.rfind(key, 0) == 0) a = std::string(key) + "*****";
+        o.help_text += a + " ";
+      }
+    o.help_text += "\n";
+    return o;
   }
   if (!args.empty()) {
     if (const auto c = command_named(args.front())) {
@@ -779,6 +937,11 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     usage_error(std::string(e.what()) + " (see binrecover " +
                 (*spec_of(cmd).name ? std::string(spec_of(cmd).name) + " " : "") + "--help)");
   }
+  for (const char* first :
+       {"no-defaults", "defaults-file", "defaults-extra-file", "print-defaults"})
+    if (vm.count(first))
+      usage_error(std::string("--") + first +
+                  " must come first on the command line (before any other option)");
   if (vm.count("help")) {
     o.command = Command::kHelp;
     return o;
@@ -898,7 +1061,25 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     if (*t != "mysql" && *t != "mariadb")
       usage_error("--target-flavor must be mysql or mariadb, not '" + *t + "'");
     o.sql.target_mariadb = *t == "mariadb";
+    o.sql.target_mysql = *t == "mysql";
   }
+  if (auto cs = text("set-charset")) {
+    if (cs->empty() || cs->size() > 32 ||
+        cs->find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+            std::string::npos)
+      usage_error("--set-charset needs a character set name (letters, digits, _), not '" + *cs +
+                  "'");
+    o.sql.set_charset = *cs;
+  }
+  o.sql.idempotent = has("idempotent");
+  o.sql.require_row_format = has("require-row-format");
+  if (o.sql.idempotent && o.sql.rows_as_sql)
+    usage_error(
+        "--idempotent makes the server apply row events over what is there "
+        "(RBR_EXEC_MODE): plain statements of --rows-as-sql are not row events");
+  if (o.sql.idempotent && o.flashback) usage_error("--idempotent does not apply to --flashback");
+  for (const char* n : {"binlog-row-event-max-size", "open-files-limit"})
+    if (has(n)) parse_u64(*text(n), n);  // accepted, checked, no effect here (see --help)
   if (auto t = text("trigger-tables")) {
     if (*t != "sql" && *t != "binlog")
       usage_error("--trigger-tables must be sql or binlog, not '" + *t + "'");
@@ -980,7 +1161,8 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       o.plan.command_prefix.push_back("--defaults-file=" + *o.connection.defaults_file);
     o.plan.filter_args.emplace_back("-R");
     for (const char* name : {"host", "port", "user", "socket", "connection-server-id", "ssl-mode",
-                             "ssl-ca", "ssl-capath", "ssl-cert", "ssl-key", "ssl-cipher"})
+                             "ssl-ca", "ssl-capath", "ssl-cert", "ssl-key", "ssl-cipher",
+                             "protocol", "bind-address", "compression-algorithms"})
       if (auto v = text(name)) o.plan.filter_args.push_back(std::string("--") + name + "=" + *v);
     for (const char* name : {"ssl", "ssl-verify-server-cert"})
       if (has(name)) o.plan.filter_args.push_back(std::string("--") + name);
@@ -998,10 +1180,11 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     if (!o.plan.dump && !o.plan.start_position)
       usage_error("plan needs --dump=BACKUP (or --start-position) to know where to start");
   }
-  const bool connection_given = has("host") || has("port") || has("user") || has("password") ||
-                                has("socket") || has("ssl-mode") || has("ssl") || has("ssl-ca") ||
-                                has("ssl-capath") || has("ssl-cert") || has("ssl-key") ||
-                                has("ssl-cipher") || has("ssl-verify-server-cert");
+  const bool connection_given =
+      has("host") || has("port") || has("user") || has("password") || has("socket") ||
+      has("ssl-mode") || has("ssl") || has("ssl-ca") || has("ssl-capath") || has("ssl-cert") ||
+      has("ssl-key") || has("ssl-cipher") || has("ssl-verify-server-cert") || has("protocol") ||
+      has("bind-address") || has("compression-algorithms") || has("zstd-compression-level");
   if (cmd == Command::kDrill) {
     if (!o.plan.dump) usage_error("drill needs --dump=BACKUP (a mysqldump/mariadb-dump file)");
     o.drill.plan = o.plan;
@@ -1055,6 +1238,12 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
                                                       "ssl-key",
                                                       "ssl-cipher",
                                                       "ssl-verify-server-cert",
+                                                      "protocol",
+                                                      "bind-address",
+                                                      "compression-algorithms",
+                                                      "zstd-compression-level",
+                                                      "binlog-row-event-max-size",
+                                                      "open-files-limit",
                                                       "no-progress",
                                                       "files"};
     if (verbose > 0) usage_error("-v does not apply to -R --raw (a byte-for-byte copy)");
@@ -1143,6 +1332,47 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     o.connection.ssl_cert = text("ssl-cert");
     o.connection.ssl_key = text("ssl-key");
     o.connection.ssl_cipher = text("ssl-cipher");
+    if (auto p = text("protocol")) {
+      std::string v = *p;
+      for (char& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      using Protocol = recovery::ConnectionOptions::Protocol;
+      if (v == "TCP")
+        o.connection.protocol = Protocol::kTcp;
+      else if (v == "SOCKET")
+        o.connection.protocol = Protocol::kSocket;
+      else if (v == "PIPE" || v == "MEMORY")
+        usage_error("--protocol=" + *p + " is Windows-only; here: TCP or SOCKET");
+      else
+        usage_error("--protocol must be TCP or SOCKET, not '" + *p + "'");
+    }
+    o.connection.bind_address = text("bind-address");
+    if (auto a = text("compression-algorithms")) {
+      // mysql's list, e.g. "zlib,zstd,uncompressed": the connection uses the first it can.
+      std::string v = *a;
+      for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      bool zlib = false, none = false, zstd = false;
+      std::istringstream items(v);
+      for (std::string item; std::getline(items, item, ',');) {
+        if (item == "zlib")
+          zlib = true;
+        else if (item == "uncompressed")
+          none = true;
+        else if (item == "zstd")
+          zstd = true;
+        else
+          usage_error("--compression-algorithms takes zlib, zstd, uncompressed, not '" + item +
+                      "'");
+      }
+      if (zstd && !zlib && !none)
+        usage_error(
+            "--compression-algorithms=zstd: the client library (MariaDB Connector/C) "
+            "compresses with zlib only; use zlib");
+      o.connection.compress = zlib;
+    }
+    if (has("zstd-compression-level"))
+      usage_error(
+          "--zstd-compression-level: zstd protocol compression is not available (the "
+          "client library has zlib only)");
     o.connection.host = text("host");
     o.connection.user = text("user");
     o.connection.socket = text("socket");
@@ -1205,6 +1435,8 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     o.replay_report = text("report");
     if (auto f = text("state-file")) o.replay.state_file = *f;
     o.replay.resume = has("resume");
+    o.replay.idempotent = has("idempotent");
+    o.sql.idempotent = false;  // (the sessions' setting, not a statement of the stream)
     if (auto t = text("progress-table")) {
       if (*t == "none") {
         o.replay.progress_table.clear();

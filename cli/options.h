@@ -54,6 +54,28 @@ struct Options {
   bool progress = true;  // on a terminal only
 };
 
+// The commands and the options each takes, as the parser has them: for the manual page and the
+// shell completion (cli/manual.cc), so that neither can miss an option.
+struct OptionInfo {
+  std::string long_name;
+  char short_name = 0;
+  bool takes_value = false;
+  bool value_optional = false;  // --password[=VALUE]
+  std::string description;
+};
+struct OptionGroup {
+  std::string caption;
+  std::vector<OptionInfo> options;
+};
+struct CommandInfo {
+  Command command = Command::kSql;
+  std::string name;                                        // "" for SQL output
+  std::vector<std::pair<std::string, std::string>> forms;  // command line, what it does
+  std::string example;
+  std::vector<OptionGroup> groups;
+};
+std::vector<CommandInfo> command_table();
+
 // Parses argv (argv[0] excluded from `args`). Throws binrecover::Error(kUsage) with a message
 // that names the offending option. `stdin_is_tty` decides whether "no input" means stdin.
 Options parse_options(const std::vector<std::string>& args, bool stdin_is_tty);
@@ -67,7 +89,8 @@ void apply_timezone(const std::string& tz);
 
 // The option-file arguments of group [binrecover] (and [client] is not read: it holds
 // connection settings this mode does not use), as "--name=value" strings in file order.
-std::vector<std::string> option_file_args(const std::vector<std::string>& files);
+std::vector<std::string> option_file_args(const std::vector<std::string>& files,
+                                          const std::vector<std::string>& groups = {"binrecover"});
 // The usual places: /etc/my.cnf, /etc/mysql/my.cnf, ~/.my.cnf (MariaDB/MySQL order).
 std::vector<std::string> default_option_files();
 

@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential clang cmake pkg-config default-libmysqlclient-dev zlib1g-dev libzstd-dev
-  libisal-dev libboost-program-options-dev libgtest-dev libfmt-dev mariadb-server mariadb-client tzdata)
+  libisal-dev libboost-program-options-dev libgtest-dev libfmt-dev mariadb-server mariadb-client tzdata
+  dpkg-dev man-db lintian ccache g++)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -27,7 +28,9 @@ if [ -f build/CMakeCache.txt ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang+
   rm -rf build
 fi
 # BINRECOVER_WERROR=ON (scripts/test.sh sets it): warnings are errors.
+source scripts/build_env.sh
 CC=clang CXX=clang++ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_COMPILER_LAUNCHER="$BINRECOVER_LAUNCHER" \
   -DBINRECOVER_WERROR="${BINRECOVER_WERROR:-OFF}" >/dev/null
 cmake --build build -j"$(nproc)"
 

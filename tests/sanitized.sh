@@ -10,7 +10,9 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 build=${SANITIZED_BUILD:-${FUZZ_BUILD:-$ROOT/build-fuzz}}
+source "$ROOT/scripts/build_env.sh"
 CC=clang CXX=clang++ cmake -S "$ROOT" -B "$build" -DBINRECOVER_FUZZ=ON \
+  -DCMAKE_CXX_COMPILER_LAUNCHER="$BINRECOVER_LAUNCHER" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBINRECOVER_WERROR="${BINRECOVER_WERROR:-ON}" >/dev/null
 cmake --build "$build" --target binrecover binrecover_tests -j"$(nproc)" >/dev/null
 

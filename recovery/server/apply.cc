@@ -264,6 +264,13 @@ Session::Session(const ConnectionOptions& o) : impl_(std::make_unique<Impl>()) {
   set_text(MYSQL_OPT_SSL_CERT, o.ssl_cert);
   set_text(MYSQL_OPT_SSL_KEY, o.ssl_key);
   set_text(MYSQL_OPT_SSL_CIPHER, o.ssl_cipher);
+  set_text(MYSQL_OPT_BIND, o.bind_address);
+  if (o.protocol != ConnectionOptions::Protocol::kDefault) {
+    unsigned int protocol = o.protocol == ConnectionOptions::Protocol::kTcp ? MYSQL_PROTOCOL_TCP
+                                                                            : MYSQL_PROTOCOL_SOCKET;
+    mysql_options(m, MYSQL_OPT_PROTOCOL, &protocol);
+  }
+  if (o.compress) mysql_options(m, MYSQL_OPT_COMPRESS, nullptr);
   if (o.ssl_mode == Ssl::kRequired || o.ssl_mode == Ssl::kVerifyCa ||
       o.ssl_mode == Ssl::kVerifyIdentity) {
     my_bool on = 1;

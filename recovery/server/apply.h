@@ -38,6 +38,10 @@ struct ConnectionOptions {
   };
   SslMode ssl_mode = SslMode::kDefault;  // --ssl-mode (--ssl: REQUIRED)
   std::optional<std::string> ssl_ca, ssl_capath, ssl_cert, ssl_key, ssl_cipher;
+  enum class Protocol : std::uint8_t { kDefault, kTcp, kSocket };
+  Protocol protocol = Protocol::kDefault;   // --protocol
+  std::optional<std::string> bind_address;  // --bind-address: the local address to connect from
+  bool compress = false;                    // --compression-algorithms=zlib (the protocol's)
 };
 
 // One piece of mysql-client input: a statement for the server or a client command.

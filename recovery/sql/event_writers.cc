@@ -45,6 +45,11 @@ void SqlSink::start_event(std::uint16_t binlog_version, std::string_view server_
 
 void SqlSink::write_body(const Event& ev, const FormatDescription& b, const FormatContext& ctx) {
   mysql_log_ = !ctx.mariadb && b.server_version.find("MariaDB") == std::string_view::npos;
+  if (opts_.idempotent && (opts_.target_mariadb || (!mysql_log_ && !opts_.target_mysql)))
+    throw Error(ErrorCode::kUsage,
+                "--idempotent is MySQL's (RBR_EXEC_MODE, which MariaDB ignores): this SQL is for "
+                "MariaDB (a MariaDB log; --target-flavor=mysql if it is for MySQL)",
+                ev.pos);
   start_event(b.binlog_version, b.server_version, b.created != 0 ? b.created : ev.header.timestamp,
               b.created != 0, (ev.header.flags & kLogEventBinlogInUse) != 0);
   fde_written_ = false;

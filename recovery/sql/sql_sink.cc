@@ -123,7 +123,62 @@ void SqlSink::begin() {
     plain_statement("/*!32316 SET @OLD_SQL_LOG_BIN=@@SQL_LOG_BIN, SQL_LOG_BIN=0*/");
   plain_statement("/*!40019 SET @@session.max_delayed_threads=0*/");
   plain_statement("/*!50003 SET @OLD_COMPLETION_TYPE=@@COMPLETION_TYPE,COMPLETION_TYPE=0*/");
+  if (!opts_.set_charset.empty()) {
+    plain_statement("/*!40101 SET @OLD_CHARACTER_SET_CLIENT=@@CHARACTER_SET_CLIENT */");
+    plain_statement("/*!40101 SET @OLD_CHARACTER_SET_RESULTS=@@CHARACTER_SET_RESULTS */");
+    plain_statement("/*!40101 SET @OLD_COLLATION_CONNECTION=@@COLLATION_CONNECTION */");
+    plain_statement("/*!40101 SET NAMES " + opts_.set_charset + " */");
+  }
+  if (opts_.idempotent) plain_statement("/*!50700 SET @@SESSION.RBR_EXEC_MODE=IDEMPOTENT*/");
+  if (opts_.require_row_format) plain_statement("/*!80019 SET @@SESSION.REQUIRE_ROW_FORMAT=1*/");
   if (!opts_.apply) append("DELIMITER /*!*/;\n");
+}
+
+void SqlSink::check_row_format(const Event& ev, std::string_view sql) const {
+  if (!opts_.require_row_format) return;
+  const char* what = nullptr;
+  switch (ev.type()) {
+    case EventType::kIntvar:
+      what = "an INSERT_ID / LAST_INSERT_ID of a statement";
+      break;
+    case EventType::kRand:
+      what = "the RAND() seeds of a statement";
+      break;
+    case EventType::kUserVar:
+      what = "a user variable of a statement";
+      break;
+    case EventType::kLoad:
+    case EventType::kNewLoad:
+    case EventType::kCreateFile:
+    case EventType::kAppendBlock:
+    case EventType::kExecLoad:
+    case EventType::kDeleteFile:
+    case EventType::kBeginLoadQuery:
+    case EventType::kExecuteLoadQuery:
+      what = "LOAD DATA";
+      break;
+    case EventType::kQuery:
+    case EventType::kMariaQueryCompressed: {
+      using Action = StatementTargets::Action;
+      const Action a = statement_targets(sql).action;
+      if (a == Action::kInsert || a == Action::kUpdate || a == Action::kDelete ||
+          a == Action::kLoad) {
+        what = "a DML statement (statement format)";
+        break;
+      }
+      SqlLexer lex(sql);
+      const SqlToken first = lex.next();
+      if (is_keyword(first, "CREATE") || is_keyword(first, "DROP"))
+        if (is_keyword(lex.next(), "TEMPORARY")) what = "a temporary table";
+      break;
+    }
+    default:
+      break;
+  }
+  if (what != nullptr)
+    throw Error(ErrorCode::kUnsupportedFormat,
+                std::string("--require-row-format: ") + what + " is not row format", ev.pos)
+        .with_event(std::string(event_type_name(ev.type())));
 }
 
 void SqlSink::finish() {
@@ -139,6 +194,11 @@ void SqlSink::finish() {
     append("# End of log file\n");
   }
   plain_statement("ROLLBACK /* added by binrecover */");
+  if (!opts_.set_charset.empty()) {
+    plain_statement("/*!40101 SET CHARACTER_SET_CLIENT=@OLD_CHARACTER_SET_CLIENT */");
+    plain_statement("/*!40101 SET CHARACTER_SET_RESULTS=@OLD_CHARACTER_SET_RESULTS */");
+    plain_statement("/*!40101 SET COLLATION_CONNECTION=@OLD_COLLATION_CONNECTION */");
+  }
   plain_statement("/*!50003 SET COMPLETION_TYPE=@OLD_COMPLETION_TYPE*/");
   if (opts_.disable_log_bin) plain_statement("/*!32316 SET SQL_LOG_BIN=@OLD_SQL_LOG_BIN*/");
   plain_statement("/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=0*/");
@@ -303,6 +363,9 @@ void SqlSink::event(const Event& ev, std::uint8_t marks, const FormatContext& ct
   // statement). The server's BINLOG statement needs that flag to close the statement, so the
   // last kept rows event of such a statement is emitted with the flag set.
   force_stmt_end_ = (marks & kMarkStmtEnd) != 0;
+  if (opts_.require_row_format && ev.type() != EventType::kQuery &&
+      ev.type() != EventType::kMariaQueryCompressed)
+    check_row_format(ev, {});
   write_event(ev, ctx);
   force_stmt_end_ = false;
   if (streamed_) {
@@ -588,6 +651,7 @@ void SqlSink::query(const Event& ev, const Query& q, const FormatContext& ctx) {
     delimiter(Output::Statement::Kind::kSql, true);  // the logged LOAD DATA statement
     return;
   } else {
+    check_row_format(ev, q.query);
     const std::string_view sql =
         rewrite_statement(q.query, opts_.rewrite_db, rewritten_) ? rewritten_ : q.query;
     if (!opts_.apply && client_misreads(sql, q.status.sql_mode.value_or(0))) {

@@ -51,6 +51,7 @@ struct SqlOptions {
   // did, not truncated as MariaDB does by default), and MySQL 8's utf8mb4 collations (ids 255
   // and up, which MariaDB does not have) as utf8mb4_unicode_520_ci.
   bool target_mariadb = false;
+  bool target_mysql = false;  // --target-flavor=mysql given
   // The longest BINLOG statement to write (bytes of text, 0: no limit), for a server whose
   // max_allowed_packet is smaller than a statement's row events: the events go in several
   // BINLOG statements, and a rows event too large on its own is cut at row boundaries into
@@ -73,6 +74,18 @@ struct SqlOptions {
   // sql_mode, character sets, ...), not only what changed since the one before: a parallel
   // replay applies units on several sessions, and a resumed one may leave some out.
   bool self_contained_units = false;
+  // --set-charset=NAME (mysqlbinlog): SET NAMES NAME at the start, the client's character sets
+  // restored at the end. A name of letters, digits and '_' only (cli/ checks).
+  std::string set_charset;
+  // --idempotent (mysqlbinlog): SET @@SESSION.RBR_EXEC_MODE=IDEMPOTENT at the start (MySQL
+  // 5.7+: an insert of an existing key overwrites the row, an update or delete of a missing
+  // row is skipped). cli/ refuses it for MariaDB.
+  bool idempotent = false;
+  // --require-row-format (mysqlbinlog 8.0.19+): SET @@SESSION.REQUIRE_ROW_FORMAT=1 at the
+  // start, and an event a row-format-only session refuses is an error (exit 5) here already:
+  // a DML statement, a temporary table, LOAD DATA, INSERT_ID / LAST_INSERT_ID, RAND seeds and
+  // user variables.
+  bool require_row_format = false;
 };
 
 // Called after the sink wrote a unit (an event outside transactions, or a whole transaction):
@@ -214,6 +227,8 @@ class SqlSink : public WalkConsumer {
   void nbe_begin();
   void nbe_end();
   void use_statement(std::string_view db);
+  // --require-row-format: throws for an event a row-format-only session refuses.
+  void check_row_format(const binlog::Event& ev, std::string_view sql) const;
   // A logged statement the mysql client would misread: PREPAREd from its text in hex.
   void prepared_statement(std::string_view sql, const binlog::Collation* client);
   std::vector<std::size_t> stmt_ends_;

@@ -33,6 +33,7 @@ ApplyEngine::ApplyEngine(const ConnectionOptions& conn, EngineOptions opts)
                 .value_or("0") != "1")
       throw Error(ErrorCode::kServer, "another session holds the replay's lock " +
                                           opts_.session_lock + ":w" + std::to_string(i));
+    for (const std::string& stmt : opts_.session_statements) w->session->execute(stmt);
     if (opts_.workers > 1) {
       // A unit waiting for its turn to commit may hold a lock an earlier one needs: a short
       // wait turns that into a retry (the earlier unit's), not a stall.

@@ -58,6 +58,8 @@ struct EngineOptions {
   std::string run_key;
   // Each worker's session holds the lock LOCK:wN for its life ("" none): see run_replay.
   std::string session_lock;
+  // Run by each session once connected (e.g. SET SESSION rbr_exec_mode = IDEMPOTENT).
+  std::vector<std::string> session_statements;
   // Called after each unit committed, in commit order when the order is kept (the state file
   // when there are no progress rows). May throw; the replay stops then.
   std::function<void(const UnitPlace&)> on_commit;

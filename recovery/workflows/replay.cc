@@ -709,6 +709,16 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
       sql.disable_log_bin || session.value("SELECT @@GLOBAL.log_bin").value_or("0") != "1";
   const bool target_gtids = opts.gtids != GtidMode::kStrip && !session.mariadb() &&
                             session.value("SELECT @@GLOBAL.gtid_mode").value_or("") == "ON";
+  if (opts.idempotent) {  // (before anything is written: refused, nothing to resume)
+    if (session.mariadb())
+      throw Error(ErrorCode::kUsage,
+                  "--idempotent: " + session.where() +
+                      " is MariaDB, which has no session rbr_exec_mode (its slave_exec_mode is "
+                      "for replication threads only)");
+    if (sql.rows_as_sql)
+      throw Error(ErrorCode::kUsage,
+                  "--idempotent applies to row events, not the plain statements of --rows-as-sql");
+  }
   const bool by_gtids = opts.progress_table == "auto" && target_gtids;
   const bool use_table = !opts.progress_table.empty() && !by_gtids;
   std::string table;
@@ -867,6 +877,10 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
   EngineOptions eo;
   eo.workers = std::max<std::size_t>(1, opts.parallel);
   eo.session_lock = lock_name;
+  if (opts.idempotent) {
+    eo.session_statements.emplace_back("SET SESSION rbr_exec_mode = IDEMPOTENT");
+    session.execute(eo.session_statements.back());
+  }
   eo.preserve_commit_order = opts.preserve_commit_order;
   if (use_table) {
     eo.progress_table = table;

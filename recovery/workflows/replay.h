@@ -29,6 +29,7 @@ enum class InDoubt : std::uint8_t { kRefuse, kApplied, kNotApplied };
 struct ReplayOptions {
   std::string state_file = "binrecover-replay.state";  // --state-file (current folder)
   bool resume = false;                                 // --resume
+  bool idempotent = false;                             // --idempotent (MySQL targets)
   GtidMode gtids = GtidMode::kKeep;
   // --progress-table: the target's table that records, inside each transaction applied, where
   // the replay is; "auto": the target's own GTIDs when it records them (and the GTIDs are

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The other compiler (issue 16): a g++ Release build (build-gxx/), warning-free under
+# BINRECOVER_WERROR=ON, whose binary writes exactly what the clang build's writes on every
+# bundled test binlog and every file of ../shared/corpus/ when present (SQL, -vv rows, the
+# event table). Run by scripts/test.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/build_env.sh
+CC=gcc CXX=g++ cmake -S . -B build-gxx -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
+  -DCMAKE_CXX_COMPILER_LAUNCHER="$BINRECOVER_LAUNCHER" \
+  -DBINRECOVER_WERROR="${BINRECOVER_WERROR:-ON}" > /dev/null
+cmake --build build-gxx --target binrecover -j"$(nproc)" > build-gxx/build.log 2>&1 ||
+  { grep -E "error|warning" -A5 build-gxx/build.log | head -60; echo "gxx_check: the g++ Release build failed" >&2; exit 1; }
+# (LOAD DATA files go to a new folder under TMPDIR each run: its name is left out)
+export TMPDIR=$(mktemp -d)
+trap 'rm -rf "$TMPDIR"' EXIT
+out() {  # the output, messages and exit status of a run
+  { "$@" 2>&1 && echo "exit 0" || echo "exit $?"; } | sed 's/binrecover-load-[A-Za-z0-9]*/binrecover-load-X/g' | md5sum
+}
+n=0
+while IFS= read -r -d '' f; do
+  for mode in "" "-vv" "events"; do
+    a=$(out build/binrecover $mode --timezone=UTC "$f")
+    b=$(out build-gxx/binrecover $mode --timezone=UTC "$f")
+    [ "$a" = "$b" ] || { echo "gxx_check: g++ and clang++ binaries differ on $f ($mode)" >&2; exit 1; }
+  done
+  n=$((n + 1))
+done < <(find testdata -name 'mysql-bin.0*' -print0
+  [ -d ../shared/corpus ] && find ../shared/corpus -type f ! -name '*.md' ! -name '*.index' -print0)
+echo "gxx_check: g++ $(g++ -dumpversion) Release builds warning-free; its binary writes what the clang build's writes on $n binlogs of testdata/ and the corpus (SQL, -vv, events)"
