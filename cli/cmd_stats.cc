@@ -1,22 +1,52 @@
-// binrecover stats: rows changed per table, events per type, the largest transactions.
+// binrecover stats: rows changed per table, events per type, the largest transactions; with
+// --timeline the picture of the range instead, --html the page.
 #include <unistd.h>
 
 #include "cli/commands.h"
 #include "recovery/sql/output.h"
 #include "recovery/workflows/stats.h"
+#include "recovery/workflows/timeline.h"
 
 namespace binrecover::cli {
 
 int stats_command(Options& o) {
-  return with_output(o, [&](recovery::Output& out) {
-    const recovery::Stats st = recovery::collect_stats(o.inputs, o.decode, o.filter, warn);
-    if (o.stats_json)
+  const bool picture = o.timeline || o.html_file;
+  recovery::Timeline tl;
+  tl.by_table = o.timeline_by_table;
+  std::unique_ptr<recovery::WalkConsumer> finder, collector;
+  std::optional<recovery::TeeConsumer> both;
+  if (picture) {
+    finder = recovery::damage_finder(o.plan, tl.damage);
+    collector = recovery::timeline_collector(tl);
+    both.emplace(std::vector<recovery::WalkConsumer*>{finder.get(), collector.get()});
+  }
+  recovery::Stats st;
+  const int status = with_output(o, [&](recovery::Output& out) {
+    st = recovery::collect_stats(o.inputs, o.decode, o.filter, warn, 5, both ? &*both : nullptr);
+    if (o.timeline)
+      recovery::write_timeline_text(tl, o.timeline_bucket.value_or(0), out);
+    else if (o.stats_json)
       recovery::write_stats_json(st, out);
     else
       recovery::write_stats_table(st, out);
     out.flush();
     return 0;
   });
+  if (o.html_file) {
+    recovery::HtmlPage page;
+    page.title = "binrecover stats: " + o.inputs.front().display_name +
+                 (o.inputs.size() > 1 ? " to " + o.inputs.back().display_name : "");
+    page.facts = {{"binlogs", std::to_string(o.inputs.size())},
+                  {"events", std::to_string(st.events)},
+                  {"transactions", std::to_string(st.transactions)},
+                  {"rows changed", std::to_string(st.rows)},
+                  {"destructive events", std::to_string(tl.damage.size())}};
+    with_file_output(*o.html_file, o, [&](recovery::Output& out) {
+      recovery::write_timeline_html(tl, o.timeline_bucket.value_or(0), page, out);
+      return 0;
+    });
+  }
+  return status;
 }
 
 }  // namespace binrecover::cli

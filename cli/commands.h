@@ -32,5 +32,8 @@ std::string read_password();
 // refused (exit 2). When `body` fails (a full disk, a damaged event), the text is cut back to
 // its last whole transaction, kept under the file's name, and the error goes on.
 int with_output(const Options& o, const std::function<int(recovery::Output&)>& body);
+// The same for another file the command writes (plan --html=F).
+int with_file_output(const std::string& path, const Options& o,
+                     const std::function<int(recovery::Output&)>& body);
 
 }  // namespace binrecover::cli

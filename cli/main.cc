@@ -155,10 +155,15 @@ int with_output(const Options& o, const std::function<int(recovery::Output&)>& b
     recovery::Output out(STDOUT_FILENO);
     return body(out);
   }
-  ResultFile file(*o.result_file, o.inputs);
+  return with_file_output(*o.result_file, o, body);
+}
+
+int with_file_output(const std::string& path, const Options& o,
+                     const std::function<int(recovery::Output&)>& body) {
+  ResultFile file(path, o.inputs);
   int status = 0;
   {
-    recovery::Output out(file.fd(), *o.result_file);
+    recovery::Output out(file.fd(), path);
     try {
       status = body(out);
       out.flush();

@@ -314,11 +314,30 @@ Group events_group() {
   return grp;
 }
 
+// The timeline of stats and plan: the terminal picture and the HTML page.
+void add_timeline_options(po::options_description& g, bool stats) {
+  g.add_options()(
+      "timeline",
+      stats ? "the picture of the range instead of the tables: per bucket (--bucket) rows "
+              "inserted, updated, deleted and DDL per database (or --by=table) as bars, the "
+              "destructive events marked with file, position and GTID"
+            : "after the plan, the picture of the range (as stats --timeline): per bucket rows "
+              "changed and DDL per database as bars, the destructive events marked")(
+      "bucket", po::value<std::string>(),
+      "the timeline's bucket: auto (default: by the range), minute, hour, day, or N seconds, "
+      "Nm, Nh")("by", po::value<std::string>(),
+                "the timeline's rows per database (default) or table")(
+      "html", po::value<std::string>(),
+      "also write FILE: one self-contained HTML page (inline SVG, nothing fetched) with the "
+      "timeline, the destructive events and the recovery commands; private (0600)");
+}
+
 Group stats_group() {
   Group grp("Statistics");
   po::options_description& g = grp.d;
   g.add_options()("format", po::value<std::string>(), "table (default) or json")(
       "result-file,r", po::value<std::string>(), "write to this file instead of stdout");
+  add_timeline_options(g, true);
   return grp;
 }
 
@@ -348,6 +367,7 @@ Group plan_group(bool drill) {
   if (!drill) {
     g.add_options()("format", po::value<std::string>(), "text (default) or json")(
         "result-file,r", po::value<std::string>(), "write to this file instead of stdout");
+    add_timeline_options(g, false);
     return grp;
   }
   g.add_options()("expect", po::value<std::string>(),
@@ -1113,6 +1133,32 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     usage_error("--rewrite-db does not apply to " + command_label(cmd) +
                 " (it changes the SQL that SQL output, plan's commands and replay write)");
 
+  o.timeline = has("timeline");
+  if (auto tl = text("bucket")) {
+    if (!has("timeline") && !has("html")) usage_error("--bucket applies to --timeline and --html");
+    std::string v = *tl;
+    std::uint64_t unit = 1;
+    if (v == "auto") v = "0";
+    if (v == "minute") v = "60";
+    if (v == "hour") v = "3600";
+    if (v == "day") v = "86400";
+    if (!v.empty() && (v.back() == 'm' || v.back() == 'h' || v.back() == 's')) {
+      unit = v.back() == 'm' ? 60 : v.back() == 'h' ? 3600 : 1;
+      v.pop_back();
+    }
+    if (v.empty() || v.size() > 7 || v.find_first_not_of("0123456789") != std::string::npos)
+      usage_error("--bucket takes auto, minute, hour, day or N (seconds), Nm, Nh, not '" + *tl +
+                  "'");
+    o.timeline_bucket = static_cast<std::uint32_t>(std::stoull(v) * unit);
+  }
+  if (auto by = text("by")) {
+    if (*by != "database" && *by != "table")
+      usage_error("--by must be database or table, not '" + *by + "'");
+    if (!has("timeline") && !has("html")) usage_error("--by applies to --timeline and --html");
+    o.timeline_by_table = *by == "table";
+  }
+  o.html_file = text("html");
+
   if (auto f = text("format")) {
     if (cmd == Command::kStats) {
       if (*f != "table" && *f != "json")
@@ -1132,6 +1178,9 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       usage_error("--format must be table, tsv or json, not '" + *f + "'");
     }
   }
+  if (o.timeline && (o.stats_json || o.plan_json))
+    usage_error("--timeline is a picture: not with --format=json");
+
   if (auto l = text("limit")) {
     const auto comma = l->find(',');
     if (comma == std::string::npos) {

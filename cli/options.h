@@ -47,6 +47,11 @@ struct Options {
   bool source_password_prompt = false;
   bool plan_json = false;
   bool stats_json = false;
+  // stats/plan --timeline (the bucket in seconds, 0: auto), --html=F, --by=table.
+  bool timeline = false;                         // --timeline: the terminal picture
+  std::optional<std::uint32_t> timeline_bucket;  // --bucket (0: auto)
+  std::optional<std::string> html_file;
+  bool timeline_by_table = false;
   bool flashback = false;
   std::optional<std::string> schema_file;  // --schema
   std::optional<std::string> result_file;

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential clang cmake pkg-config default-libmysqlclient-dev zlib1g-dev libzstd-dev
   libisal-dev libboost-program-options-dev libgtest-dev libfmt-dev mariadb-server mariadb-client tzdata
-  dpkg-dev man-db lintian ccache g++)
+  dpkg-dev man-db lintian ccache g++ chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -103,6 +103,45 @@ class WalkConsumer {
   virtual bool wants_gtid() const { return false; }
 };
 
+// Hands one walk to several consumers in turn (plan with its timeline, stats with its
+// markers): one reading path, read once.
+class TeeConsumer : public WalkConsumer {
+ public:
+  explicit TeeConsumer(std::vector<WalkConsumer*> to) : to_(std::move(to)) {}
+  void observe(const binlog::Event& ev) override {
+    for (auto* c : to_) c->observe(ev);
+  }
+  void begin_unit(const UnitInfo& u, const binlog::FormatContext& ctx) override {
+    for (auto* c : to_) c->begin_unit(u, ctx);
+  }
+  void event(const binlog::Event& ev, std::uint8_t marks,
+             const binlog::FormatContext& ctx) override {
+    for (auto* c : to_) c->event(ev, marks, ctx);
+  }
+  void end_unit(const UnitInfo& u) override {
+    for (auto* c : to_) c->end_unit(u);
+  }
+  void abort_unit(const UnitInfo& u) override {
+    for (auto* c : to_) c->abort_unit(u);
+  }
+  void left_out(const UnitInfo& u, LeftOut why) override {
+    for (auto* c : to_) c->left_out(u, why);
+  }
+  bool done() const override {
+    for (auto* c : to_)
+      if (c->done()) return true;
+    return false;
+  }
+  bool wants_gtid() const override {
+    for (auto* c : to_)
+      if (c->wants_gtid()) return true;
+    return false;
+  }
+
+ private:
+  std::vector<WalkConsumer*> to_;
+};
+
 struct WalkOptions {
   DecodeOptions decode;
   FilterOptions filter;

@@ -196,7 +196,7 @@ void append_kv(fmt::memory_buffer& out, std::string_view key, std::string_view v
 
 Plan make_plan(const std::vector<InputFile>& inputs, const PlanOptions& opts,
                const DecodeOptions& decode, const FilterOptions& filter,
-               const binlog::WarningSink& warn) {
+               const binlog::WarningSink& warn, WalkConsumer* also) {
   Plan plan;
   std::size_t first = 0;
   if (opts.dump) {
@@ -237,9 +237,20 @@ Plan make_plan(const std::vector<InputFile>& inputs, const PlanOptions& opts,
   wo.decode = decode;
   wo.filter = filter;
   wo.filter.start_position = plan.start_position;
-  walk(plan.files, wo, finder, warn);
+  if (also != nullptr) {
+    TeeConsumer tee({&finder, also});
+    walk(plan.files, wo, tee, warn);
+  } else {
+    walk(plan.files, wo, finder, warn);
+  }
   return plan;
 }
+
+std::unique_ptr<WalkConsumer> damage_finder(const PlanOptions& opts, std::vector<Damage>& out) {
+  return std::make_unique<DamageFinder>(opts, out);
+}
+
+std::string local_time_text(std::uint32_t ts) { return time_text(ts); }
 
 std::string recovery_command(const Plan& plan, const PlanOptions& opts) {
   std::string cmd = "binrecover";

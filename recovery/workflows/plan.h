@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,9 +51,17 @@ struct Plan {
 // the coordinates are past the end of their file, ...
 // `filter` is the reading path's range and filters (its start position is replaced by the
 // backup's coordinates when there is a dump).
+// `also`: another consumer of the same walk (the timeline of plan --html).
 Plan make_plan(const std::vector<InputFile>& inputs, const PlanOptions& opts,
                const DecodeOptions& decode, const FilterOptions& filter,
-               const binlog::WarningSink& warn);
+               const binlog::WarningSink& warn, WalkConsumer* also = nullptr);
+
+// The consumer that finds the destructive transactions (appended to `out`), for a walk of
+// another command (stats --timeline marks them).
+std::unique_ptr<WalkConsumer> damage_finder(const PlanOptions& opts, std::vector<Damage>& out);
+
+// "2026-12-01 18:00:12" in the process's time zone.
+std::string local_time_text(std::uint32_t ts);
 
 // The command that replays everything up to just before the first damage, and the one that
 // replays everything except it.

@@ -106,14 +106,20 @@ class StatsCollector : public WalkConsumer {
 }  // namespace
 
 Stats collect_stats(const std::vector<InputFile>& inputs, const DecodeOptions& decode,
-                    const FilterOptions& filter, const binlog::WarningSink& warn, std::size_t top) {
+                    const FilterOptions& filter, const binlog::WarningSink& warn, std::size_t top,
+                    WalkConsumer* also) {
   Stats st;
   StatsCollector collector(st, top);
   WalkOptions wo;
   wo.decode = decode;
   wo.filter = filter;
   wo.incomplete_units = true;
-  walk(inputs, wo, collector, warn);
+  if (also != nullptr) {
+    TeeConsumer tee({&collector, also});
+    walk(inputs, wo, tee, warn);
+  } else {
+    walk(inputs, wo, collector, warn);
+  }
   return st;
 }
 

@@ -34,9 +34,10 @@ struct Stats {
   std::vector<TransactionStats> longest;  // by duration, top N
 };
 
+// `also`: another consumer of the same walk (the timeline and its markers).
 Stats collect_stats(const std::vector<InputFile>& inputs, const DecodeOptions& decode,
                     const FilterOptions& filter, const binlog::WarningSink& warn,
-                    std::size_t top = 5);
+                    std::size_t top = 5, WalkConsumer* also = nullptr);
 void write_stats_table(const Stats& s, Output& out);
 void write_stats_json(const Stats& s, Output& out);
 
