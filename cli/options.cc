@@ -409,6 +409,11 @@ Group connection_group(ConnectionFor what) {
       "ssl-key", po::value<std::string>(), "TLS: the client key")(
       "ssl-cipher", po::value<std::string>(), "TLS: the ciphers allowed")(
       "ssl-verify-server-cert", "the same as --ssl-mode=VERIFY_IDENTITY")(
+      "ssl-crl", po::value<std::string>(), "TLS: a certificate revocation list file")(
+      "ssl-crlpath", po::value<std::string>(), "TLS: a folder of certificate revocation lists")(
+      "tls-version", po::value<std::string>(),
+      "TLS: the protocol versions allowed, e.g. TLSv1.2,TLSv1.3")(
+      "compress,C", "the same as --compression-algorithms=zlib (mysqlbinlog's older name)")(
       "protocol", po::value<std::string>(),
       "TCP or SOCKET (PIPE and MEMORY are Windows-only: refused); default: a socket for "
       "localhost, else TCP")("bind-address", po::value<std::string>(),
@@ -443,6 +448,10 @@ Group remote_group(bool source_options = false) {
       "holds a transaction --exclude-gtids (MySQL) or a GTID --start-position (MariaDB) does "
       "not name, those named left out")(
       "to-last-log", "with -R: from the first FILE named on to the server's last binlog")(
+      "read-from-remote-master", po::value<std::string>(),
+      "the older name of --read-from-remote-source")("stop-never-slave-server-id",
+                                                     po::value<std::string>(),
+                                                     "the older name of --connection-server-id")(
       "connection-server-id", po::value<std::string>(),
       "with -R: the server id binrecover reads as (default 0: no replica of that id is "
       "displaced)");
@@ -951,6 +960,21 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
                   vm);
     }
     po::notify(vm);
+    // mysqlbinlog's older names: the value goes to the current one.
+    const std::pair<const char*, const char*> kAliases[] = {
+        {"read-from-remote-master", "read-from-remote-source"},
+        {"stop-never-slave-server-id", "connection-server-id"}};
+    for (const auto& [alias, name] : kAliases) {
+      if (!vm.count(alias)) continue;
+      if (vm.count(name))
+        usage_error(std::string("--") + alias + " is --" + name + ": give one of them");
+      vm.insert({name, vm[alias]});
+    }
+    if (vm.count("compress")) {
+      if (vm.count("compression-algorithms"))
+        usage_error("-C (--compress) is --compression-algorithms=zlib: give one of them");
+      vm.insert({"compression-algorithms", po::variable_value(std::string("zlib"), false)});
+    }
   } catch (const po::unknown_option& e) {
     unknown_option(cmd, e.get_option_name());
   } catch (const po::error& e) {
@@ -1209,9 +1233,10 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     if (o.connection.defaults_file)
       o.plan.command_prefix.push_back("--defaults-file=" + *o.connection.defaults_file);
     o.plan.filter_args.emplace_back("-R");
-    for (const char* name : {"host", "port", "user", "socket", "connection-server-id", "ssl-mode",
-                             "ssl-ca", "ssl-capath", "ssl-cert", "ssl-key", "ssl-cipher",
-                             "protocol", "bind-address", "compression-algorithms"})
+    for (const char* name :
+         {"host", "port", "user", "socket", "connection-server-id", "ssl-mode", "ssl-ca",
+          "ssl-capath", "ssl-cert", "ssl-key", "ssl-cipher", "protocol", "bind-address",
+          "compression-algorithms", "ssl-crl", "ssl-crlpath", "tls-version"})
       if (auto v = text(name)) o.plan.filter_args.push_back(std::string("--") + name + "=" + *v);
     for (const char* name : {"ssl", "ssl-verify-server-cert"})
       if (has(name)) o.plan.filter_args.push_back(std::string("--") + name);
@@ -1291,6 +1316,12 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
                                                       "bind-address",
                                                       "compression-algorithms",
                                                       "zstd-compression-level",
+                                                      "compress",
+                                                      "ssl-crl",
+                                                      "ssl-crlpath",
+                                                      "tls-version",
+                                                      "read-from-remote-master",
+                                                      "stop-never-slave-server-id",
                                                       "binlog-row-event-max-size",
                                                       "open-files-limit",
                                                       "no-progress",
@@ -1381,6 +1412,9 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     o.connection.ssl_cert = text("ssl-cert");
     o.connection.ssl_key = text("ssl-key");
     o.connection.ssl_cipher = text("ssl-cipher");
+    o.connection.ssl_crl = text("ssl-crl");
+    o.connection.ssl_crlpath = text("ssl-crlpath");
+    o.connection.tls_version = text("tls-version");
     if (auto p = text("protocol")) {
       std::string v = *p;
       for (char& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

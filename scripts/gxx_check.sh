@@ -3,8 +3,19 @@
 # BINRECOVER_WERROR=ON, whose binary writes exactly what the clang build's writes on every
 # bundled test binlog and every file of ../shared/corpus/ when present (SQL, -vv rows, the
 # event table). Run by scripts/test.sh.
+#   scripts/gxx_check.sh --wait   (the gxx_release test: when scripts/test.sh started the check in
+#                                  the background, BINRECOVER_GXX_RESULT names its result file)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = --wait ] && [ -n "${BINRECOVER_GXX_RESULT:-}" ]; then
+  for _ in $(seq 1 1800); do
+    [ -s "$BINRECOVER_GXX_RESULT" ] && break
+    sleep 0.5
+  done
+  [ -s "$BINRECOVER_GXX_RESULT" ] || { echo "gxx_check: no result after 15 minutes" >&2; exit 1; }
+  cat "$BINRECOVER_GXX_RESULT.log"
+  exit "$(cat "$BINRECOVER_GXX_RESULT")"
+fi
 source scripts/build_env.sh
 CC=gcc CXX=g++ cmake -S . -B build-gxx -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
   -DCMAKE_CXX_COMPILER_LAUNCHER="$BINRECOVER_LAUNCHER" \

@@ -264,6 +264,9 @@ Session::Session(const ConnectionOptions& o) : impl_(std::make_unique<Impl>()) {
   set_text(MYSQL_OPT_SSL_CERT, o.ssl_cert);
   set_text(MYSQL_OPT_SSL_KEY, o.ssl_key);
   set_text(MYSQL_OPT_SSL_CIPHER, o.ssl_cipher);
+  set_text(MYSQL_OPT_SSL_CRL, o.ssl_crl);
+  set_text(MYSQL_OPT_SSL_CRLPATH, o.ssl_crlpath);
+  set_text(MYSQL_OPT_TLS_VERSION, o.tls_version);
   set_text(MYSQL_OPT_BIND, o.bind_address);
   if (o.protocol != ConnectionOptions::Protocol::kDefault) {
     unsigned int protocol = o.protocol == ConnectionOptions::Protocol::kTcp ? MYSQL_PROTOCOL_TCP

@@ -38,6 +38,7 @@ struct ConnectionOptions {
   };
   SslMode ssl_mode = SslMode::kDefault;  // --ssl-mode (--ssl: REQUIRED)
   std::optional<std::string> ssl_ca, ssl_capath, ssl_cert, ssl_key, ssl_cipher;
+  std::optional<std::string> ssl_crl, ssl_crlpath, tls_version;
   enum class Protocol : std::uint8_t { kDefault, kTcp, kSocket };
   Protocol protocol = Protocol::kDefault;   // --protocol
   std::optional<std::string> bind_address;  // --bind-address: the local address to connect from

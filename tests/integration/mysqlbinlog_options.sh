@@ -66,12 +66,23 @@ B events "${R[@]:1}" mysql-bin.000001 > "$WORK/ev.plain"
 B events "${R[@]:1}" --protocol=TCP --bind-address=127.0.0.1 --compression-algorithms=zlib mysql-bin.000001 > "$WORK/ev.opts" ||
   fail "events -R with --protocol=TCP --bind-address --compression-algorithms=zlib"
 cmp -s "$WORK/ev.plain" "$WORK/ev.opts" || fail "events -R differs with the connection options"
+# mysqlbinlog's older names: -C/--compress, --read-from-remote-master, --stop-never-slave-server-id.
+B events "${R[@]:1}" -C --stop-never-slave-server-id=77 mysql-bin.000001 > "$WORK/ev.old" || fail "-C --stop-never-slave-server-id"
+cmp -s "$WORK/ev.plain" "$WORK/ev.old" || fail "events -R differs with -C --stop-never-slave-server-id"
+B events --read-from-remote-master=BINLOG-DUMP-NON-GTID -h127.0.0.1 -P"$PA" -uroot mysql-bin.000001 > "$WORK/ev.master" ||
+  fail "--read-from-remote-master"
+cmp -s "$WORK/ev.plain" "$WORK/ev.master" || fail "--read-from-remote-master differs from -R"
+expect_rc 2 "-C with --compression-algorithms" B events "${R[@]:1}" -C --compression-algorithms=zlib mysql-bin.000001
+expect_rc 2 "an old and a new name together" B events "${R[@]:1}" --stop-never-slave-server-id=7 --connection-server-id=8 mysql-bin.000001
+B events "${R[@]:1}" --ssl-mode=DISABLED --ssl-crl="$WORK/none.pem" --ssl-crlpath="$WORK" --tls-version=TLSv1.2,TLSv1.3 mysql-bin.000001 > "$WORK/ev.tls" ||
+  fail "--ssl-crl --ssl-crlpath --tls-version"
+cmp -s "$WORK/ev.plain" "$WORK/ev.tls" || fail "events -R differs with the TLS options"
 expect_rc 6 "--bind-address of another machine" B events "${R[@]:1}" --bind-address=192.0.2.1 mysql-bin.000001
 expect_rc 2 "--protocol=PIPE" B events "${R[@]:1}" --protocol=PIPE mysql-bin.000001
 expect_rc 2 "--compression-algorithms=zstd" B events "${R[@]:1}" --compression-algorithms=zstd mysql-bin.000001
 expect_rc 2 "--zstd-compression-level" B events "${R[@]:1}" --zstd-compression-level=3 mysql-bin.000001
 expect_rc 2 "--protocol without -R" B events --protocol=TCP "$ROW"
-pass "--protocol=TCP, --bind-address=127.0.0.1, --compression-algorithms=zlib: the same events over the wire; another machine's address exit 6; PIPE, zstd refused (exit 2)"
+pass "--protocol=TCP, --bind-address=127.0.0.1, --compression-algorithms=zlib, -C, --read-from-remote-master, --stop-never-slave-server-id, --ssl-crl/--ssl-crlpath/--tls-version: the same events over the wire; an old name beside its new one refused; another machine's address exit 6; PIPE, zstd refused (exit 2)"
 
 # No-ops that mysqlbinlog scripts pass: accepted (a number), no effect.
 B --open-files-limit=64 --binlog-row-event-max-size=4294967040 "$ROW" > "$WORK/noop.sql"
