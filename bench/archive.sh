@@ -9,6 +9,7 @@
 # `sync -f` on its copy, which is what a backup needs before it can be trusted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 root=$PWD
 BENCH_PORT=${BENCH_PORT:-23392}
 BENCH_RUNS=${BENCH_RUNS:-3}
@@ -20,14 +21,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/binrecover-bench-archive.XXXXXX")
 trap 'scripts/mariadb_server.sh stop "$work/srv" > /dev/null 2>&1 || true
   scripts/mysql_server.sh stop "$work/my" > /dev/null 2>&1 || true; rm -rf "$work"' EXIT
 
-# A server whose first binlog is the bench binlog (its index names it; the server opens a new
-# file after it at start).
-scripts/mariadb_server.sh start "$work/srv" "$BENCH_PORT" > /dev/null
-scripts/mariadb_server.sh stop "$work/srv"
-rm -f "$work/srv/binlog/"*
-cp "$binlog" "$work/srv/binlog/mysql-bin.000001"
-echo "$work/srv/binlog/mysql-bin.000001" > "$work/srv/binlog/mysql-bin.index"
-scripts/mariadb_server.sh restart "$work/srv" "$BENCH_PORT" > /dev/null
+# A server whose first binlog is the bench binlog.
+server_with_binlog "$work/srv" "$BENCH_PORT" "$binlog"
 size=$(stat -c %s "$binlog")
 conn=(--no-defaults -h127.0.0.1 -P"$BENCH_PORT" -uroot)
 

@@ -19,6 +19,7 @@
 # Writes the table to stdout and to bench/results/replay.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 root=$PWD
 BENCH_RUNS=${BENCH_RUNS:-3}
 BENCH_PORT=${BENCH_PORT:-23395}
@@ -56,12 +57,7 @@ port=$BENCH_PORT
 # apply_event_and_update_pos_for_parallel.)
 source_port=$((BENCH_PORT + 1))
 if [[ " $BENCH_METHODS " == *" relay8 "* ]]; then
-  scripts/mariadb_server.sh start "$work/source" "$source_port" > /dev/null
-  scripts/mariadb_server.sh stop "$work/source"
-  rm -f "$work/source/binlog/"*
-  cp "$F" "$work/source/binlog/mysql-bin.000001"
-  echo "$work/source/binlog/mysql-bin.000001" > "$work/source/binlog/mysql-bin.index"
-  scripts/mariadb_server.sh restart "$work/source" "$source_port" > /dev/null
+  server_with_binlog "$work/source" "$source_port" "$F"
 fi
 conn=(--no-defaults -h127.0.0.1 -P"$port" -uroot)
 client=(mariadb "${conn[@]}" --max-allowed-packet=1G)

@@ -1142,12 +1142,13 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     else
       usage_error("--base64-output must be AUTO, DECODE-ROWS or NEVER, not '" + *b + "'");
   }
-  if (o.flashback &&
-      (o.sql.rows_as_sql || o.sql.hexdump || o.sql.verbose || o.sql.short_form ||
-       has("base64-output") || o.sql.skip_gtids || has("local-load") || has("target-flavor")))
+  if (o.flashback && (o.sql.rows_as_sql || o.sql.hexdump || o.sql.verbose || o.sql.short_form ||
+                      has("base64-output") || o.sql.skip_gtids || has("local-load") ||
+                      has("target-flavor") || has("set-charset") || has("require-row-format")))
     usage_error(
         "--flashback writes undo SQL of its own: -v, -s, -H, --rows-as-sql, --skip-gtids, "
-        "--base64-output, --local-load and --target-flavor do not apply to it");
+        "--base64-output, --local-load, --target-flavor, --set-charset and --require-row-format "
+        "do not apply to it");
   if (o.schema_file && cmd == Command::kSql && !o.flashback && !o.sql.rows_as_sql)
     usage_error("--schema names columns for --rows-as-sql and --flashback");
   if (o.schema_file && cmd == Command::kReplay && !o.sql.rows_as_sql)

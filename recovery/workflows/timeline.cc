@@ -119,6 +119,13 @@ std::vector<TimelineBucket> timeline_buckets(const Timeline& t, std::uint32_t se
     return static_cast<std::uint32_t>(local - local % step - offset);
   };
   const std::uint32_t b0 = bucket_of(first), b1 = bucket_of(last);
+  // (every bucket of the range is held: a bucket of a second over a year of log is refused)
+  constexpr std::uint32_t kMaxBuckets = 20000;
+  if ((b1 - b0) / step + 1 > kMaxBuckets)
+    throw Error(ErrorCode::kUsage, "--bucket=" + std::to_string(step) + " makes " +
+                                       std::to_string((b1 - b0) / step + 1) +
+                                       " buckets of this range; at most " +
+                                       std::to_string(kMaxBuckets) + ": a larger --bucket");
   out.resize((b1 - b0) / step + 1);
   for (std::size_t i = 0; i < out.size(); ++i)
     out[i].start = b0 + static_cast<std::uint32_t>(i) * step;

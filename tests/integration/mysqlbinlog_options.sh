@@ -37,6 +37,8 @@ grep -q '^/\*!40101 SET CHARACTER_SET_CLIENT=@OLD_CHARACTER_SET_CLIENT \*/;$' "$
 B "$ROW" > "$WORK/plain.sql"
 sql "$PA" < "$WORK/cs.sql" || fail "the --set-charset SQL does not replay"
 sql "$PA" -e "DROP DATABASE IF EXISTS crm; DROP DATABASE IF EXISTS zyyshop; RESET MASTER"
+expect_rc 2 "--set-charset with --flashback (undo SQL of its own)" B --flashback --set-charset=latin1 "$ROW"
+expect_rc 2 "--require-row-format with --flashback" B --flashback --require-row-format "$ROW"
 expect_rc 2 "--set-charset with a quote" B "--set-charset=latin1 */; DROP DATABASE x; /*" "$ROW"
 pass "--set-charset=latin1: SET NAMES first, character sets restored last, replays into MariaDB; a name with SQL in it refused"
 

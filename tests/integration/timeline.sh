@@ -50,6 +50,9 @@ grep -q "^!! 2026-11-30 18:00:12  DROP DATABASE shop  at mysql-bin.000002:$drop_
   fail "the DROP DATABASE is not marked at mysql-bin.000002:$drop_pos (GTID $drop_gtid)"
 "$BINRECOVER" stats --timeline --bucket=hour --by=table "${files[@]}" > "$WORK/hour.txt"
 grep -q "^2026-11-30 09:00  shop.orders  .* ins 6, upd " "$WORK/hour.txt" || { cat "$WORK/hour.txt"; fail "--bucket=hour --by=table"; }
+rc=0
+"$BINRECOVER" stats --timeline --bucket=1 "$WORK/a/binlog/mysql-bin.000001" "${files[@]}" > /dev/null 2> "$WORK/err" || rc=$?
+[ $rc = 2 ] && grep -q "buckets of this range" "$WORK/err" || fail "--bucket=1 over a day: exit $rc, $(cat "$WORK/err")"
 pass "stats --timeline: the day per 10 minutes by database (--bucket=hour --by=table per hour and table); the DROP DATABASE marked at mysql-bin.000002:$drop_pos, GTID $drop_gtid, as the server lists it"
 
 "$BINRECOVER" plan --dump="$WORK/dump.sql" --timeline --html="$WORK/plan.html" "${files[@]}" > "$WORK/plan.txt" || fail "plan --html"
