@@ -29,7 +29,10 @@ bool is_numeric(ColumnType t) {
   }
 }
 
-bool is_character(ColumnType t) {
+// The columns the server gives a collation in COLUMN_CHARSET / DEFAULT_CHARSET: MariaDB counts
+// GEOMETRY (seen in MariaDB 10.11's COLUMN_CHARSET) and its compressed BLOB and VARCHAR (types
+// 140 and 141), MySQL 9 counts VECTOR instead.
+bool is_character(ColumnType t, bool mariadb) {
   switch (t) {
     case ColumnType::kString:
     case ColumnType::kVarString:
@@ -38,10 +41,45 @@ bool is_character(ColumnType t) {
     case ColumnType::kMediumBlob:
     case ColumnType::kLongBlob:
     case ColumnType::kBlob:
-    case ColumnType::kGeometry:  // counted too (seen in MariaDB 10.11's COLUMN_CHARSET)
       return true;
+    case ColumnType::kGeometry:
+      return mariadb;
+    case ColumnType::kVector:
+      return !mariadb;
     default:
-      return false;
+      return mariadb &&
+             (static_cast<std::uint8_t>(t) == 140 || static_cast<std::uint8_t>(t) == 141);
+  }
+}
+
+// The collation of the k-th column of a class, as the DEFAULT_CHARSET / COLUMN_CHARSET lists
+// give it (0: none).
+std::uint32_t class_collation(const OptionalMetadata::Charsets& cs, std::size_t k) {
+  if (cs.has_default) {
+    for (const auto& [index, id] : cs.exceptions)
+      if (index == k) return id;
+    return cs.default_id;
+  }
+  return k < cs.per_column.size() ? cs.per_column[k] : 0;
+}
+
+// A bitmap field, one bit per entry, high bit first.
+std::vector<char> read_bits(ByteCursor& f) {
+  std::vector<char> bits;
+  while (!f.empty()) {
+    const std::uint8_t byte = f.u8();
+    for (int b = 7; b >= 0; --b) bits.push_back(static_cast<char>((byte >> b) & 1));
+  }
+  return bits;
+}
+
+// DEFAULT_CHARSET: the default, then (index, collation) pairs.
+void read_default_charset(ByteCursor& f, OptionalMetadata::Charsets& cs) {
+  cs.has_default = true;
+  cs.default_id = static_cast<std::uint32_t>(f.packed_int());
+  while (!f.empty()) {
+    const std::uint64_t index = f.packed_int();
+    cs.exceptions.emplace_back(index, static_cast<std::uint32_t>(f.packed_int()));
   }
 }
 
@@ -127,7 +165,69 @@ char* put_frac(char* p, std::uint32_t micros, int fsp) {
 
 }  // namespace
 
-TableInfo table_info(const TableMap& tm) {
+void parse_optional_metadata(const TableMap& tm, OptionalMetadata& out) {
+  ByteCursor cur(tm.optional_metadata, tm.optional_metadata_offset);
+  while (!cur.empty()) {
+    const std::uint8_t type = cur.u8();
+    const std::uint64_t len = cur.packed_int();
+    if (len > cur.remaining())
+      throw Error(ErrorCode::kBadEvent, "table map metadata field longer than the event");
+    ByteCursor f = cur.take(len);
+    switch (type) {
+      case 1:  // SIGNEDNESS
+        out.has_signedness = true;
+        out.signedness = read_bits(f);
+        break;
+      case 2:  // DEFAULT_CHARSET
+        read_default_charset(f, out.charsets);
+        break;
+      case 3:  // COLUMN_CHARSET
+        while (!f.empty())
+          out.charsets.per_column.push_back(static_cast<std::uint32_t>(f.packed_int()));
+        break;
+      case 4:  // COLUMN_NAME
+        while (!f.empty()) {
+          const std::uint64_t l = f.packed_int();
+          out.names.emplace_back(f.str(l));
+        }
+        break;
+      case 5:  // SET_STR_VALUE
+      case 6:  // ENUM_STR_VALUE
+        while (!f.empty())
+          (type == 5 ? out.set_values : out.enum_values).push_back(read_strings(f));
+        break;
+      case 7:  // GEOMETRY_TYPE
+        while (!f.empty()) out.geometry_types.push_back(f.packed_int());
+        break;
+      case 8:  // SIMPLE_PRIMARY_KEY
+        while (!f.empty()) out.primary_key.emplace_back(f.packed_int(), 0);
+        break;
+      case 9:  // PRIMARY_KEY_WITH_PREFIX
+        while (!f.empty()) {
+          const std::uint64_t index = f.packed_int();
+          out.primary_key.emplace_back(index, f.packed_int());
+        }
+        break;
+      case 10:  // ENUM_AND_SET_DEFAULT_CHARSET
+        read_default_charset(f, out.enum_set_charsets);
+        break;
+      case 11:  // ENUM_AND_SET_COLUMN_CHARSET
+        while (!f.empty())
+          out.enum_set_charsets.per_column.push_back(static_cast<std::uint32_t>(f.packed_int()));
+        break;
+      case 12:  // COLUMN_VISIBILITY
+        out.visibility = read_bits(f);
+        break;
+      case 13:  // VECTOR_DIMENSIONALITY
+        while (!f.empty()) out.vector_dimensions.push_back(f.packed_int());
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+TableInfo table_info(const TableMap& tm, bool mariadb) {
   TableInfo info;
   info.db.assign(tm.db);
   info.table.assign(tm.table);
@@ -137,74 +237,27 @@ TableInfo table_info(const TableMap& tm) {
   info.collation.assign(n, 0);
   info.enum_values.resize(n);
   info.set_values.resize(n);
-  ByteCursor cur(tm.optional_metadata, tm.optional_metadata_offset);
-  while (!cur.empty()) {
-    const std::uint8_t type = cur.u8();
-    const std::uint64_t len = cur.packed_int();
-    if (len > cur.remaining())
-      throw Error(ErrorCode::kBadEvent, "table map metadata field longer than the event");
-    ByteCursor f = cur.take(len);
-    switch (type) {
-      case 1: {  // SIGNEDNESS
-        std::size_t k = 0;
-        info.has_signedness = true;
-        for (std::size_t i = 0; i < n; ++i) {
-          if (!is_numeric(info.layout[i].type)) continue;
-          if (k / 8 >= f.data().size()) break;
-          const auto byte = static_cast<std::uint8_t>(f.data()[k / 8]);
-          info.is_unsigned[i] = (byte & (0x80U >> (k % 8))) != 0;
-          ++k;
-        }
-        break;
-      }
-      case 2: {  // DEFAULT_CHARSET
-        const auto def = static_cast<std::uint16_t>(f.packed_int());
-        std::vector<std::size_t> chars;
-        for (std::size_t i = 0; i < n; ++i)
-          if (is_character(info.layout[i].type)) chars.push_back(i);
-        for (std::size_t i : chars) info.collation[i] = def;
-        while (!f.empty()) {
-          const std::uint64_t idx = f.packed_int();
-          const auto coll = static_cast<std::uint16_t>(f.packed_int());
-          if (idx < chars.size()) info.collation[chars[idx]] = coll;
-        }
-        break;
-      }
-      case 3: {  // COLUMN_CHARSET
-        for (std::size_t i = 0; i < n && !f.empty(); ++i)
-          if (is_character(info.layout[i].type))
-            info.collation[i] = static_cast<std::uint16_t>(f.packed_int());
-        break;
-      }
-      case 4: {  // COLUMN_NAME
-        for (std::size_t i = 0; i < n && !f.empty(); ++i) {
-          const std::uint64_t l = f.packed_int();
-          info.names.emplace_back(f.str(l));
-        }
-        break;
-      }
-      case 5:
-      case 6: {  // SET_STR_VALUE, ENUM_STR_VALUE
-        const ColumnType want = type == 5 ? ColumnType::kSet : ColumnType::kEnum;
-        for (std::size_t i = 0; i < n && !f.empty(); ++i)
-          if (info.layout[i].type == want)
-            (type == 5 ? info.set_values : info.enum_values)[i] = read_strings(f);
-        break;
-      }
-      case 8:  // SIMPLE_PRIMARY_KEY
-        while (!f.empty()) info.primary_key.push_back(static_cast<std::uint32_t>(f.packed_int()));
-        break;
-      case 9:  // PRIMARY_KEY_WITH_PREFIX
-        while (!f.empty()) {
-          info.primary_key.push_back(static_cast<std::uint32_t>(f.packed_int()));
-          f.packed_int();
-        }
-        break;
-      default:
-        break;
+  OptionalMetadata m;
+  parse_optional_metadata(tm, m);
+  info.has_signedness = m.has_signedness;
+  std::size_t numeric = 0, character = 0, enums = 0, sets = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const ColumnType t = info.layout[i].type;
+    if (is_numeric(t)) {
+      if (numeric < m.signedness.size()) info.is_unsigned[i] = m.signedness[numeric];
+      ++numeric;
     }
+    const bool has_charsets = m.charsets.has_default || !m.charsets.per_column.empty();
+    if (is_character(t, mariadb) && has_charsets)
+      info.collation[i] = static_cast<std::uint16_t>(class_collation(m.charsets, character++));
+    if (t == ColumnType::kEnum && enums < m.enum_values.size())
+      info.enum_values[i] = std::move(m.enum_values[enums++]);
+    if (t == ColumnType::kSet && sets < m.set_values.size())
+      info.set_values[i] = std::move(m.set_values[sets++]);
   }
-  if (info.names.size() != n) info.names.clear();
+  if (m.names.size() == n) info.names = std::move(m.names);
+  for (const auto& key_part : m.primary_key)
+    info.primary_key.push_back(static_cast<std::uint32_t>(key_part.first));
   return info;
 }
 

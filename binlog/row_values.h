@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "binlog/byte_cursor.h"
@@ -10,6 +11,38 @@
 #include "binlog/row_layout.h"
 
 namespace binrecover::binlog {
+
+// The optional metadata of a table map (MySQL 8.0.1+ binlog_row_metadata, MariaDB 10.5+) as
+// the log holds it: each list in the order of the columns it covers, not yet matched to them.
+// table_info() matches them to columns; mysqlbinlog --print-table-metadata matches them its own
+// way (its MariaDB and MySQL versions differ), so that comment is made from these lists.
+struct OptionalMetadata {
+  // Collations of one class of columns (the character columns, or the ENUM and SET columns):
+  // DEFAULT_CHARSET (a default, and (index within the class, collation) pairs for the columns
+  // that differ) or COLUMN_CHARSET (one collation per column of the class).
+  struct Charsets {
+    bool has_default = false;
+    std::uint32_t default_id = 0;
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> exceptions;
+    std::vector<std::uint32_t> per_column;
+  };
+  bool has_signedness = false;
+  std::vector<char> signedness;  // one bit per numeric column, high bit first (padding too)
+  Charsets charsets;             // character columns (fields 2, 3)
+  Charsets enum_set_charsets;    // ENUM and SET columns (fields 10, 11)
+  std::vector<std::string> names;
+  std::vector<std::vector<std::string>> set_values;   // one list per SET column
+  std::vector<std::vector<std::string>> enum_values;  // one list per ENUM column
+  std::vector<std::uint64_t> geometry_types;          // one per GEOMETRY column
+  // (column index, prefix length in characters; 0: the whole column), in key order.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> primary_key;
+  std::vector<char> visibility;                  // one bit per column, high bit first; 1 visible
+  std::vector<std::uint64_t> vector_dimensions;  // one per VECTOR column
+};
+
+// Parses the optional metadata of `tm` into `out` (which should be empty). Throws
+// Error(kBadEvent) at a field that does not parse; the fields before it stay in `out`.
+void parse_optional_metadata(const TableMap& tm, OptionalMetadata& out);
 
 // What a table map says about its table: the column layout, and from its optional metadata
 // (MySQL binlog_row_metadata, MariaDB 10.5+) names, signedness, character sets, ENUM/SET
@@ -35,8 +68,14 @@ struct TableInfo {
 //   then (packed column index among character columns, packed collation) pairs /
 //   3 COLUMN_CHARSET packed per character column / 4 COLUMN_NAME (packed len, name) per column /
 //   5 SET_STR_VALUE, 6 ENUM_STR_VALUE per column: packed count, (packed len, str)* /
+//   7 GEOMETRY_TYPE packed per GEOMETRY column /
 //   8 SIMPLE_PRIMARY_KEY packed indexes / 9 PRIMARY_KEY_WITH_PREFIX (packed index, packed prefix)*
-TableInfo table_info(const TableMap& tm);
+//   / 10 ENUM_AND_SET_DEFAULT_CHARSET, 11 ENUM_AND_SET_COLUMN_CHARSET as 2 and 3, over the ENUM and
+//   SET columns / 12 COLUMN_VISIBILITY bitmap over all columns (MySQL 8.0.23+, 1 = visible) /
+//   13 VECTOR_DIMENSIONALITY packed per VECTOR column (MySQL 9). Other types are stepped over.
+// The character columns are CHAR, VARCHAR, the BLOB/TEXT types, and GEOMETRY in MariaDB's logs,
+// VECTOR in MySQL's (`mariadb`: the log is MariaDB's).
+TableInfo table_info(const TableMap& tm, bool mariadb);
 
 // The text of a DECIMAL or temporal value, held in the Value itself: decoding a row allocates
 // nothing.

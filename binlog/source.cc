@@ -46,7 +46,7 @@ std::uint32_t frame_length(const std::byte* header, std::size_t have, std::uint6
 }
 
 FdSource::FdSource(const std::string& path, std::string display_name)
-    : name_(display_name.empty() ? path : std::move(display_name)) {
+    : BlockSource(display_name.empty() ? path : std::move(display_name), std::nullopt, 0) {
   if (path == "-") {
     fd_ = STDIN_FILENO;
   } else {
@@ -77,14 +77,33 @@ FdSource::FdSource(const std::string& path, std::string display_name)
 }
 
 FdSource::FdSource(int fd, std::string name, std::uint64_t base)
-    : fd_(fd), owns_fd_(true), name_(std::move(name)), pos_(base), base_(base) {
+    : BlockSource(std::move(name), std::nullopt, base), fd_(fd), owns_fd_(true), base_(base) {
   struct stat st {};
   if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode))
     size_ = base + static_cast<std::uint64_t>(st.st_size);
-  buf_.resize(kBlockSize);
 }
 
-void FdSource::check_magic() {
+FdSource::~FdSource() {
+  if (owns_fd_ && fd_ >= 0) ::close(fd_);
+}
+
+std::size_t FdSource::read_some(std::byte* out, std::size_t n) {
+  for (;;) {
+    const ssize_t r = ::read(fd_, out, n);
+    if (r >= 0) return static_cast<std::size_t>(r);
+    if (errno == EINTR) continue;
+    throw Error(ErrorCode::kIo, std::string("read failed: ") + std::strerror(errno))
+        .with_file(name_);
+  }
+}
+
+void FdSource::reposition(std::uint64_t pos) {
+  if (pos < base_ || ::lseek(fd_, static_cast<off_t>(pos - base_), SEEK_SET) < 0)
+    throw Error(ErrorCode::kIo, std::string("seek failed: ") + std::strerror(errno), pos)
+        .with_file(name_);
+}
+
+void BlockSource::check_magic() {
   buf_.resize(kBlockSize);
   const std::size_t got = fill(kMagicSize);
   if (got < kMagicSize || std::memcmp(buf_.data(), kMagic, kMagicSize) != 0) {
@@ -106,11 +125,8 @@ void FdSource::check_magic() {
   pos_ = kMagicSize;
 }
 
-FdSource::~FdSource() {
-  if (owns_fd_ && fd_ >= 0) ::close(fd_);
-}
-
-std::size_t FdSource::fill(std::size_t n) {
+std::size_t BlockSource::fill(std::size_t n) {
+  if (buf_.empty()) buf_.resize(kBlockSize);
   while (end_ - begin_ < n && !eof_) {
     if (buf_.size() - begin_ < n) {
       // Move the unconsumed tail to the front, and grow only as far as data really arrives:
@@ -118,24 +134,25 @@ std::size_t FdSource::fill(std::size_t n) {
       std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
       end_ -= begin_;
       begin_ = 0;
-      // A regular file holds the n bytes (its size says so): room for them at once, no
+      // An input of known size holds the n bytes (its size says so): room for them at once, no
       // doubling steps each copied into the next.
       const bool held = size_ && pos_ + n <= *size_;
       if (buf_.size() < n) buf_.resize(held ? n : std::min<std::size_t>(n, buf_.size() * 2));
     }
-    const ssize_t r = ::read(fd_, buf_.data() + end_, buf_.size() - end_);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      throw Error(ErrorCode::kIo, std::string("read failed: ") + std::strerror(errno), pos_)
-          .with_file(name_);
+    std::size_t r = 0;
+    try {
+      r = read_some(buf_.data() + end_, buf_.size() - end_);
+    } catch (Error& e) {
+      e.with_offset(pos_ + (end_ - begin_));
+      throw;
     }
     if (r == 0) eof_ = true;
-    end_ += static_cast<std::size_t>(r);
+    end_ += r;
   }
   return std::min(n, end_ - begin_);
 }
 
-std::optional<Frame> FdSource::next_frame() {
+std::optional<Frame> BlockSource::next_frame() {
   if (buf_.size() > 4 * kBlockSize && end_ == begin_) {
     // A huge event is gone (the caller's view of it ended with this call): give its memory
     // back so RSS stays flat.
@@ -161,7 +178,7 @@ std::optional<Frame> FdSource::next_frame() {
   return f;
 }
 
-void FdSource::seek(std::uint64_t pos) {
+void BlockSource::seek(std::uint64_t pos) {
   if (pos < pos_) {
     if (!size_)
       throw Error(ErrorCode::kUsage, "cannot seek backwards in a stream", pos).with_file(name_);
@@ -176,9 +193,9 @@ void FdSource::seek(std::uint64_t pos) {
                                          " is past the end of the file (" + std::to_string(*size_) +
                                          " bytes)")
           .with_file(name_);
-    if (pos < base_ || ::lseek(fd_, static_cast<off_t>(pos - base_), SEEK_SET) < 0)
-      throw Error(ErrorCode::kIo, std::string("seek failed: ") + std::strerror(errno), pos)
-          .with_file(name_);
+    if (pos < base_)
+      throw Error(ErrorCode::kIo, "seek before the start of the input", pos).with_file(name_);
+    reposition(pos);
     begin_ = end_ = 0;
     eof_ = false;
     pos_ = pos;

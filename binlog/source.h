@@ -45,9 +45,43 @@ class Source {
   virtual std::optional<std::uint64_t> size() const = 0;
 };
 
-// Reads a binlog file (or standard input for path "-") in large blocks; events are handed out
-// as views into the block, and copied only when one spans two blocks.
-class FdSource : public Source {
+// Frames events from an input read in large blocks; events are handed out as views into the
+// block, and copied only when one spans two blocks. What the input is (a file, an object in a
+// store) is the subclass's: it reads the next bytes and moves to a position.
+class BlockSource : public Source {
+ public:
+  std::optional<Frame> next_frame() override;
+  void seek(std::uint64_t pos) override;
+  const std::string& name() const override { return name_; }
+  std::optional<std::uint64_t> size() const override { return size_; }
+
+ protected:
+  BlockSource(std::string name, std::optional<std::uint64_t> size, std::uint64_t base)
+      : name_(std::move(name)), size_(size), pos_(base), base_(base) {}
+  // Up to n next bytes of the input into out; 0 at its end. Throws binrecover::Error.
+  virtual std::size_t read_some(std::byte* out, std::size_t n) = 0;
+  // The next read_some starts at input position `pos` (only called when size() is known).
+  virtual void reposition(std::uint64_t pos) = 0;
+  // Checks the magic (called by the subclass's constructor once it can read).
+  void check_magic();
+
+  std::string name_;
+  std::optional<std::uint64_t> size_;
+
+ private:
+  // Makes at least n bytes available from begin_; returns how many are (less only at EOF).
+  std::size_t fill(std::size_t n);
+
+  std::vector<std::byte> buf_;
+  std::size_t begin_ = 0;   // first unconsumed byte in buf_
+  std::size_t end_ = 0;     // one past the last byte read into buf_
+  std::uint64_t pos_ = 0;   // input position of buf_[begin_]
+  std::uint64_t base_ = 0;  // the input position of the first byte read_some gives
+  bool eof_ = false;
+};
+
+// Reads a binlog file (or standard input for path "-").
+class FdSource : public BlockSource {
  public:
   // Opens `path` ("-" = standard input, shown as `display_name`) and checks the magic.
   explicit FdSource(const std::string& path, std::string display_name = {});
@@ -58,27 +92,14 @@ class FdSource : public Source {
   FdSource(const FdSource&) = delete;
   FdSource& operator=(const FdSource&) = delete;
 
-  std::optional<Frame> next_frame() override;
-  void seek(std::uint64_t pos) override;
-  const std::string& name() const override { return name_; }
-  std::optional<std::uint64_t> size() const override { return size_; }
+ protected:
+  std::size_t read_some(std::byte* out, std::size_t n) override;
+  void reposition(std::uint64_t pos) override;
 
  private:
-  // Checks the magic (the constructor's part that may throw after the file is open).
-  void check_magic();
-  // Makes at least n bytes available from begin_; returns how many are (less only at EOF).
-  std::size_t fill(std::size_t n);
-
   int fd_ = -1;
   bool owns_fd_ = false;
-  std::string name_;
-  std::optional<std::uint64_t> size_;
-  std::vector<std::byte> buf_;
-  std::size_t begin_ = 0;   // first unconsumed byte in buf_
-  std::size_t end_ = 0;     // one past the last byte read into buf_
-  std::uint64_t pos_ = 0;   // file offset of buf_[begin_]
-  std::uint64_t base_ = 0;  // the input position of the file's first byte
-  bool eof_ = false;
+  std::uint64_t base_ = 0;
 };
 
 // Frames events from bytes already in memory (a fuzzer's input, a decompressed payload).

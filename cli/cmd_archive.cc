@@ -2,10 +2,13 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "binlog/error.h"
 #include "cli/commands.h"
+#include "recovery/storage/s3.h"
 #include "recovery/workflows/archive.h"
 
 namespace binrecover::cli {
@@ -16,6 +19,19 @@ int verify(const Options& o) {
   if (o.remote_files.size() != 1)
     throw Error(ErrorCode::kUsage, "archive --verify takes one folder or .index file");
   std::string index = o.remote_files.front();
+  if (recovery::s3::is_url(index)) {
+    std::uint64_t events = 0;
+    const auto problems = recovery::verify_s3_archive(index, &events);
+    for (const auto& p : problems)
+      std::fprintf(stderr, "binrecover: %s: at %llu: %s\n", p.file.c_str(),
+                   static_cast<unsigned long long>(p.offset), p.what.c_str());
+    if (!problems.empty()) return 4;
+    std::printf(
+        "%s: whole: %llu events, every checksum right, every object as the manifest says, the "
+        "chain of files complete\n",
+        index.c_str(), static_cast<unsigned long long>(events));
+    return 0;
+  }
   if (std::filesystem::is_directory(index)) {
     std::vector<std::string> found;
     for (const auto& e : std::filesystem::directory_iterator(index))
@@ -36,10 +52,62 @@ int verify(const Options& o) {
   return 0;
 }
 
+std::string utc_text(std::int64_t t) {
+  if (t <= 0) return "-";
+  const std::time_t tt = static_cast<std::time_t>(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+int status(const Options& o) {
+  if (o.remote_files.size() != 1 || !recovery::s3::is_url(o.remote_files.front()))
+    throw Error(ErrorCode::kUsage, "archive --status takes one s3://BUCKET/[PREFIX/]");
+  const auto rows = recovery::archive_status(o.remote_files.front());
+  if (o.archive_status_json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& r : rows) {
+      nlohmann::json j;
+      j["folder"] = r.folder;
+      j["flavor"] = r.flavor;
+      j["version"] = r.version;
+      j["server"] = r.server;
+      j["server_id"] = r.server_id;
+      j["server_uuid"] = r.server_uuid;
+      j["last_file"] = r.last_file;
+      j["last_position"] = r.last_pos;
+      j["last_event_time"] = r.last_event_time;
+      j["updated"] = r.updated;
+      j["lag_seconds"] = r.lag_seconds;
+      j["files"] = r.files;
+      j["bytes"] = r.bytes;
+      j["gaps"] = r.gaps;
+      out.push_back(j);
+    }
+    std::printf("%s\n", out.dump(1).c_str());
+    return 0;
+  }
+  std::printf("%-44s %-8s %10s %-18s %12s %-19s %8s %6s %12s %s\n", "Folder", "Flavor", "Server_id",
+              "Last_file", "Position", "Last_event (UTC)", "Lag_s", "Files", "Bytes", "Gaps");
+  for (const auto& r : rows) {
+    std::string gaps;
+    for (const auto& g : r.gaps) gaps += (gaps.empty() ? "" : "; ") + g;
+    std::printf("%-44s %-8s %10u %-18s %12llu %-19s %8lld %6llu %12llu %s\n", r.folder.c_str(),
+                r.flavor.c_str(), r.server_id, r.last_file.c_str(),
+                static_cast<unsigned long long>(r.last_pos), utc_text(r.last_event_time).c_str(),
+                static_cast<long long>(r.lag_seconds), static_cast<unsigned long long>(r.files),
+                static_cast<unsigned long long>(r.bytes), gaps.empty() ? "none" : gaps.c_str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int archive_command(Options& o) {
   if (o.archive_verify) return verify(o);
+  if (o.archive_status) return status(o);
   if (o.source_password_prompt && !o.source.password) o.source.password = read_password();
   recovery::ArchiveOptions a = o.archive;
   a.remote.connection = o.source;
@@ -62,7 +130,8 @@ int archive_command(Options& o) {
   if (shown) std::fputs("\n", stderr);
   std::fprintf(stderr, "binrecover: archived %llu events (%llu bytes) into %s, up to %s:%llu\n",
                static_cast<unsigned long long>(r.events), static_cast<unsigned long long>(r.bytes),
-               a.dir.c_str(), r.last_file.c_str(), static_cast<unsigned long long>(r.last_pos));
+               a.to ? a.to->c_str() : a.dir.c_str(), r.last_file.c_str(),
+               static_cast<unsigned long long>(r.last_pos));
   return 0;
 }
 

@@ -12,6 +12,7 @@
 
 #include "binlog/error.h"
 #include "binlog/index_file.h"
+#include "recovery/storage/s3_archive.h"
 
 namespace binrecover::cli {
 
@@ -294,6 +295,10 @@ Group sql_group() {
       "SET @@SESSION.REQUIRE_ROW_FORMAT=1 at the start (MySQL 8.0.19+), and an error (exit 5) "
       "at the first event a row-format-only session refuses: DML in statement format, a "
       "temporary table, LOAD DATA, INSERT_ID, RAND seeds, user variables")(
+      "print-table-metadata",
+      "each table map's comment goes on with '# Columns(...)' (names, types, NOT NULL, "
+      "character sets) and '# Primary Key(...)' from the log's binlog_row_metadata, as "
+      "mysqlbinlog (MySQL logs) or mariadb-binlog (MariaDB logs) prints them")(
       "local-load,l", po::value<std::string>(),
       "write the data of LOAD DATA statements here, replayed as LOAD DATA LOCAL INFILE "
       "(default: a new folder under $TMPDIR; replay with mysql --local-infile=1)");
@@ -516,8 +521,41 @@ Group archive_group() {
       "status-file", po::value<std::string>(),
       "rewrite this one-line JSON status (file, position, events, time) as the archive grows")(
       "verify",
-      "check an archive instead: FILE is its folder or .index; every file there, every "
-      "event's checksum, the chain of Rotate events (exit 4 naming file and offset)");
+      "check an archive instead: FILE is its folder or .index (or s3://... of either); every "
+      "file there, every event's checksum, the chain of Rotate events, in a bucket each "
+      "object against the manifest (exit 4 naming file and offset)")(
+      "to", po::value<std::string>(),
+      "into object storage instead of --dir: s3://BUCKET/PREFIX/ (each server in its own "
+      "folder PREFIX/SERVER/, by its server_uuid or server-ID)")(
+      "s3-folder", po::value<std::string>(),
+      "with --to: the server's folder under PREFIX (default: its server_uuid, or server-ID)")(
+      "upload-interval", po::value<std::string>(),
+      "with --to: the file being written is stored at least every N seconds (default 5): "
+      "at most that much is at risk")(
+      "part-size", po::value<std::string>(),
+      "with --to: MiB per sealed piece and multipart part, 5 to 1024 (default 16; memory "
+      "holds up to this much)")(
+      "status",
+      "list the servers archived under s3://BUCKET/[PREFIX/]: last file and position, last "
+      "event time, lag, gaps, size")("format", po::value<std::string>(),
+                                     "with --status: table (default) or json");
+  return grp;
+}
+
+Group s3_group() {
+  Group grp("Object storage (s3:// files, archive --to)");
+  po::options_description& g = grp.d;
+  g.add_options()("s3-endpoint", po::value<std::string>(),
+                  "the S3 store, http(s)://HOST[:PORT] (default: AWS_ENDPOINT_URL_S3, "
+                  "AWS_ENDPOINT_URL, the profile's endpoint_url, else AWS in the region)")(
+      "s3-region", po::value<std::string>(),
+      "the region requests are signed for (default: AWS_REGION, the profile's, us-east-1)")(
+      "s3-profile", po::value<std::string>(),
+      "the profile of ~/.aws/credentials and ~/.aws/config (default: AWS_PROFILE, default); "
+      "keys come from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY first")(
+      "s3-addressing", po::value<std::string>(),
+      "path (https://HOST/BUCKET/KEY), virtual (https://BUCKET.HOST/KEY) or auto (default: "
+      "virtual for AWS, path for other stores)");
   return grp;
 }
 
@@ -549,8 +587,8 @@ struct Form {
 };
 struct CommandSpec {
   Command command;
-  const char* name;  // "" for SQL output
-  Form forms[2];
+  const char* name;     // "" for SQL output
+  Form forms[4];        // (the unused ones nullptr)
   const char* example;  // one example
 };
 
@@ -593,7 +631,10 @@ constexpr CommandSpec kCommands[] = {
      "archive",
      {{"binrecover archive -h HOST -u USER -p --dir=DIR [FIRST-FILE]",
        "copy a server's binlogs byte for byte (resumable)"},
-      {"binrecover archive --verify DIR", "check an archive"}},
+      {"binrecover archive -h HOST -u USER -p --to=s3://BUCKET/PREFIX/",
+       "the same into object storage (S3, Ceph RGW, MinIO)"},
+      {"binrecover archive --verify DIR|s3://BUCKET/PREFIX/SERVER/", "check an archive"},
+      {"binrecover archive --status s3://BUCKET/[PREFIX/]", "the servers archived in a bucket"}},
      "binrecover archive -h db1 -u backup -p --dir=/backup/db1 --stop-never"},
 };
 
@@ -635,12 +676,14 @@ std::vector<Group> command_groups(Command c, bool for_option_files = false) {
   std::vector<Group> d;
   if (c == Command::kArchive) {  // bytes, not events: no range or filter
     d.push_back(archive_group());
+    d.push_back(s3_group());
     d.push_back(remote_group());
     if (!for_option_files) d.push_back(connection_group(ConnectionFor::kSource));
     d.push_back(misc_group());
     return d;
   }
   d.push_back(input_group());
+  d.push_back(s3_group());
   d.push_back(filter_group());
   switch (c) {
     case Command::kArchive:  // (above)
@@ -1117,6 +1160,9 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   }
   o.sql.idempotent = has("idempotent");
   o.sql.require_row_format = has("require-row-format");
+  o.sql.print_table_metadata = has("print-table-metadata");
+  if (o.sql.print_table_metadata && o.sql.short_form)
+    usage_error("--print-table-metadata adds comments, which -s (--short-form) leaves out");
   if (o.sql.idempotent && o.sql.rows_as_sql)
     usage_error(
         "--idempotent makes the server apply row events over what is there "
@@ -1142,13 +1188,14 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     else
       usage_error("--base64-output must be AUTO, DECODE-ROWS or NEVER, not '" + *b + "'");
   }
-  if (o.flashback && (o.sql.rows_as_sql || o.sql.hexdump || o.sql.verbose || o.sql.short_form ||
-                      has("base64-output") || o.sql.skip_gtids || has("local-load") ||
-                      has("target-flavor") || has("set-charset") || has("require-row-format")))
+  if (o.flashback &&
+      (o.sql.rows_as_sql || o.sql.hexdump || o.sql.verbose || o.sql.short_form ||
+       has("base64-output") || o.sql.skip_gtids || has("local-load") || has("target-flavor") ||
+       has("set-charset") || has("require-row-format") || o.sql.print_table_metadata))
     usage_error(
         "--flashback writes undo SQL of its own: -v, -s, -H, --rows-as-sql, --skip-gtids, "
-        "--base64-output, --local-load, --target-flavor, --set-charset and --require-row-format "
-        "do not apply to it");
+        "--base64-output, --local-load, --target-flavor, --set-charset, --require-row-format "
+        "and --print-table-metadata do not apply to it");
   if (o.schema_file && cmd == Command::kSql && !o.flashback && !o.sql.rows_as_sql)
     usage_error("--schema names columns for --rows-as-sql and --flashback");
   if (o.schema_file && cmd == Command::kReplay && !o.sql.rows_as_sql)
@@ -1334,6 +1381,25 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
                     " does not apply to -R --raw (a byte-for-byte copy of the "
                     "server's binlogs; binrecover archive)");
   }
+  {
+    recovery::s3::ConfigOverrides so;
+    so.endpoint = text("s3-endpoint");
+    so.region = text("s3-region");
+    so.profile = text("s3-profile");
+    if (auto a = text("s3-addressing")) {
+      if (*a == "path")
+        so.addressing = recovery::s3::Addressing::kPath;
+      else if (*a == "virtual")
+        so.addressing = recovery::s3::Addressing::kVirtual;
+      else if (*a != "auto")
+        usage_error("--s3-addressing must be auto, path or virtual, not '" + *a + "'");
+    }
+    if (so.endpoint && so.endpoint->rfind("http://", 0) != 0 &&
+        so.endpoint->rfind("https://", 0) != 0)
+      usage_error("--s3-endpoint takes http(s)://HOST[:PORT], not '" + *so.endpoint + "'");
+    o.archive.s3 = so;
+    recovery::s3::set_reader_config(so);
+  }
   if (cmd == Command::kArchive) {
     o.remote = true;
     o.archive.stop_never = has("stop-never");
@@ -1346,8 +1412,48 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       o.archive.remote.heartbeat_seconds =
           static_cast<unsigned>(std::min<std::uint64_t>(*n, 4294967));
     o.archive.status_file = text("status-file");
-    if (!o.archive_verify && o.archive.dir.empty())
-      usage_error("archive needs --dir=DIR (where the binlogs go), or --verify DIR");
+    o.archive_status = has("status");
+    if (auto f = text("format")) {
+      if (!o.archive_status) usage_error("--format applies to archive --status");
+      if (*f != "table" && *f != "json")
+        usage_error("--format must be table or json, not '" + *f + "'");
+      o.archive_status_json = *f == "json";
+    }
+    o.archive.to = text("to");
+    o.archive.folder = text("s3-folder");
+    if (o.archive.to) {
+      if (!recovery::s3::is_url(*o.archive.to))
+        usage_error("--to takes s3://BUCKET/PREFIX/, not '" + *o.archive.to + "'");
+      recovery::s3::parse_url(*o.archive.to);
+      if (!o.archive.dir.empty()) usage_error("give either --dir or --to, not both");
+      if (has("fsync-interval"))
+        usage_error("--fsync-interval applies to --dir (with --to, see --upload-interval)");
+      if (o.archive.status_file) usage_error("--status-file applies to --dir");
+    } else {
+      for (const char* n : {"s3-folder", "upload-interval", "part-size"})
+        if (has(n)) usage_error(std::string("--") + n + " applies with --to s3://...");
+    }
+    if (o.archive.folder &&
+        (o.archive.folder->empty() || o.archive.folder->find('/') != std::string::npos ||
+         (*o.archive.folder)[0] == '.'))
+      usage_error("--s3-folder takes a name without '/', not '" + *o.archive.folder + "'");
+    if (auto n = u64("upload-interval")) {
+      if (*n < 1 || *n > 3600) usage_error("--upload-interval must be 1 to 3600 seconds");
+      o.archive.upload_seconds = static_cast<unsigned>(*n);
+    }
+    if (auto n = u64("part-size")) {
+      if (*n < 5 || *n > 1024) usage_error("--part-size must be 5 to 1024 (MiB)");
+      o.archive.part_bytes = static_cast<std::size_t>(*n) << 20;
+    }
+    const int modes = (o.archive_verify ? 1 : 0) + (o.archive_status ? 1 : 0);
+    if (modes > 1) usage_error("give either --verify or --status, not both");
+    if (modes > 0 && (o.archive.to || !o.archive.dir.empty()))
+      usage_error(std::string(o.archive_verify ? "--verify" : "--status") +
+                  " reads an archive: no --dir or --to");
+    if (modes == 0 && o.archive.dir.empty() && !o.archive.to)
+      usage_error(
+          "archive needs --dir=DIR or --to=s3://BUCKET/PREFIX/ (where the binlogs go), or "
+          "--verify DIR, or --status s3://BUCKET/");
   }
   if (auto v = text("read-from-remote-source")) {
     if (*v == "BINLOG-DUMP-GTID")
@@ -1570,7 +1676,10 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   }
   if (auto index = text("index-file")) {
     if (!paths.empty()) usage_error("give either binlog files or --index-file, not both");
-    paths = binlog::read_index_file(*index);
+    if (recovery::s3::is_url(*index))
+      paths.push_back(*index);  // (an index object: its files below)
+    else
+      paths = binlog::read_index_file(*index);
   }
   if (paths.empty()) {
     if (stdin_is_tty)
@@ -1579,7 +1688,36 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
           "(see binrecover --help)");
     paths.push_back("-");
   }
-  for (const auto& p : paths) o.inputs.push_back({p, base_name(p), std::nullopt, {}, {}});
+  for (const auto& p : paths) {
+    if (!recovery::s3::is_url(p)) {
+      o.inputs.push_back({p, base_name(p), std::nullopt, {}, {}, std::nullopt});
+      continue;
+    }
+    // An object, an index object or an archive folder of a bucket: read by ranged GETs
+    // (recovery/storage/s3_archive.h).
+    const recovery::s3::Url url = recovery::s3::parse_url(p);
+    const auto client = recovery::s3::reader_client();
+    const auto manifest =
+        std::make_shared<std::optional<recovery::s3::Manifest>>(recovery::s3::read_manifest(
+            *client, recovery::s3::folder_of(url.key.empty() || url.key.back() == '/'
+                                                 ? recovery::s3::Url{url.bucket, url.key + "x"}
+                                                 : url)));
+    for (const recovery::s3::Url& u : recovery::s3::expand_inputs(*client, url)) {
+      const std::string name = recovery::s3::base_name_of(u.key);
+      recovery::InputFile in{u.text(), name, std::nullopt, {}, {}, std::nullopt};
+      if (*manifest)
+        for (const auto& f : (*manifest)->files)
+          if (f.name == name && recovery::s3::folder_of(u).key == recovery::s3::folder_of(url).key)
+            in.size = f.size;
+      if (!in.size)
+        if (auto info = client->head(u)) in.size = info->size;
+      in.open = [u, name, manifest]() -> std::unique_ptr<binlog::Source> {
+        return std::make_unique<recovery::s3::S3Source>(recovery::s3::reader_client(), u, name,
+                                                        manifest.get());
+      };
+      o.inputs.push_back(std::move(in));
+    }
+  }
   return o;
 }
 

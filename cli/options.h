@@ -43,7 +43,9 @@ struct Options {
   recovery::ConnectionOptions source;  // the server -R reads from
   recovery::ArchiveOptions archive;
   bool archive_verify = false;  // archive --verify
-  bool archive_raw = false;     // reached as mysqlbinlog's -R --raw --result-file=PREFIX
+  bool archive_status = false;  // archive --status s3://BUCKET/
+  bool archive_status_json = false;
+  bool archive_raw = false;  // reached as mysqlbinlog's -R --raw --result-file=PREFIX
   bool source_password_prompt = false;
   bool plan_json = false;
   bool stats_json = false;

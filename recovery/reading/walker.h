@@ -24,6 +24,8 @@ struct InputFile {
   // For the last input of a followed server (-R --stop-never): once it has been read to its
   // end, the input the server went on with (nullopt: none).
   std::function<std::optional<InputFile>()> next;
+  // The input's size when known without opening it (an object of a store), for column widths.
+  std::optional<std::uint64_t> size;
 };
 
 // How errors name an input: its path as given (standard input by its display name).

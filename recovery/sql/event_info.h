@@ -26,6 +26,15 @@ void append_maria_gtid_list(fmt::memory_buffer& out, const binlog::MariaGtidList
 void append_user_var_value(fmt::memory_buffer& out, const binlog::UserVar& v,
                            bool backtick_collation, bool mysql_hex = false);
 
+// mysqlbinlog --print-table-metadata: what follows a table map's comment line, "# Columns(...)"
+// and, when the map has a primary key, "# Primary Key(...)", each line ending in "\n", byte for
+// byte as MySQL 9.7's mysqlbinlog prints them, or MariaDB 10.11's mariadb-binlog (`mariadb`),
+// quirks included: both walk the metadata lists in their own way, so a list a client matches
+// to other columns than the server meant is printed as that client prints it. Throws what
+// binlog::column_layout throws; optional metadata that does not parse is used up to its bad
+// field, as the clients do.
+void append_table_metadata(fmt::memory_buffer& out, const binlog::TableMap& tm, bool mariadb);
+
 inline void append(fmt::memory_buffer& out, std::string_view s) {
   out.append(s.data(), s.data() + s.size());
 }

@@ -154,6 +154,11 @@ void SqlSink::write_body(const Event& ev, const TableMap& b, const FormatContext
     append(".");
     append_comment_ident(buf_, b.table);
     Writer(buf_) << " mapped to number " << b.table_id << "\n";
+    if (mysql_log_ && immediate_server_version_ != kUndefinedServerVersion &&
+        immediate_server_version_ >= 80030)  // as mysqlbinlog 8.0.30+, without any option
+      Writer(buf_) << "# has_generated_invisible_primary_key="
+                   << ((b.flags & 0x0004) != 0 ? "1\n" : "0\n");  // TM_GENERATED_INVISIBLE_PK_F
+    if (opts_.print_table_metadata) append_table_metadata(buf_, b, !mysql_log_);
   }
   // Rows waiting for their -v text were read with the maps as they are now.
   if (!verbose_pending_.empty()) render_verbose(verbose_);
@@ -245,6 +250,9 @@ void SqlSink::write_body(const Event& ev, const Rows& b, const FormatContext& ct
 }
 
 void SqlSink::write_body(const Event& /*ev*/, const Gtid& b, const FormatContext& ctx) {
+  // (mysqlbinlog --skip-gtids passes GTID events over before it reads their server version)
+  if (!opts_.skip_gtids)
+    immediate_server_version_ = b.immediate_server_version.value_or(kUndefinedServerVersion);
   auto it = std::back_inserter(buf_);
   const bool sf = !comments_;
   if (!sf) {

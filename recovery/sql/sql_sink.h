@@ -86,6 +86,10 @@ struct SqlOptions {
   // a DML statement, a temporary table, LOAD DATA, INSERT_ID / LAST_INSERT_ID, RAND seeds and
   // user variables.
   bool require_row_format = false;
+  // --print-table-metadata (mysqlbinlog): each table map's comment goes on with its columns
+  // ("# Columns(...)") and primary key ("# Primary Key(...)") as the log's own client prints
+  // them (recovery/sql/event_info.h append_table_metadata).
+  bool print_table_metadata = false;
 };
 
 // Called after the sink wrote a unit (an event outside transactions, or a whole transaction):
@@ -256,6 +260,11 @@ class SqlSink : public WalkConsumer {
   std::vector<std::byte> fde_raw_;  // rows_as_sql: the file's format description, not written
   bool fde_written_ = false;
   bool mysql_log_ = true;  // the format description is not MariaDB's
+  // The immediate_server_version of the last GTID event written (MySQL 8.0.14+; 999999, MySQL's
+  // UNDEFINED_SERVER_VERSION, before one or when it has none): mysqlbinlog 8.0.30+ follows a
+  // table map's comment with "# has_generated_invisible_primary_key=0|1" when it is 80030+.
+  std::uint32_t immediate_server_version_ = kUndefinedServerVersion;
+  static constexpr std::uint32_t kUndefinedServerVersion = 999999;
   void write_fde_binlog(binlog::Bytes raw);
   // A MySQL log written for a MariaDB server.
   bool to_mariadb(const binlog::FormatContext& ctx) const {

@@ -16,7 +16,7 @@ const SqlTable& TableCache::update(const binlog::Event& ev, const binlog::TableM
   if (e.valid && e.sig == sig && e.generation == gen) return e.table;
   try {
     e.valid = false;
-    e.table.info = binlog::table_info(tm);
+    e.table.info = binlog::table_info(tm, ctx.mariadb);
     if (opts_.schema != nullptr) opts_.schema->complete(e.table.info, ev.pos, opts_.positional);
     // Renamed after the schema's lookup, which knows the tables by their old names.
     if (opts_.rewrites != nullptr)

@@ -25,16 +25,55 @@
 #include "recovery/reading/gtid_set.h"
 #include "recovery/reading/transaction.h"
 #include "recovery/sql/event_info.h"
+#include "recovery/workflows/archive_sink.h"
 
 namespace binrecover::recovery {
 
 using binrecover::Error;
 using binrecover::ErrorCode;
 
-namespace {
+binlog::FormatContext format_of(binlog::Bytes fde, const std::string& name) {
+  binlog::MemorySource src(fde, name, false, 4);
+  binlog::EventReader reader(src, binlog::ReaderOptions{});
+  reader.next();
+  return reader.format();
+}
 
-constexpr std::size_t kFlagsAt = 17;  // u16 flags in the v4 event header
-constexpr std::byte kInUse{1};        // LOG_EVENT_BINLOG_IN_USE_F
+bool event_crc_ok(binlog::Bytes raw) {
+  if (raw.size() < 23) return false;
+  std::uint32_t crc = 0;
+  if (static_cast<binlog::EventType>(raw[4]) == binlog::EventType::kFormatDescription &&
+      (raw[kFlagsAt] & kInUse) != std::byte{0}) {
+    std::vector<std::byte> copy(raw.begin(), raw.end() - 4);
+    copy[kFlagsAt] &= ~kInUse;
+    crc = binlog::crc32(0, copy.data(), copy.size());
+  } else {
+    crc = binlog::crc32(0, raw.data(), raw.size() - 4);
+  }
+  return crc == binlog::ByteCursor(raw.subspan(raw.size() - 4), 0).u32le();
+}
+
+bool accept_event(const binlog::Frame& f, std::uint64_t end, const std::string& file,
+                  const std::string& where, bool& crc) {
+  const auto type = static_cast<binlog::EventType>(f.raw[4]);
+  if (f.pos < end) return false;  // the format description sent again when the read resumes
+  if (f.pos != end)
+    throw Error(ErrorCode::kServer, "the server sent an event at " + std::to_string(f.pos) +
+                                        " of " + file + ", but the archive's copy ends at " +
+                                        std::to_string(end) + ": a gap")
+        .with_file(where)
+        .with_offset(end);
+  if (type == binlog::EventType::kFormatDescription)
+    crc = format_of(f.raw, file).checksum == binlog::ChecksumAlg::kCrc32;
+  if (crc && !event_crc_ok(f.raw))
+    throw Error(ErrorCode::kChecksumMismatch, "checksum mismatch in an event the server sent")
+        .with_file(file)
+        .with_offset(f.pos)
+        .with_event(std::string(binlog::event_type_name(static_cast<std::uint8_t>(type))));
+  return true;
+}
+
+namespace {
 
 std::string errno_text() { return std::strerror(errno); }
 
@@ -66,29 +105,6 @@ void write_all(int fd, const void* data, std::size_t n, const std::string& path)
 
 // The checksum algorithm a format description announces: decoded by the reader from the
 // event alone (its first event, at position 4).
-binlog::FormatContext format_of(binlog::Bytes fde, const std::string& name) {
-  binlog::MemorySource src(fde, name, false, 4);
-  binlog::EventReader reader(src, binlog::ReaderOptions{});
-  reader.next();
-  return reader.format();
-}
-
-// Whether an event's CRC32 is right (a format description's is computed with the in-use flag
-// clear: the server clears it when it closes the file, without computing it again).
-bool crc_ok(binlog::Bytes raw) {
-  if (raw.size() < 23) return false;
-  std::uint32_t crc = 0;
-  if (static_cast<binlog::EventType>(raw[4]) == binlog::EventType::kFormatDescription &&
-      (raw[kFlagsAt] & kInUse) != std::byte{0}) {
-    std::vector<std::byte> copy(raw.begin(), raw.end() - 4);
-    copy[kFlagsAt] &= ~kInUse;
-    crc = binlog::crc32(0, copy.data(), copy.size());
-  } else {
-    crc = binlog::crc32(0, raw.data(), raw.size() - 4);
-  }
-  return crc == binlog::ByteCursor(raw.subspan(raw.size() - 4), 0).u32le();
-}
-
 // The archive's index: PREFIX + the server's binlog name + ".index"; after a failover to a
 // server whose binlogs have another name, the one index the folder holds.
 std::string find_index(const ArchiveOptions& o, const std::string& base) {
@@ -383,13 +399,13 @@ std::string apply_failover(const ArchiveOptions& o, const std::string& index_pat
 // way). A flusher thread writes the buffer out as soon as the server pauses (nothing appended
 // for kIdleFlush) and fsyncs every fsync_seconds while the server is quiet, so what the server
 // sent never waits in memory for the next event; the mutex orders it with the copying thread.
-class Archive {
+class Archive : public ArchiveSink {
  public:
   Archive(const ArchiveOptions& opts, const binlog::WarningSink& warn) : o_(opts), warn_(warn) {
     buf_.reserve(kBufferBytes);
     flusher_ = std::thread([this] { flush_when_idle(); });
   }
-  ~Archive() {
+  ~Archive() override {
     {
       std::lock_guard<std::mutex> lock(mu_);
       stopping_ = true;
@@ -430,7 +446,7 @@ class Archive {
           const auto type = static_cast<binlog::EventType>(f->raw[4]);
           if (type == binlog::EventType::kFormatDescription)
             crc = format_of(f->raw, name).checksum == binlog::ChecksumAlg::kCrc32;
-          if (crc && !crc_ok(f->raw)) break;  // damaged or torn: cut here, fetch it again
+          if (crc && !event_crc_ok(f->raw)) break;  // damaged or torn: cut here, fetch it again
           end = f->pos + f->raw.size();
           next.clear();
           if (type == binlog::EventType::kRotate && f->raw.size() > 27 + (crc ? 4 : 0))
@@ -466,7 +482,7 @@ class Archive {
     ended_next_ = next;
   }
 
-  void start_new(const std::string& name) {
+  void start_new(const std::string& name) override {
     std::lock_guard<std::mutex> lock(mu_);
     flush();
     close_file();
@@ -500,24 +516,11 @@ class Archive {
   }
 
   // Appends one event the server sent for the current file.
-  void append(const binlog::Frame& f) {
+  void append(const binlog::Frame& f) override {
     std::lock_guard<std::mutex> lock(mu_);
     if (flusher_error_) std::rethrow_exception(flusher_error_);
     const auto type = static_cast<binlog::EventType>(f.raw[4]);
-    if (f.pos < pos_) return;  // the format description sent again when the read resumes
-    if (f.pos != pos_)
-      throw Error(ErrorCode::kServer, "the server sent an event at " + std::to_string(f.pos) +
-                                          " of " + file_ + ", but the archive's copy ends at " +
-                                          std::to_string(pos_) + ": a gap")
-          .with_file(path_)
-          .with_offset(pos_);
-    if (type == binlog::EventType::kFormatDescription)
-      crc_ = format_of(f.raw, file_).checksum == binlog::ChecksumAlg::kCrc32;
-    if (crc_ && !crc_ok(f.raw))
-      throw Error(ErrorCode::kChecksumMismatch, "checksum mismatch in an event the server sent")
-          .with_file(file_)
-          .with_offset(f.pos)
-          .with_event(std::string(binlog::event_type_name(static_cast<std::uint8_t>(type))));
+    if (!accept_event(f, pos_, file_, path_, crc_)) return;
     if (type == binlog::EventType::kFormatDescription && f.pos == 4) {
       // The server clears the in-use flag when it sends the format description; in its file
       // the flag stays set until the file is closed (finish_file clears it here then).
@@ -536,7 +539,7 @@ class Archive {
 
   // The current file is complete (its Rotate, or the server went on without one): as the
   // server has it once closed, without the in-use flag.
-  void finish_file() {
+  void finish_file() override {
     std::lock_guard<std::mutex> lock(mu_);
     if (fd_ < 0) return;
     flush();
@@ -551,7 +554,7 @@ class Archive {
   }
 
   // The file reaches the disk (now, or when fsync_seconds have passed since it last did).
-  void sync(bool now) {
+  void sync(bool now) override {
     std::lock_guard<std::mutex> lock(mu_);
     maybe_sync(now);
   }
@@ -583,11 +586,11 @@ class Archive {
     write_status();
   }
 
-  const std::string& file() const { return file_; }
-  std::uint64_t pos() const { return pos_; }
-  bool has_file() const { return !file_.empty(); }
-  const std::string& ended_next() const { return ended_next_; }
-  ArchiveResult& result() { return result_; }
+  const std::string& file() const override { return file_; }
+  std::uint64_t pos() const override { return pos_; }
+  bool has_file() const override { return !file_.empty(); }
+  const std::string& ended_next() const override { return ended_next_; }
+  ArchiveResult& result() override { return result_; }
 
  private:
   void open_file(bool create) {
@@ -665,15 +668,56 @@ class Archive {
 
 }  // namespace
 
+namespace {
+
+// Copies from the server into `archive`, from `file` at `pos`, until the end of the server's
+// logs (or forever with stop_never).
+ArchiveResult copy_from_server(ArchiveSink& archive, const ArchiveOptions& opts, std::string file,
+                               std::uint64_t pos, const binlog::WarningSink& warn);
+
+// Where the copy goes on: after the sink's last file (or from the first one).
+std::pair<std::string, std::uint64_t> resume_point(ArchiveSink& archive, const ArchiveOptions& opts,
+                                                   const std::vector<RemoteLog>& logs, bool* done) {
+  *done = false;
+  std::string file;
+  std::uint64_t pos = 4;
+  if (archive.has_file()) {
+    if (archive.ended_next() == "?") {
+      // The copy ends with a server's Stop: the server went on with the file after it.
+      const auto it = std::find_if(logs.begin(), logs.end(),
+                                   [&](const RemoteLog& l) { return l.name == archive.file(); });
+      if (it == logs.end() || it + 1 == logs.end()) {
+        *done = true;
+        return {archive.file(), archive.pos()};
+      }
+      archive.finish_file();
+      file = (it + 1)->name;
+    } else if (!archive.ended_next().empty()) {
+      archive.finish_file();
+      file = archive.ended_next();
+    } else {
+      file = archive.file();
+      pos = archive.pos();
+    }
+  } else {
+    file = opts.first_file.value_or(logs.front().name);
+    if (std::none_of(logs.begin(), logs.end(), [&](const RemoteLog& l) { return l.name == file; }))
+      throw Error(ErrorCode::kUsage, "the server has no binlog " + file + " (it has " +
+                                         logs.front().name + " to " + logs.back().name + ")");
+  }
+  if (pos == 4 && (!archive.has_file() || archive.file() != file)) archive.start_new(file);
+  return {file, pos};
+}
+
+}  // namespace
+
 ArchiveResult run_archive(const ArchiveOptions& opts, const binlog::WarningSink& warn) {
   std::error_code ec;
-  std::filesystem::create_directories(opts.dir, ec);
-  if (ec) throw Error(ErrorCode::kIo, "cannot create the folder " + opts.dir + ": " + ec.message());
-  Archive archive(opts, warn);
   std::vector<RemoteLog> logs;
   std::uint32_t server_id = 0;
   bool mariadb = false;
   std::string where, executed;
+  ArchivedServer server;
   {
     Session s(opts.remote.connection);
     logs = remote_logs(s);
@@ -682,7 +726,22 @@ ArchiveResult run_archive(const ArchiveOptions& opts, const binlog::WarningSink&
     where = s.where();
     executed =
         s.value(mariadb ? "SELECT @@gtid_binlog_state" : "SELECT @@gtid_executed").value_or("");
+    server.server_id = server_id;
+    server.mariadb = mariadb;
+    server.where = where;
+    server.version = s.value("SELECT @@version").value_or("");
+    if (!mariadb) server.uuid = s.value("SELECT @@server_uuid").value_or("");
   }
+  if (opts.to) {
+    const std::unique_ptr<ArchiveSink> sink = open_s3_archive(opts, server, warn);
+    bool done = false;
+    auto [file, pos] = resume_point(*sink, opts, logs, &done);
+    if (done) return sink->result();
+    return copy_from_server(*sink, opts, file, pos, warn);
+  }
+  std::filesystem::create_directories(opts.dir, ec);
+  if (ec) throw Error(ErrorCode::kIo, "cannot create the folder " + opts.dir + ": " + ec.message());
+  Archive archive(opts, warn);
   const std::string index = find_index(opts, log_base(logs.front().name));
   // A failover: the archive's last file was written by another server (the old primary). The
   // archive goes on with this server's binlogs from the newest one that begins at a
@@ -732,34 +791,20 @@ ArchiveResult run_archive(const ArchiveOptions& opts, const binlog::WarningSink&
     }
   }
   archive.open_existing(index);
-  std::string file;
-  std::uint64_t pos = 4;
   if (failover_to) {
-    file = *failover_to;
-    archive.start_new(file);
-  } else if (archive.has_file()) {
-    if (archive.ended_next() == "?") {
-      // The copy ends with a server's Stop: the server went on with the file after it.
-      const auto it = std::find_if(logs.begin(), logs.end(),
-                                   [&](const RemoteLog& l) { return l.name == archive.file(); });
-      if (it == logs.end() || it + 1 == logs.end()) return archive.result();
-      archive.finish_file();
-      file = (it + 1)->name;
-    } else if (!archive.ended_next().empty()) {
-      archive.finish_file();
-      file = archive.ended_next();
-    } else {
-      file = archive.file();
-      pos = archive.pos();
-    }
-  } else {
-    file = opts.first_file.value_or(logs.front().name);
-    if (std::none_of(logs.begin(), logs.end(), [&](const RemoteLog& l) { return l.name == file; }))
-      throw Error(ErrorCode::kUsage, "the server has no binlog " + file + " (it has " +
-                                         logs.front().name + " to " + logs.back().name + ")");
+    archive.start_new(*failover_to);
+    return copy_from_server(archive, opts, *failover_to, 4, warn);
   }
-  if (pos == 4 && (!archive.has_file() || archive.file() != file)) archive.start_new(file);
+  bool done = false;
+  auto [file, pos] = resume_point(archive, opts, logs, &done);
+  if (done) return archive.result();
+  return copy_from_server(archive, opts, file, pos, warn);
+}
 
+namespace {
+
+ArchiveResult copy_from_server(ArchiveSink& archive, const ArchiveOptions& opts, std::string file,
+                               std::uint64_t pos, const binlog::WarningSink& warn) {
   unsigned backoff = 1;
   for (;;) {
     try {
@@ -811,17 +856,44 @@ ArchiveResult run_archive(const ArchiveOptions& opts, const binlog::WarningSink&
   }
 }
 
+}  // namespace
+
 std::vector<VerifyProblem> verify_archive(const std::string& index_path,
                                           std::uint64_t* events_checked) {
-  std::vector<VerifyProblem> problems;
   std::vector<std::string> files;
   try {
     files = binlog::read_index_file(index_path);
   } catch (const Error& e) {
-    problems.push_back({index_path, 0, e.what()});
-    return problems;
+    return {{index_path, 0, e.what()}};
   }
-  if (files.empty()) problems.push_back({index_path, 0, "the index lists no file"});
+  if (files.empty()) return {{index_path, 0, "the index lists no file"}};
+  return verify_files(
+      files,
+      [&](std::size_t i) -> std::unique_ptr<binlog::Source> {
+        return std::make_unique<binlog::FdSource>(
+            files[i], std::filesystem::path(files[i]).filename().string());
+      },
+      events_checked);
+}
+
+std::vector<VerifyProblem> verify_files(
+    const std::vector<std::string>& files,
+    const std::function<std::unique_ptr<binlog::Source>(std::size_t)>& open,
+    std::uint64_t* events_checked) {
+  std::vector<VerifyProblem> problems;
+  // The server id in the header of each file's format description (0: none, or unreadable).
+  std::vector<std::uint32_t> writers(files.size(), 0);
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    try {
+      const auto src = open(i);
+      if (auto f = src->next_frame(); f && f->raw.size() >= 19) {
+        binlog::ByteCursor c(f->raw, f->pos);
+        c.skip(5);  // timestamp, type
+        writers[i] = c.u32le();
+      }
+    } catch (const Error&) {
+    }
+  }
   std::uint64_t events = 0;
   // The GTIDs logged so far, to check each file's own account of the ones before it (MySQL's
   // Previous_gtids, MariaDB's Gtid_list): a file missing, or copied twice, shows there.
@@ -839,18 +911,17 @@ std::vector<VerifyProblem> verify_archive(const std::string& index_path,
     const std::string& path = files[i];
     // A file written by another server than the one before it: the archive followed a failover
     // (the file before ends where that server's history goes on, without a Rotate).
-    const std::uint32_t writer = writer_id(path);
+    const std::uint32_t writer = writers[i];
     const bool failover = i > 0 && writer != 0 && prev_writer != 0 && writer != prev_writer;
     prev_writer = writer;
-    const std::string name = std::filesystem::path(path).filename().string();
     std::string last_type;
     std::string rotate_to;
     std::uint64_t end = 0;
     try {
-      binlog::FdSource src(path, name);
+      const auto src = open(i);
       binlog::ReaderOptions ro;
       ro.verify_checksum = true;
-      binlog::EventReader reader(src, ro);
+      binlog::EventReader reader(*src, ro);
       while (auto ev = reader.next()) {
         ++events;
         if (ev->in_payload) continue;
@@ -905,8 +976,8 @@ std::vector<VerifyProblem> verify_archive(const std::string& index_path,
           problems.push_back(
               {path, end,
                "ends with a Rotate to " + rotate_to + ", but the index goes on with " + next});
-      } else if (last_type != "Stop" && !(writer != 0 && writer_id(files[i + 1]) != 0 &&
-                                          writer_id(files[i + 1]) != writer)) {
+      } else if (last_type != "Stop" &&
+                 !(writer != 0 && writers[i + 1] != 0 && writers[i + 1] != writer)) {
         problems.push_back({path, end,
                             "ends without a Rotate (or Stop) event after " +
                                 (last_type.empty() ? "nothing" : last_type) +

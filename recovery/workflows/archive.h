@@ -2,12 +2,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "binlog/reader.h"
 #include "recovery/server/remote_source.h"
+#include "recovery/storage/s3.h"
 
 namespace binrecover::recovery {
 
@@ -23,6 +25,14 @@ struct ArchiveOptions {
   unsigned fsync_seconds = 1;              // fsync the file being written at most this often
   std::optional<std::string> status_file;  // one line of JSON, rewritten as the archive grows
   std::function<void(const std::string&)> progress;  // a status line (on a terminal)
+  // --to s3://BUCKET/PREFIX/: into object storage instead of `dir` (docs/usage.md, "Archive to
+  // S3"): the server's folder PREFIX/NAME/, NAME the server's UUID (MySQL) or server-ID
+  // (MariaDB) unless `folder` names it.
+  std::optional<std::string> to;
+  std::optional<std::string> folder;
+  s3::ConfigOverrides s3;
+  unsigned upload_seconds = 5;                     // the file being written stored this often
+  std::size_t part_bytes = std::size_t{16} << 20;  // pieces sealed (and parts) at this size
 };
 
 struct ArchiveResult {
@@ -54,5 +64,30 @@ struct VerifyProblem {
 // the GTIDs it logged. Returns what is wrong (empty: the archive is whole).
 std::vector<VerifyProblem> verify_archive(const std::string& index_path,
                                           std::uint64_t* events_checked = nullptr);
+// The same checks over `files` in order (names as problems show them), each opened by `open`.
+std::vector<VerifyProblem> verify_files(
+    const std::vector<std::string>& files,
+    const std::function<std::unique_ptr<binlog::Source>(std::size_t)>& open,
+    std::uint64_t* events_checked = nullptr);
+
+// archive --verify s3://...: verify_files over the folder's files, and each object against the
+// manifest (size, the SHA-256 of each range, the index object listing the manifest's files).
+std::vector<VerifyProblem> verify_s3_archive(const std::string& url,
+                                             std::uint64_t* events_checked = nullptr);
+
+// archive --status s3://BUCKET/[PREFIX/]: one row per archived server folder below PREFIX.
+struct ArchiveStatusRow {
+  std::string folder;  // s3://BUCKET/PREFIX/NAME/
+  std::string flavor, version, server, server_uuid;
+  std::uint32_t server_id = 0;
+  std::string last_file;
+  std::uint64_t last_pos = 0;
+  std::int64_t last_event_time = 0;  // unix seconds
+  std::int64_t updated = 0;          // the manifest's last rewrite
+  std::int64_t lag_seconds = 0;      // now - last_event_time
+  std::uint64_t files = 0, bytes = 0;
+  std::vector<std::string> gaps;  // names missing from the numbered sequence
+};
+std::vector<ArchiveStatusRow> archive_status(const std::string& url);
 
 }  // namespace binrecover::recovery

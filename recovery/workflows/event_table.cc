@@ -126,6 +126,7 @@ class EventList : public WalkConsumer {
       w_name_ = std::max(w_name_, in.display_name.size());
       std::error_code ec;
       const auto size = in.memory        ? in.memory->size()
+                        : in.size        ? *in.size
                         : in.path == "-" ? 0
                                          : std::filesystem::file_size(in.path, ec);
       const std::size_t d = (ec || (in.path == "-" && !in.memory)) ? 10 : digits(size);

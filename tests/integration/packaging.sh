@@ -106,7 +106,7 @@ command -v lintian > /dev/null || fail "lintian is not installed (scripts/setup.
 (cd "$BUILD" && cpack -G DEB -B "$WORK/pkg" > "$WORK/cpack.log" 2>&1) || { cat "$WORK/cpack.log"; fail "cpack -G DEB failed"; }
 deb=$(ls "$WORK"/pkg/binrecover_*.deb)
 deps=$(dpkg-deb -f "$deb" Depends)
-for lib in libc6 libmariadb3 libzstd1 zlib1g libboost-program-options libfmt libisal2; do
+for lib in libc6 libmariadb3 libzstd1 zlib1g libboost-program-options libfmt libisal2 libcurl4 libexpat1; do
   [[ $deps == *"$lib"* ]] || fail "the package does not depend on $lib: Depends: $deps"
 done
 lintian --fail-on error --tag-display-limit 0 "$deb" > "$WORK/lintian.out" 2>&1 ||

@@ -22,7 +22,7 @@ namespace {
 // the client's charset commands as such, and each statement knowing its event.
 TEST(SqlStatementsTest, ReplayGetsTheStatementsOfTheTextOutput) {
   const std::string path = std::string(BINRECOVER_TESTDATA) + "/row/mysql-bin.000001";
-  InputFile in{path, "mysql-bin.000001", std::nullopt, {}, {}};
+  InputFile in{path, "mysql-bin.000001", std::nullopt, {}, {}, std::nullopt};
   char name[] = "/tmp/binrecover-stmt-XXXXXX";
   const int fd = ::mkstemp(name);
   ASSERT_GE(fd, 0);

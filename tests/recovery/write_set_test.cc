@@ -56,7 +56,7 @@ std::vector<WriteSet> write_sets(KeySource& keys) {
   const std::string dir = std::string(BINRECOVER_TESTDATA) + "/row/";
   std::vector<InputFile> in;
   for (const char* f : {"mysql-bin.000001", "mysql-bin.000002"})
-    in.push_back(InputFile{dir + f, f, std::nullopt, {}, {}});
+    in.push_back(InputFile{dir + f, f, std::nullopt, {}, {}, std::nullopt});
   walk(in, WalkOptions{}, c, {});
   return c.sets;
 }

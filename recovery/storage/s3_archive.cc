@@ -1,0 +1,261 @@
+#include "recovery/storage/s3_archive.h"
+
+#include <algorithm>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "binlog/error.h"
+
+// nlohmann/json (Debian's nlohmann-json3-dev) reads and writes the manifest: a well-kept,
+// header-only parser beats a hand-written one for a format a monitoring script reads too.
+
+namespace binrecover::recovery::s3 {
+
+using nlohmann::json;
+
+std::string Manifest::to_json() const {
+  json j;
+  j["format"] = format;
+  j["server_id"] = server_id;
+  j["server_uuid"] = server_uuid;
+  j["flavor"] = flavor;
+  j["version"] = version;
+  j["server"] = server;
+  j["updated"] = updated;
+  j["last_event_time"] = last_event_time;
+  json files = json::array();
+  for (const ArchivedFile& f : this->files) {
+    json jf;
+    jf["name"] = f.name;
+    jf["size"] = f.size;
+    jf["complete"] = f.complete;
+    if (!f.etag.empty()) jf["etag"] = f.etag;
+    jf["first_gtid"] = f.first_gtid;
+    jf["last_gtid"] = f.last_gtid;
+    jf["events"] = f.events;
+    jf["checksum"] = f.checksum;
+    jf["next"] = f.next;
+    json pieces = json::array();
+    for (const Piece& p : f.pieces) {
+      json jp;
+      jp["offset"] = p.offset;
+      jp["size"] = p.size;
+      if (!p.key.empty()) jp["key"] = p.key;
+      jp["sha256"] = p.sha256;
+      if (p.sealed) jp["sealed"] = true;
+      pieces.push_back(jp);
+    }
+    jf["pieces"] = pieces;
+    files.push_back(jf);
+  }
+  j["files"] = files;
+  return j.dump(1) + "\n";
+}
+
+Manifest Manifest::from_json(const std::string& text, const std::string& where) {
+  try {
+    const json j = json::parse(text);
+    Manifest m;
+    m.format = j.at("format").get<int>();
+    if (m.format != 1)
+      throw Error(ErrorCode::kUnsupportedFormat, where + ": manifest format " +
+                                                     std::to_string(m.format) +
+                                                     " is newer than this binrecover reads");
+    m.server_id = j.value("server_id", 0U);
+    m.server_uuid = j.value("server_uuid", "");
+    m.flavor = j.value("flavor", "");
+    m.version = j.value("version", "");
+    m.server = j.value("server", "");
+    m.updated = j.value("updated", std::int64_t{0});
+    m.last_event_time = j.value("last_event_time", std::int64_t{0});
+    for (const json& jf : j.at("files")) {
+      ArchivedFile f;
+      f.name = jf.at("name").get<std::string>();
+      if (f.name.empty() || f.name.find('/') != std::string::npos || f.name[0] == '.')
+        throw Error(ErrorCode::kIo, where + ": a file name '" + f.name + "' that is not a name");
+      f.size = jf.at("size").get<std::uint64_t>();
+      f.complete = jf.at("complete").get<bool>();
+      f.etag = jf.value("etag", "");
+      f.first_gtid = jf.value("first_gtid", "");
+      f.last_gtid = jf.value("last_gtid", "");
+      f.events = jf.value("events", std::uint64_t{0});
+      f.checksum = jf.value("checksum", false);
+      f.next = jf.value("next", "");
+      std::uint64_t at = 0;
+      for (const json& jp : jf.at("pieces")) {
+        Piece p;
+        p.offset = jp.at("offset").get<std::uint64_t>();
+        p.size = jp.at("size").get<std::uint64_t>();
+        p.key = jp.value("key", "");
+        p.sha256 = jp.value("sha256", "");
+        p.sealed = jp.value("sealed", false);
+        if (p.offset != at)
+          throw Error(ErrorCode::kIo, where + ": the pieces of " + f.name + " leave a gap at " +
+                                          std::to_string(at));
+        at += p.size;
+        f.pieces.push_back(std::move(p));
+      }
+      if (at != f.size)
+        throw Error(ErrorCode::kIo, where + ": the pieces of " + f.name + " hold " +
+                                        std::to_string(at) + " bytes, the file " +
+                                        std::to_string(f.size));
+      m.files.push_back(std::move(f));
+    }
+    return m;
+  } catch (const json::exception& e) {
+    throw Error(ErrorCode::kIo, where + ": not a binrecover manifest (" + e.what() + ")");
+  }
+}
+
+Url folder_of(const Url& u) {
+  const auto slash = u.key.rfind('/');
+  return Url{u.bucket, slash == std::string::npos ? std::string() : u.key.substr(0, slash + 1)};
+}
+
+std::string base_name_of(const std::string& key) {
+  const auto slash = key.rfind('/');
+  return slash == std::string::npos ? key : key.substr(slash + 1);
+}
+
+std::optional<Manifest> read_manifest(Client& c, const Url& folder) {
+  const Url u{folder.bucket, folder.key + kManifestName};
+  const auto text = c.get(u);
+  if (!text) return std::nullopt;
+  return Manifest::from_json(*text, u.text());
+}
+
+namespace {
+constexpr std::size_t kReadBlock = std::size_t{4} << 20;
+}  // namespace
+
+S3Source::S3Source(std::shared_ptr<Client> client, const Url& url, std::string display_name,
+                   const std::optional<Manifest>* manifest)
+    : BlockSource(display_name.empty() ? url.text() : std::move(display_name), std::nullopt, 0),
+      client_(std::move(client)),
+      bucket_(url.bucket),
+      url_(url) {
+  const Url folder = folder_of(url);
+  const std::string name = base_name_of(url.key);
+  std::optional<Manifest> own;
+  if (manifest == nullptr) {
+    own = read_manifest(*client_, folder);
+    manifest = &own;
+  }
+  if (*manifest) {
+    for (const ArchivedFile& f : (*manifest)->files) {
+      if (f.name != name || f.complete) continue;
+      for (const Piece& p : f.pieces) pieces_.push_back(p);
+      size_ = f.size;
+    }
+  }
+  if (!size_) {
+    const auto info = client_->head(url);
+    if (!info)
+      throw Error(ErrorCode::kIo, "cannot open: no such object in the store").with_file(name_);
+    pieces_.push_back(Piece{0, info->size, url.key, {}});
+    size_ = info->size;
+  }
+  check_magic();
+}
+
+std::size_t S3Source::read_some(std::byte* out, std::size_t n) {
+  n = std::min(n, kReadBlock);
+  for (const Piece& p : pieces_) {
+    if (at_ >= p.offset + p.size || at_ < p.offset) continue;
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(n, p.offset + p.size - at_));
+    const Url obj{bucket_, p.key};
+    std::size_t got = 0;
+    try {
+      got = client_->get_range(obj, at_ - p.offset, want, out);
+    } catch (const Error&) {
+      // A piece of a file being written is gone when the archiver sealed it or composed the
+      // file since this reader read the manifest: read the manifest again and go on from the
+      // same position in what it names now (the bytes are the same).
+      if (p.key == url_.key || !reload_pieces()) throw;
+      return read_some(out, n);
+    }
+    if (got == 0)
+      throw Error(ErrorCode::kTruncated,
+                  "the store's object " + obj.text() + " is shorter than the archive says", at_)
+          .with_file(name_);
+    at_ += got;
+    return got;
+  }
+  return 0;
+}
+
+void S3Source::reposition(std::uint64_t pos) { at_ = pos; }
+
+bool S3Source::reload_pieces() {
+  if (++reloads_ > 100) return false;
+  const auto m = read_manifest(*client_, folder_of(url_));
+  if (!m) return false;
+  const std::string name = base_name_of(url_.key);
+  for (const ArchivedFile& f : m->files) {
+    if (f.name != name || f.size < *size_) continue;
+    pieces_.clear();
+    if (f.complete)
+      pieces_.push_back(Piece{0, f.size, url_.key, {}, false});
+    else
+      pieces_ = f.pieces;
+    return true;
+  }
+  return false;
+}
+
+std::vector<Url> expand_inputs(Client& c, const Url& u) {
+  std::vector<Url> out;
+  const bool folder = u.key.empty() || u.key.back() == '/';
+  const std::string base = base_name_of(u.key);
+  if (folder) {
+    const auto m = read_manifest(c, u);
+    if (!m)
+      throw Error(ErrorCode::kIo, u.text() + ": no binrecover archive there (no " +
+                                      std::string(kManifestName) + ")");
+    for (const ArchivedFile& f : m->files) out.push_back(Url{u.bucket, u.key + f.name});
+    return out;
+  }
+  if (base.size() > 6 && base.compare(base.size() - 6, 6, ".index") == 0) {
+    const auto text = c.get(u);
+    if (!text) throw Error(ErrorCode::kIo, u.text() + ": no such object in the store");
+    const Url dir = folder_of(u);
+    std::size_t at = 0;
+    while (at < text->size()) {
+      auto nl = text->find('\n', at);
+      if (nl == std::string::npos) nl = text->size();
+      std::string line = text->substr(at, nl - at);
+      at = nl + 1;
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.empty()) continue;
+      // The server's index names files relative to its data directory ("./NAME"); an archive's
+      // index too. Only names in the index's own folder are taken.
+      const std::string name = base_name_of(line);
+      if (name.empty() || name == "." || name == "..")
+        throw Error(ErrorCode::kIo, u.text() + ": a line that names no file: " + line);
+      out.push_back(Url{u.bucket, dir.key + name});
+    }
+    return out;
+  }
+  out.push_back(u);
+  return out;
+}
+
+namespace {
+std::mutex reader_mu;
+ConfigOverrides reader_overrides;
+std::shared_ptr<Client> reader;
+}  // namespace
+
+void set_reader_config(const ConfigOverrides& o) {
+  std::lock_guard<std::mutex> lock(reader_mu);
+  reader_overrides = o;
+  reader.reset();
+}
+
+std::shared_ptr<Client> reader_client() {
+  std::lock_guard<std::mutex> lock(reader_mu);
+  if (!reader) reader = std::make_shared<Client>(load_config(reader_overrides));
+  return reader;
+}
+
+}  // namespace binrecover::recovery::s3

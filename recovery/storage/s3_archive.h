@@ -1,0 +1,96 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "binlog/source.h"
+#include "recovery/storage/s3.h"
+
+namespace binrecover::recovery::s3 {
+
+// How binrecover archive lays a server's binlogs out under a folder F of a bucket
+// (docs/usage.md, "Archive to S3"):
+//   F/mysql-bin.000001 ...          complete files, byte for byte as the server has them
+//   F/mysql-bin.index               the files in order ("./NAME" lines), as the server's index
+//   F/.active/NAME/OFFSET-SIZE      the file being written: immutable pieces, in order
+//   F/binrecover-manifest.json      what is there (rewritten, atomically, after every change)
+// A reader takes a complete file from its object and the file being written from its pieces.
+inline constexpr const char* kManifestName = "binrecover-manifest.json";
+
+struct Piece {
+  std::uint64_t offset = 0, size = 0;
+  std::string key;      // the object's key
+  std::string sha256;   // of its bytes, as stored
+  bool sealed = false;  // a piece of the file being written that the tail no longer holds
+};
+
+struct ArchivedFile {
+  std::string name;
+  std::uint64_t size = 0;
+  bool complete = false;
+  std::vector<Piece> pieces;  // complete: the object's ranges with their SHA-256; else the pieces
+  std::string etag;           // complete: the object's ETag
+  std::string first_gtid, last_gtid;
+  std::uint64_t events = 0;
+  bool checksum = false;  // its events end with a CRC32
+  std::string next;       // how it ends: its Rotate's next file, "?" a Stop, "" not yet
+};
+
+struct Manifest {
+  int format = 1;
+  std::uint32_t server_id = 0;
+  std::string server_uuid, flavor, version, server;
+  std::int64_t updated = 0;          // unix seconds of the last rewrite
+  std::int64_t last_event_time = 0;  // timestamp of the last event archived
+  std::vector<ArchivedFile> files;
+
+  std::string to_json() const;
+  // Throws Error(kIo) naming `where` when the text is not a manifest.
+  static Manifest from_json(const std::string& text, const std::string& where);
+};
+
+// The folder's manifest (nullopt: none there).
+std::optional<Manifest> read_manifest(Client& c, const Url& folder);
+
+// The folder of an object URL (up to its last '/').
+Url folder_of(const Url& u);
+std::string base_name_of(const std::string& key);
+
+// Reads a binlog from a store: a plain object, or a file of an archive folder (complete: its
+// object; being written: its pieces). Blocks of 4 MiB by ranged GETs: memory stays flat, and
+// a seek (--start-position) is a Range, not a download.
+class S3Source : public binlog::BlockSource {
+ public:
+  // `manifest`: the folder's, when read already (else it is looked up).
+  S3Source(std::shared_ptr<Client> client, const Url& url, std::string display_name,
+           const std::optional<Manifest>* manifest = nullptr);
+
+ protected:
+  std::size_t read_some(std::byte* out, std::size_t n) override;
+  void reposition(std::uint64_t pos) override;
+
+ private:
+  // The manifest read again after a piece went missing (at most 100 times per source).
+  bool reload_pieces();
+
+  std::shared_ptr<Client> client_;
+  std::string bucket_;
+  Url url_;
+  unsigned reloads_ = 0;
+  std::vector<Piece> pieces_;
+  std::uint64_t at_ = 0;  // input position of the next read
+};
+
+// The binlogs an s3:// argument names, in order: an index object (NAME.index) lists them; an
+// archive folder (ending in '/') is read through its manifest; anything else is one object.
+std::vector<Url> expand_inputs(Client& c, const Url& u);
+
+// The shared client for this process's reads (configured from the environment and the
+// --s3-* options once, at the first use).
+std::shared_ptr<Client> reader_client();
+void set_reader_config(const ConfigOverrides& o);
+
+}  // namespace binrecover::recovery::s3

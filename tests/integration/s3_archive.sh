@@ -1,0 +1,306 @@
+#!/usr/bin/env bash
+# binrecover archive --to s3:// and every reader on s3:// URLs, against a real S3 server (Ceph's
+# RADOS Gateway from Debian's packages, scripts/rgw_server.sh) and real MariaDB 10.11 and MySQL
+# 9.7 sources:
+#  - each file stored byte for byte (checked with s3cmd, not with binrecover), the file being
+#    written as pieces up to its last complete event; --verify passes; events and SQL read from
+#    the bucket equal those of the server's files;
+#  - writes running, `archive --to s3:// --stop-never` SIGKILLed at 20+ random moments and
+#    started again, the gateway restarted once under it: every object equals the server's
+#    file, the manifest lists exactly the server's files with their sizes, --verify passes;
+#  - a damaged object is found by --verify (exit 4, object and offset);
+#  - the seed recovery with only the dump and the bucket: plan and drill read s3:// and rebuild
+#    the dropped database equal to its state before the DROP;
+#  - three sources archived into one bucket at once: --status lists the three, with the last
+#    event time the servers' binlogs give and the lag behind now;
+#  - --start-position on an object gives the file's SQL from there.
+source "$(dirname "$0")/lib.sh"
+P=${1:-24401}
+RGW=$ROOT/scripts/rgw_server.sh
+MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
+PA=$((P + 10))
+PB=$((P + 11))
+PM=$((P + 12))
+SERVERS_MYSQL=()
+writers=()
+cleanup_all() {
+  for w in "${writers[@]}"; do kill "$w" 2> /dev/null || true; done
+  pkill -9 -f "binrecover archive.*s3://fleet" 2> /dev/null || true
+  "$RGW" stop "$WORK/rgw" 2> /dev/null || true
+  for s in "${SERVERS_MYSQL[@]}"; do "$MYSQL_SERVER" stop "$s" || true; done
+  cleanup
+}
+trap cleanup_all EXIT
+R=(--no-defaults -h127.0.0.1 -uroot)
+
+"$RGW" start "$WORK/rgw" "$P" || fail "the S3 gateway did not start"
+# shellcheck disable=SC1091
+source "$WORK/rgw/s3.env"
+cp "$WORK/rgw/s3cmd.cfg" "$WORK/s3cfg"
+s3() { s3cmd -q -c "$WORK/s3cfg" "$@"; }
+s3 mb s3://fleet
+
+# OBJECT KEY -> stdout, by s3cmd (an independent reader).
+obj() { s3cmd -c "$WORK/s3cfg" get "s3://fleet/$1" - 2> /dev/null; }
+manifest_py() {  # FOLDER PYTHON-EXPR over the manifest `m`
+  obj "$1/binrecover-manifest.json" | python3 -c "import json,sys; m=json.load(sys.stdin); $2"
+}
+# The archived bytes of FILE in FOLDER: its object when complete, else its pieces in order.
+archived() {
+  local folder=$1 name=$2 complete
+  complete=$(manifest_py "$folder" "print([f['complete'] for f in m['files'] if f['name']=='$name'][0])")
+  if [ "$complete" = True ]; then
+    obj "$folder/$name"
+  else
+    manifest_py "$folder" "print('\n'.join(p['key'] for f in m['files'] if f['name']=='$name' for p in f['pieces']))" |
+      while read -r k; do obj "$k"; done
+  fi
+}
+# Every server file equals its archived bytes (the last one up to what was archived of it when
+# PREFIX_ONLY_LAST=1); prints how many.
+same_as_server() {
+  local label=$1 binlogs=$2 folder=$3 f n=0 name size
+  for f in "$binlogs"/mysql-bin.[0-9]*; do
+    name=$(basename "$f")
+    archived "$folder" "$name" > "$WORK/got" || fail "$label: $name is not in the bucket"
+    size=$(stat -c %s "$WORK/got")
+    if ! cmp -s "$WORK/got" "$f"; then
+      cmp "$WORK/got" "$f" >&2 || true
+      fail "$label: $name in the bucket ($size bytes) differs from the server's ($(stat -c %s "$f"))"
+    fi
+    n=$((n + 1))
+  done
+  echo "$n"
+}
+# Runs archive (not following) until the bucket has each server file up to its end.
+catch_up() {
+  local port=$1 binlogs=$2 folder=$3 ok
+  for _ in $(seq 1 10); do
+    "$BINRECOVER" archive "${R[@]}" -P"$port" --to s3://fleet/db/ 2> "$WORK/last.err" ||
+      { cat "$WORK/last.err"; fail "the last archive run failed"; }
+    ok=1
+    for f in "$binlogs"/mysql-bin.[0-9]*; do
+      [ "$(manifest_py "$folder" "print([f['size'] for f in m['files'] if f['name']=='$(basename "$f")'] or [0])" | tr -d '[]')" = \
+        "$(stat -c %s "$f")" ] || ok=0
+    done
+    [ $ok = 1 ] && return 0
+    sleep 0.5
+  done
+  fail "the bucket never caught up with the server's files"
+}
+settle() {  # waits until a server's binlog folder stops changing
+  local prev= now
+  for _ in $(seq 1 50); do
+    now=$(ls -l "$1" | md5sum)
+    [ "$now" = "$prev" ] && return 0
+    prev=$now
+    sleep 0.2
+  done
+}
+
+start_server a "$PA" --server-id=1
+sql "$PA" -e "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY AUTO_INCREMENT, v LONGTEXT);
+  INSERT INTO d.t (v) VALUES ('a'), ('b'); FLUSH BINARY LOGS; INSERT INTO d.t (v) VALUES (REPEAT('c', 150))"
+"$BINRECOVER" archive "${R[@]}" -P"$PA" --to s3://fleet/db/ 2> "$WORK/a.err" ||
+  { cat "$WORK/a.err"; fail "archive --to s3:// failed"; }
+A=db/server-1
+n=$(same_as_server "first copy" "$WORK/a/binlog" "$A")
+[ "$(obj "$A/mysql-bin.index")" = "$(sed 's|.*/|./|' "$WORK/a/binlog/mysql-bin.index")" ] ||
+  fail "the bucket's index does not list the server's files"
+"$BINRECOVER" archive --verify "s3://fleet/$A/" > /dev/null || fail "--verify failed on a fresh archive"
+"$BINRECOVER" events "s3://fleet/$A/mysql-bin.index" | sed 1d > "$WORK/ev.s3"
+"$BINRECOVER" events --index-file="$WORK/a/binlog/mysql-bin.index" | sed 1d > "$WORK/ev.local"
+cmp -s "$WORK/ev.s3" "$WORK/ev.local" || { diff "$WORK/ev.local" "$WORK/ev.s3" | head; fail "events from the bucket differ"; }
+cmp -s <("$BINRECOVER" "s3://fleet/$A/mysql-bin.index") \
+  <("$BINRECOVER" --index-file="$WORK/a/binlog/mysql-bin.index" | sed "s|$WORK/a/binlog/|s3://fleet/$A/|g") ||
+  fail "SQL from the bucket differs from the SQL of the server's files"
+pass "archive --to s3://: $n files byte for byte (s3cmd), index listed, --verify passes, events and SQL from the bucket equal the files'"
+
+# Writes running (rows up to 100 kB: files of several pieces, sealed ones composed by copies
+# in the store), SIGKILL at random moments, the gateway restarted under the archive once.
+writer_loop() {  # PORT
+  ( set +e; i=0; while :; do
+      sql "$1" -e "INSERT INTO d.t (v) VALUES (REPEAT(CHAR(65 + $i % 26), 1 + ($i * 7919) % 100000))" 2> /dev/null || sleep 0.2
+      i=$((i + 1)); [ $((i % 150)) = 0 ] && sql "$1" -e "FLUSH BINARY LOGS" 2> /dev/null
+      sleep 0.005
+    done ) &
+  writers+=($!)
+}
+kill_rounds() {  # PORT LABEL: 22 runs, each killed with SIGKILL after a random moment
+  local port=$1 label=$2 kills=0 round ap
+  for round in $(seq 1 22); do
+    "$BINRECOVER" archive "${R[@]}" -P"$port" --to s3://fleet/db/ --stop-never --upload-interval=1 \
+      --part-size=5 --heartbeat-period=1 2>> "$WORK/follow-$label.err" &
+    ap=$!
+    sleep "0.$((RANDOM % 9 + 1))"
+    if [ "$round" = 11 ]; then  # the gateway goes away for a while under the archive
+      "$RGW" stop-rgw "$WORK/rgw"
+      sleep 2
+      "$RGW" restart-rgw "$WORK/rgw" || fail "the gateway did not restart"
+      sleep 1.5
+      kill -0 "$ap" 2> /dev/null || { cat "$WORK/follow-$label.err"; fail "$label: archive died when the gateway restarted"; }
+    fi
+    kill -9 "$ap" 2> /dev/null && kills=$((kills + 1))
+    wait "$ap" 2> /dev/null || true
+  done
+  [ "$kills" -ge 20 ] || fail "$label: only $kills kills"
+  echo "$kills"
+}
+writer_loop "$PA"
+kills=$(kill_rounds "$PA" MariaDB)
+kill "${writers[0]}"; wait "${writers[0]}" 2> /dev/null || true; writers=()
+sql "$PA" -e "FLUSH BINARY LOGS"
+settle "$WORK/a/binlog"
+catch_up "$PA" "$WORK/a/binlog" "$A"
+n=$(same_as_server "MariaDB after the kills" "$WORK/a/binlog" "$A")
+names=$(manifest_py "$A" "print(' '.join(f['name'] for f in m['files']))")
+[ "$names" = "$(cd "$WORK/a/binlog" && echo mysql-bin.[0-9]*)" ] || fail "the manifest lists $names"
+sealed=$(manifest_py "$A" "print(sum(len(f['pieces']) > 1 for f in m['files'] if f['complete']))")
+[ "$sealed" -ge 1 ] || fail "no file was composed from several pieces (the test writes too little)"
+"$BINRECOVER" archive --verify "s3://fleet/$A/" > "$WORK/verify.out" || fail "--verify failed after the kills"
+pass "MariaDB: archive --to s3:// killed $kills times (SIGKILL), the gateway restarted under it: $n files byte for byte ($sealed composed of several parts), manifest exact, $(grep -o '[0-9]* events' "$WORK/verify.out") verified"
+
+# Damage in the bucket is found, naming the object and the offset.
+second=$(manifest_py "$A" "print([f['name'] for f in m['files'] if f['complete'] and f['size'] > 1000][1])")
+obj "$A/$second" > "$WORK/orig"
+cp "$WORK/orig" "$WORK/bad"
+b=$(od -An -tu1 -j700 -N1 "$WORK/bad" | tr -d ' ')
+printf "\\x$(printf %02x $((b ^ 255)))" | dd of="$WORK/bad" bs=1 seek=700 conv=notrunc 2> /dev/null
+s3 put "$WORK/bad" "s3://fleet/$A/$second"
+rc=0
+"$BINRECOVER" archive --verify "s3://fleet/$A/" > /dev/null 2> "$WORK/bad.err" || rc=$?
+[ $rc = 4 ] && grep -q "s3://fleet/$A/$second: at 0: the bytes 0 to" "$WORK/bad.err" &&
+  grep -q "s3://fleet/$A/$second: at [0-9]*: .*checksum" "$WORK/bad.err" ||
+  { cat "$WORK/bad.err"; fail "a flipped byte in the bucket: --verify gave exit $rc"; }
+s3 put "$WORK/orig" "s3://fleet/$A/$second"
+pass "archive --verify s3:// finds a flipped byte (exit 4: the object, the range's SHA-256, the event's checksum)"
+
+# --start-position on an object (a ranged GET from there: recovery/storage/s3_archive.cc).
+big=$(manifest_py "$A" "print(max((f for f in m['files'] if f['complete']), key=lambda f: f['size'])['name'])")
+last_pos=$("$BINRECOVER" events "s3://fleet/$A/$big" --format=tsv | awk -F'\t' 'END { print $2 }')
+"$BINRECOVER" events --start-position="$last_pos" "s3://fleet/$A/$big" > "$WORK/tail.out" ||
+  fail "events --start-position on s3:// failed"
+[ "$(sed 1d "$WORK/tail.out" | wc -l)" = 1 ] || fail "--start-position on s3:// did not start at the last event"
+cmp -s <("$BINRECOVER" --start-position="$last_pos" "s3://fleet/$A/$big") \
+  <("$BINRECOVER" --start-position="$last_pos" "$WORK/a/binlog/$big" | sed "s|$WORK/a/binlog/|s3://fleet/$A/|g") ||
+  fail "SQL from a position of an object differs from the file's"
+pass "--start-position on an object: from there, the same SQL as the file's"
+
+# The seed recovery with only the dump and the bucket: the database dropped at 18:00.
+sql "$PA" -e "CREATE DATABASE shop"
+mariadb-dump --no-defaults -h127.0.0.1 -P"$PA" -uroot --master-data=2 --flush-logs \
+  --single-transaction -B shop > "$WORK/dump.sql"
+sql "$PA" shop << 'SQL'
+CREATE TABLE orders (id INT PRIMARY KEY, note VARCHAR(20), amount DECIMAL(10,2));
+INSERT INTO orders VALUES (1, 'one', 10.50), (2, 'two', 20.00), (3, '三', 30.25);
+FLUSH BINARY LOGS;
+UPDATE orders SET amount = amount * 2 WHERE id = 2;
+CREATE TABLE audit (id INT AUTO_INCREMENT PRIMARY KEY, what TEXT);
+INSERT INTO audit (what) VALUES ('opened'), ('closed');
+SQL
+sql "$PA" -N -e "SELECT CONCAT('shop.', table_name) FROM information_schema.tables
+  WHERE table_schema = 'shop' ORDER BY table_name" | while read -r t; do
+  printf '%s\t%s\t%s\n' "$t" "$(sql "$PA" -N -e "SELECT COUNT(*) FROM $t")" \
+    "$(sql "$PA" -N -e "CHECKSUM TABLE $t" | cut -f2)"
+done > "$WORK/expected.tsv"
+sql "$PA" -e "DROP DATABASE shop"
+settle "$WORK/a/binlog"
+catch_up "$PA" "$WORK/a/binlog" "$A"
+"$BINRECOVER" plan --dump="$WORK/dump.sql" "s3://fleet/$A/mysql-bin.index" > "$WORK/plan.out" 2>&1 ||
+  { cat "$WORK/plan.out"; fail "plan on s3:// failed"; }
+grep -q "DROP DATABASE shop" "$WORK/plan.out" || { cat "$WORK/plan.out"; fail "plan did not find the DROP"; }
+rc=0
+"$BINRECOVER" drill --dump="$WORK/dump.sql" --index-file="s3://fleet/$A/mysql-bin.index" \
+  --database=shop --expect="$WORK/expected.tsv" > "$WORK/drill.out" 2>&1 || rc=$?
+[ $rc = 0 ] || { cat "$WORK/drill.out"; fail "the drill from the bucket failed (exit $rc)"; }
+grep -q "DROP DATABASE shop" "$WORK/drill.out" || fail "the drill did not stop before the DROP"
+pass "seed recovery from the bucket: plan finds the DROP, drill rebuilds shop equal to before it ($(grep -c . "$WORK/expected.tsv") tables) with only the dump and s3://"
+
+# MySQL 9.7, writes running, the same kills.
+SERVERS_MYSQL+=("$WORK/m")
+"$MYSQL_SERVER" start "$WORK/m" "$PM" > /dev/null || fail "MySQL did not start"
+sql "$PM" -e "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY AUTO_INCREMENT, v LONGTEXT);
+  INSERT INTO d.t (v) VALUES ('a'); FLUSH BINARY LOGS"
+M=db/$(sql "$PM" -N -e "SELECT @@server_uuid")
+writer_loop "$PM"
+kills=$(kill_rounds "$PM" MySQL)
+kill "${writers[0]}"; wait "${writers[0]}" 2> /dev/null || true; writers=()
+sql "$PM" -e "FLUSH BINARY LOGS"
+settle "$WORK/m/binlog"
+catch_up "$PM" "$WORK/m/binlog" "$M"
+n=$(same_as_server "MySQL after the kills" "$WORK/m/binlog" "$M")
+"$BINRECOVER" archive --verify "s3://fleet/$M/" > "$WORK/verify.out" || fail "--verify failed on MySQL's archive"
+gtid=$(manifest_py "$M" "print(m['files'][-2]['last_gtid'])")
+[[ "$gtid" == *:* ]] || fail "the manifest has no GTID range for MySQL's files ('$gtid')"
+pass "MySQL 9.7: archive --to s3:// killed $kills times: $n files byte for byte, --verify passes, GTID ranges in the manifest"
+
+# Three sources at once into one bucket; --status lists each with its last event and lag.
+start_server b "$PB" --server-id=2
+sql "$PB" -e "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY AUTO_INCREMENT, v TEXT)"
+for port in "$PA" "$PB" "$PM"; do sql "$port" -e "INSERT INTO d.t (v) VALUES ('fleet')"; done
+pids=()
+for port in "$PA" "$PB" "$PM"; do
+  "$BINRECOVER" archive "${R[@]}" -P"$port" --to s3://fleet/db/ --stop-never --upload-interval=1 \
+    --heartbeat-period=1 2>> "$WORK/fleet.err" &
+  pids+=($!)
+done
+sleep 3
+for port in "$PA" "$PB" "$PM"; do sql "$port" -e "INSERT INTO d.t (v) VALUES ('last')"; done
+sleep 3
+"$BINRECOVER" archive --status --format=json s3://fleet/ > "$WORK/status.json" || fail "--status failed"
+"$BINRECOVER" archive --status s3://fleet/ > "$WORK/status.txt" || fail "--status (table) failed"
+for p in "${pids[@]}"; do kill "$p"; wait "$p" 2> /dev/null || true; done
+now=$(date +%s)
+check_status() {  # FOLDER BINLOG_DIR
+  local folder=$1 dir=$2 last t
+  last=$(ls "$dir"/mysql-bin.[0-9]* | tail -1)
+  t=$(python3 - "$last" << 'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+pos, ts = 4, 0
+while pos + 19 <= len(b):
+    t, size = struct.unpack_from("<I", b, pos)[0], struct.unpack_from("<I", b, pos + 9)[0]
+    if size < 19: break
+    if b[pos + 4] not in (27,):  # (not a heartbeat)
+        ts = t
+    pos += size
+print(ts)
+PY
+)
+  python3 - "$WORK/status.json" "s3://fleet/$folder/" "$t" "$now" "$(basename "$last")" << 'PY' || fail "--status for $folder: $(cat "$WORK/status.json")"
+import json, sys
+rows, folder, t, now, last = json.load(open(sys.argv[1])), sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+r = [r for r in rows if r["folder"] == folder]
+assert len(r) == 1, "not listed"
+r = r[0]
+assert r["last_file"] == last, r
+if t:
+    assert r["last_event_time"] == t, (r, t)
+assert abs(r["lag_seconds"] - (now - r["last_event_time"])) <= 5, r
+assert r["gaps"] == [], r
+PY
+}
+check_status "$A" "$WORK/a/binlog"
+check_status "db/server-2" "$WORK/b/binlog"
+check_status "$M" "$WORK/m/binlog"
+[ "$(python3 -c "import json; print(len(json.load(open('$WORK/status.json'))))")" = 3 ] ||
+  fail "--status lists $(cat "$WORK/status.json")"
+grep -q "server-2/ *mariadb" "$WORK/status.txt" || { cat "$WORK/status.txt"; fail "the --status table"; }
+pass "three servers archived into one bucket at once: --status lists the three, last event and lag right"
+
+# Credentials never in argv; a wrong key is a clear error (exit 3) naming the URL and S3's code.
+rc=0
+AWS_SECRET_ACCESS_KEY=wrong "$BINRECOVER" events "s3://fleet/$A/mysql-bin.index" > /dev/null 2> "$WORK/key.err" || rc=$?
+[ $rc = 3 ] && grep -q "SignatureDoesNotMatch" "$WORK/key.err" || { cat "$WORK/key.err"; fail "a wrong secret gave exit $rc"; }
+! grep -q "$AWS_SECRET_ACCESS_KEY" "$WORK/key.err" || fail "the secret is in the message"
+rc=0
+"$BINRECOVER" events "s3://fleet/$A/nosuch.000001" > /dev/null 2> "$WORK/nf.err" || rc=$?
+[ $rc = 3 ] && grep -q "nosuch.000001" "$WORK/nf.err" || { cat "$WORK/nf.err"; fail "a missing object gave exit $rc"; }
+for bad in "--to=/tmp/x" "--to=s3://x/" "--to=s3://fleet/db/ --dir=/tmp/y" "--to=s3://fleet/db/ --part-size=4" \
+  "--upload-interval=5"; do
+  rc=0
+  # shellcheck disable=SC2086
+  "$BINRECOVER" archive "${R[@]}" -P"$PA" $bad > /dev/null 2>&1 || rc=$?
+  [ $rc = 2 ] || fail "archive $bad gave exit $rc, not 2"
+done
+pass "a wrong secret (exit 3, SignatureDoesNotMatch, no secret printed), a missing object (exit 3), bad --to/--part-size/--upload-interval (exit 2)"
