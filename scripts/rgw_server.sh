@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Throwaway S3 server for tests: Ceph's RADOS Gateway (Debian's ceph-mon, ceph-osd, radosgw) with
 # one monitor and one BlueStore OSD on a sparse file under DIR, loopback only, cephx on, no mgr.
-#   scripts/rgw_server.sh start DIR PORT     S3 on http://127.0.0.1:PORT; monitor on PORT+1,
-#                                            OSD on PORT+2..PORT+9
+#   scripts/rgw_server.sh start DIR PORT     S3 on http://127.0.0.1:PORT, and over TLS on
+#                                            https://localhost:PORT+9 (a certificate of a CA
+#                                            made for this start: DIR/ca.pem); monitor on
+#                                            PORT+1, OSD on PORT+2..PORT+8
+# The gateway's DNS name is localhost: virtual-hosted requests (http://BUCKET.localhost:PORT/)
+# work as well as path-style ones.
 #   scripts/rgw_server.sh restart-rgw DIR    the gateway alone again (after stop-rgw or kill -9)
 #   scripts/rgw_server.sh stop-rgw DIR       the gateway alone
 #   scripts/rgw_server.sh stop DIR
@@ -70,7 +74,7 @@ mon initial members = a
 public addr = 127.0.0.1
 ms bind msgr2 = false
 ms bind port min = $((port + 2))
-ms bind port max = $((port + 9))
+ms bind port max = $((port + 8))
 auth cluster required = cephx
 auth service required = cephx
 auth client required = cephx
@@ -108,12 +112,26 @@ osd memory target = 402653184
 osd op num shards = 1
 osd op num threads per shard = 2
 [client.rgw.a]
-rgw frontends = beast endpoint=127.0.0.1:$port
+rgw frontends = beast endpoint=127.0.0.1:$port ssl_endpoint=127.0.0.1:$((port + 9)) ssl_certificate=$dir/tls/server.pem ssl_private_key=$dir/tls/server.key
+rgw dns name = localhost
 rgw data = $dir/rgw
 rgw thread pool size = 32
 rgw dynamic resharding = false
 rgw enable usage log = false
 EOF
+  # A CA of this start's own and the gateway's certificate for localhost and 127.0.0.1.
+  mkdir -p "$dir/tls"
+  (
+    cd "$dir/tls"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=binrecover test CA" \
+      -keyout ca.key -out ca.pem >/dev/null 2>&1
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout server.key \
+      -out server.csr >/dev/null 2>&1
+    printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >ext.cnf
+    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+      -extfile ext.cnf -out server.pem >/dev/null 2>&1
+  ) || { echo "rgw_server.sh: cannot make the test certificate" >&2; exit 1; }
+  cp "$dir/tls/ca.pem" "$dir/ca.pem"
   ceph-authtool --create-keyring "$dir/mon.keyring" --gen-key -n mon. --cap mon 'allow *' >/dev/null
   ceph-authtool --create-keyring "$dir/client.admin.keyring" --gen-key -n client.admin \
     --cap mon 'allow *' --cap osd 'allow *' --cap mgr 'allow *' >/dev/null

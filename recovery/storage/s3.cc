@@ -479,8 +479,24 @@ Client::Response Client::call(Request& r, long also_ok) {
     Response resp = perform(r);
     if (r.overflow)
       throw Error(ErrorCode::kIo, "GET " + r.url.text() + ": the store ignored the Range request");
-    const bool transient =
-        resp.status < 0 || resp.status >= 500 || resp.status == 429 || resp.status == 408;
+    // Retried: the store restarting or overloaded, the network dropping; not: a name that does
+    // not resolve, a certificate that is not trusted, a bad URL (no retry helps those).
+    bool transient = resp.status >= 500 || resp.status == 429 || resp.status == 408;
+    if (resp.status < 0) {
+      switch (static_cast<CURLcode>(-resp.status)) {
+        case CURLE_COULDNT_CONNECT:
+        case CURLE_OPERATION_TIMEDOUT:
+        case CURLE_SEND_ERROR:
+        case CURLE_RECV_ERROR:
+        case CURLE_GOT_NOTHING:
+        case CURLE_PARTIAL_FILE:
+        case CURLE_SSL_CONNECT_ERROR:
+          transient = true;
+          break;
+        default:
+          break;
+      }
+    }
     // (a GET's body is retried too: the buffer is filled again from its start)
     if (transient && std::chrono::steady_clock::now() + wait < deadline) {
       std::this_thread::sleep_for(wait);

@@ -320,8 +320,11 @@ class S3Archive : public ArchiveSink {
     f.next = ended_next_;
     uploaded_ = pos_;
     write_manifest();
+    // (only the file's own pieces: a manifest naming other keys deletes nothing else)
+    const std::string own = folder_.key + ".active/" + file_ + "/";
     for (const Piece& q : gone)
-      if (q.key != p.key) client_.remove(Url{folder_.bucket, q.key});
+      if (q.key != p.key && q.key.compare(0, own.size(), own) == 0)
+        client_.remove(Url{folder_.bucket, q.key});
     if (sealed) {
       tail_start_ = pos_;
       tail_.clear();

@@ -51,7 +51,8 @@ const std::string& load_dir() {
 
 void run(const std::vector<std::byte>& bytes, bool verify, bool filtered, int rows_mode) {
   using namespace binrecover;
-  recovery::InputFile in{"fuzz", "fuzz", binlog::Bytes(bytes.data(), bytes.size()), {}, {}};
+  recovery::InputFile in{"fuzz", "fuzz", binlog::Bytes(bytes.data(), bytes.size()),
+                         {},     {},     std::nullopt};
   recovery::DecodeOptions decode;
   decode.reader.verify_checksum = verify;
   decode.reader.force_read = !verify;

@@ -114,6 +114,7 @@ for _ in $(seq 1 50); do
   prev=$now
   sleep 0.2
 done
+wait_checkpoint "$WORK/a/binlog"
 # (the server may still add a Binlog_checkpoint to its newest file on a busy machine: a copy
 # that is a prefix of the server's file is brought up to date by another run, a few times)
 for _ in $(seq 1 10); do

@@ -51,3 +51,16 @@ binlogs_between() {
 find_drop() {
   awk -F'\t' '$3 == "Query" && $6 ~ /DROP DATABASE zyyshop/ { print $1, $2; exit }' "$1"
 }
+
+# wait_checkpoint BINLOG_DIR: MariaDB writes a new binlog's Binlog_checkpoint event a moment after
+# the file is opened (once the previous file's transactions are durable; seconds on a loaded
+# machine): waits until the newest file has it, so a copy taken then is of the whole file.
+wait_checkpoint() {
+  local last
+  for _ in $(seq 1 300); do
+    last=$(ls "$1"/mysql-bin.[0-9]* | tail -1)
+    "$BINRECOVER" events "$last" 2> /dev/null | grep -q Binlog_checkpoint && return 0
+    sleep 0.1
+  done
+  fail "no Binlog_checkpoint in $last after 30 s"
+}
