@@ -8,21 +8,7 @@ PA=${1:-23491}
 FORMAT=${2:-ROW}
 start_server a "$PA" --binlog-format="$FORMAT"
 sql "$PA" -e "CREATE DATABASE shop; CREATE DATABASE other"
-mariadb-dump --no-defaults -h127.0.0.1 -P"$PA" -uroot --master-data=2 --flush-logs \
-  --single-transaction -B shop > "$WORK/dump.sql"
-sql "$PA" shop <<'SQL'
-CREATE TABLE orders (id INT PRIMARY KEY, note VARCHAR(20), amount DECIMAL(10,2));
-INSERT INTO orders VALUES (1, 'one', 10.50), (2, 'two', 20.00), (3, '三', 30.25);
-FLUSH BINARY LOGS;
-UPDATE orders SET amount = amount * 2 WHERE id = 2;
-CREATE TABLE audit (id INT AUTO_INCREMENT PRIMARY KEY, what TEXT);
-INSERT INTO audit (what) VALUES ('opened'), ('closed');
-SQL
-sql "$PA" -N -e "SELECT CONCAT('shop.', table_name) FROM information_schema.tables
-  WHERE table_schema = 'shop' ORDER BY table_name" | while read -r t; do
-  printf '%s\t%s\t%s\n' "$t" "$(sql "$PA" -N -e "SELECT COUNT(*) FROM $t")" \
-    "$(sql "$PA" -N -e "CHECKSUM TABLE $t" | cut -f2)"
-done > "$WORK/expected.tsv"
+shop_scenario "$PA"
 sql "$PA" -e "DROP DATABASE shop; CREATE DATABASE shop; CREATE TABLE shop.junk (a INT)"
 
 rc=0

@@ -64,3 +64,25 @@ wait_checkpoint() {
   done
   fail "no Binlog_checkpoint in $last after 30 s"
 }
+
+# shop_scenario PORT: on a server with an empty database shop, the dump (WORK/dump.sql, with its
+# binlog coordinates), then the day's changes (a FLUSH BINARY LOGS among them), and what the
+# tables hold before the damage (WORK/expected.tsv: table, rows, CHECKSUM TABLE) for a drill.
+shop_scenario() {
+  local port=$1
+  mariadb-dump --no-defaults -h127.0.0.1 -P"$port" -uroot --master-data=2 --flush-logs \
+    --single-transaction -B shop > "$WORK/dump.sql"
+  sql "$port" shop <<'SQL'
+CREATE TABLE orders (id INT PRIMARY KEY, note VARCHAR(20), amount DECIMAL(10,2));
+INSERT INTO orders VALUES (1, 'one', 10.50), (2, 'two', 20.00), (3, '三', 30.25);
+FLUSH BINARY LOGS;
+UPDATE orders SET amount = amount * 2 WHERE id = 2;
+CREATE TABLE audit (id INT AUTO_INCREMENT PRIMARY KEY, what TEXT);
+INSERT INTO audit (what) VALUES ('opened'), ('closed');
+SQL
+  sql "$port" -N -e "SELECT CONCAT('shop.', table_name) FROM information_schema.tables
+    WHERE table_schema = 'shop' ORDER BY table_name" | while read -r t; do
+    printf '%s\t%s\t%s\n' "$t" "$(sql "$port" -N -e "SELECT COUNT(*) FROM $t")" \
+      "$(sql "$port" -N -e "CHECKSUM TABLE $t" | cut -f2)"
+  done > "$WORK/expected.tsv"
+}
