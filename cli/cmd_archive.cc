@@ -15,22 +15,28 @@ namespace binrecover::cli {
 
 namespace {
 
+// Prints the problems (exit 4) or that the archive is whole (`what` says what was checked).
+int report(const std::string& name, const std::vector<recovery::VerifyProblem>& problems,
+           std::uint64_t events, const char* what) {
+  for (const auto& p : problems)
+    std::fprintf(stderr, "binrecover: %s: at %llu: %s\n", p.file.c_str(),
+                 static_cast<unsigned long long>(p.offset), p.what.c_str());
+  if (!problems.empty()) return 4;
+  std::printf("%s: whole: %llu events, %s\n", name.c_str(), static_cast<unsigned long long>(events),
+              what);
+  return 0;
+}
+
 int verify(const Options& o) {
   if (o.remote_files.size() != 1)
     throw Error(ErrorCode::kUsage, "archive --verify takes one folder or .index file");
   std::string index = o.remote_files.front();
+  std::uint64_t events = 0;
   if (recovery::s3::is_url(index)) {
-    std::uint64_t events = 0;
     const auto problems = recovery::verify_s3_archive(index, &events);
-    for (const auto& p : problems)
-      std::fprintf(stderr, "binrecover: %s: at %llu: %s\n", p.file.c_str(),
-                   static_cast<unsigned long long>(p.offset), p.what.c_str());
-    if (!problems.empty()) return 4;
-    std::printf(
-        "%s: whole: %llu events, every checksum right, every object as the manifest says, the "
-        "chain of files complete\n",
-        index.c_str(), static_cast<unsigned long long>(events));
-    return 0;
+    return report(index, problems, events,
+                  "every checksum right, every object as the manifest says, the chain of files "
+                  "complete");
   }
   if (std::filesystem::is_directory(index)) {
     std::vector<std::string> found;
@@ -41,15 +47,8 @@ int verify(const Options& o) {
                                          " .index files: name the one to check");
     index = found.front();
   }
-  std::uint64_t events = 0;
   const auto problems = recovery::verify_archive(index, &events);
-  for (const auto& p : problems)
-    std::fprintf(stderr, "binrecover: %s: at %llu: %s\n", p.file.c_str(),
-                 static_cast<unsigned long long>(p.offset), p.what.c_str());
-  if (!problems.empty()) return 4;
-  std::printf("%s: whole: %llu events, every checksum right, the chain of files complete\n",
-              index.c_str(), static_cast<unsigned long long>(events));
-  return 0;
+  return report(index, problems, events, "every checksum right, the chain of files complete");
 }
 
 std::string utc_text(std::int64_t t) {

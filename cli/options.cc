@@ -1,5 +1,6 @@
 #include "cli/options.h"
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cctype>
 #include <cstdlib>
@@ -1445,6 +1446,14 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       if (*n < 5 || *n > 1024) usage_error("--part-size must be 5 to 1024 (MiB)");
       o.archive.part_bytes = static_cast<std::size_t>(*n) << 20;
     }
+    {
+      bool store = o.archive.to.has_value();
+      if (has("files"))
+        for (const auto& f : vm["files"].as<std::vector<std::string>>())
+          store = store || recovery::s3::is_url(f);
+      for (const char* n : {"s3-endpoint", "s3-region", "s3-profile", "s3-addressing"})
+        if (has(n) && !store) usage_error(std::string("--") + n + " applies with --to or s3://");
+    }
     const int modes = (o.archive_verify ? 1 : 0) + (o.archive_status ? 1 : 0);
     if (modes > 1) usage_error("give either --verify or --status, not both");
     if (modes > 0 && (o.archive.to || !o.archive.dir.empty()))
@@ -1688,6 +1697,11 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
           "(see binrecover --help)");
     paths.push_back("-");
   }
+  // The --s3-* options mean something only where a store is read.
+  if (std::none_of(paths.begin(), paths.end(),
+                   [](const std::string& p) { return recovery::s3::is_url(p); }))
+    for (const char* n : {"s3-endpoint", "s3-region", "s3-profile", "s3-addressing"})
+      if (has(n)) usage_error(std::string("--") + n + " applies to s3:// inputs");
   for (const auto& p : paths) {
     if (!recovery::s3::is_url(p)) {
       o.inputs.push_back({p, base_name(p), std::nullopt, {}, {}, std::nullopt});

@@ -300,10 +300,13 @@ rc=0
 "$BINRECOVER" events "s3://fleet/$A/nosuch.000001" > /dev/null 2> "$WORK/nf.err" || rc=$?
 [ $rc = 3 ] && grep -q "nosuch.000001" "$WORK/nf.err" || { cat "$WORK/nf.err"; fail "a missing object gave exit $rc"; }
 for bad in "--to=/tmp/x" "--to=s3://x/" "--to=s3://fleet/db/ --dir=/tmp/y" "--to=s3://fleet/db/ --part-size=4" \
-  "--upload-interval=5"; do
+  "--upload-interval=5" "--dir=$WORK/x --s3-region=eu-west-1"; do
   rc=0
   # shellcheck disable=SC2086
   "$BINRECOVER" archive "${R[@]}" -P"$PA" $bad > /dev/null 2>&1 || rc=$?
   [ $rc = 2 ] || fail "archive $bad gave exit $rc, not 2"
 done
-pass "a wrong secret (exit 3, SignatureDoesNotMatch, no secret printed), a missing object (exit 3), bad --to/--part-size/--upload-interval (exit 2)"
+rc=0
+"$BINRECOVER" events --s3-endpoint=http://127.0.0.1:1 "$WORK/a/binlog/mysql-bin.000001" > /dev/null 2>&1 || rc=$?
+[ $rc = 2 ] || fail "--s3-endpoint without an s3:// input gave exit $rc, not 2"
+pass "a wrong secret (exit 3, SignatureDoesNotMatch, no secret printed), a missing object (exit 3), bad --to/--part-size/--upload-interval, --s3-* without a store (exit 2)"
