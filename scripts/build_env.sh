@@ -10,3 +10,33 @@ if [ -n "$BINRECOVER_LAUNCHER" ]; then
   export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
   export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-4G}
 fi
+
+# build_fuzz_tree [DIR]: the clang tree with ASan+UBSan and the fuzzer's coverage hooks
+# (build-fuzz/ unless FUZZ_BUILD or DIR says otherwise), every target the fuzz and sanitizer
+# tests run. When scripts/test.sh builds it in the background (BINRECOVER_FUZZ_RESULT names the
+# file its exit status goes to), this waits for that build instead of starting a second one
+# in the same tree.
+build_fuzz_tree() {
+  local root build
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  build=${1:-${FUZZ_BUILD:-$root/build-fuzz}}
+  if [ -n "${BINRECOVER_FUZZ_RESULT:-}" ] && [ "$build" = "$root/build-fuzz" ] &&
+    [ "${BINRECOVER_FUZZ_BUILDING:-}" != 1 ]; then
+    local i
+    for i in $(seq 1 3600); do
+      [ -s "$BINRECOVER_FUZZ_RESULT" ] && break
+      sleep 0.5
+    done
+    [ -s "$BINRECOVER_FUZZ_RESULT" ] || { echo "build-fuzz: no result after 30 minutes" >&2; return 1; }
+    [ "$(cat "$BINRECOVER_FUZZ_RESULT")" = 0 ] ||
+      { tail -40 "$BINRECOVER_FUZZ_RESULT.log" >&2; echo "build-fuzz: the build failed" >&2; return 1; }
+    return 0
+  fi
+  CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DBINRECOVER_FUZZ=ON \
+    -DCMAKE_CXX_COMPILER_LAUNCHER="$BINRECOVER_LAUNCHER" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBINRECOVER_WERROR="${BINRECOVER_WERROR:-ON}" > /dev/null ||
+    return 1
+  cmake --build "$build" --target binrecover binrecover_tests decoder_fuzz sql_writer_fuzz \
+    -j"$(nproc)" > "$build/build.log" 2>&1 ||
+    { grep -E "error|warning" -A5 "$build/build.log" | head -60 >&2; return 1; }
+}

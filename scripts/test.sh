@@ -7,10 +7,21 @@ cd "$(dirname "$0")/.."
 # Warnings are errors here (and in the sanitizer, fuzz and g++ builds the suite makes).
 export BINRECOVER_WERROR=ON
 scripts/setup.sh
-# The g++ Release check (scripts/gxx_check.sh) compiles beside the first tests, which mostly
-# wait on their servers; the gxx_release test waits for its result and reports it.
+# The g++ Release check (scripts/gxx_check.sh), then the sanitizer/fuzz tree (build-fuzz/),
+# compile in the background beside the tests, which mostly wait on their servers; the tests
+# that need them (gxx_release, fuzz_decoder, sanitized: the last ones) wait for their results.
 export BINRECOVER_GXX_RESULT=$PWD/build/gxx_check.result
-rm -f "$BINRECOVER_GXX_RESULT" "$BINRECOVER_GXX_RESULT.log"
-(nice -n 10 scripts/gxx_check.sh > "$BINRECOVER_GXX_RESULT.log" 2>&1; echo $? > "$BINRECOVER_GXX_RESULT") &
+export BINRECOVER_FUZZ_RESULT=$PWD/build/fuzz_build.result
+rm -f "$BINRECOVER_GXX_RESULT" "$BINRECOVER_GXX_RESULT.log" "$BINRECOVER_FUZZ_RESULT" \
+  "$BINRECOVER_FUZZ_RESULT.log"
+(
+  rc=0
+  nice -n 10 scripts/gxx_check.sh > "$BINRECOVER_GXX_RESULT.log" 2>&1 || rc=$?
+  echo $rc > "$BINRECOVER_GXX_RESULT"
+  rc=0
+  BINRECOVER_FUZZ_BUILDING=1 nice -n 10 bash -c 'source scripts/build_env.sh && build_fuzz_tree' \
+    > "$BINRECOVER_FUZZ_RESULT.log" 2>&1 || rc=$?
+  echo $rc > "$BINRECOVER_FUZZ_RESULT"
+) &
 cd build
 ctest --output-on-failure --timeout 900 "$@"

@@ -11,10 +11,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 build=${SANITIZED_BUILD:-${FUZZ_BUILD:-$ROOT/build-fuzz}}
 source "$ROOT/scripts/build_env.sh"
-CC=clang CXX=clang++ cmake -S "$ROOT" -B "$build" -DBINRECOVER_FUZZ=ON \
-  -DCMAKE_CXX_COMPILER_LAUNCHER="$BINRECOVER_LAUNCHER" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBINRECOVER_WERROR="${BINRECOVER_WERROR:-ON}" >/dev/null
-cmake --build "$build" --target binrecover binrecover_tests -j"$(nproc)" >/dev/null
+build_fuzz_tree "$build"
 
 # A sanitizer report exits 86, which no binrecover error code uses.
 export ASAN_OPTIONS=detect_leaks=1:exitcode=86:allocator_may_return_null=0
@@ -34,27 +31,38 @@ if [ -d "$corpus" ]; then
 else
   echo "sanitized: ../shared/corpus not present; bundled binlogs only" >&2
 fi
-runs=0 errors=0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for f in "${files[@]}"; do
+# check FILE: the five modes over one binlog, as many files at once as there are cores; prints
+# one line per run ("ok" or "error": a clean error), and the report on a sanitizer finding.
+check() {
+  local f=$1 mode rc args tmp
+  tmp=$(mktemp -d "$work/run.XXXXXX")
   for mode in sql verbose rows events stats; do
     case $mode in
-      sql) args=(--local-load="$work/load" "$f") ;;
-      verbose) args=(--local-load="$work/load" -vv "$f") ;;
-      rows) args=(--local-load="$work/load" --rows-as-sql "$f") ;;
+      sql) args=(--local-load="$tmp/load" "$f") ;;
+      verbose) args=(--local-load="$tmp/load" -vv "$f") ;;
+      rows) args=(--local-load="$tmp/load" --rows-as-sql "$f") ;;
       events) args=(events "$f") ;;
       stats) args=(stats "$f") ;;
     esac
     rc=0
-    "$build/binrecover" "${args[@]}" > /dev/null 2> "$work/err" || rc=$?
-    if [ $rc = 86 ] || grep -q -E "AddressSanitizer|runtime error|LeakSanitizer" "$work/err"; then
-      head -30 "$work/err" >&2
+    "$build/binrecover" "${args[@]}" > /dev/null 2> "$tmp/err" || rc=$?
+    if [ $rc = 86 ] || grep -q -E "AddressSanitizer|runtime error|LeakSanitizer" "$tmp/err"; then
+      head -30 "$tmp/err" >&2
       echo "FAIL: sanitizer report: binrecover ${args[*]}" >&2
-      exit 1
+      return 255  # (xargs stops at once)
     fi
-    runs=$((runs + 1))
-    [ $rc = 0 ] || errors=$((errors + 1))
+    [ $rc = 0 ] && echo ok || echo error
   done
-done
+  rm -rf "$tmp"
+}
+export -f check
+export build work
+printf '%s\0' "${files[@]}" | xargs -0 -n1 -P"$(nproc)" bash -c 'check "$1"' _ > "$work/runs" ||
+  exit 1
+runs=$(wc -l < "$work/runs")
+errors=$(grep -c '^error' "$work/runs" || true)
+[ "$runs" = $((5 * ${#files[@]})) ] ||
+  { echo "FAIL: $runs runs for ${#files[@]} binlogs, not 5 each" >&2; exit 1; }
 echo "binrecover under ASan+UBSan: $runs runs over ${#files[@]} binlogs ($errors clean errors), no report"

@@ -10,10 +10,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-${FUZZ_SECONDS:-120}}
 build=${FUZZ_BUILD:-$ROOT/build-fuzz}
 source "$ROOT/scripts/build_env.sh"
-CC=clang CXX=clang++ cmake -S "$ROOT" -B "$build" -DBINRECOVER_FUZZ=ON \
-  -DCMAKE_CXX_COMPILER_LAUNCHER="$BINRECOVER_LAUNCHER" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBINRECOVER_WERROR="${BINRECOVER_WERROR:-ON}" >/dev/null
-cmake --build "$build" --target decoder_fuzz sql_writer_fuzz -j"$(nproc)" >/dev/null
+build_fuzz_tree "$build"
 
 seeds=$(mktemp -d)
 trap 'rm -rf "$seeds"' EXIT

@@ -52,17 +52,22 @@ find_drop() {
   awk -F'\t' '$3 == "Query" && $6 ~ /DROP DATABASE zyyshop/ { print $1, $2; exit }' "$1"
 }
 
-# wait_checkpoint BINLOG_DIR: MariaDB writes a new binlog's Binlog_checkpoint event a moment after
-# the file is opened (once the previous file's transactions are durable; seconds on a loaded
-# machine): waits until the newest file has it, so a copy taken then is of the whole file.
+# wait_checkpoint BINLOG_DIR: MariaDB opens a new binlog with a Binlog_checkpoint naming the
+# previous file, and writes a second one naming the new file itself a moment later (once the
+# previous file's transactions are durable in the engine; seconds on a loaded machine): waits
+# until the newest file has that second one, after which a quiet server appends nothing to it,
+# so a copy taken then is of the whole file.
 wait_checkpoint() {
-  local last
+  local last name
   for _ in $(seq 1 300); do
     last=$(ls "$1"/mysql-bin.[0-9]* | tail -1)
-    "$BINRECOVER" events "$last" 2> /dev/null | grep -q Binlog_checkpoint && return 0
+    name=$(basename "$last")
+    "$BINRECOVER" events --format=tsv "$last" 2> /dev/null |
+      awk -F'\t' -v n="$name" '$3 == "Binlog_checkpoint" && $6 == n { found = 1 } END { exit !found }' &&
+      return 0
     sleep 0.1
   done
-  fail "no Binlog_checkpoint in $last after 30 s"
+  fail "no Binlog_checkpoint naming $name in it after 30 s"
 }
 
 # shop_scenario PORT: on a server with an empty database shop, the dump (WORK/dump.sql, with its
