@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "recovery/sql/schema.h"
 #include "recovery/workflows/replay.h"
+#include "recovery/workflows/server_applier.h"
 
 namespace binrecover::cli {
 
@@ -39,7 +40,9 @@ int replay_command(Options& o) {
                 " s left";
       }
       std::string busy;
-      if (p.workers > 1)
+      if (p.server_applier)
+        busy = ", " + std::to_string(p.in_flight) + " sent, not yet applied";
+      else if (p.workers > 1)
         busy = ", " + std::to_string(p.busy) + "/" + std::to_string(p.workers) + " workers busy";
       std::fprintf(stderr,
                    "\rbinrecover: %s:%llu, %llu transactions (%.0f/s), %.1f MB%s, %.1f MB/s%s%s   ",
@@ -54,8 +57,12 @@ int replay_command(Options& o) {
   if (o.schema_file) schema.load_file(*o.schema_file);
   recovery::ReplayResult r;
   try {
-    r = recovery::run_replay(o.inputs, o.decode, o.filter, o.sql, o.replay, o.connection, session,
-                             warn, progress, o.sql.rows_as_sql ? &schema : nullptr);
+    if (o.replay.server_applier)
+      r = recovery::run_server_applier(o.inputs, o.decode, o.filter, o.sql.disable_log_bin,
+                                       o.replay, o.connection, session, warn, progress);
+    else
+      r = recovery::run_replay(o.inputs, o.decode, o.filter, o.sql, o.replay, o.connection, session,
+                               warn, progress, o.sql.rows_as_sql ? &schema : nullptr);
   } catch (...) {
     if (shown) std::fputs("\n", stderr);
     throw;

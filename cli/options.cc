@@ -470,7 +470,17 @@ Group replay_group() {
   add_parallel_options(g, "1");
   g.add_options()("report", po::value<std::string>(),
                   "write a JSON summary here: transactions, workers, units applied alone, "
-                  "retries, seconds");
+                  "retries, seconds")(
+      "server-applier",
+      "MariaDB targets: apply with the target's own replication applier (with --parallel N "
+      "its parallel applier, slave_parallel_threads=N), binrecover serving the kept "
+      "transactions as its replication source; exactly once by the target's gtid_slave_pos")(
+      "listen", po::value<std::string>(),
+      "with --server-applier: HOST[:PORT] of this machine that the target connects to "
+      "(default 127.0.0.1 and a free port, for a target on this machine)")(
+      "window", po::value<std::string>(),
+      "with --server-applier: MiB sent ahead of what the target has applied (default 64; "
+      "its relay log holds about this much)");
   g.add_options()("state-file", po::value<std::string>(),
                   "where the end of the last applied transaction is kept (default "
                   "./binrecover-replay.state)")(
@@ -1660,6 +1670,45 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       else
         usage_error("--in-doubt must be applied or not-applied, not '" + *v + "'");
       if (!o.replay.resume) usage_error("--in-doubt applies with --resume");
+    }
+    if (has("server-applier")) {
+      o.replay.server_applier = true;
+      // What the target's replication cannot honour: it applies the log's events as they are.
+      for (const char* n :
+           {"rows-as-sql", "idempotent", "skip-gtids", "progress-table", "in-doubt",
+            "no-preserve-commit-order", "trigger-tables", "schema", "local-load", "rewrite-db"})
+        if (has(n))
+          usage_error(std::string("--") + n +
+                      " does not apply with --server-applier (the target's replication applies "
+                      "the log's events as they are, and records them in its gtid_slave_pos)");
+      if (auto g = text("gtids"); g && *g == "strip")
+        usage_error(
+            "--gtids=strip does not apply with --server-applier (the target's "
+            "replication keeps the log's GTIDs)");
+    }
+    if (auto w = text("window")) {
+      if (!o.replay.server_applier) usage_error("--window applies with --server-applier");
+      if (w->empty() || w->size() > 6 || w->find_first_not_of("0123456789") != std::string::npos ||
+          std::stoul(*w) < 1 || std::stoul(*w) > 65536)
+        usage_error("--window needs MiB from 1 to 65536, not '" + *w + "'");
+      o.replay.window_bytes = std::uint64_t{std::stoul(*w)} << 20;
+    }
+    if (auto l = text("listen")) {
+      if (!o.replay.server_applier) usage_error("--listen applies with --server-applier");
+      std::string host = *l;
+      if (const auto colon = host.rfind(':');
+          colon != std::string::npos && host.find(':') == colon) {  // (an IPv6 address: no port)
+        const std::string port = host.substr(colon + 1);
+        if (port.empty() || port.size() > 5 ||
+            port.find_first_not_of("0123456789") != std::string::npos || std::stoul(port) > 65535)
+          usage_error("--listen needs HOST[:PORT], not '" + *l + "'");
+        o.replay.listen_port = static_cast<unsigned>(std::stoul(port));
+        host = host.substr(0, colon);
+      }
+      if (host.empty() || host.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV"
+                                                 "WXYZ0123456789.-:_") != std::string::npos)
+        usage_error("--listen needs a host name or address of this machine, not '" + host + "'");
+      o.replay.listen_host = host;
     }
     if (auto g = text("gtids")) {
       if (*g == "keep")

@@ -416,6 +416,26 @@ std::vector<std::vector<std::string>> Session::rows(std::string_view sql) {
   return out;
 }
 
+std::vector<std::pair<std::string, std::string>> Session::named_row(std::string_view sql) {
+  MYSQL* m = impl_->mysql;
+  if (mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
+    impl_->fail(std::string(sql));
+  std::vector<std::pair<std::string, std::string>> out;
+  if (MYSQL_RES* res = mysql_store_result(m)) {
+    const unsigned n = mysql_num_fields(res);
+    const MYSQL_FIELD* fields = mysql_fetch_fields(res);
+    if (MYSQL_ROW row = mysql_fetch_row(res)) {
+      const unsigned long* len = mysql_fetch_lengths(res);
+      for (unsigned k = 0; k < n; ++k)
+        out.emplace_back(fields[k].name,
+                         row[k] != nullptr ? std::string(row[k], len[k]) : std::string());
+    }
+    mysql_free_result(res);
+  }
+  impl_->drain();
+  return out;
+}
+
 void Session::start_binlog_dump(std::string_view file, std::uint32_t pos, std::uint32_t server_id,
                                 bool non_block) {
   // COM_BINLOG_DUMP: u32 position, u16 flags (1 = BINLOG_DUMP_NON_BLOCK: an EOF packet at the

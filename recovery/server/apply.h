@@ -102,6 +102,8 @@ class Session {
   void set_charset(const std::string& name);
   // Every row of a result, each column as text ("" for NULL).
   std::vector<std::vector<std::string>> rows(std::string_view sql);
+  // The first row of a result as (column name, value) pairs ("" for NULL; none: no row).
+  std::vector<std::pair<std::string, std::string>> named_row(std::string_view sql);
 
   // The replication protocol: asks for the binary log `file` from `pos` (COM_BINLOG_DUMP; with
   // `non_block` the server ends the stream at the end of its logs instead of waiting), then

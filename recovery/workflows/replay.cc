@@ -20,6 +20,7 @@
 #include "recovery/sql/output.h"
 #include "recovery/sql/sql_quote.h"
 #include "recovery/workflows/apply_engine.h"
+#include "recovery/workflows/replay_common.h"
 #include "recovery/workflows/target_keys.h"
 #include "recovery/workflows/write_set.h"
 
@@ -46,14 +47,14 @@ void write_all(int fd, const std::string& text, const std::string& path) {
   }
 }
 
+}  // namespace
+
 std::string coordinates(const ReplayState& st) {
   std::string s = st.file + ":" + std::to_string(st.position);
   if (!st.gtid.empty()) s += " (GTID " + st.gtid + ")";
   return s;
 }
 
-// The target as the state file names it: where it is and which server it is, so that a resume
-// against another server (a copy restored elsewhere, another port) is told apart.
 std::string server_identity(Session& session) {
   std::string id = session.where();
   if (auto sid = session.value("SELECT @@server_id")) id += " server_id=" + *sid;
@@ -62,73 +63,57 @@ std::string server_identity(Session& session) {
   return id;
 }
 
-// Whether the state file's server is this one (older state files name only host:port).
 bool same_server(const std::string& recorded, const std::string& identity, Session& session) {
   return recorded.empty() || recorded == identity || recorded == session.where();
 }
 
+namespace {
 // The stop flag SIGINT and SIGTERM set while a replay runs.
 std::atomic<int> g_stop_signal{0};
 extern "C" void on_stop_signal(int sig) { g_stop_signal.store(sig); }
+}  // namespace
 
-// SIGINT and SIGTERM handled for the lifetime of a replay: the unit being applied finishes,
-// then the replay stops where it can be resumed. (A second signal ends it at once: the progress
-// row keeps the resume point exact.)
-class StopSignals {
- public:
-  StopSignals() {
-    g_stop_signal.store(0);
-    struct sigaction sa {};
-    sa.sa_handler = on_stop_signal;
-    sa.sa_flags = SA_RESTART | SA_RESETHAND;
-    sigemptyset(&sa.sa_mask);
-    ::sigaction(SIGINT, &sa, &old_int_);
-    ::sigaction(SIGTERM, &sa, &old_term_);
-  }
-  ~StopSignals() {
-    ::sigaction(SIGINT, &old_int_, nullptr);
-    ::sigaction(SIGTERM, &old_term_, nullptr);
-  }
-  StopSignals(const StopSignals&) = delete;
-  StopSignals& operator=(const StopSignals&) = delete;
+int stop_signal() { return g_stop_signal.load(); }
 
- private:
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
-};
+StopSignals::StopSignals() {
+  g_stop_signal.store(0);
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sa.sa_flags = SA_RESTART | SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, &old_int_);
+  ::sigaction(SIGTERM, &sa, &old_term_);
+}
 
-// An exclusive lock on STATE.lock for the lifetime of a replay: a second run with the same state
-// file is refused instead of applying the same transactions again.
-class StateLock {
- public:
-  explicit StateLock(const std::string& state_file) : path_(state_file + ".lock") {
-    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd_ < 0) io_error("cannot open the replay lock", path_);
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      char pid[32] = {};
-      const ssize_t n = ::pread(fd_, pid, sizeof pid - 1, 0);
-      ::close(fd_);
-      throw Error(ErrorCode::kUsage,
-                  "another binrecover replay is running with the state file " + state_file +
-                      (n > 0 ? " (process " + std::string(pid, static_cast<std::size_t>(n)) + ")"
-                             : std::string()) +
-                      ": one replay per state file");
-    }
-    const std::string pid = std::to_string(::getpid());
-    if (::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
-      // (the pid is only for the message above)
-    }
-  }
-  ~StateLock() {
-    if (fd_ >= 0) ::close(fd_);  // releases the lock; the file stays (unlinking it would race)
-  }
-  StateLock(const StateLock&) = delete;
-  StateLock& operator=(const StateLock&) = delete;
+StopSignals::~StopSignals() {
+  ::sigaction(SIGINT, &old_int_, nullptr);
+  ::sigaction(SIGTERM, &old_term_, nullptr);
+}
 
- private:
-  std::string path_;
-  int fd_ = -1;
-};
+StateLock::StateLock(const std::string& state_file) : path_(state_file + ".lock") {
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd_ < 0) io_error("cannot open the replay lock", path_);
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    char pid[32] = {};
+    const ssize_t n = ::pread(fd_, pid, sizeof pid - 1, 0);
+    ::close(fd_);
+    throw Error(ErrorCode::kUsage,
+                "another binrecover replay is running with the state file " + state_file +
+                    (n > 0 ? " (process " + std::string(pid, static_cast<std::size_t>(n)) + ")"
+                           : std::string()) +
+                    ": one replay per state file");
+  }
+  const std::string pid = std::to_string(::getpid());
+  if (::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
+    // (the pid is only for the message above)
+  }
+}
+
+StateLock::~StateLock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the lock; the file stays (unlinking it would race)
+}
+
+namespace {
 
 // Whether the target has logged `gtid` (MySQL's gtid_executed; MariaDB's binlog position, which
 // it keeps when it binlogs), or nullopt when it cannot tell (GTIDs stripped, no GTID, a MariaDB
@@ -172,6 +157,8 @@ std::optional<bool> target_has_gtid(Session& session, const std::string& gtid, G
   return on.contains(gtid);
 }
 
+}  // namespace
+
 // The GTIDs the target has applied (MariaDB: binlogged or replicated; MySQL: executed).
 void add_target_gtids(Session& session, AppliedGtids& out) {
   if (session.mariadb()) {
@@ -191,8 +178,6 @@ std::optional<std::pair<std::size_t, std::uint64_t>> order_of(const std::vector<
     if (inputs[i].display_name == file) return std::make_pair(i, pos);
   return std::nullopt;
 }
-
-}  // namespace
 
 std::optional<ReplayState> read_replay_state(const std::string& path) {
   std::ifstream in(path);
@@ -225,6 +210,8 @@ std::optional<ReplayState> read_replay_state(const std::string& path) {
       (key == "in_doubt_begin" ? st.in_doubt_begin : st.in_doubt_end) = std::stoull(value);
     } else if (key == "in_doubt_gtid") {
       st.in_doubt_gtid = value;
+    } else if (key == "target_settings_before") {
+      st.settings_before = value;
     } else if (key == "server_started") {
       st.server_started = std::strtoull(value.c_str(), nullptr, 10);
     }
@@ -244,6 +231,11 @@ void write_replay_state(const std::string& path, const ReplayState& st, bool dur
   if (!st.gtid.empty()) text += "gtid=" + st.gtid + "\n";
   if (!st.server.empty()) text += "server=" + st.server + "\n";
   if (st.server_started != 0) text += "server_started=" + std::to_string(st.server_started) + "\n";
+  if (!st.settings_before.empty())
+    text +=
+        "# The target's settings before --server-applier changed them:\n"
+        "target_settings_before=" +
+        st.settings_before + "\n";
   if (st.in_doubt_end > 0)
     text +=
         "# Being applied when the replay stopped (not a transaction: it may or may not be\n"
@@ -914,10 +906,12 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
                              at > skipped ? at - skipped : std::uint64_t{0},
                              total,
                              replay.engine().workers(),
-                             replay.engine().busy()};
+                             replay.engine().busy(),
+                             0,
+                             false};
       progress(p);
     }
-    if (const int sig = g_stop_signal.load(); sig != 0)
+    if (const int sig = stop_signal(); sig != 0)
       throw Error(ErrorCode::kInterrupted,
                   std::string("stopped by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM"));
   });

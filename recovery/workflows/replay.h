@@ -39,6 +39,12 @@ struct ReplayOptions {
   InDoubt in_doubt = InDoubt::kRefuse;
   std::size_t parallel = 1;           // --parallel: workers (sessions) applying at once
   bool preserve_commit_order = true;  // false: --no-preserve-commit-order
+  // --server-applier: the target's own replication applier applies the log, binrecover its
+  // replication source (recovery/workflows/server_applier.h), listening on --listen.
+  bool server_applier = false;
+  std::string listen_host = "127.0.0.1";
+  unsigned listen_port = 0;                              // 0: a free port
+  std::uint64_t window_bytes = std::uint64_t{64} << 20;  // sent ahead of what is applied
 };
 
 // Where a replay got to: the end of the last transaction the server committed.
@@ -52,6 +58,10 @@ struct ReplayState {
   // `in_doubt_end`, GTID `in_doubt_gtid`): written before it runs, cleared once it has.
   std::uint64_t in_doubt_begin = 0, in_doubt_end = 0;
   std::string in_doubt_gtid{};
+  // --server-applier: the target's global settings before the replay changed them
+  // ("slave_parallel_threads=0,slave_ddl_exec_mode=IDEMPOTENT"), given back at the end (also by
+  // a --resume after a kill); "" : none changed.
+  std::string settings_before{};
 };
 
 // nullopt when there is no such file. Throws Error(kUsage) for a file that is not a state file.
@@ -69,6 +79,9 @@ struct ReplayProgress {
   std::uint64_t bytes_total;   // 0 when unknown (standard input)
   std::size_t workers = 1;
   std::size_t busy = 0;  // workers applying a unit right now
+  // --server-applier: transactions sent to the target and not yet applied there (busy is 0).
+  std::size_t in_flight = 0;
+  bool server_applier = false;
 };
 using ReplayProgressFn = std::function<void(const ReplayProgress&)>;
 
