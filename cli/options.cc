@@ -387,6 +387,10 @@ Group plan_group(bool drill) {
       "keep", "keep the drill server's data folder")("result-file,r", po::value<std::string>(),
                                                      "write the summary to this file");
   add_parallel_options(g, "4");
+  g.add_options()("server-applier",
+                  "MariaDB: the drill server applies the binlogs with its own (parallel) "
+                  "replication applier, binrecover serving them as its replication source (as "
+                  "replay --server-applier)");
   return grp;
 }
 
@@ -1328,6 +1332,11 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     o.drill.write_expect_file = text("write-expect");
     o.drill.report_file = text("report");
     if (auto b = text("server-binary")) o.drill.server_binary = *b;
+    o.drill.server_applier = has("server-applier");
+    if (o.drill.server_applier && has("no-preserve-commit-order"))
+      usage_error(
+          "--no-preserve-commit-order does not apply with --server-applier (the "
+          "server's applier commits in the log's order)");
   }
   o.remote = has("read-from-remote-server") || has("read-from-remote-source");
   if ((cmd == Command::kSql || cmd == Command::kEvents) && has("stop-never") && !has("raw")) {

@@ -9,6 +9,9 @@ if [ -n "$BINRECOVER_LAUNCHER" ]; then
   # (paths under the checkout are hashed relative to it: another clone hits the same cache)
   export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
   export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-4G}
+  # (and the folder a -g build runs in is not hashed: a clone elsewhere hits the cache too, its
+  # debug information naming the first clone's folder)
+  export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
 fi
 
 # build_fuzz_tree [DIR]: the clang tree with ASan+UBSan and the fuzzer's coverage hooks

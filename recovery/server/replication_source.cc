@@ -519,7 +519,7 @@ std::optional<DumpRequest> ReplicationListener::serve_commands(
         binlog::ByteCursor c(p, 0);
         c.skip(1);
         req.position = c.u32le();
-        c.skip(2);
+        req.flags = c.u16le();
         req.replica_server_id = c.u32le();
         req.file.assign(reinterpret_cast<const char*>(p.data()) + 11, p.size() - 11);
         return req;  // (the events follow: no answer of its own)

@@ -33,6 +33,9 @@ struct DumpRequest {
   std::uint32_t replica_server_id = 0;
   std::string file;  // COM_BINLOG_DUMP's file and position (positional replication)
   std::uint32_t position = 4;
+  // COM_BINLOG_DUMP's flags (MariaDB: 2 = BINLOG_SEND_ANNOTATE_ROWS_EVENT, the replica wants
+  // the Annotate_rows events).
+  std::uint16_t flags = 0;
   // @slave_connect_state (MariaDB GTID replication): the last GTID of each domain the replica
   // has, "D-S-N,..." ("" : none); nullopt: positional.
   std::optional<std::string> connect_state;

@@ -27,6 +27,7 @@
 #include "recovery/sql/sql_quote.h"
 #include "recovery/workflows/event_table.h"
 #include "recovery/workflows/replay.h"
+#include "recovery/workflows/server_applier.h"
 
 namespace binrecover::recovery {
 namespace {
@@ -143,6 +144,7 @@ class ThrowawayServer {
     dir_ = tmpl;
     srv_ = dir_ + "/server";
     keep_ = opts.keep;
+    server_applier_ = opts.server_applier;
   }
   ~ThrowawayServer() { abandon(); }
   // Stops the server and removes its folder (unless --keep).
@@ -213,6 +215,9 @@ class ThrowawayServer {
                                      "--innodb-buffer-pool-size=128M",
                                      "--max-allowed-packet=1G",
                                      "--skip-log-bin"};
+    // (--server-applier: a server id no binlog names, as a replica's events of its own id would
+    // be left out)
+    if (server_applier_) args.push_back("--server-id=4294967001");
     if (!mariadb_) args.push_back("--mysqlx=OFF");
     pid_ = spawn(args, -1, -1, -1);
     const auto deadline = Clock::now() + std::chrono::seconds(90);
@@ -306,6 +311,7 @@ class ThrowawayServer {
  private:
   std::string binary_, client_, dir_, srv_, account_;
   bool mariadb_ = true;
+  bool server_applier_ = false;
   bool keep_ = false;
   std::optional<ConnectionOptions> external_;
   pid_t pid_ = -1;
@@ -426,8 +432,12 @@ DrillResult run_drill(const std::vector<InputFile>& inputs, const DrillOptions& 
         ro.state_file = server.dir() + "/replay.state";
         ro.parallel = opts.parallel;
         ro.preserve_commit_order = opts.preserve_commit_order;
+        ro.server_applier = opts.server_applier;
         const ReplayResult rr =
-            run_replay(replay_inputs, decode, filter, SqlOptions{}, ro, conn, session, warn);
+            opts.server_applier
+                ? run_server_applier(replay_inputs, decode, filter, false, ro, conn, session, warn)
+                : run_replay(replay_inputs, decode, filter, SqlOptions{}, ro, conn, session, warn);
+        r.server_applier = opts.server_applier;
         r.replay = rr.stats;
         r.workers = rr.workers;
         r.replay_seconds = rr.seconds;
@@ -435,7 +445,8 @@ DrillResult run_drill(const std::vector<InputFile>& inputs, const DrillOptions& 
         r.replay_barriers = rr.barriers;
         return std::to_string(r.replay.events) + " events, " +
                std::to_string(rr.transactions_applied) + " transactions, " +
-               std::to_string(rr.workers) + (rr.workers == 1 ? " worker" : " workers");
+               std::to_string(rr.workers) + (rr.workers == 1 ? " worker" : " workers") +
+               (opts.server_applier ? " of the server's own replication applier" : "");
       }))
     return r;
 
@@ -569,10 +580,11 @@ void write_drill_report(const DrillResult& r, const DrillOptions&, Output& out) 
   fmt::format_to(
       it,
       "],\"replay\":{{\"events\":{},\"transactions\":{},\"bytes\":{}}},"
-      "\"parallel\":{{\"workers\":{},\"seconds\":{:.3f},\"transactions\":{},"
-      "\"alone\":{},\"rate\":{:.1f}}},\"tables\":[",
-      r.replay.events, r.replay_transactions, r.replay.bytes_read, r.workers, r.replay_seconds,
-      r.replay_transactions, r.replay_barriers,
+      "\"parallel\":{{\"workers\":{},\"applier\":\"{}\",\"seconds\":{:.3f},"
+      "\"transactions\":{},\"alone\":{},\"rate\":{:.1f}}},\"tables\":[",
+      r.replay.events, r.replay_transactions, r.replay.bytes_read, r.workers,
+      r.server_applier ? "server" : "sessions", r.replay_seconds, r.replay_transactions,
+      r.replay_barriers,
       r.replay_seconds > 0 ? static_cast<double>(r.replay_transactions) / r.replay_seconds : 0.0);
   for (std::size_t i = 0; i < r.tables.size(); ++i) {
     const auto& t = r.tables[i];

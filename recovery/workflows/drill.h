@@ -26,8 +26,11 @@ struct DrillOptions {
   std::string server_binary;                     // mariadbd/mysqld; empty = search PATH
   // A given server instead of a throwaway one (-h/-P/-u/-p/-S): the backup is restored into it.
   std::optional<ConnectionOptions> server;
-  bool keep = false;                  // keep the server's data folder
-  std::size_t parallel = 4;           // --parallel: the replay's workers
+  bool keep = false;         // keep the server's data folder
+  std::size_t parallel = 4;  // --parallel: the replay's workers
+  // --server-applier: the drill server (MariaDB) applies the binlogs with its own replication
+  // applier, binrecover its source (recovery/workflows/server_applier.h).
+  bool server_applier = false;
   bool preserve_commit_order = true;  // false: --no-preserve-commit-order
 };
 
@@ -53,6 +56,7 @@ struct DrillResult {
   std::vector<TableResult> tables;
   RunStats replay;
   std::size_t workers = 0;  // the replay's, and what it did
+  bool server_applier = false;
   double replay_seconds = 0;
   std::uint64_t replay_transactions = 0;
   std::uint64_t replay_barriers = 0;

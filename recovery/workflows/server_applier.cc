@@ -245,15 +245,26 @@ class Feed : public WalkConsumer {
         stream_id_(stream_id),
         identity_(std::move(identity)) {
     stop_ = [] { return stop_signal() != 0; };
+    heartbeats_ = std::thread([this] { beat(); });
   }
+  ~Feed() override {
+    quit_ = true;
+    heartbeats_.join();
+  }
+  Feed(const Feed&) = delete;
+  Feed& operator=(const Feed&) = delete;
 
   bool wants_gtid() const override { return true; }
 
   // A new dump request: a new stream file, the target's GTIDs.
   void connected(const DumpRequest& req, bool first) {
+    const std::lock_guard<std::mutex> lock(io_mu_);
     ++file_no_;
     pos_ = 4;
     started_ = false;
+    between_ = true;
+    streaming_ = true;
+    annotate_ = (req.flags & 2) != 0;
     have_ = domain_positions(req.connect_state.value_or(""));
     strict_ = first && !opts_.resume && opts_.gtids != GtidMode::kSkipApplied;
     connect_state_ = req.connect_state.value_or("");
@@ -263,6 +274,11 @@ class Feed : public WalkConsumer {
     // (units in flight stay so: the target may still apply them from its relay log, and says
     // so in gtid_slave_pos)
     last_send_ = Clock::now();
+  }
+  // The connection is being waited for (or the walk is over): no heartbeats.
+  void pause() {
+    const std::lock_guard<std::mutex> lock(io_mu_);
+    streaming_ = false;
   }
 
   // The log's format descriptions (meta units): the stream's own is made of the first.
@@ -314,6 +330,10 @@ class Feed : public WalkConsumer {
     if (const int sig = stop_signal(); sig != 0)
       throw Error(ErrorCode::kInterrupted,
                   std::string("stopped by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM"));
+    {
+      const std::lock_guard<std::mutex> lock(io_mu_);
+      between_ = false;
+    }
     if (!started_)
       start_file();
     else if (pos_ > kFileBytes)
@@ -325,6 +345,8 @@ class Feed : public WalkConsumer {
              const binlog::FormatContext& ctx) override {
     if (meta_) format(ev);
     if (!sending_) return;
+    if (ev.header.type == static_cast<std::uint8_t>(EventType::kMariaAnnotateRows) && !annotate_)
+      return;  // (a replica that did not ask for them, as a server leaves them out)
     if (ev.header.server_id == target_id_)
       throw Error(ErrorCode::kUsage,
                   "--server-applier: this event carries the target's own server id " +
@@ -355,9 +377,13 @@ class Feed : public WalkConsumer {
   void end_unit(const UnitInfo& u) override {
     if (!sending_) return;
     sending_ = false;
+    {
+      const std::lock_guard<std::mutex> lock(io_mu_);
+      between_ = true;
+    }
     const auto g = maria_gtid(u.gtid);
-    in_flight_.push_back(Sent{listener_.bytes_sent(), g ? g->first : 0, g ? g->second : 0, *u.file,
-                              u.end_pos, u.gtid});
+    in_flight_.push_back(
+        Sent{sent_bytes(), g ? g->first : 0, g ? g->second : 0, *u.file, u.end_pos, u.gtid});
     ++sent_;
     if (Clock::now() - last_flush_ > std::chrono::milliseconds(20)) flush();
   }
@@ -395,7 +421,7 @@ class Feed : public WalkConsumer {
                                  : std::string(" (its SQL thread is not running)")));
     }
     settle(st.gtid_slave_pos);
-    if (!listener_.connected()) throw Reconnect{"the target's replication connection closed"};
+    if (!link_up()) throw Reconnect{"the target's replication connection closed"};
   }
 
   // The units the target's gtid_slave_pos says it applied (it records it inside each
@@ -426,18 +452,47 @@ class Feed : public WalkConsumer {
   // The stream's current event in buf_ (its checksum room included): log position, size,
   // checksum, out.
   void emit() {
+    const std::lock_guard<std::mutex> lock(io_mu_);
     const std::uint64_t end = pos_ + buf_.size();
     put_le(buf_, 13, end & 0xFFFFFFFFu, 4);
     binlog::seal_event(buf_, true);
+    send_locked(buf_);
+    pos_ = end;
+    ++events_;
+  }
+
+  // (io_mu_ held) One event out; a lost connection is a Reconnect.
+  void send_locked(const std::vector<std::byte>& ev) {
     try {
-      listener_.send(binlog::Bytes(buf_.data(), buf_.size()), stop_);
+      listener_.send(binlog::Bytes(ev.data(), ev.size()), stop_);
     } catch (const Error& e) {
       if (e.code() == ErrorCode::kServer) throw Reconnect{e.what()};
       throw;
     }
-    pos_ = end;
-    ++events_;
     last_send_ = Clock::now();
+  }
+  std::uint64_t sent_bytes() {
+    const std::lock_guard<std::mutex> lock(io_mu_);
+    return listener_.bytes_sent();
+  }
+  bool link_up() {
+    const std::lock_guard<std::mutex> lock(io_mu_);
+    return listener_.connected();
+  }
+
+  // The heartbeat thread: between units, a heartbeat when nothing went out for a while (the
+  // reading of a large transaction, or of a slow input, takes longer than the replica waits).
+  void beat() {
+    while (!quit_) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      const std::lock_guard<std::mutex> lock(io_mu_);
+      if (!streaming_ || !started_ || !between_ || Clock::now() - last_send_ < heartbeat_every_)
+        continue;
+      try {
+        heartbeat_locked();
+      } catch (...) {  // (the feed sees the connection gone)
+      }
+    }
   }
 
   // A stream file's first events: the artificial Rotate naming it, then the log's format
@@ -457,12 +512,16 @@ class Feed : public WalkConsumer {
     buf_.resize(buf_.size() + 4);
     put_le(buf_, 13, 0, 4);
     binlog::seal_event(buf_, true);
-    listener_.send(binlog::Bytes(buf_.data(), buf_.size()), stop_);
+    {
+      const std::lock_guard<std::mutex> lock(io_mu_);
+      send_locked(buf_);
+    }
     buf_ = fde_;
     put_le(buf_, 17, 0, 2);
     put_le(buf_, 19 + 2 + 50, 0, 4);       // created
     buf_[buf_.size() - 5] = std::byte{1};  // CRC32
     emit();
+    const std::lock_guard<std::mutex> lock(io_mu_);
     started_ = true;
   }
 
@@ -494,7 +553,7 @@ class Feed : public WalkConsumer {
     for (;;) {
       check();
       if (in_flight_.empty()) return;
-      const std::uint64_t now = listener_.bytes_sent();
+      const std::uint64_t now = sent_bytes();
       const std::uint64_t ahead = now - std::min(in_flight_.front().bytes_end, now);
       if (ahead < opts_.window_bytes) return;
       if (const int sig = stop_signal(); sig != 0) return;
@@ -505,11 +564,15 @@ class Feed : public WalkConsumer {
   // Nothing to send for a moment: what is gathered goes out, and a heartbeat when due.
   void idle(std::chrono::milliseconds d) {
     flush();
-    if (started_ && Clock::now() - last_send_ > heartbeat_every_) heartbeat();
+    {
+      const std::lock_guard<std::mutex> lock(io_mu_);
+      if (started_ && Clock::now() - last_send_ > heartbeat_every_) heartbeat_locked();
+    }
     std::this_thread::sleep_for(d);
   }
 
-  void heartbeat() {
+  // (io_mu_ held)
+  void heartbeat_locked() {
     const std::string name = stream_file(file_no_);
     hb_.assign(19, std::byte{0});
     hb_[4] = static_cast<std::byte>(EventType::kHeartbeat);
@@ -520,17 +583,17 @@ class Feed : public WalkConsumer {
     hb_.insert(hb_.end(), n, n + name.size());
     hb_.resize(hb_.size() + 4);
     binlog::seal_event(hb_, true);
+    send_locked(hb_);
     try {
-      listener_.send(binlog::Bytes(hb_.data(), hb_.size()), stop_);
       listener_.flush(stop_);
     } catch (const Error& e) {
       if (e.code() == ErrorCode::kServer) throw Reconnect{e.what()};
       throw;
     }
-    last_send_ = Clock::now();
   }
 
   void flush() {
+    const std::lock_guard<std::mutex> lock(io_mu_);
     try {
       listener_.flush(stop_);
     } catch (const Error& e) {
@@ -554,6 +617,13 @@ class Feed : public WalkConsumer {
   bool started_ = false;
   bool sending_ = false;
   bool meta_ = false;
+  bool annotate_ = true;  // the replica wants Annotate_rows events
+  // The listener is used by the reading thread and the heartbeat thread: io_mu_ guards it and
+  // what a heartbeat reads (pos_, file_no_, started_, between_, streaming_, last_send_).
+  std::mutex io_mu_;
+  bool streaming_ = false;
+  bool between_ = true;  // no unit half sent
+  std::atomic<bool> quit_{false};
   bool strict_ = false;
   std::map<std::uint32_t, std::uint64_t> have_;  // the target's GTID position, per domain
   std::string connect_state_;
@@ -562,6 +632,7 @@ class Feed : public WalkConsumer {
   std::uint64_t applied_ = 0, sent_ = 0, skipped_ = 0, events_ = 0;
   Clock::time_point last_send_ = Clock::now(), last_flush_ = Clock::now(), sql_seen_ = Clock::now();
   std::chrono::milliseconds heartbeat_every_{1000};
+  std::thread heartbeats_;  // (last: started when the rest is ready)
 };
 
 std::string random_password() {
@@ -847,11 +918,22 @@ ReplayResult run_server_applier(std::vector<InputFile> inputs, DecodeOptions dec
                    progress(p);
                  });
         feed.finish();
+        feed.pause();
         break;
       } catch (const Reconnect& r) {
+        feed.pause();
         if (++reconnects > 20)
           throw Error(ErrorCode::kServer,
                       "the target's replication connection was lost 20 times: " + r.why);
+        // The walk starts again after what the target confirmed: an input that cannot be read
+        // again (standard input) ends the replay there instead.
+        if (std::any_of(inputs.begin(), inputs.end(), [](const InputFile& in) {
+              return !in.memory && !in.open && (in.path.empty() || in.path == "-");
+            }))
+          throw Error(ErrorCode::kServer,
+                      r.why +
+                          ", and standard input cannot be read again to send what the "
+                          "target did not get");
         if (warn) warn(r.why + ": waiting for the target to connect again");
       }
     }

@@ -20,10 +20,21 @@ cat "$WORK/drill.out"
 grep -q '"passed":true' "$WORK/report.json" || fail "the report does not say passed"
 grep -q '"name":"replay binlogs","ok":true' "$WORK/report.json" || fail "no replay step in the report"
 grep -q '"table":"shop.orders","rows":3' "$WORK/report.json" || fail "orders not verified"
-grep -q '"parallel":{"workers":4,"seconds":[0-9.]*,"transactions":[1-9][0-9]*,' "$WORK/report.json" ||
+grep -q '"parallel":{"workers":4,"applier":"sessions","seconds":[0-9.]*,"transactions":[1-9][0-9]*,' "$WORK/report.json" ||
   fail "the report does not say how the replay ran in parallel: $(cat "$WORK/report.json")"
 grep -q "DROP DATABASE shop" "$WORK/drill.out" || fail "the drill did not stop before the DROP"
 pass "drill ($FORMAT): restored, replayed to just before the DROP DATABASE, $(grep -c . "$WORK/expected.tsv") tables equal the source"
+
+# The same with the drill server's own replication applier (binrecover its source).
+rc=0
+"$BINRECOVER" drill --dump="$WORK/dump.sql" --index-file="$WORK/a/binlog/mysql-bin.index" \
+  --database=shop --expect="$WORK/expected.tsv" --report="$WORK/report.json" --server-applier \
+  --parallel 2 > "$WORK/drill-sa.out" 2>&1 || rc=$?
+[ $rc = 0 ] || { cat "$WORK/drill-sa.out"; fail "the drill with --server-applier failed (exit $rc)"; }
+grep -q '"parallel":{"workers":2,"applier":"server","seconds":[0-9.]*,"transactions":[1-9][0-9]*,' "$WORK/report.json" ||
+  fail "--server-applier: the report does not say so: $(cat "$WORK/report.json")"
+grep -q "of the server's own replication applier" "$WORK/drill-sa.out" || fail "--server-applier: not in the summary"
+pass "drill ($FORMAT) --server-applier: the drill server's replication applier replayed to just before the DROP; the tables equal the source"
 
 # A wrong expectation must fail the drill with exit 7, naming the table.
 sed 's/^\(shop.orders\t\)3/\14/' "$WORK/expected.tsv" > "$WORK/wrong.tsv"

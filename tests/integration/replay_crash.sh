@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Exactly once across crashes, on a real MariaDB target (ports PA, PA+1): the workload of
 # parallel_workload.sh (its counter and its table without a key show a transaction applied
-# twice; every table's checksum one left out) replayed serially and with --parallel 8, and
+# twice; every table's checksum one left out) replayed serially, with --parallel 8 and with
+# --server-applier --parallel 8 (at the end), and
 # stopped at random moments (CRASH_RUNS of each, default 20): the target killed with SIGKILL
 # (then restarted), binrecover killed with SIGKILL, SIGINT and SIGTERM. Each time
 # `replay --resume` finishes it, and the target equals the source. The target has a server id of
@@ -179,3 +180,82 @@ for how in kill target-kill; do
   diff "$WORK/expected" "$WORK/got" || fail "$how during the ALTER: par differs"
   pass "$how during an ALTER TABLE on the target: $( [ "$how" = kill ] && echo "--resume waited for the target to finish it and its GTID settled it" || echo "--resume asked, --in-doubt=$answer (looked up) finished it"); the tables equal the source's"
 done
+
+# --server-applier --parallel 8 (the target's own applier, binrecover its replication source):
+# stopped at RUNS random moments, by turns the target killed (restarted), binrecover killed
+# (SIGKILL) and terminated (SIGTERM), then --resume: the target equals the source each time.
+# (A DDL that a kill of the target cuts between its execution and its gtid_slave_pos record is
+# run again and fails: the DBA's answer, as docs/usage.md says, is to look and, the change being
+# there, set gtid_slave_pos to its GTID and resume.)
+mapfile -t files < <(binlogs_between "$WORK/a/binlog" mysql-bin.000001)
+unset 'files[${#files[@]}-1]'
+sa() {
+  "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot --server-applier -D \
+    --parallel 8 --window=1 --state-file="$WORK/r.state" "$@" "${sa_files[@]}"
+}
+# (the workload's files only: the slow ALTER's are the test above's)
+sa_files=()
+for f in "${files[@]}"; do
+  "$BINRECOVER" events "$f" > "$WORK/ev.txt" 2> /dev/null || true
+  grep -q "slow" "$WORK/ev.txt" && break
+  sa_files+=("$f")
+done
+fresh_sa() {
+  sql "$PT" -e "DROP DATABASE IF EXISTS par; DROP DATABASE IF EXISTS slow; DROP DATABASE IF EXISTS binrecover;
+    RESET MASTER; SET GLOBAL gtid_slave_pos = ''"
+  rm -f "$WORK/r.state" "$WORK/r.state.lock"
+}
+fresh_sa
+start=$(date +%s%N)
+sa 2> "$WORK/full.err" || { cat "$WORK/full.err"; fail "--server-applier"; }
+ms=$((($(date +%s%N) - start) / 1000000))
+content "$PT" > "$WORK/got"
+diff "$WORK/expected" "$WORK/got" || fail "--server-applier: an uninterrupted replay differs"
+stopped_mid=0 tries=0 redone=0
+hows=(target-kill kill term)
+while [ "$stopped_mid" -lt "$RUNS" ]; do
+  tries=$((tries + 1))
+  [ "$tries" -le $((RUNS * 3)) ] || fail "--server-applier: only $stopped_mid of $((tries - 1)) stops came before the end"
+  how=${hows[$((tries % 3))]}
+  fresh_sa
+  delay=$((RANDOM % (ms * 9 / 10 + 1)))
+  t0=$(date +%s%N)
+  (exec "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot --server-applier -D \
+    --parallel 8 --window=1 --state-file="$WORK/r.state" "${sa_files[@]}" 2> "$WORK/first.err") &
+  pid=$!
+  sleep "$(awk -v d="$delay" 'BEGIN { printf "%.3f", d / 1000 }')"
+  case $how in
+    target-kill) kill -9 "$(cat "$WORK/t/mysqld.pid")" ;;
+    kill) kill -9 "$pid" 2> /dev/null || true ;;
+    term) kill -TERM "$pid" 2> /dev/null || true ;;
+  esac
+  rc=0
+  { wait "$pid"; } 2> /dev/null || rc=$?
+  [ "$how" = target-kill ] && "$ROOT/scripts/mariadb_server.sh" restart "$WORK/t" "$PT" > /dev/null
+  case "$how:$rc" in
+    *:0) took=$((($(date +%s%N) - t0) / 1000000)); [ "$took" -lt "$ms" ] && ms=$took ;;
+    target-kill:6 | kill:137 | term:130 | term:143) stopped_mid=$((stopped_mid + 1)) ;;
+    *) cat "$WORK/first.err"; fail "--server-applier, $how after ${delay} ms: exit $rc" ;;
+  esac
+  rc=0
+  sa --resume 2> "$WORK/resume.err" || rc=$?
+  if [ $rc = 2 ] && grep -q "there is no replay state file" "$WORK/resume.err"; then
+    rc=0
+    sa 2> "$WORK/resume.err" || rc=$?
+  fi
+  if [ $rc = 6 ] && [ "$how" = target-kill ] &&
+    grep -q "error 10\(07\|50\|60\|61\)" "$WORK/resume.err"; then
+    # A DDL run again after the target's restart: its change is there (the error says so).
+    g=$(sed -n 's/.*replication stopped applying \([0-9]*-[0-9]*-[0-9]*\) .*/\1/p' "$WORK/resume.err")
+    [ -n "$g" ] || { cat "$WORK/resume.err"; fail "--server-applier: no GTID in the error"; }
+    sql "$PT" -e "SET GLOBAL gtid_slave_pos = '$g'"
+    redone=$((redone + 1))
+    rc=0
+    sa --resume 2> "$WORK/resume.err" || rc=$?
+  fi
+  [ $rc = 0 ] || { cat "$WORK/first.err" "$WORK/resume.err"; fail "--server-applier, $how after ${delay} ms: --resume exited $rc"; }
+  content "$PT" > "$WORK/got"
+  diff "$WORK/expected" "$WORK/got" > "$WORK/diff" ||
+    { cat "$WORK/diff" "$WORK/first.err" "$WORK/resume.err"; fail "--server-applier, $how after ${delay} ms, resumed: the target differs"; }
+done
+pass "--server-applier --parallel 8 stopped at $RUNS random moments mid-replay (the target killed, binrecover killed and terminated by turns; $tries runs, $redone DDL run again after a target kill and settled by its GTID), --resume: target equals the source, counter and keyless table exact"

@@ -132,6 +132,44 @@ for sig in KILL TERM target; do
   pass "--server-applier, $([ "$sig" = target ] && echo "the target killed" || echo "binrecover killed by SIG$sig") with $part of $total marks applied, then --resume: tables equal the source's (counter $(sql "$PT" -N -e "SELECT n FROM par.counter"), no transaction twice or left out)"
 done
 
+# The target's I/O thread stopped and started again mid-run: binrecover takes its new
+# connection and goes on from what the target says it has; nothing twice, nothing left out.
+fresh_target
+"$BINRECOVER" replay "${R[@]}" --state-file="$WORK/r.state" --parallel 4 --window=1 \
+  "${files[@]}" 2> "$WORK/io.err" &
+rp=$!
+# (a reader holds a row the replay needs for 3 s: the replay is surely not over meanwhile)
+for _ in $(seq 1 500); do
+  sql "$PT" -N -e "SELECT COUNT(*) FROM par.hot" > /dev/null 2>&1 && break
+  sleep 0.01
+done
+sql "$PT" -e "BEGIN; SELECT * FROM par.hot WHERE id = 3 FOR UPDATE; DO SLEEP(3); COMMIT" > /dev/null &
+holder=$!
+sleep 0.5
+sql "$PT" -e "STOP SLAVE 'binrecover' IO_THREAD; DO SLEEP(0.5); START SLAVE 'binrecover' IO_THREAD"
+wait "$holder"
+wait "$rp" || { cat "$WORK/io.err"; fail "the replay across a reconnect failed"; }
+grep -q "connect again" "$WORK/io.err" || { cat "$WORK/io.err"; fail "no reconnect seen (the replay ended first?)"; }
+content "$PT" > "$WORK/got"
+diff "$WORK/expected" "$WORK/got" || fail "across a reconnect: the target differs"
+no_connection "a reconnect"
+pass "the target's I/O thread stopped and started mid-run: binrecover goes on with its new connection; tables equal the source's"
+
+# A slow input (a pipe that stalls for 5 s between two transactions) into a target that gives up
+# on a silent source after 2 s: heartbeats keep the connection (no reconnect), tables equal.
+fresh_target
+sql "$PT" -e "SET GLOBAL slave_net_timeout = 2"
+mid=$("$BINRECOVER" events --format=tsv "${files[0]}" | awk -F'\t' '$3 == "Xid" { x[++n] = $5 } END { print x[int(n / 2)] }')
+rc=0
+{ head -c "$mid" "${files[0]}"; sleep 5; tail -c +"$((mid + 1))" "${files[0]}"; } |
+  "$BINRECOVER" replay "${R[@]}" --state-file="$WORK/r.state" - 2> "$WORK/slow.err" || rc=$?
+sql "$PT" -e "SET GLOBAL slave_net_timeout = 60"
+[ $rc = 0 ] || { cat "$WORK/slow.err"; fail "a stalling pipe: exit $rc"; }
+! grep -q "connect again" "$WORK/slow.err" || { cat "$WORK/slow.err"; fail "a stalling pipe: the target lost its connection"; }
+[ "$(sql "$PT" -N -e "SELECT @@GLOBAL.gtid_slave_pos")" = "$("$BINRECOVER" events --format=tsv "${files[0]}" | awk -F'\t' '$3 == "Gtid" { g = $6 } END { sub(/^BEGIN GTID /, "", g); sub(/ .*/, "", g); print g }')" ] ||
+  fail "a stalling pipe: not every transaction of the file applied"
+pass "a pipe stalling 5 s into a target with slave_net_timeout=2: heartbeats kept the connection, every transaction applied"
+
 # A transaction the target fails on: exit 6 naming it; fixed, --resume completes. Meanwhile
 # the listener refuses a client without the run's password.
 fresh_target
