@@ -500,26 +500,14 @@ class Feed : public WalkConsumer {
   void start_file() {
     if (fde_.empty())
       throw Error(ErrorCode::kUsage, "--server-applier: the log's format description is missing");
-    const std::string name = stream_file(file_no_);
-    buf_.assign(19, std::byte{0});
-    buf_[4] = static_cast<std::byte>(EventType::kRotate);
-    put_le(buf_, 5, stream_id_, 4);
-    put_le(buf_, 17, kArtificial, 2);
-    buf_.resize(27);
-    put_le(buf_, 19, 4, 8);
-    const auto* n = reinterpret_cast<const std::byte*>(name.data());
-    buf_.insert(buf_.end(), n, n + name.size());
-    buf_.resize(buf_.size() + 4);
-    put_le(buf_, 13, 0, 4);
+    rotate_event(stream_file(file_no_), 0, kArtificial);
+    put_le(buf_, 13, 0, 4);  // (artificial: no position)
     binlog::seal_event(buf_, true);
     {
       const std::lock_guard<std::mutex> lock(io_mu_);
       send_locked(buf_);
     }
-    buf_ = fde_;
-    put_le(buf_, 17, 0, 2);
-    put_le(buf_, 19 + 2 + 50, 0, 4);       // created
-    buf_[buf_.size() - 5] = std::byte{1};  // CRC32
+    format_event();
     emit();
     const std::lock_guard<std::mutex> lock(io_mu_);
     started_ = true;
@@ -528,24 +516,34 @@ class Feed : public WalkConsumer {
   // The stream goes on in a new file (log positions are 32 bits): the Rotate that ends this
   // one, then the next file's format description.
   void rotate() {
-    const std::string next = stream_file(file_no_ + 1);
-    buf_.assign(19, std::byte{0});
-    buf_[4] = static_cast<std::byte>(EventType::kRotate);
-    put_le(buf_, 0, static_cast<std::uint64_t>(std::time(nullptr)), 4);
-    put_le(buf_, 5, stream_id_, 4);
-    buf_.resize(27);
-    put_le(buf_, 19, 4, 8);
-    const auto* n = reinterpret_cast<const std::byte*>(next.data());
-    buf_.insert(buf_.end(), n, n + next.size());
-    buf_.resize(buf_.size() + 4);
+    rotate_event(stream_file(file_no_ + 1), static_cast<std::uint32_t>(std::time(nullptr)), 0);
     emit();
     ++file_no_;
     pos_ = 4;
+    format_event();
+    emit();
+  }
+
+  // A Rotate event naming `name` (position 4) in buf_, room for its checksum left.
+  void rotate_event(const std::string& name, std::uint32_t when, std::uint16_t flags) {
+    buf_.assign(27, std::byte{0});
+    put_le(buf_, 0, when, 4);
+    buf_[4] = static_cast<std::byte>(EventType::kRotate);
+    put_le(buf_, 5, stream_id_, 4);
+    put_le(buf_, 17, flags, 2);
+    put_le(buf_, 19, 4, 8);
+    const auto* n = reinterpret_cast<const std::byte*>(name.data());
+    buf_.insert(buf_.end(), n, n + name.size());
+    buf_.resize(buf_.size() + 4);
+  }
+
+  // The log's format description in buf_, as the stream's: checksums on, not in use, no start
+  // time (not a server restart).
+  void format_event() {
     buf_ = fde_;
     put_le(buf_, 17, 0, 2);
-    put_le(buf_, 19 + 2 + 50, 0, 4);
-    buf_[buf_.size() - 5] = std::byte{1};
-    emit();
+    put_le(buf_, 19 + 2 + 50, 0, 4);       // created
+    buf_[buf_.size() - 5] = std::byte{1};  // CRC32
   }
 
   // Waits while the stream is too far ahead of the target.

@@ -50,23 +50,6 @@ fresh_target() {
   sql "$PT" -e "DROP DATABASE IF EXISTS par; DROP DATABASE IF EXISTS binrecover; $reset_gtids"
   rm -f "$WORK/r.state" "$WORK/r.state.lock"
 }
-# sampler OUT: the target's marks, one consistent read per line, until $WORK/stop exists.
-sampler() {
-  while [ ! -e "$WORK/stop" ]; do
-    sql "$PT" -N -e "SET SESSION group_concat_max_len = 16777216;
-      SELECT IFNULL(GROUP_CONCAT(k), '') FROM par.marks" 2> /dev/null || true
-  done > "$1"
-}
-# prefix_check SAMPLES: prints "samples mid bad": each sample's marks must be the first m
-# marks of the source's commit order (m = how many it holds).
-prefix_check() {
-  awk -v total="$total" 'NR == FNR { pos[$1] = FNR; next }
-    { n = split($0, ks, ","); if ($0 == "") n = 0; worst = 0
-      for (j = 1; j <= n; j++) { p = (ks[j] in pos) ? pos[ks[j]] : 1e9; if (p > worst) worst = p }
-      samples++; if (n > 0 && n < total) mid++; if (worst > n) bad++ }
-    END { printf "%d %d %d\n", samples, mid, bad }' "$WORK/order" "$1"
-}
-
 # (the last: a target whose sessions binlog statements, where the workers keep REPEATABLE READ
 # and its gap locks, so that units wait for each other's locks and are run again)
 # (held-lock: a reader on the target holds a row of par.hot for 2.5 s while the replay runs:

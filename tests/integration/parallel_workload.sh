@@ -98,3 +98,22 @@ marks_order() {
     /^INSERT INTO par.marks VALUES \(/ { s = $0; sub(/^INSERT INTO par.marks VALUES \(/, "", s);
       sub(/,.*/, "", s); print s }'
 }
+
+# (for the tests that replay it into the target on port PT: WORK/order holds the marks in the
+# source's commit order, `total` their number)
+# sampler OUT: the target's marks, one consistent read per line, until $WORK/stop exists.
+sampler() {
+  while [ ! -e "$WORK/stop" ]; do
+    sql "$PT" -N -e "SET SESSION group_concat_max_len = 16777216;
+      SELECT IFNULL(GROUP_CONCAT(k), '') FROM par.marks" 2> /dev/null || true
+  done > "$1"
+}
+# prefix_check SAMPLES: prints "samples mid bad": each sample's marks must be the first m
+# marks of the source's commit order (m = how many it holds).
+prefix_check() {
+  awk -v total="$total" 'NR == FNR { pos[$1] = FNR; next }
+    { n = split($0, ks, ","); if ($0 == "") n = 0; worst = 0
+      for (j = 1; j <= n; j++) { p = (ks[j] in pos) ? pos[ks[j]] : 1e9; if (p > worst) worst = p }
+      samples++; if (n > 0 && n < total) mid++; if (worst > n) bad++ }
+    END { printf "%d %d %d\n", samples, mid, bad }' "$WORK/order" "$1"
+}

@@ -40,19 +40,6 @@ fresh_target() {
     SET GLOBAL gtid_slave_pos = ''"
   rm -f "$WORK/r.state" "$WORK/r.state.lock"
 }
-sampler() {
-  while [ ! -e "$WORK/stop" ]; do
-    sql "$PT" -N -e "SET SESSION group_concat_max_len = 16777216;
-      SELECT IFNULL(GROUP_CONCAT(k), '') FROM par.marks" 2> /dev/null || true
-  done > "$1"
-}
-prefix_check() {
-  awk -v total="$total" 'NR == FNR { pos[$1] = FNR; next }
-    { n = split($0, ks, ","); if ($0 == "") n = 0; worst = 0
-      for (j = 1; j <= n; j++) { p = (ks[j] in pos) ? pos[ks[j]] : 1e9; if (p > worst) worst = p }
-      samples++; if (n > 0 && n < total) mid++; if (worst > n) bad++ }
-    END { printf "%d %d %d\n", samples, mid, bad }' "$WORK/order" "$1"
-}
 no_connection() {  # LABEL: the target has no replication connection left, its threads as before
   [ -z "$(sql "$PT" -N -e "SHOW ALL SLAVES STATUS")" ] || fail "$1: a replication connection is left on the target"
   [ "$(sql "$PT" -N -e "SELECT @@GLOBAL.slave_parallel_threads, @@GLOBAL.slave_ddl_exec_mode")" = "0	IDEMPOTENT" ] ||
