@@ -9,6 +9,7 @@
 #   par8     binrecover replay --parallel 8 F
 #   sa1      binrecover replay --server-applier F (the target's own applier, binrecover its source)
 #   sa8      binrecover replay --server-applier --parallel 8 F (slave_parallel_threads=8)
+#   sa8m     the same with --merge-transactions 8 (up to 8 small transactions committed as one)
 #   relay8   MariaDB's own parallel applier: a replica (slave_parallel_threads=8, optimistic) of a
 #            server whose binlog is F, from START SLAVE until MASTER_GTID_WAIT of F's last GTID
 # F: the first BENCH_REPLAY_MB MiB of the bench binlog (bench/run.sh generates and caches it),
@@ -26,7 +27,7 @@ root=$PWD
 BENCH_RUNS=${BENCH_RUNS:-3}
 BENCH_PORT=${BENCH_PORT:-23395}
 BENCH_REPLAY_MB=${BENCH_REPLAY_MB:-100}
-BENCH_METHODS=${BENCH_METHODS:-mb_pipe br_pipe replay par4 par8 sa1 sa8 relay8}
+BENCH_METHODS=${BENCH_METHODS:-mb_pipe br_pipe replay par4 par8 sa1 sa8 sa8m relay8}
 BENCH_FLUSH=${BENCH_FLUSH:-1 2}
 BINRECOVER=${BINRECOVER:-$root/build/binrecover}
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/binrecover
@@ -93,6 +94,8 @@ run() {
     sa1) "$BINRECOVER" replay "${conn[@]}" --no-progress --state-file="$work/state" --server-applier "$F" ;;
     sa8) "$BINRECOVER" replay "${conn[@]}" --no-progress --state-file="$work/state" --server-applier \
       --parallel 8 "$F" ;;
+    sa8m) "$BINRECOVER" replay "${conn[@]}" --no-progress --state-file="$work/state" --server-applier \
+      --parallel 8 --merge-transactions 8 "$F" ;;
     relay8) "${client[@]}" -N -e "START SLAVE; SELECT MASTER_GTID_WAIT('$last_gtid', 3600)" |
       grep -qx 0 || { log "relay8: MASTER_GTID_WAIT failed"; exit 1; } ;;
   esac

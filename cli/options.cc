@@ -484,7 +484,12 @@ Group replay_group() {
       "(default 127.0.0.1 and a free port, for a target on this machine)")(
       "window", po::value<std::string>(),
       "with --server-applier: MiB sent ahead of what the target has applied (default 64; "
-      "its relay log holds about this much)");
+      "its relay log holds about this much)")(
+      "merge-transactions", po::value<std::string>(),
+      "with --server-applier: up to N consecutive small transactions (InnoDB DML, of one GTID "
+      "domain) applied as one transaction on the target, which then commits N times less "
+      "often (default 1: each as it is; the target's own binlog then has the merged "
+      "transactions, under the last one's GTID)");
   g.add_options()("state-file", po::value<std::string>(),
                   "where the end of the last applied transaction is kept (default "
                   "./binrecover-replay.state)")(
@@ -1701,6 +1706,14 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
           std::stoul(*w) < 1 || std::stoul(*w) > 65536)
         usage_error("--window needs MiB from 1 to 65536, not '" + *w + "'");
       o.replay.window_bytes = std::uint64_t{std::stoul(*w)} << 20;
+    }
+    if (auto m = text("merge-transactions")) {
+      if (!o.replay.server_applier)
+        usage_error("--merge-transactions applies with --server-applier");
+      if (m->empty() || m->size() > 5 || m->find_first_not_of("0123456789") != std::string::npos ||
+          std::stoul(*m) < 1 || std::stoul(*m) > 10000)
+        usage_error("--merge-transactions needs a number from 1 to 10000, not '" + *m + "'");
+      o.replay.merge_transactions = std::stoul(*m);
     }
     if (auto l = text("listen")) {
       if (!o.replay.server_applier) usage_error("--listen applies with --server-applier");

@@ -45,6 +45,9 @@ struct ReplayOptions {
   std::string listen_host = "127.0.0.1";
   unsigned listen_port = 0;                              // 0: a free port
   std::uint64_t window_bytes = std::uint64_t{64} << 20;  // sent ahead of what is applied
+  // --merge-transactions: up to this many consecutive small transactional DML transactions
+  // of a domain go to the target as one (1: each as it is).
+  std::size_t merge_transactions = 1;
 };
 
 // Where a replay got to: the end of the last transaction the server committed.

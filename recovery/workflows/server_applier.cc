@@ -205,8 +205,8 @@ class Connection {
 
   // SET GLOBAL name = value, given back to `before` at the end.
   void set(const std::string& name, const std::string& before, const std::string& value) {
-    restore_.emplace_back(name, before);
     s_.execute("SET GLOBAL " + name + " = " + setting_literal(value));
+    restore_.emplace_back(name, before);
   }
   void made() { made_ = true; }
 
@@ -225,6 +225,7 @@ struct Sent {
   std::string file;
   std::uint64_t end_pos = 0;
   std::string gtid;
+  std::string merged_to;  // --merge-transactions: the GTID of its group, when not its own
 };
 
 // Thrown out of the walk when the target's replication connection is lost: the walk starts
@@ -272,7 +273,10 @@ class Feed : public WalkConsumer {
         req.heartbeat_ns > 0 ? std::clamp<std::uint64_t>(req.heartbeat_ns / 2000000, 100, 5000)
                              : 1000);
     // (units in flight stay so: the target may still apply them from its relay log, and says
-    // so in gtid_slave_pos)
+    // so in gtid_slave_pos; units held for a merge were never sent, and are sent again)
+    while (!in_flight_.empty() && in_flight_.back().bytes_end == kNotSent) in_flight_.pop_back();
+    held_.clear();
+    held_units_.clear();
     last_send_ = Clock::now();
   }
   // The connection is being waited for (or the walk is over): no heartbeats.
@@ -333,11 +337,10 @@ class Feed : public WalkConsumer {
     {
       const std::lock_guard<std::mutex> lock(io_mu_);
       between_ = false;
+      mode_ = Mode::kUndecided;
+      unit_at_ = held_.size();
+      unit_streamed_ = u.streamed;
     }
-    if (!started_)
-      start_file();
-    else if (pos_ > kFileBytes)
-      rotate();
     sending_ = true;
   }
 
@@ -371,29 +374,65 @@ class Feed : public WalkConsumer {
     const auto flags = static_cast<std::uint16_t>(static_cast<unsigned>(buf_[17]) |
                                                   (static_cast<unsigned>(buf_[18]) << 8));
     put_le(buf_, 17, flags & ~kSkipReplication, 2);
-    emit();
+    const std::lock_guard<std::mutex> lock(io_mu_);
+    if (mode_ == Mode::kUndecided) decide_locked(ev);
+    if (mode_ == Mode::kHold) {
+      hold_locked(buf_);
+      if (held_.size() > held_limit()) {
+        // Too large to merge: what is held before it goes out, then it on its own.
+        send_held_locked();
+        open_locked();
+        send_records_locked(unit_at_, held_.size());
+        held_.clear();
+        unit_at_ = 0;
+        mode_ = Mode::kDirect;
+      }
+      return;
+    }
+    emit_locked();
   }
 
   void end_unit(const UnitInfo& u) override {
     if (!sending_) return;
     sending_ = false;
+    const auto g = maria_gtid(u.gtid);
     {
       const std::lock_guard<std::mutex> lock(io_mu_);
       between_ = true;
+      Sent s{kNotSent, g ? g->first : 0, g ? g->second : 0, *u.file, u.end_pos, u.gtid, {}};
+      if (mode_ == Mode::kHold && last_is_xid_) {  // (it may be merged with the next ones)
+        held_units_.push_back(HeldUnit{unit_at_, last_at_, held_.size()});
+        if (held_units_.size() == 1) held_since_ = Clock::now();
+        in_flight_.push_back(std::move(s));
+        if (held_units_.size() >= opts_.merge_transactions ||
+            Clock::now() - held_since_ > std::chrono::milliseconds(20))
+          send_held_locked();
+      } else {
+        send_held_locked();          // (what is held goes out before it)
+        if (mode_ == Mode::kHold) {  // (it cannot be merged: it goes out on its own)
+          open_locked();
+          send_records_locked(unit_at_, held_.size());
+          held_.clear();
+        }
+        s.bytes_end = listener_.bytes_sent();
+        in_flight_.push_back(std::move(s));
+      }
+      mode_ = Mode::kUndecided;
     }
-    const auto g = maria_gtid(u.gtid);
-    in_flight_.push_back(
-        Sent{sent_bytes(), g ? g->first : 0, g ? g->second : 0, *u.file, u.end_pos, u.gtid});
     ++sent_;
     if (Clock::now() - last_flush_ > std::chrono::milliseconds(20)) flush();
   }
 
   // After the walk: everything out, and applied.
   void finish() {
+    {
+      const std::lock_guard<std::mutex> lock(io_mu_);
+      send_held_locked();
+    }
     flush();
-    while (!in_flight_.empty()) {
+    while (in_flight() > 0) {
       check();
-      if (in_flight_.empty()) break;
+      if (in_flight() == 0) break;
       if (const int sig = stop_signal(); sig != 0)
         throw Error(ErrorCode::kInterrupted,
                     std::string("stopped by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") +
@@ -411,9 +450,14 @@ class Feed : public WalkConsumer {
     if (st.sql_errno != 0 || now - sql_seen_ > std::chrono::seconds(5)) {
       // The transaction it failed on: the first one not confirmed.
       std::string at;
+      const std::lock_guard<std::mutex> lock(io_mu_);
       if (!in_flight_.empty())
         at = " applying " + in_flight_.front().gtid + " (the transaction ending at " +
-             in_flight_.front().file + ":" + std::to_string(in_flight_.front().end_pos) + ")";
+             in_flight_.front().file + ":" + std::to_string(in_flight_.front().end_pos) +
+             (in_flight_.front().merged_to.empty()
+                  ? std::string()
+                  : ", merged with those after it up to " + in_flight_.front().merged_to) +
+             ")";
       throw Error(
           ErrorCode::kServer,
           "the target's replication stopped" + at +
@@ -430,8 +474,9 @@ class Feed : public WalkConsumer {
     const auto applied = domain_positions(gtid_slave_pos);
     const auto covered = [&](const Sent& s) {
       const auto it = applied.find(s.domain);
-      return it != applied.end() && it->second >= s.seq_no;
+      return s.bytes_end != kNotSent && it != applied.end() && it->second >= s.seq_no;
     };
+    const std::lock_guard<std::mutex> lock(io_mu_);
     while (!in_flight_.empty() && covered(in_flight_.front())) {
       const Sent& s = in_flight_.front();
       last_ = ReplayState{s.file, s.end_pos, s.gtid, identity_};
@@ -443,20 +488,23 @@ class Feed : public WalkConsumer {
   std::uint64_t applied() const { return applied_; }
   std::uint64_t sent() const { return sent_; }
   std::uint64_t skipped() const { return skipped_; }
-  std::size_t in_flight() const { return in_flight_.size(); }
+  std::size_t in_flight() {
+    const std::lock_guard<std::mutex> lock(io_mu_);
+    return in_flight_.size();
+  }
   std::uint64_t events() const { return events_; }
   const std::optional<ReplayState>& last() const { return last_; }
   void set_last(std::optional<ReplayState> s) { last_ = std::move(s); }
 
  private:
-  // The stream's current event in buf_ (its checksum room included): log position, size,
-  // checksum, out.
-  void emit() {
-    const std::lock_guard<std::mutex> lock(io_mu_);
-    const std::uint64_t end = pos_ + buf_.size();
-    put_le(buf_, 13, end & 0xFFFFFFFFu, 4);
-    binlog::seal_event(buf_, true);
-    send_locked(buf_);
+  // (io_mu_ held) The stream's next event (its checksum room included: buf_ unless said):
+  // log position, size, checksum, out.
+  void emit_locked() { emit_locked(buf_); }
+  void emit_locked(std::vector<std::byte>& ev) {
+    const std::uint64_t end = pos_ + ev.size();
+    put_le(ev, 13, end & 0xFFFFFFFFu, 4);
+    binlog::seal_event(ev, true);
+    send_locked(ev);
     pos_ = end;
     ++events_;
   }
@@ -486,9 +534,13 @@ class Feed : public WalkConsumer {
     while (!quit_) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       const std::lock_guard<std::mutex> lock(io_mu_);
-      if (!streaming_ || !started_ || !between_ || Clock::now() - last_send_ < heartbeat_every_)
-        continue;
+      if (!streaming_ || !between_) continue;
       try {
+        if (!held_units_.empty() && Clock::now() - held_since_ > std::chrono::milliseconds(50)) {
+          send_held_locked();  // (the input is slow: the next transactions are not waited for)
+          listener_.flush(stop_);
+        }
+        if (!started_ || Clock::now() - last_send_ < heartbeat_every_) continue;
         heartbeat_locked();
       } catch (...) {  // (the feed sees the connection gone)
       }
@@ -497,31 +549,156 @@ class Feed : public WalkConsumer {
 
   // A stream file's first events: the artificial Rotate naming it, then the log's format
   // description (checksums on, not in use, no start time: not a server restart).
-  void start_file() {
+  // (io_mu_ held)
+  void start_file_locked() {
     if (fde_.empty())
       throw Error(ErrorCode::kUsage, "--server-applier: the log's format description is missing");
     rotate_event(stream_file(file_no_), 0, kArtificial);
     put_le(buf_, 13, 0, 4);  // (artificial: no position)
     binlog::seal_event(buf_, true);
-    {
-      const std::lock_guard<std::mutex> lock(io_mu_);
-      send_locked(buf_);
-    }
+    send_locked(buf_);
     format_event();
-    emit();
-    const std::lock_guard<std::mutex> lock(io_mu_);
+    emit_locked();
     started_ = true;
   }
 
   // The stream goes on in a new file (log positions are 32 bits): the Rotate that ends this
   // one, then the next file's format description.
-  void rotate() {
+  // (io_mu_ held)
+  void rotate_locked() {
     rotate_event(stream_file(file_no_ + 1), static_cast<std::uint32_t>(std::time(nullptr)), 0);
-    emit();
+    emit_locked();
     ++file_no_;
     pos_ = 4;
     format_event();
-    emit();
+    emit_locked();
+  }
+
+  // (io_mu_ held) A transaction starts in the stream: in a new stream file when due.
+  // (buf_, which may hold the transaction's first event, is kept)
+  void open_locked() {
+    if (started_ && pos_ <= kFileBytes) return;
+    std::vector<std::byte> kept;
+    kept.swap(buf_);
+    if (!started_)
+      start_file_locked();
+    else
+      rotate_locked();
+    buf_.swap(kept);
+  }
+
+  // --merge-transactions: consecutive transactions held to go out as one. held_ has their
+  // events as records (u32 size, then the event, positions and checksum still to be made).
+  std::size_t held_limit() const {
+    return static_cast<std::size_t>(std::min<std::uint64_t>(opts_.window_bytes / 4, 8u << 20));
+  }
+  static std::uint32_t record_size(const std::vector<std::byte>& h, std::size_t at) {
+    std::uint32_t n = 0;
+    std::memcpy(&n, h.data() + at, 4);
+    return n;
+  }
+  static std::uint64_t le_at(const std::vector<std::byte>& b, std::size_t at, int bytes) {
+    std::uint64_t v = 0;
+    for (int i = bytes - 1; i >= 0; --i)
+      v = (v << 8) | static_cast<std::uint64_t>(b[at + static_cast<std::size_t>(i)]);
+    return v;
+  }
+
+  // (io_mu_ held) The unit's first event, its GTID event in buf_, says whether it may be
+  // merged: a transactional DML transaction ending with its Xid (known at its end), of the
+  // domain and server of those held, its seq_no after theirs, not read twice (large).
+  void decide_locked(const binlog::Event& ev) {
+    mode_ = Mode::kDirect;
+    if (opts_.merge_transactions > 1 && !unit_streamed_ &&
+        ev.header.type == static_cast<std::uint8_t>(EventType::kMariaGtid) &&
+        buf_.size() >= kGtidFlagsAt + 1 + 4) {
+      const auto flags = static_cast<std::uint8_t>(buf_[kGtidFlagsAt]);
+      constexpr std::uint8_t kAlone = binlog::MariaGtid::kStandalone | binlog::MariaGtid::kDdl |
+                                      binlog::MariaGtid::kPreparedXa |
+                                      binlog::MariaGtid::kCompletedXa;
+      if ((flags & kAlone) == 0 && (flags & binlog::MariaGtid::kTransactional) != 0) {
+        const auto server = static_cast<std::uint32_t>(le_at(buf_, 5, 4));
+        const auto domain = static_cast<std::uint32_t>(le_at(buf_, 19 + 8, 4));
+        const std::uint64_t seq = le_at(buf_, 19, 8);
+        if (!held_units_.empty() &&
+            (server != held_server_ || domain != held_domain_ || seq <= held_seq_))
+          send_held_locked();
+        held_server_ = server;
+        held_domain_ = domain;
+        held_seq_ = seq;
+        mode_ = Mode::kHold;
+        unit_at_ = held_.size();
+        return;
+      }
+    }
+    send_held_locked();  // (what is held goes out before it)
+    open_locked();
+  }
+
+  // (io_mu_ held) buf_ as the next record of held_.
+  void hold_locked(const std::vector<std::byte>& ev) {
+    last_at_ = held_.size();
+    last_is_xid_ = ev[4] == static_cast<std::byte>(EventType::kXid);
+    const auto n = static_cast<std::uint32_t>(ev.size());
+    const auto* p = reinterpret_cast<const std::byte*>(&n);
+    held_.insert(held_.end(), p, p + 4);
+    held_.insert(held_.end(), ev.begin(), ev.end());
+  }
+
+  // (io_mu_ held) The records of held_ in [from, to) out, in order (a transaction's start
+  // after open_locked); buf_ is left as it is.
+  void send_records_locked(std::size_t from, std::size_t to) {
+    while (from < to) {
+      const std::uint32_t n = record_size(held_, from);
+      out_.assign(held_.begin() + static_cast<std::ptrdiff_t>(from + 4),
+                  held_.begin() + static_cast<std::ptrdiff_t>(from + 4 + n));
+      emit_locked(out_);
+      from += 4 + n;
+    }
+  }
+
+  // (io_mu_ held) The held transactions out as one: the last one's GTID event (waited if one
+  // of them waited, parallel if all may be), the events of each without GTID and Xid, the
+  // last one's Xid. The target records that GTID, which covers the others (lower seq_no of
+  // the same domain), in the same commit.
+  void send_held_locked() {
+    if (held_units_.empty()) return;
+    if (held_units_.size() == 1) {
+      open_locked();
+      send_records_locked(held_units_[0].begin, held_units_[0].end);
+    } else {
+      open_locked();
+      std::uint8_t waited = 0, parallel = binlog::MariaGtid::kAllowParallel;
+      for (const HeldUnit& u : held_units_) {
+        const auto f = static_cast<std::uint8_t>(held_[u.begin + 4 + kGtidFlagsAt]);
+        waited |= f & binlog::MariaGtid::kWaited;
+        parallel &= f;
+      }
+      const HeldUnit& last = held_units_.back();
+      const std::uint32_t n = record_size(held_, last.begin);
+      out_.assign(held_.begin() + static_cast<std::ptrdiff_t>(last.begin + 4),
+                  held_.begin() + static_cast<std::ptrdiff_t>(last.begin + 4 + n));
+      const auto f = static_cast<std::uint8_t>(out_[kGtidFlagsAt]);
+      out_[kGtidFlagsAt] = static_cast<std::byte>(
+          (f & ~(binlog::MariaGtid::kWaited | binlog::MariaGtid::kAllowParallel)) | waited |
+          parallel);
+      emit_locked(out_);
+      for (const HeldUnit& u : held_units_)
+        send_records_locked(u.begin + 4 + record_size(held_, u.begin), u.xid);
+      send_records_locked(last.xid, last.end);
+    }
+    const std::size_t end = held_units_.back().end, n_units = held_units_.size();
+    held_.erase(held_.begin(), held_.begin() + static_cast<std::ptrdiff_t>(end));
+    unit_at_ -= std::min(unit_at_, end);
+    last_at_ -= std::min(last_at_, end);
+    held_units_.clear();
+    const std::uint64_t now = listener_.bytes_sent();
+    const std::string group = n_units > 1 ? in_flight_.back().gtid : std::string();
+    for (auto it = in_flight_.rbegin(); it != in_flight_.rend() && it->bytes_end == kNotSent;
+         ++it) {
+      it->bytes_end = now;
+      if (it->gtid != group) it->merged_to = group;
+    }
   }
 
   // A Rotate event naming `name` (position 4) in buf_, room for its checksum left.
@@ -550,10 +727,13 @@ class Feed : public WalkConsumer {
   void wait_room() {
     for (;;) {
       check();
-      if (in_flight_.empty()) return;
-      const std::uint64_t now = sent_bytes();
-      const std::uint64_t ahead = now - std::min(in_flight_.front().bytes_end, now);
-      if (ahead < opts_.window_bytes) return;
+      {
+        const std::lock_guard<std::mutex> lock(io_mu_);
+        if (in_flight_.empty()) return;
+        const std::uint64_t now = listener_.bytes_sent();
+        const std::uint64_t ahead = now - std::min(in_flight_.front().bytes_end, now);
+        if (ahead < opts_.window_bytes) return;
+      }
       if (const int sig = stop_signal(); sig != 0) return;
       idle(std::chrono::milliseconds(10));
     }
@@ -610,6 +790,21 @@ class Feed : public WalkConsumer {
   std::vector<std::byte> fde_;
   std::array<std::uint8_t, 256> fde_post_headers_{};
   std::vector<std::byte> buf_, hb_;
+  // (--merge-transactions, under io_mu_)
+  enum class Mode : std::uint8_t { kUndecided, kDirect, kHold };
+  struct HeldUnit {
+    std::size_t begin = 0, xid = 0, end = 0;  // its records in held_: the first, the Xid, the end
+  };
+  static constexpr std::uint64_t kNotSent = ~std::uint64_t{0};  // (Sent::bytes_end)
+  static constexpr std::size_t kGtidFlagsAt = 19 + 8 + 4;       // a GTID event's flags2
+  Mode mode_ = Mode::kUndecided;
+  bool unit_streamed_ = false, last_is_xid_ = false;
+  std::vector<std::byte> held_, out_;  // (out_: a held event on its way out; buf_ is kept)
+  std::vector<HeldUnit> held_units_;
+  std::size_t unit_at_ = 0, last_at_ = 0;  // the unit's first record, and its last, in held_
+  std::uint32_t held_server_ = 0, held_domain_ = 0;
+  std::uint64_t held_seq_ = 0;
+  Clock::time_point held_since_;
   std::uint32_t file_no_ = 0;
   std::uint64_t pos_ = 4;
   bool started_ = false;
@@ -728,16 +923,17 @@ ReplayResult run_server_applier(std::vector<InputFile> inputs, DecodeOptions dec
                 "at its start): replay without --server-applier to leave the replay out of its "
                 "binlog");
 
-  // A connection of an earlier run: still fed by a live replay, or left by a killed one.
-  bool exists = true;
-  ReplicaStatus earlier;
-  try {
-    earlier = read_status(session);
-  } catch (const Error& e) {
-    if (!is_server_error(e, 1617)) throw;  // ER_MASTER_CONNECTION_NOT_FOUND... (not there)
-    exists = false;
-  }
-  if (exists && earlier.valid) {
+  // A connection of an earlier run: still fed by a live replay, or left by a killed one
+  // (which a restarted target starts again by itself, maybe a moment after it takes clients).
+  const auto remove_earlier = [&] {
+    ReplicaStatus earlier;
+    try {
+      earlier = read_status(session);
+    } catch (const Error& e) {
+      if (!is_server_error(e, 1617)) throw;  // ER_MASTER_CONNECTION_NOT_FOUND... (not there)
+      return false;
+    }
+    if (!earlier.valid) return false;
     if (earlier.io_running)
       throw Error(ErrorCode::kUsage,
                   std::string("--server-applier: the target's replication connection '") +
@@ -747,7 +943,9 @@ ReplayResult run_server_applier(std::vector<InputFile> inputs, DecodeOptions dec
            "' of an earlier replay that did not end (its GTIDs stay in gtid_slave_pos)");
     session.execute(std::string("STOP SLAVE '") + kConnection + "'");
     session.execute(std::string("RESET SLAVE '") + kConnection + "' ALL");
-  }
+    return true;
+  };
+  remove_earlier();
   // The target's global settings this replay needs otherwise: its parallel applier's threads
   // (--parallel), and DDL as in a pipe into mysql (MariaDB's replication runs CREATE TABLE as
   // CREATE OR REPLACE, DROP as DROP IF EXISTS by default: slave_ddl_exec_mode=IDEMPOTENT).
@@ -785,7 +983,13 @@ ReplayResult run_server_applier(std::vector<InputFile> inputs, DecodeOptions dec
                                 return w.first == name;
                               })->second;
     try {
-      guard.set(name, old, value);
+      try {
+        guard.set(name, old, value);
+      } catch (const Error& e) {
+        // (1198: a replication runs; ours, started again by a restarted target, goes)
+        if (!is_server_error(e, 1198) || !remove_earlier()) throw;
+        guard.set(name, old, value);
+      }
     } catch (const Error& e) {
       throw Error(ErrorCode::kServer,
                   std::string(e.what()) + ": cannot set the target's " + name + " to " + value +

@@ -294,7 +294,8 @@ while IFS= read -r -d '' f; do
   grep -q '^# Columns(' "$WORK/c.ours" || continue
   if grep -qE '^#.*Start: binlog v [0-9]+, server v [^ ]*MariaDB' "$WORK/c.ours"; then
     rc=0
-    mariadb-binlog --no-defaults --print-table-metadata "$f" > "$WORK/c.tool" 2> /dev/null || rc=$?
+    mkdir -p "$WORK/mbload"
+    mariadb-binlog --no-defaults --local-load="$WORK/mbload" --print-table-metadata "$f" > "$WORK/c.tool" 2> /dev/null || rc=$?
   elif [ $have_mysql = 1 ]; then
     rc=0
     mysqlbinlog --print-table-metadata "$f" > "$WORK/c.tool" 2> /dev/null || rc=$?

@@ -217,11 +217,14 @@ while [ "$stopped_mid" -lt "$RUNS" ]; do
   tries=$((tries + 1))
   [ "$tries" -le $((RUNS * 3)) ] || fail "--server-applier: only $stopped_mid of $((tries - 1)) stops came before the end"
   how=${hows[$((tries % 3))]}
+  # (every other run merges transactions: exactly once holds for the merged ones too)
+  merge=()
+  [ $((tries % 2)) = 1 ] && merge=(--merge-transactions 8)
   fresh_sa
   delay=$((RANDOM % (ms * 9 / 10 + 1)))
   t0=$(date +%s%N)
   (exec "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot --server-applier -D \
-    --parallel 8 --window=1 --state-file="$WORK/r.state" "${sa_files[@]}" 2> "$WORK/first.err") &
+    --parallel 8 --window=1 --state-file="$WORK/r.state" "${merge[@]}" "${sa_files[@]}" 2> "$WORK/first.err") &
   pid=$!
   sleep "$(awk -v d="$delay" 'BEGIN { printf "%.3f", d / 1000 }')"
   case $how in
@@ -238,10 +241,10 @@ while [ "$stopped_mid" -lt "$RUNS" ]; do
     *) cat "$WORK/first.err"; fail "--server-applier, $how after ${delay} ms: exit $rc" ;;
   esac
   rc=0
-  sa --resume 2> "$WORK/resume.err" || rc=$?
+  sa --resume "${merge[@]}" 2> "$WORK/resume.err" || rc=$?
   if [ $rc = 2 ] && grep -q "there is no replay state file" "$WORK/resume.err"; then
     rc=0
-    sa 2> "$WORK/resume.err" || rc=$?
+    sa "${merge[@]}" 2> "$WORK/resume.err" || rc=$?
   fi
   if [ $rc = 6 ] && [ "$how" = target-kill ] &&
     grep -q "error 10\(07\|50\|60\|61\)" "$WORK/resume.err"; then
@@ -251,11 +254,11 @@ while [ "$stopped_mid" -lt "$RUNS" ]; do
     sql "$PT" -e "SET GLOBAL gtid_slave_pos = '$g'"
     redone=$((redone + 1))
     rc=0
-    sa --resume 2> "$WORK/resume.err" || rc=$?
+    sa --resume "${merge[@]}" 2> "$WORK/resume.err" || rc=$?
   fi
   [ $rc = 0 ] || { cat "$WORK/first.err" "$WORK/resume.err"; fail "--server-applier, $how after ${delay} ms: --resume exited $rc"; }
   content "$PT" > "$WORK/got"
   diff "$WORK/expected" "$WORK/got" > "$WORK/diff" ||
     { cat "$WORK/diff" "$WORK/first.err" "$WORK/resume.err"; fail "--server-applier, $how after ${delay} ms, resumed: the target differs"; }
 done
-pass "--server-applier --parallel 8 stopped at $RUNS random moments mid-replay (the target killed, binrecover killed and terminated by turns; $tries runs, $redone DDL run again after a target kill and settled by its GTID), --resume: target equals the source, counter and keyless table exact"
+pass "--server-applier --parallel 8 stopped at $RUNS random moments mid-replay (the target killed, binrecover killed and terminated by turns, every other run with --merge-transactions 8; $tries runs, $redone DDL run again after a target kill and settled by its GTID), --resume: target equals the source, counter and keyless table exact"

@@ -67,6 +67,36 @@ for workers in 1 4 8; do
   pass "--server-applier --parallel $workers: tables equal the source's ($applied transactions); $samples reads of the target ($mid part-way) all saw a prefix of its history; the replication connection removed"
 done
 
+# --merge-transactions 8: consecutive small DML transactions reach the target as one; the
+# tables equal the source's, a reader still sees only prefixes of its history, the target's
+# binlog has fewer transactions, and its gtid_slave_pos ends at the source's last GTID.
+gtids() { for f in "$@"; do "$BINRECOVER" events --format=tsv "$f"; done | awk -F'\t' '$3 == "Gtid"' | wc -l; }
+last_gtid=$("$BINRECOVER" events --format=tsv "${files[@]}" | awk -F'\t' '$3 == "Gtid" { g = $6 } END { sub(/^BEGIN GTID /, "", g); sub(/ .*/, "", g); print g }')
+fresh_target
+rm -f "$WORK/stop"
+sampler "$WORK/samples" &
+spid=$!
+rc=0
+"$BINRECOVER" replay "${R[@]}" --state-file="$WORK/r.state" --parallel 8 --merge-transactions 8 \
+  --report="$WORK/report.json" "${files[@]}" 2> "$WORK/replay.err" || rc=$?
+touch "$WORK/stop"
+wait "$spid"
+[ $rc = 0 ] || { cat "$WORK/replay.err"; fail "--merge-transactions 8 exited $rc"; }
+content "$PT" > "$WORK/got"
+diff "$WORK/expected" "$WORK/got" || fail "--merge-transactions 8: the target differs"
+read -r samples mid bad < <(prefix_check "$WORK/samples")
+[ "$bad" = 0 ] || fail "--merge-transactions 8: $bad reads saw a state the source never had"
+src_tx=$(gtids "${files[@]}")
+sql "$PT" -e "FLUSH BINARY LOGS"
+mapfile -t tfiles < <(ls "$WORK/t/binlog"/mysql-bin.[0-9]*)
+tgt_tx=$(gtids "${tfiles[@]}")
+[ "$tgt_tx" -lt "$src_tx" ] || fail "--merge-transactions 8: the target committed $tgt_tx transactions of the source's $src_tx"
+[ "$(sql "$PT" -N -e "SELECT @@GLOBAL.gtid_slave_pos")" = "$last_gtid" ] ||
+  fail "--merge-transactions 8: gtid_slave_pos $(sql "$PT" -N -e "SELECT @@GLOBAL.gtid_slave_pos"), not $last_gtid"
+grep -q "^gtid=$last_gtid\$" "$WORK/r.state" || fail "--merge-transactions 8: the state file: $(cat "$WORK/r.state")"
+no_connection "--merge-transactions 8"
+pass "--server-applier --parallel 8 --merge-transactions 8: tables equal the source's; the target committed $tgt_tx transactions for the source's $src_tx, its gtid_slave_pos the source's last ($last_gtid); $samples reads ($mid part-way) all saw a prefix"
+
 # Ranges and filters are the reading path's: --database leaves the other database out,
 # --stop-position ends before the DROP.
 sql "$PA" -e "CREATE DATABASE cut; CREATE TABLE cut.a (id INT PRIMARY KEY);
@@ -87,8 +117,9 @@ pass "--server-applier --database=cut --stop-position (before the DROP): cut.a r
 # killed (SIGKILL of its mariadbd, then restarted), --resume.
 for sig in KILL TERM target; do
   fresh_target
+  # (merged transactions, exactly once all the same: --merge-transactions 4)
   "$BINRECOVER" replay "${R[@]}" --state-file="$WORK/r.state" --parallel 4 --window=1 \
-    "${files[@]}" 2> "$WORK/k.err" &
+    --merge-transactions 4 "${files[@]}" 2> "$WORK/k.err" &
   rp=$!
   for _ in $(seq 1 200); do
     [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM par.marks" 2> /dev/null || echo 0)" -gt 100 ] && break
@@ -112,11 +143,11 @@ for sig in KILL TERM target; do
       { cat "$WORK/k.err"; fail "SIGTERM: exit $rc"; }
   fi
   "$BINRECOVER" replay "${R[@]}" --state-file="$WORK/r.state" --parallel 4 --resume \
-    "${files[@]}" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "--resume after SIG$sig"; }
+    --merge-transactions 4 "${files[@]}" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "--resume after SIG$sig"; }
   content "$PT" > "$WORK/got"
   diff "$WORK/expected" "$WORK/got" || fail "after SIG$sig and --resume: the target differs"
   no_connection "SIG$sig + --resume"
-  pass "--server-applier, $([ "$sig" = target ] && echo "the target killed" || echo "binrecover killed by SIG$sig") with $part of $total marks applied, then --resume: tables equal the source's (counter $(sql "$PT" -N -e "SELECT n FROM par.counter"), no transaction twice or left out)"
+  pass "--server-applier --merge-transactions 4, $([ "$sig" = target ] && echo "the target killed" || echo "binrecover killed by SIG$sig") with $part of $total marks applied, then --resume: tables equal the source's (counter $(sql "$PT" -N -e "SELECT n FROM par.counter"), no transaction twice or left out)"
 done
 
 # The target's I/O thread stopped and started again mid-run: binrecover takes its new
@@ -243,7 +274,7 @@ pass "log_bin without log_slave_updates: refused without -D (exit 2); with -D ap
 
 # What the target's replication cannot honour: refused before anything.
 for opt in --rows-as-sql --idempotent --skip-gtids --gtids=strip --progress-table=none \
-  "--rewrite-db=par->x" --no-preserve-commit-order; do
+  "--rewrite-db=par->x" --no-preserve-commit-order --merge-transactions=0; do
   rc=0
   extra=()
   [ "$opt" = --no-preserve-commit-order ] && extra=(--parallel 4)
@@ -254,7 +285,10 @@ done
 rc=0
 "$BINRECOVER" replay "${R[@]/--server-applier/}" --listen=127.0.0.1 "${files[@]}" > /dev/null 2>&1 || rc=$?
 [ $rc = 2 ] || fail "--listen without --server-applier: exit $rc"
-pass "--server-applier refuses --rows-as-sql, --idempotent, --skip-gtids, --gtids=strip, --progress-table, --rewrite-db, --no-preserve-commit-order (exit 2); --listen needs it"
+rc=0
+"$BINRECOVER" replay "${R[@]/--server-applier/}" --merge-transactions=8 "${files[@]}" > /dev/null 2>&1 || rc=$?
+[ $rc = 2 ] || fail "--merge-transactions without --server-applier: exit $rc"
+pass "--server-applier refuses --rows-as-sql, --idempotent, --skip-gtids, --gtids=strip, --progress-table, --rewrite-db, --no-preserve-commit-order, --merge-transactions=0 (exit 2); --listen and --merge-transactions need it"
 
 # A MySQL target: refused.
 MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
