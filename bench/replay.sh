@@ -19,7 +19,7 @@
 #   bash bench/replay.sh [BINLOG]
 # Environment: BENCH_RUNS (3, the median is reported), BENCH_PORT (23395), BENCH_REPLAY_MB (100),
 # BENCH_METHODS (all), BENCH_FLUSH ("1 2"), BINRECOVER (build/binrecover).
-# Writes the table to stdout and to bench/results/replay.md.
+# Writes the table to stdout and to bench/results/replay.md (BENCH_RESULT names another file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
@@ -68,9 +68,13 @@ server_opts() {  # FLUSH: the target's options
   echo "--innodb-flush-log-at-trx-commit=$1 --innodb-buffer-pool-size=512M"
   echo "--innodb-log-file-size=256M --log-slave-updates=ON --server-id=2 --max-allowed-packet=1G"
 }
-checksum() {
-  "${client[@]}" -N -e "CHECKSUM TABLE bench.t_ints, bench.t_text, bench.t_time, bench.t_orders" |
-    awk '{ print $2 }' | tr '\n' ' '
+checksum() {  # CHECKSUM TABLE of every table outside the system schemas, by name
+  local tables
+  tables=$("${client[@]}" -N -e "SELECT GROUP_CONCAT(CONCAT('\`', TABLE_SCHEMA, '\`.\`', TABLE_NAME, '\`')
+    ORDER BY TABLE_SCHEMA, TABLE_NAME) FROM information_schema.TABLES WHERE TABLE_SCHEMA NOT IN
+    ('mysql', 'information_schema', 'performance_schema', 'sys', 'binrecover') AND TABLE_TYPE = 'BASE TABLE'")
+  [ -n "$tables" ] && [ "$tables" != NULL ] || { log "no tables on the target"; return 1; }
+  "${client[@]}" -N -e "CHECKSUM TABLE $tables" | awk '{ print $1 "=" $2 }' | tr '\n' ' '
 }
 
 # run METHOD FLUSH: one run into a fresh server; appends "seconds" to $work/METHOD.FLUSH.
@@ -126,7 +130,7 @@ median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }
   echo "# Replay benchmark"
   echo
   echo "- command: \`bash bench/replay.sh\` (median of $BENCH_RUNS runs, each into a fresh server)"
-  echo "- input: the first $mb MiB of the bench binlog: $transactions transactions, $rows row changes"
+  echo "- input: the first $mb MiB of $(basename "$src")${1:+ ($1)}: $transactions transactions, $rows row changes"
   echo "- machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); $(mariadbd --version | head -1)"
   echo "- binrecover: git $(git rev-parse --short HEAD 2> /dev/null || echo unknown); $(date -u '+%Y-%m-%d %H:%M UTC')"
   for flush in $BENCH_FLUSH; do
@@ -144,4 +148,4 @@ median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }
   done
   echo
   echo "CHECKSUM TABLE equal after every run: $(cat "$work/sum")"
-} | tee bench/results/replay.md
+} | tee "${BENCH_RESULT:-bench/results/replay.md}"
