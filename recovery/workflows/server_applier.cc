@@ -401,7 +401,7 @@ class Feed : public WalkConsumer {
       between_ = true;
       Sent s{kNotSent, g ? g->first : 0, g ? g->second : 0, *u.file, u.end_pos, u.gtid, {}};
       if (mode_ == Mode::kHold && last_is_xid_) {  // (it may be merged with the next ones)
-        held_units_.push_back(HeldUnit{unit_at_, last_at_, held_.size()});
+        held_units_.push_back(HeldUnit{unit_at_, last_at_, held_.size(), unit_flags_});
         if (held_units_.size() == 1) held_since_ = Clock::now();
         in_flight_.push_back(std::move(s));
         if (held_units_.size() >= opts_.merge_transactions ||
@@ -519,10 +519,6 @@ class Feed : public WalkConsumer {
     }
     last_send_ = Clock::now();
   }
-  std::uint64_t sent_bytes() {
-    const std::lock_guard<std::mutex> lock(io_mu_);
-    return listener_.bytes_sent();
-  }
   bool link_up() {
     const std::lock_guard<std::mutex> lock(io_mu_);
     return listener_.connected();
@@ -597,39 +593,28 @@ class Feed : public WalkConsumer {
     std::memcpy(&n, h.data() + at, 4);
     return n;
   }
-  static std::uint64_t le_at(const std::vector<std::byte>& b, std::size_t at, int bytes) {
-    std::uint64_t v = 0;
-    for (int i = bytes - 1; i >= 0; --i)
-      v = (v << 8) | static_cast<std::uint64_t>(b[at + static_cast<std::size_t>(i)]);
-    return v;
-  }
-
-  // (io_mu_ held) The unit's first event, its GTID event in buf_, says whether it may be
-  // merged: a transactional DML transaction ending with its Xid (known at its end), of the
-  // domain and server of those held, its seq_no after theirs, not read twice (large).
+  // (io_mu_ held) The unit's first event, its GTID event, says whether it may be merged: a
+  // transactional DML transaction ending with its Xid (known at its end), of the domain and
+  // server of those held, its seq_no after theirs, not read twice (large).
   void decide_locked(const binlog::Event& ev) {
     mode_ = Mode::kDirect;
-    if (opts_.merge_transactions > 1 && !unit_streamed_ &&
-        ev.header.type == static_cast<std::uint8_t>(EventType::kMariaGtid) &&
-        buf_.size() >= kGtidFlagsAt + 1 + 4) {
-      const auto flags = static_cast<std::uint8_t>(buf_[kGtidFlagsAt]);
-      constexpr std::uint8_t kAlone = binlog::MariaGtid::kStandalone | binlog::MariaGtid::kDdl |
-                                      binlog::MariaGtid::kPreparedXa |
-                                      binlog::MariaGtid::kCompletedXa;
-      if ((flags & kAlone) == 0 && (flags & binlog::MariaGtid::kTransactional) != 0) {
-        const auto server = static_cast<std::uint32_t>(le_at(buf_, 5, 4));
-        const auto domain = static_cast<std::uint32_t>(le_at(buf_, 19 + 8, 4));
-        const std::uint64_t seq = le_at(buf_, 19, 8);
-        if (!held_units_.empty() &&
-            (server != held_server_ || domain != held_domain_ || seq <= held_seq_))
-          send_held_locked();
-        held_server_ = server;
-        held_domain_ = domain;
-        held_seq_ = seq;
-        mode_ = Mode::kHold;
-        unit_at_ = held_.size();
-        return;
-      }
+    const auto* gtid = std::get_if<binlog::MariaGtid>(&ev.body);
+    constexpr std::uint8_t kAlone = binlog::MariaGtid::kStandalone | binlog::MariaGtid::kDdl |
+                                    binlog::MariaGtid::kPreparedXa |
+                                    binlog::MariaGtid::kCompletedXa;
+    if (opts_.merge_transactions > 1 && !unit_streamed_ && gtid != nullptr && !ev.damaged &&
+        buf_.size() > kGtidFlagsAt && (gtid->flags & kAlone) == 0 &&
+        (gtid->flags & binlog::MariaGtid::kTransactional) != 0) {
+      if (!held_units_.empty() && (ev.header.server_id != held_server_ ||
+                                   gtid->domain_id != held_domain_ || gtid->seq_no <= held_seq_))
+        send_held_locked();
+      held_server_ = ev.header.server_id;
+      held_domain_ = gtid->domain_id;
+      held_seq_ = gtid->seq_no;
+      unit_flags_ = gtid->flags;
+      mode_ = Mode::kHold;
+      unit_at_ = held_.size();
+      return;
     }
     send_held_locked();  // (what is held goes out before it)
     open_locked();
@@ -670,9 +655,8 @@ class Feed : public WalkConsumer {
       open_locked();
       std::uint8_t waited = 0, parallel = binlog::MariaGtid::kAllowParallel;
       for (const HeldUnit& u : held_units_) {
-        const auto f = static_cast<std::uint8_t>(held_[u.begin + 4 + kGtidFlagsAt]);
-        waited |= f & binlog::MariaGtid::kWaited;
-        parallel &= f;
+        waited |= u.flags & binlog::MariaGtid::kWaited;
+        parallel &= u.flags;
       }
       const HeldUnit& last = held_units_.back();
       const std::uint32_t n = record_size(held_, last.begin);
@@ -794,6 +778,7 @@ class Feed : public WalkConsumer {
   enum class Mode : std::uint8_t { kUndecided, kDirect, kHold };
   struct HeldUnit {
     std::size_t begin = 0, xid = 0, end = 0;  // its records in held_: the first, the Xid, the end
+    std::uint8_t flags = 0;                   // its GTID event's
   };
   static constexpr std::uint64_t kNotSent = ~std::uint64_t{0};  // (Sent::bytes_end)
   static constexpr std::size_t kGtidFlagsAt = 19 + 8 + 4;       // a GTID event's flags2
@@ -804,6 +789,7 @@ class Feed : public WalkConsumer {
   std::size_t unit_at_ = 0, last_at_ = 0;  // the unit's first record, and its last, in held_
   std::uint32_t held_server_ = 0, held_domain_ = 0;
   std::uint64_t held_seq_ = 0;
+  std::uint8_t unit_flags_ = 0;
   Clock::time_point held_since_;
   std::uint32_t file_no_ = 0;
   std::uint64_t pos_ = 4;

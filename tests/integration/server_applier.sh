@@ -46,22 +46,30 @@ no_connection() {  # LABEL: the target has no replication connection left, its t
     fail "$1: slave_parallel_threads or slave_ddl_exec_mode was not given back"
 }
 
-for workers in 1 4 8; do
+# sampled_replay LABEL OPTIONS...: a replay of the whole log into a fresh target while a
+# reader samples it: the tables equal the source's, every read a prefix of its history
+# (sets samples, mid).
+sampled_replay() {
+  local label=$1 rc=0 bad
+  shift
   fresh_target
   rm -f "$WORK/stop"
   sampler "$WORK/samples" &
-  spid=$!
-  rc=0
-  "$BINRECOVER" replay "${R[@]}" --state-file="$WORK/r.state" --parallel "$workers" \
-    --report="$WORK/report.json" "${files[@]}" 2> "$WORK/replay.err" || rc=$?
+  local spid=$!
+  "$BINRECOVER" replay "${R[@]}" --state-file="$WORK/r.state" --report="$WORK/report.json" "$@" \
+    "${files[@]}" 2> "$WORK/replay.err" || rc=$?
   touch "$WORK/stop"
   wait "$spid"
-  [ $rc = 0 ] || { cat "$WORK/replay.err"; fail "--server-applier --parallel $workers exited $rc"; }
+  [ $rc = 0 ] || { cat "$WORK/replay.err"; fail "$label exited $rc"; }
   content "$PT" > "$WORK/got"
-  diff "$WORK/expected" "$WORK/got" || fail "--server-applier --parallel $workers: the target differs"
-  applied=$(sed -n 's/.*"transactions":\([0-9]*\).*/\1/p' "$WORK/report.json")
+  diff "$WORK/expected" "$WORK/got" || fail "$label: the target differs"
   read -r samples mid bad < <(prefix_check "$WORK/samples")
-  [ "$bad" = 0 ] || fail "--server-applier --parallel $workers: $bad reads saw a state the source never had"
+  [ "$bad" = 0 ] || fail "$label: $bad reads saw a state the source never had"
+}
+
+for workers in 1 4 8; do
+  sampled_replay "--server-applier --parallel $workers" --parallel "$workers"
+  applied=$(sed -n 's/.*"transactions":\([0-9]*\).*/\1/p' "$WORK/report.json")
   no_connection "--parallel $workers"
   grep -q "^gtid=0-1-" "$WORK/r.state" || fail "the state file names no GTID: $(cat "$WORK/r.state")"
   pass "--server-applier --parallel $workers: tables equal the source's ($applied transactions); $samples reads of the target ($mid part-way) all saw a prefix of its history; the replication connection removed"
@@ -72,20 +80,7 @@ done
 # binlog has fewer transactions, and its gtid_slave_pos ends at the source's last GTID.
 gtids() { for f in "$@"; do "$BINRECOVER" events --format=tsv "$f"; done | awk -F'\t' '$3 == "Gtid"' | wc -l; }
 last_gtid=$("$BINRECOVER" events --format=tsv "${files[@]}" | awk -F'\t' '$3 == "Gtid" { g = $6 } END { sub(/^BEGIN GTID /, "", g); sub(/ .*/, "", g); print g }')
-fresh_target
-rm -f "$WORK/stop"
-sampler "$WORK/samples" &
-spid=$!
-rc=0
-"$BINRECOVER" replay "${R[@]}" --state-file="$WORK/r.state" --parallel 8 --merge-transactions 8 \
-  --report="$WORK/report.json" "${files[@]}" 2> "$WORK/replay.err" || rc=$?
-touch "$WORK/stop"
-wait "$spid"
-[ $rc = 0 ] || { cat "$WORK/replay.err"; fail "--merge-transactions 8 exited $rc"; }
-content "$PT" > "$WORK/got"
-diff "$WORK/expected" "$WORK/got" || fail "--merge-transactions 8: the target differs"
-read -r samples mid bad < <(prefix_check "$WORK/samples")
-[ "$bad" = 0 ] || fail "--merge-transactions 8: $bad reads saw a state the source never had"
+sampled_replay "--merge-transactions 8" --parallel 8 --merge-transactions 8
 src_tx=$(gtids "${files[@]}")
 sql "$PT" -e "FLUSH BINARY LOGS"
 mapfile -t tfiles < <(ls "$WORK/t/binlog"/mysql-bin.[0-9]*)
