@@ -5,7 +5,8 @@
 # under ~/.cache/binrecover/small-tx-N/ (N: the transactions, so a change rebuilds it).
 #   bash bench/small_tx.sh
 # Environment: BENCH_SMALL_TX (30000 rows), and bench/replay.sh's (BENCH_METHODS defaults here
-# to mb_pipe sa8 sa8m relay8). Writes bench/results/replay_small_tx.md.
+# to mb_pipe br_pipe replay replaym par8 par8m sa8 sa8m relay8). Writes
+# bench/results/replay_small_tx.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${BENCH_SMALL_TX:-30000}
@@ -38,5 +39,5 @@ SQL
   rm -rf "$work"
   trap - EXIT
 fi
-BENCH_METHODS=${BENCH_METHODS:-mb_pipe sa8 sa8m relay8} \
+BENCH_METHODS=${BENCH_METHODS:-mb_pipe br_pipe replay replaym par8 par8m sa8 sa8m relay8} \
   BENCH_RESULT=${BENCH_RESULT:-bench/results/replay_small_tx.md} exec bash bench/replay.sh "$cache/mysql-bin.000001"

@@ -73,19 +73,26 @@ int replay_command(Options& o) {
     recovery::Output out(fd, *o.replay_report);
     fmt::format_to(std::back_inserter(out.buf()),
                    "{{\"transactions\":{},\"events\":{},\"workers\":{},\"max_busy\":{},"
-                   "\"parallel\":{},\"alone\":{},\"retries\":{},\"seconds\":{:.3f},"
-                   "\"rate\":{:.1f}}}\n",
+                   "\"parallel\":{},\"alone\":{},\"retries\":{},\"merged\":{},"
+                   "\"merged_into\":{},\"seconds\":{:.3f},\"rate\":{:.1f}}}\n",
                    r.transactions_applied, r.events_applied, r.workers, r.max_busy,
-                   r.parallel_units, r.barriers, r.retries, r.seconds,
+                   r.parallel_units, r.barriers, r.retries, r.merged_transactions, r.merged_groups,
+                   r.seconds,
                    r.seconds > 0 ? static_cast<double>(r.transactions_applied) / r.seconds : 0.0);
     out.flush();
     ::close(fd);
   }
-  if (tty)
-    std::fprintf(stderr, "binrecover: %llu transactions applied to %s%s%s\n",
+  if (tty) {
+    const std::string merged = r.merged_groups == 0 ? std::string()
+                                                    : " (" + std::to_string(r.merged_transactions) +
+                                                          " of them merged into " +
+                                                          std::to_string(r.merged_groups) + ")";
+    std::fprintf(stderr, "binrecover: %llu transactions applied to %s%s%s%s\n",
                  static_cast<unsigned long long>(r.transactions_applied), session.where().c_str(),
                  r.last ? ", up to " : "",
-                 r.last ? (r.last->file + ":" + std::to_string(r.last->position)).c_str() : "");
+                 r.last ? (r.last->file + ":" + std::to_string(r.last->position)).c_str() : "",
+                 merged.c_str());
+  }
   return 0;
 }
 

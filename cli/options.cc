@@ -474,7 +474,7 @@ Group replay_group() {
   add_parallel_options(g, "1");
   g.add_options()("report", po::value<std::string>(),
                   "write a JSON summary here: transactions, workers, units applied alone, "
-                  "retries, seconds")(
+                  "retries, transactions merged, seconds")(
       "server-applier",
       "MariaDB targets: apply with the target's own replication applier (with --parallel N "
       "its parallel applier, slave_parallel_threads=N), binrecover serving the kept "
@@ -486,10 +486,11 @@ Group replay_group() {
       "with --server-applier: MiB sent ahead of what the target has applied (default 64; "
       "its relay log holds about this much)")(
       "merge-transactions", po::value<std::string>(),
-      "with --server-applier: up to N consecutive small transactions (InnoDB DML, of one GTID "
-      "domain) applied as one transaction on the target, which then commits N times less "
-      "often (default 1: each as it is; the target's own binlog then has the merged "
-      "transactions, under the last one's GTID)");
+      "up to N consecutive small transactions of row changes (InnoDB DML; of one GTID domain) "
+      "applied as one transaction on the target, which then commits N times less often "
+      "(default 1: each as it is). The target's own binlog then has the merged transactions, "
+      "under the last one's GTID; not with a MySQL target that keeps the log's GTIDs (give "
+      "--gtids=strip there), nor --no-preserve-commit-order");
   g.add_options()("state-file", po::value<std::string>(),
                   "where the end of the last applied transaction is kept (default "
                   "./binrecover-replay.state)")(
@@ -1708,12 +1709,13 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       o.replay.window_bytes = std::uint64_t{std::stoul(*w)} << 20;
     }
     if (auto m = text("merge-transactions")) {
-      if (!o.replay.server_applier)
-        usage_error("--merge-transactions applies with --server-applier");
       if (m->empty() || m->size() > 5 || m->find_first_not_of("0123456789") != std::string::npos ||
           std::stoul(*m) < 1 || std::stoul(*m) > 10000)
         usage_error("--merge-transactions needs a number from 1 to 10000, not '" + *m + "'");
       o.replay.merge_transactions = std::stoul(*m);
+      if (o.replay.merge_transactions > 1 && has("no-preserve-commit-order"))
+        usage_error(
+            "--merge-transactions needs the commit order: not with --no-preserve-commit-order");
     }
     if (auto l = text("listen")) {
       if (!o.replay.server_applier) usage_error("--listen applies with --server-applier");

@@ -629,6 +629,7 @@ void Applier::flush_batch() {
   if (batch_items_.size() == 1) {
     const SqlItem& item = *batch_items_.front();
     batch_items_.clear();
+    batch_.clear();  // (else the next packet of several would start with it again)
     try {
       session_.execute(item.text);
     } catch (const Error& e) {

@@ -226,7 +226,7 @@ void ApplyEngine::mark_committed(Slot& slot) {
   slot.state = State::kDone;
   done_above_[slot.task.seq] = slot.task.place;
   advance_low_water();
-  ++committed_;
+  committed_ += slot.task.units;
 }
 
 void ApplyEngine::commit_in_order(Worker& w, Slot& slot, std::string_view commit) {

@@ -47,6 +47,7 @@ struct ApplyTask {
   UnitPlace place;
   std::vector<std::uint64_t> deps;
   std::shared_ptr<const Prelude> prelude;
+  std::size_t units = 1;  // the log's transactions in it (--merge-transactions: several)
 };
 
 struct EngineOptions {

@@ -377,6 +377,8 @@ class Replayer : public WalkConsumer {
   std::uint64_t units_parallel() const { return units_parallel_; }
   std::uint64_t barriers() const { return barriers_; }
   std::uint64_t events() const { return events_; }
+  std::uint64_t merged_groups() const { return merged_groups_; }
+  std::uint64_t merged_units() const { return merged_units_; }
 
   // The SQL header (pseudo-replica mode, sql_log_bin): every worker's session runs it first.
   void begin() {
@@ -387,6 +389,7 @@ class Replayer : public WalkConsumer {
   }
   // Every unit handed over has committed; the footer is not sent (the sessions end).
   void finish() {
+    flush_held();
     engine_.drain();
     mode_ = Mode::kFooter;
     sink_.finish();
@@ -444,6 +447,7 @@ class Replayer : public WalkConsumer {
                           ? std::optional<std::uint64_t>(mg->commit_id)
                           : std::nullopt;
       maria_gtid_ = true;
+      maria_ = MariaUnit{mg->domain_id, ev.header.server_id, mg->seq_no, mg->flags};
     }
     if (parallel_) builder_.add(ev, ctx);
     sink_.event(ev, marks, ctx);
@@ -501,6 +505,7 @@ class Replayer : public WalkConsumer {
     if (unit_.kind == UnitKind::kMeta) {
       if (statements.empty()) return;
       if (format_unit_) {
+        flush_held();  // (those held go with the format description they were read with)
         // The format description every later BINLOG statement needs, on every session.
         auto p = std::make_shared<Prelude>(header_);
         const std::size_t base = p->text.size();
@@ -531,6 +536,10 @@ class Replayer : public WalkConsumer {
       apply_direct(text, statements, transactional);
       return;
     }
+    if (opts_.merge_transactions > 1) {
+      hold(text, statements);
+      return;
+    }
     ApplyTask task;
     task.text.assign(text);
     task.statements = statements;
@@ -544,6 +553,122 @@ class Replayer : public WalkConsumer {
       else if (maria_gtid_)
         floor = source_clock_.maria(seq, maria_commit_);
       task.deps = tracker_.add(seq, builder_.result(), floor);
+      tracker_.forget_below(engine_.low_water_seq());
+      ++units_parallel_;
+    }
+    engine_.submit(std::move(task));
+  }
+
+  // ---- --merge-transactions: consecutive small transactions applied as one ----
+
+  // Whether the unit (a transaction of row events, not alone) may join a group: no MySQL GTID
+  // of its own to keep (a transaction has one), small, and with a MariaDB GTID one of an
+  // InnoDB DML transaction of the group's domain and server, after the group's.
+  bool mergeable(std::string_view text, const std::vector<Output::Statement>& statements) const {
+    if (text.size() > kMergeUnitBytes) return false;
+    for (const Output::Statement& st : statements)
+      if (st.event_type == static_cast<std::uint8_t>(binlog::EventType::kGtid) ||
+          st.event_type == static_cast<std::uint8_t>(binlog::EventType::kAnonymousGtid) ||
+          st.event_type == static_cast<std::uint8_t>(binlog::EventType::kGtidTagged))
+        return false;
+    if (!maria_gtid_) return true;
+    constexpr std::uint8_t kAlone = binlog::MariaGtid::kStandalone | binlog::MariaGtid::kDdl |
+                                    binlog::MariaGtid::kPreparedXa |
+                                    binlog::MariaGtid::kCompletedXa;
+    return (maria_.flags & kAlone) == 0 && (maria_.flags & binlog::MariaGtid::kTransactional) != 0;
+  }
+
+  // The unit joins the group held (which goes first when the unit cannot join it), or goes
+  // on its own.
+  void hold(std::string_view text, const std::vector<Output::Statement>& statements) {
+    const bool can = mergeable(text, statements);
+    if (!held_.empty() &&
+        (!can || held_.front().place.file != file_ || held_prelude_ != engine_.prelude() ||
+         held_bytes_ + text.size() > kMergeGroupBytes ||
+         held_.front().maria.has_value() != maria_gtid_ ||
+         (maria_gtid_ && (held_.back().maria->domain != maria_.domain ||
+                          held_.back().maria->server != maria_.server ||
+                          held_.back().maria->seq_no >= maria_.seq_no))))
+      flush_held();
+    Held h;
+    h.text.assign(text);
+    h.statements = statements;
+    h.place = place();
+    if (maria_gtid_) h.maria = maria_;
+    if (parallel_) h.ws = builder_.result();
+    held_prelude_ = engine_.prelude();
+    held_bytes_ += h.text.size();
+    held_.push_back(std::move(h));
+    if (!can || held_.size() >= opts_.merge_transactions) flush_held();
+  }
+
+  // The group held, as one transaction: the first unit's statements (its GTID's sequence
+  // number the last unit's) but its COMMIT, then each later unit's but its GTID's statements
+  // (a MariaDB session's GTID cannot change inside a transaction), its BEGIN and, but the
+  // last's, its COMMIT. Its place: from the first unit's start to the last's end, under the
+  // last one's GTID. Its write set: all of theirs.
+  void flush_held() {
+    if (held_.empty()) return;
+    ApplyTask task;
+    task.prelude = held_prelude_;
+    task.units = held_.size();
+    WriteSet ws;
+    const std::uint8_t gtid_type = static_cast<std::uint8_t>(binlog::EventType::kMariaGtid);
+    for (std::size_t k = 0; k < held_.size(); ++k) {
+      const Held& h = held_[k];
+      const bool first = k == 0, last = k + 1 == held_.size();
+      std::size_t commit_at = h.statements.size();
+      for (std::size_t i = h.statements.size(); i-- > 0;)
+        if (h.statements[i].kind == Output::Statement::Kind::kSql) {
+          commit_at = i;
+          break;
+        }
+      bool begun = first;
+      for (std::size_t i = 0; i < h.statements.size(); ++i) {
+        Output::Statement st = h.statements[i];
+        std::string_view t = std::string_view(h.text).substr(st.begin, st.end - st.begin);
+        std::string seq_text;
+        if (i == commit_at && !last) continue;
+        if (!first) {
+          if (st.event_type == gtid_type) continue;
+          if (!begun && st.kind == Output::Statement::Kind::kSql && !st.verbatim &&
+              is_plain_begin(t)) {
+            begun = true;
+            continue;
+          }
+        } else if (st.event_type == gtid_type && held_.size() > 1 && held_.back().maria) {
+          if (const auto at = t.find("gtid_seq_no="); at != std::string_view::npos) {
+            const auto end = t.find_first_not_of("0123456789", at + 12);
+            seq_text.assign(t.substr(0, at + 12));
+            seq_text += std::to_string(held_.back().maria->seq_no);
+            if (end != std::string_view::npos) seq_text.append(t.substr(end));
+            t = seq_text;
+          }
+        }
+        st.begin = task.text.size();
+        task.text.append(t);
+        st.end = task.text.size();
+        task.text.push_back('\n');
+        task.statements.push_back(st);
+      }
+      if (parallel_) {
+        ws.rows.insert(ws.rows.end(), h.ws.rows.begin(), h.ws.rows.end());
+        ws.tables.insert(ws.tables.end(), h.ws.tables.begin(), h.ws.tables.end());
+      }
+    }
+    task.place = held_.front().place;
+    task.place.end_pos = held_.back().place.end_pos;
+    task.place.gtid = held_.back().place.gtid;
+    if (held_.size() > 1) {
+      ++merged_groups_;
+      merged_units_ += held_.size();
+    }
+    held_.clear();
+    held_bytes_ = 0;
+    if (parallel_) {
+      // (no source clock: a group's units had several of its ticks; its write set says all)
+      const std::uint64_t seq = engine_.next_seq();
+      task.deps = tracker_.add(seq, ws, seq - 1);
       tracker_.forget_below(engine_.low_water_seq());
       ++units_parallel_;
     }
@@ -572,6 +697,7 @@ class Replayer : public WalkConsumer {
   }
 
   void open_direct(bool transactional) {
+    flush_held();
     engine_.drain();
     ++barriers_;
     direct_seq_ = engine_.next_seq();
@@ -668,6 +794,24 @@ class Replayer : public WalkConsumer {
   std::optional<std::pair<std::int64_t, std::int64_t>> clock_;
   std::optional<std::uint64_t> maria_commit_;
   bool maria_gtid_ = false;
+  struct MariaUnit {
+    std::uint32_t domain = 0, server = 0;
+    std::uint64_t seq_no = 0;
+    std::uint8_t flags = 0;
+  } maria_;  // the unit's MariaDB GTID (when maria_gtid_)
+  // --merge-transactions: the units held to go as one transaction
+  struct Held {
+    std::string text;
+    std::vector<Output::Statement> statements;
+    UnitPlace place;
+    std::optional<MariaUnit> maria;
+    WriteSet ws;  // (parallel)
+  };
+  static constexpr std::size_t kMergeUnitBytes = 256 << 10, kMergeGroupBytes = 4 << 20;
+  std::vector<Held> held_;
+  std::size_t held_bytes_ = 0;
+  std::shared_ptr<const Prelude> held_prelude_;
+  std::uint64_t merged_groups_ = 0, merged_units_ = 0;
   bool in_hook_ = false;
   bool direct_open_ = false, direct_transactional_ = false, in_doubt_marked_ = false;
   std::uint64_t direct_seq_ = 0;
@@ -711,6 +855,15 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
       throw Error(ErrorCode::kUsage,
                   "--idempotent applies to row events, not the plain statements of --rows-as-sql");
   }
+  if (opts.merge_transactions > 1 && target_gtids)
+    throw Error(ErrorCode::kUsage,
+                "--merge-transactions: " + session.where() +
+                    " keeps each transaction's GTID (gtid_mode=ON), and a transaction made of "
+                    "several would keep only one: give --gtids=strip to merge them under new "
+                    "GTIDs");
+  if (opts.merge_transactions > 1 && opts.parallel > 1 && !opts.preserve_commit_order)
+    throw Error(ErrorCode::kUsage,
+                "--merge-transactions needs the commit order (not --no-preserve-commit-order)");
   const bool by_gtids = opts.progress_table == "auto" && target_gtids;
   const bool use_table = !opts.progress_table.empty() && !by_gtids;
   std::string table;
@@ -973,6 +1126,8 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
   result.barriers = replay.barriers();
   result.retries = replay.engine().retries();
   result.max_busy = replay.engine().max_busy();
+  result.merged_transactions = replay.merged_units();
+  result.merged_groups = replay.merged_groups();
   result.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!replay.sink().load_dir().empty() && sql.local_load_dir.empty()) {

@@ -45,8 +45,9 @@ struct ReplayOptions {
   std::string listen_host = "127.0.0.1";
   unsigned listen_port = 0;                              // 0: a free port
   std::uint64_t window_bytes = std::uint64_t{64} << 20;  // sent ahead of what is applied
-  // --merge-transactions: up to this many consecutive small transactional DML transactions
-  // of a domain go to the target as one (1: each as it is).
+  // --merge-transactions: up to this many consecutive small transactions of row changes
+  // (InnoDB DML; of one MariaDB GTID domain and server) go to the target as one transaction
+  // (1: each as it is). Not with --no-preserve-commit-order.
   std::size_t merge_transactions = 1;
 };
 
@@ -98,6 +99,8 @@ struct ReplayResult {
   std::uint64_t barriers = 0;        // units applied alone (DDL, statements, unknown tables)
   std::uint64_t retries = 0;         // units run again after a deadlock or lock wait timeout
   std::size_t max_busy = 0;          // the most workers applying at the same time
+  // --merge-transactions: transactions applied as part of a larger one, and those ones
+  std::uint64_t merged_transactions = 0, merged_groups = 0;
   double seconds = 0;
 };
 

@@ -488,6 +488,14 @@ class Feed : public WalkConsumer {
   std::uint64_t applied() const { return applied_; }
   std::uint64_t sent() const { return sent_; }
   std::uint64_t skipped() const { return skipped_; }
+  std::uint64_t merged_groups() {
+    const std::lock_guard<std::mutex> lock(io_mu_);
+    return merged_groups_;
+  }
+  std::uint64_t merged_units() {
+    const std::lock_guard<std::mutex> lock(io_mu_);
+    return merged_units_;
+  }
   std::size_t in_flight() {
     const std::lock_guard<std::mutex> lock(io_mu_);
     return in_flight_.size();
@@ -672,6 +680,10 @@ class Feed : public WalkConsumer {
       send_records_locked(last.xid, last.end);
     }
     const std::size_t end = held_units_.back().end, n_units = held_units_.size();
+    if (n_units > 1) {
+      ++merged_groups_;
+      merged_units_ += n_units;
+    }
     held_.erase(held_.begin(), held_.begin() + static_cast<std::ptrdiff_t>(end));
     unit_at_ -= std::min(unit_at_, end);
     last_at_ -= std::min(last_at_, end);
@@ -790,6 +802,7 @@ class Feed : public WalkConsumer {
   std::uint32_t held_server_ = 0, held_domain_ = 0;
   std::uint64_t held_seq_ = 0;
   std::uint8_t unit_flags_ = 0;
+  std::uint64_t merged_groups_ = 0, merged_units_ = 0;  // groups sent (again after a reconnect)
   Clock::time_point held_since_;
   std::uint32_t file_no_ = 0;
   std::uint64_t pos_ = 4;
@@ -1159,6 +1172,8 @@ ReplayResult run_server_applier(std::vector<InputFile> inputs, DecodeOptions dec
   if (result.last) write_replay_state(opts.state_file, *result.last);
   result.transactions_applied = feed.applied();
   result.events_applied = feed.events();
+  result.merged_transactions = feed.merged_units();
+  result.merged_groups = feed.merged_groups();
   result.workers = std::max<std::size_t>(1, opts.parallel);
   result.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   if (feed.skipped() > 0 && warn)

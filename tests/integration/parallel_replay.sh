@@ -55,13 +55,21 @@ fresh_target() {
 # (held-lock: a reader on the target holds a row of par.hot for 2.5 s while the replay runs:
 # the unit that needs it times out waiting, is run again, and the later units that wait for
 # their turn to commit are rolled back and run again after it)
-modes=(1 4 8 "8 --no-preserve-commit-order" "8 held-lock")
+# (merge: --merge-transactions 4, on MySQL with --gtids=strip: its gtid_mode=ON target would
+# keep only one GTID of each group, so it is refused without it)
+modes=(1 4 8 "8 --no-preserve-commit-order" "8 held-lock" "1 merge" "8 merge")
 [ "$FLAVOR" = mariadb ] && modes+=("8 repeatable-read")
+merge_opts=(--merge-transactions 4)
+[ "$FLAVOR" = mysql ] && merge_opts+=(--gtids=strip)
 for mode in "${modes[@]}"; do
   fresh_target
   read -r workers extra <<< "$mode"
   held=
-  if [ "$extra" = repeatable-read ]; then
+  merged=
+  if [ "$extra" = merge ]; then
+    merged=1
+    extra="${merge_opts[*]}"
+  elif [ "$extra" = repeatable-read ]; then
     extra=
     sql "$PT" -e "SET GLOBAL binlog_format = 'STATEMENT'"
   elif [ "$extra" = held-lock ]; then
@@ -99,6 +107,14 @@ for mode in "${modes[@]}"; do
   if [ -n "$held" ]; then
     [ "$retries" -ge 1 ] || fail "replay --parallel $mode: no unit was run again ($(cat "$WORK/report.json"))"
   fi
+  if [ -n "$merged" ]; then
+    m=$(sed -n 's/.*"merged":\([0-9]*\),"merged_into":\([0-9]*\).*/\1 \2/p' "$WORK/report.json")
+    read -r m_units m_groups <<< "$m"
+    [ "${m_units:-0}" -ge $((2 * N)) ] && [ "$m_groups" -le $((m_units / 2)) ] ||
+      fail "replay --parallel $mode merged too little: $(cat "$WORK/report.json")"
+    extra=
+    mode="$mode (${merge_opts[*]}: $m_units transactions in $m_groups)"
+  fi
   if [ -z "$extra" ]; then
     [ "$mid" -ge 1 ] || fail "replay --parallel $mode: the sampler never saw the replay part-way ($samples samples)"
     [ "$bad" = 0 ] || fail "replay --parallel $mode: the sampler saw $bad states that are no prefix of the source's commits"
@@ -107,6 +123,19 @@ for mode in "${modes[@]}"; do
     pass "$FLAVOR replay --parallel $mode: tables equal the source's ($bad of $samples reads saw a state the source never had, as --no-preserve-commit-order allows); up to $busy workers busy"
   fi
 done
+
+if [ "$FLAVOR" = mysql ]; then
+  # Without --gtids=strip the target would keep one GTID of each merged group: refused.
+  fresh_target
+  rc=0
+  "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
+    --state-file="$WORK/r.state" --merge-transactions 4 "${files[@]}" 2> "$WORK/refused.err" || rc=$?
+  [ $rc = 2 ] && grep -q "gtid_mode=ON" "$WORK/refused.err" ||
+    { cat "$WORK/refused.err"; fail "--merge-transactions into a target keeping GTIDs exited $rc"; }
+  [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'par'")" = 0 ] ||
+    fail "the refused merged replay applied something"
+  pass "mysql: --merge-transactions into a target that keeps the log's GTIDs is refused (exit 2)"
+fi
 
 # One replay per state file: the first is held up by a global read lock while the second tries.
 fresh_target

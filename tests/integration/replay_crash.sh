@@ -2,9 +2,10 @@
 # Exactly once across crashes, on a real MariaDB target (ports PA, PA+1): the workload of
 # parallel_workload.sh (its counter and its table without a key show a transaction applied
 # twice; every table's checksum one left out) replayed serially, with --parallel 8 and with
-# --server-applier --parallel 8 (at the end), and
-# stopped at random moments (CRASH_RUNS of each, default 20): the target killed with SIGKILL
-# (then restarted), binrecover killed with SIGKILL, SIGINT and SIGTERM. Each time
+# --server-applier --parallel 8 (at the end), every other run merging small transactions
+# (--merge-transactions 4), and stopped at random moments (CRASH_RUNS of each, default 20):
+# the target killed with SIGKILL (then restarted), binrecover killed with SIGKILL, SIGINT and
+# SIGTERM. Each time
 # `replay --resume` finishes it, and the target equals the source. The target has a server id of
 # its own (as a recovery target does), so its GTIDs settle a DDL that was running.
 source "$(dirname "$0")/lib.sh"
@@ -72,10 +73,13 @@ for workers in ${CRASH_WORKERS:-1 8}; do
       [ "$tries" -le $((RUNS * 3)) ] ||
         fail "--parallel $workers, $how: only $stopped_mid of $((tries - 1)) stops came before the end"
       fresh_target
+      # (every other run, and its resume, merges small transactions: --merge-transactions 4)
+      merge=()
+      [ $((tries % 2)) = 0 ] && merge=(--merge-transactions 4)
       delay=$((RANDOM % (ms * 9 / 10 + 1)))
       t0=$(date +%s%N)
       (exec "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
-        --state-file="$WORK/r.state" --parallel "$workers" "${EXTRA[@]}" "${files[@]}" \
+        --state-file="$WORK/r.state" --parallel "$workers" "${merge[@]}" "${EXTRA[@]}" "${files[@]}" \
         2> "$WORK/first.err") &
       pid=$!  # binrecover's own pid (exec)
       sleep "$(awk -v d="$delay" 'BEGIN { printf "%.3f", d / 1000 }')"
@@ -104,25 +108,25 @@ for workers in ${CRASH_WORKERS:-1 8}; do
           { cat "$WORK/first.err"; fail "--parallel $workers, $how: no resume message"; }
       fi
       rc=0
-      replay --parallel "$workers" --resume 2> "$WORK/resume.err" || rc=$?
+      replay --parallel "$workers" "${merge[@]}" --resume 2> "$WORK/resume.err" || rc=$?
       if [ $rc = 2 ] && grep -q -- "--in-doubt=applied or --in-doubt=not-applied" "$WORK/resume.err"; then
         [ "$how" = target-kill ] || { cat "$WORK/resume.err"; fail "--parallel $workers, $how: a DDL in doubt without a restart of the target"; }
         rc=0
         answer=$(in_doubt_answer)
         in_doubt=$((in_doubt + 1))
-        replay --parallel "$workers" --resume --in-doubt="$answer" 2> "$WORK/resume.err" || rc=$?
+        replay --parallel "$workers" "${merge[@]}" --resume --in-doubt="$answer" 2> "$WORK/resume.err" || rc=$?
       fi
       if [ $rc = 2 ] && grep -q "there is no replay state file" "$WORK/resume.err"; then
         # Stopped before anything was applied or recorded: a new replay.
         rc=0
-        replay --parallel "$workers" 2> "$WORK/resume.err" || rc=$?
+        replay --parallel "$workers" "${merge[@]}" 2> "$WORK/resume.err" || rc=$?
       fi
       [ $rc = 0 ] || { cat "$WORK/first.err" "$WORK/resume.err"; fail "--parallel $workers, $how after ${delay} ms: --resume exited $rc"; }
       content "$PT" > "$WORK/got"
       diff "$WORK/expected" "$WORK/got" > "$WORK/diff" ||
         { cat "$WORK/diff" "$WORK/first.err" "$WORK/resume.err"; fail "--parallel $workers, $how after ${delay} ms, resumed: the target differs"; }
     done
-    pass "--parallel $workers, $how at $RUNS random moments mid-replay ($tries runs, $in_doubt with a DDL in doubt settled by looking), --resume: target equals the source, counter and keyless table exact"
+    pass "--parallel $workers, $how at $RUNS random moments mid-replay ($tries runs, every other with --merge-transactions 4; $in_doubt with a DDL in doubt settled by looking), --resume: target equals the source, counter and keyless table exact"
   done
 done
 
