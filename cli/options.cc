@@ -358,7 +358,13 @@ void add_parallel_options(po::options_description& g, const char* dflt) {
                       .c_str())(
       "no-preserve-commit-order",
       "with --parallel: let transactions commit as they finish, not in the log's order (a reader "
-      "of the target may then see a state the source never had)");
+      "of the target may then see a state the source never had)")(
+      "merge-transactions", po::value<std::string>(),
+      "up to N consecutive small transactions of row changes (InnoDB DML; of one GTID domain) "
+      "applied as one transaction on the target, which then commits N times less often "
+      "(default 1: each as it is). The target's own binlog then has the merged transactions, "
+      "under the last one's GTID; not with a MySQL target that keeps the log's GTIDs (give "
+      "--gtids=strip there), nor --no-preserve-commit-order");
 }
 
 Group plan_group(bool drill) {
@@ -484,13 +490,7 @@ Group replay_group() {
       "(default 127.0.0.1 and a free port, for a target on this machine)")(
       "window", po::value<std::string>(),
       "with --server-applier: MiB sent ahead of what the target has applied (default 64; "
-      "its relay log holds about this much)")(
-      "merge-transactions", po::value<std::string>(),
-      "up to N consecutive small transactions of row changes (InnoDB DML; of one GTID domain) "
-      "applied as one transaction on the target, which then commits N times less often "
-      "(default 1: each as it is). The target's own binlog then has the merged transactions, "
-      "under the last one's GTID; not with a MySQL target that keeps the log's GTIDs (give "
-      "--gtids=strip there), nor --no-preserve-commit-order");
+      "its relay log holds about this much)");
   g.add_options()("state-file", po::value<std::string>(),
                   "where the end of the last applied transaction is kept (default "
                   "./binrecover-replay.state)")(
@@ -1654,6 +1654,16 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       if (cmd == Command::kReplay) o.replay.preserve_commit_order = false;
       if (cmd == Command::kDrill) o.drill.preserve_commit_order = false;
     }
+    if (auto m = text("merge-transactions")) {
+      if (m->empty() || m->size() > 5 || m->find_first_not_of("0123456789") != std::string::npos ||
+          std::stoul(*m) < 1 || std::stoul(*m) > 10000)
+        usage_error("--merge-transactions needs a number from 1 to 10000, not '" + *m + "'");
+      (cmd == Command::kReplay ? o.replay.merge_transactions : o.drill.merge_transactions) =
+          std::stoul(*m);
+      if (std::stoul(*m) > 1 && has("no-preserve-commit-order"))
+        usage_error(
+            "--merge-transactions needs the commit order: not with --no-preserve-commit-order");
+    }
   }
   if (cmd == Command::kReplay) {
     o.replay_report = text("report");
@@ -1707,15 +1717,6 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
           std::stoul(*w) < 1 || std::stoul(*w) > 65536)
         usage_error("--window needs MiB from 1 to 65536, not '" + *w + "'");
       o.replay.window_bytes = std::uint64_t{std::stoul(*w)} << 20;
-    }
-    if (auto m = text("merge-transactions")) {
-      if (m->empty() || m->size() > 5 || m->find_first_not_of("0123456789") != std::string::npos ||
-          std::stoul(*m) < 1 || std::stoul(*m) > 10000)
-        usage_error("--merge-transactions needs a number from 1 to 10000, not '" + *m + "'");
-      o.replay.merge_transactions = std::stoul(*m);
-      if (o.replay.merge_transactions > 1 && has("no-preserve-commit-order"))
-        usage_error(
-            "--merge-transactions needs the commit order: not with --no-preserve-commit-order");
     }
     if (auto l = text("listen")) {
       if (!o.replay.server_applier) usage_error("--listen applies with --server-applier");

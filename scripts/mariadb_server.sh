@@ -16,7 +16,7 @@ start | restart)
   if [ "$cmd" = start ]; then
     rm -rf "$dir"
     mkdir -p "$dir/data" "$dir/binlog" "$dir/tmp"
-    mariadb-install-db --no-defaults --user="$(id -un)" --datadir="$dir/data" \
+    mariadb-install-db --no-defaults --user="$(id -un)" --datadir="$dir/data" --tmpdir="$dir/tmp" \
       --auth-root-authentication-method=normal --skip-test-db >"$dir/install.log" 2>&1 ||
       { cat "$dir/install.log" >&2; exit 1; }
     : >"$dir/mariadbd.args"

@@ -191,11 +191,12 @@ class ThrowawayServer {
       if (install.empty()) throw Error(ErrorCode::kUsage, "no mariadb-install-db on PATH");
       rc = wait_exit(
           spawn({install, "--no-defaults", "--user=" + account_, "--datadir=" + srv_ + "/data",
+                 "--tmpdir=" + srv_ + "/tmp",  // (not /tmp: two at once collide there)
                  "--auth-root-authentication-method=normal", "--skip-test-db"},
                 -1, lf, lf));
     } else {
       rc = wait_exit(spawn({binary_, "--no-defaults", "--initialize-insecure", "--user=" + account_,
-                            "--datadir=" + srv_ + "/data"},
+                            "--datadir=" + srv_ + "/data", "--tmpdir=" + srv_ + "/tmp"},
                            -1, lf, lf));
     }
     ::close(lf);
@@ -433,6 +434,7 @@ DrillResult run_drill(const std::vector<InputFile>& inputs, const DrillOptions& 
         ro.parallel = opts.parallel;
         ro.preserve_commit_order = opts.preserve_commit_order;
         ro.server_applier = opts.server_applier;
+        ro.merge_transactions = opts.merge_transactions;
         const ReplayResult rr =
             opts.server_applier
                 ? run_server_applier(replay_inputs, decode, filter, false, ro, conn, session, warn)
@@ -443,6 +445,8 @@ DrillResult run_drill(const std::vector<InputFile>& inputs, const DrillOptions& 
         r.replay_seconds = rr.seconds;
         r.replay_transactions = rr.transactions_applied;
         r.replay_barriers = rr.barriers;
+        r.replay_merged = rr.merged_transactions;
+        r.replay_merged_into = rr.merged_groups;
         return std::to_string(r.replay.events) + " events, " +
                std::to_string(rr.transactions_applied) + " transactions, " +
                std::to_string(rr.workers) + (rr.workers == 1 ? " worker" : " workers") +
@@ -581,10 +585,11 @@ void write_drill_report(const DrillResult& r, const DrillOptions&, Output& out) 
       it,
       "],\"replay\":{{\"events\":{},\"transactions\":{},\"bytes\":{}}},"
       "\"parallel\":{{\"workers\":{},\"applier\":\"{}\",\"seconds\":{:.3f},"
-      "\"transactions\":{},\"alone\":{},\"rate\":{:.1f}}},\"tables\":[",
+      "\"transactions\":{},\"alone\":{},\"merged\":{},\"merged_into\":{},\"rate\":{:.1f}}},"
+      "\"tables\":[",
       r.replay.events, r.replay_transactions, r.replay.bytes_read, r.workers,
       r.server_applier ? "server" : "sessions", r.replay_seconds, r.replay_transactions,
-      r.replay_barriers,
+      r.replay_barriers, r.replay_merged, r.replay_merged_into,
       r.replay_seconds > 0 ? static_cast<double>(r.replay_transactions) / r.replay_seconds : 0.0);
   for (std::size_t i = 0; i < r.tables.size(); ++i) {
     const auto& t = r.tables[i];

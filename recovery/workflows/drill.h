@@ -31,6 +31,8 @@ struct DrillOptions {
   // --server-applier: the drill server (MariaDB) applies the binlogs with its own replication
   // applier, binrecover its source (recovery/workflows/server_applier.h).
   bool server_applier = false;
+  // --merge-transactions: up to N small transactions applied as one (ReplayOptions)
+  std::size_t merge_transactions = 1;
   bool preserve_commit_order = true;  // false: --no-preserve-commit-order
 };
 
@@ -60,6 +62,7 @@ struct DrillResult {
   double replay_seconds = 0;
   std::uint64_t replay_transactions = 0;
   std::uint64_t replay_barriers = 0;
+  std::uint64_t replay_merged = 0, replay_merged_into = 0;  // --merge-transactions
   std::string target;  // what the replay stopped before, in words
   std::string error;   // the failure, when a step failed
 };

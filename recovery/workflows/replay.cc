@@ -566,11 +566,18 @@ class Replayer : public WalkConsumer {
   // InnoDB DML transaction of the group's domain and server, after the group's.
   bool mergeable(std::string_view text, const std::vector<Output::Statement>& statements) const {
     if (text.size() > kMergeUnitBytes) return false;
-    for (const Output::Statement& st : statements)
+    const Output::Statement* last = nullptr;
+    for (const Output::Statement& st : statements) {
       if (st.event_type == static_cast<std::uint8_t>(binlog::EventType::kGtid) ||
           st.event_type == static_cast<std::uint8_t>(binlog::EventType::kAnonymousGtid) ||
           st.event_type == static_cast<std::uint8_t>(binlog::EventType::kGtidTagged))
         return false;
+      if (st.kind == Output::Statement::Kind::kSql) last = &st;
+    }
+    // Its COMMIT an Xid event's: a transactional engine's (a non-transactional table's changes
+    // end with a COMMIT query, and would stay applied when a later unit of the group fails).
+    if (last == nullptr || last->event_type != static_cast<std::uint8_t>(binlog::EventType::kXid))
+      return false;
     if (!maria_gtid_) return true;
     constexpr std::uint8_t kAlone = binlog::MariaGtid::kStandalone | binlog::MariaGtid::kDdl |
                                     binlog::MariaGtid::kPreparedXa |

@@ -9,12 +9,15 @@ FORMAT=${2:-ROW}
 start_server a "$PA" --binlog-format="$FORMAT"
 sql "$PA" -e "CREATE DATABASE shop; CREATE DATABASE other"
 shop_scenario "$PA"
+# (three transactions in a row, which --merge-transactions 3 merges in a ROW log)
+for w in paid packed shipped; do sql "$PA" shop -e "INSERT INTO audit (what) VALUES ('$w')"; done
+shop_expected "$PA"
 sql "$PA" -e "DROP DATABASE shop; CREATE DATABASE shop; CREATE TABLE shop.junk (a INT)"
 
 rc=0
 "$BINRECOVER" drill --dump="$WORK/dump.sql" --index-file="$WORK/a/binlog/mysql-bin.index" \
   --database=shop --expect="$WORK/expected.tsv" --report="$WORK/report.json" \
-  > "$WORK/drill.out" 2>&1 || rc=$?
+  --merge-transactions 3 > "$WORK/drill.out" 2>&1 || rc=$?
 cat "$WORK/drill.out"
 [ $rc = 0 ] || fail "the drill failed (exit $rc)"
 grep -q '"passed":true' "$WORK/report.json" || fail "the report does not say passed"
@@ -23,7 +26,14 @@ grep -q '"table":"shop.orders","rows":3' "$WORK/report.json" || fail "orders not
 grep -q '"parallel":{"workers":4,"applier":"sessions","seconds":[0-9.]*,"transactions":[1-9][0-9]*,' "$WORK/report.json" ||
   fail "the report does not say how the replay ran in parallel: $(cat "$WORK/report.json")"
 grep -q "DROP DATABASE shop" "$WORK/drill.out" || fail "the drill did not stop before the DROP"
-pass "drill ($FORMAT): restored, replayed to just before the DROP DATABASE, $(grep -c . "$WORK/expected.tsv") tables equal the source"
+# (--merge-transactions 3: row transactions in groups; statement-format ones are never merged)
+merged=$(sed -n 's/.*"merged":\([0-9]*\),"merged_into":\([0-9]*\).*/\1 into \2/p' "$WORK/report.json")
+if [ "$FORMAT" = ROW ]; then
+  [ "$merged" = "3 into 1" ] || fail "--merge-transactions 3 merged $merged: $(cat "$WORK/report.json")"
+else
+  [ "$merged" = "0 into 0" ] || fail "statement-format transactions were merged: $merged"
+fi
+pass "drill ($FORMAT, --merge-transactions 3: $merged): restored, replayed to just before the DROP DATABASE, $(grep -c . "$WORK/expected.tsv") tables equal the source"
 
 # The same with the drill server's own replication applier (binrecover its source).
 rc=0

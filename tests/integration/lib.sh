@@ -85,6 +85,11 @@ UPDATE orders SET amount = amount * 2 WHERE id = 2;
 CREATE TABLE audit (id INT AUTO_INCREMENT PRIMARY KEY, what TEXT);
 INSERT INTO audit (what) VALUES ('opened'), ('closed');
 SQL
+  shop_expected "$port"
+}
+# shop_expected PORT: $WORK/expected.tsv, each table of shop with its rows and CHECKSUM TABLE.
+shop_expected() {
+  local port=$1
   sql "$port" -N -e "SELECT CONCAT('shop.', table_name) FROM information_schema.tables
     WHERE table_schema = 'shop' ORDER BY table_name" | while read -r t; do
     printf '%s\t%s\t%s\n' "$t" "$(sql "$port" -N -e "SELECT COUNT(*) FROM $t")" \

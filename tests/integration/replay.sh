@@ -276,32 +276,36 @@ pass "(e) wrong password, MYSQL_PWD, refused port: exit 6, one line; [client] se
 # SET TIMESTAMP), one logged as a statement: the applier sends the second BINLOG statement on
 # its own, then the setting and the statement together (once a packet that began with the
 # BINLOG statement already sent again, a syntax error); and --merge-transactions 3 on the
-# same log: the row-only transactions go as groups, the mixed one alone; the same content.
+# same log: the row-only InnoDB transactions go as groups, the mixed one and two of a MyISAM
+# table (no Xid: not undone if a later one of a group failed) alone; the same content.
 PE=$((PA + 4))
 start_server e "$PE" --binlog-format=MIXED
-sql "$PE" -e "CREATE DATABASE mx; CREATE TABLE mx.t (id INT PRIMARY KEY, u VARCHAR(40), ts INT);
-  FLUSH BINARY LOGS"
+mx_tables="CREATE TABLE mx.t (id INT PRIMARY KEY, u VARCHAR(40), ts INT);
+  CREATE TABLE mx.m (id INT PRIMARY KEY, u VARCHAR(40)) ENGINE=MyISAM"
+sql "$PE" -e "CREATE DATABASE mx; $mx_tables; FLUSH BINARY LOGS"
 mx_first=$(sql "$PE" -N -e "SHOW MASTER STATUS" | cut -f1)
 sql "$PE" mx -e "BEGIN; INSERT INTO t VALUES (1, UUID(), UNIX_TIMESTAMP());
   INSERT INTO t VALUES (2, UUID(), UNIX_TIMESTAMP()); DO SLEEP(1.1);
   INSERT INTO t VALUES (3, 'plain', UNIX_TIMESTAMP()); COMMIT"
 for i in $(seq 4 12); do sql "$PE" mx -e "INSERT INTO t VALUES ($i, UUID(), 0)"; done
+for i in 1 2; do sql "$PE" mx -e "INSERT INTO m VALUES ($i, UUID())"; done
+for i in $(seq 13 15); do sql "$PE" mx -e "INSERT INTO t VALUES ($i, UUID(), 0)"; done
 sql "$PE" -e "FLUSH BINARY LOGS"
 mapfile -t mx_files < <(binlogs_between "$WORK/e/binlog" "$mx_first")
 unset 'mx_files[${#mx_files[@]}-1]'
 "$BINRECOVER" events --format=tsv "${mx_files[@]}" > "$WORK/mx.tsv"
 grep -q "INSERT INTO t VALUES (3, 'plain'" "$WORK/mx.tsv" && grep -q $'\tWrite_rows' "$WORK/mx.tsv" ||
   fail "(f) the source did not log rows and a statement in one transaction"
-mx_content() { sql "$1" -N -e "SELECT id, u, ts FROM mx.t ORDER BY id"; }
+mx_content() { sql "$1" -N -e "SELECT id, u, ts FROM mx.t ORDER BY id; SELECT * FROM mx.m ORDER BY id"; }
 mx_content "$PE" > "$WORK/mx.expected"
 for opts in "" "--merge-transactions 3"; do
-  sql "$PB" -e "DROP DATABASE IF EXISTS mx; CREATE DATABASE mx; CREATE TABLE mx.t (id INT PRIMARY KEY, u VARCHAR(40), ts INT)"
+  sql "$PB" -e "DROP DATABASE IF EXISTS mx; CREATE DATABASE mx; $mx_tables"
   rm -f "$WORK/mx.state"
   # shellcheck disable=SC2086
   must "(f) replay $opts" "$WORK/mx.err" replay "${conn_b[@]}" --state-file="$WORK/mx.state" \
     --report="$WORK/mx.json" $opts "${mx_files[@]}"
   mx_content "$PB" | diff "$WORK/mx.expected" - || fail "(f) replay $opts: content differs"
 done
-grep -q '"transactions":10,.*"merged":9,"merged_into":3,' "$WORK/mx.json" ||
+grep -q '"transactions":15,.*"merged":12,"merged_into":4,' "$WORK/mx.json" ||
   fail "(f) --merge-transactions 3: $(cat "$WORK/mx.json")"
-pass "(f) a MIXED transaction (rows, then a statement a second later) replays; --merge-transactions 3: 9 row transactions in 3, the mixed one alone"
+pass "(f) a MIXED transaction (rows, then a statement a second later) replays; --merge-transactions 3: 12 InnoDB row transactions in 4, the mixed one and 2 MyISAM ones alone"
