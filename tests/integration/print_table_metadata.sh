@@ -298,7 +298,8 @@ while IFS= read -r -d '' f; do
     mariadb-binlog --no-defaults --local-load="$WORK/mbload" --print-table-metadata "$f" > "$WORK/c.tool" 2> /dev/null || rc=$?
   elif [ $have_mysql = 1 ]; then
     rc=0
-    mysqlbinlog --print-table-metadata "$f" > "$WORK/c.tool" 2> /dev/null || rc=$?
+    mkdir -p "$WORK/myload"  # (LOAD DATA files: here, not in /tmp; the chroot binds $WORK)
+    mysqlbinlog --local-load="$WORK/myload" --print-table-metadata "$f" > "$WORK/c.tool" 2> /dev/null || rc=$?
   else
     skipped=$((skipped + 1))
     continue
