@@ -281,9 +281,11 @@ rc=0
 "$BINRECOVER" replay "${R[@]/--server-applier/}" --listen=127.0.0.1 "${files[@]}" > /dev/null 2>&1 || rc=$?
 [ $rc = 2 ] || fail "--listen without --server-applier: exit $rc"
 rc=0
-"$BINRECOVER" replay "${R[@]/--server-applier/}" --merge-transactions=8 "${files[@]}" > /dev/null 2>&1 || rc=$?
-[ $rc = 2 ] || fail "--merge-transactions without --server-applier: exit $rc"
-pass "--server-applier refuses --rows-as-sql, --idempotent, --skip-gtids, --gtids=strip, --progress-table, --rewrite-db, --no-preserve-commit-order, --merge-transactions=0 (exit 2); --listen and --merge-transactions need it"
+"$BINRECOVER" replay "${R[@]/--server-applier/}" --merge-transactions=8 --parallel 4 \
+  --no-preserve-commit-order "${files[@]}" > /dev/null 2> "$WORK/o.err" || rc=$?
+[ $rc = 2 ] && grep -q "needs the commit order" "$WORK/o.err" ||
+  { cat "$WORK/o.err"; fail "--merge-transactions with --no-preserve-commit-order: exit $rc"; }
+pass "--server-applier refuses --rows-as-sql, --idempotent, --skip-gtids, --gtids=strip, --progress-table, --rewrite-db, --no-preserve-commit-order, --merge-transactions=0 (exit 2); --listen needs it; --merge-transactions needs the commit order"
 
 # A MySQL target: refused.
 MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
