@@ -593,9 +593,13 @@ class Replayer : public WalkConsumer {
         (!can || held_.front().place.file != file_ || held_prelude_ != engine_.prelude() ||
          held_bytes_ + text.size() > kMergeGroupBytes ||
          held_.front().maria.has_value() != maria_gtid_ ||
-         (maria_gtid_ && (held_.back().maria->domain != maria_.domain ||
-                          held_.back().maria->server != maria_.server ||
-                          held_.back().maria->seq_no >= maria_.seq_no))))
+         (maria_gtid_ &&
+          (held_.back().maria->domain != maria_.domain ||
+           held_.back().maria->server != maria_.server ||
+           held_.back().maria->seq_no >= maria_.seq_no ||
+           // (the SQL writer sets skip_parallel_replication only when it
+           // changes: a later unit's SET, left out, would leave it wrong)
+           ((held_.back().maria->flags ^ maria_.flags) & binlog::MariaGtid::kAllowParallel) != 0))))
       flush_held();
     Held h;
     h.text.assign(text);
