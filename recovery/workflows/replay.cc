@@ -589,101 +589,120 @@ class Replayer : public WalkConsumer {
   // on its own.
   void hold(std::string_view text, const std::vector<Output::Statement>& statements) {
     const bool can = mergeable(text, statements);
-    if (!held_.empty() &&
-        (!can || held_.front().place.file != file_ || held_prelude_ != engine_.prelude() ||
-         held_bytes_ + text.size() > kMergeGroupBytes ||
-         held_.front().maria.has_value() != maria_gtid_ ||
+    if (group_.units > 0 &&
+        (!can || group_.task.place.file != file_ || group_.task.prelude != engine_.prelude() ||
+         group_.task.text.size() + text.size() > kMergeGroupBytes ||
+         group_.maria.has_value() != maria_gtid_ ||
          (maria_gtid_ &&
-          (held_.back().maria->domain != maria_.domain ||
-           held_.back().maria->server != maria_.server ||
-           held_.back().maria->seq_no >= maria_.seq_no ||
+          (group_.maria->domain != maria_.domain || group_.maria->server != maria_.server ||
+           group_.maria->seq_no >= maria_.seq_no ||
            // (the SQL writer sets skip_parallel_replication only when it
            // changes: a later unit's SET, left out, would leave it wrong)
-           ((held_.back().maria->flags ^ maria_.flags) & binlog::MariaGtid::kAllowParallel) != 0))))
+           ((group_.maria->flags ^ maria_.flags) & binlog::MariaGtid::kAllowParallel) != 0))))
       flush_held();
-    Held h;
-    h.text.assign(text);
-    h.statements = statements;
-    h.place = place();
-    if (maria_gtid_) h.maria = maria_;
-    if (parallel_) h.ws = builder_.result();
-    held_prelude_ = engine_.prelude();
-    held_bytes_ += h.text.size();
-    held_.push_back(std::move(h));
-    if (!can || held_.size() >= opts_.merge_transactions) flush_held();
+    append_unit(text, statements);
+    if (!can || group_.units >= opts_.merge_transactions) flush_held();
   }
 
-  // The group held, as one transaction: the first unit's statements (its GTID's sequence
-  // number the last unit's) but its COMMIT, then each later unit's but its GTID's statements
-  // (a MariaDB session's GTID cannot change inside a transaction), its BEGIN and, but the
-  // last's, its COMMIT. Its place: from the first unit's start to the last's end, under the
-  // last one's GTID. Its write set: all of theirs.
-  void flush_held() {
-    if (held_.empty()) return;
-    ApplyTask task;
-    task.prelude = held_prelude_;
-    task.units = held_.size();
-    WriteSet ws;
+  // The unit's statements onto the group's text, as the group's transaction has them: the
+  // first unit's all but its COMMIT, each later unit's but its GTID's statements (a MariaDB
+  // session's GTID cannot change inside a transaction), its BEGIN and its COMMIT; the last
+  // unit's COMMIT is kept aside for the end.
+  void append_unit(std::string_view text, const std::vector<Output::Statement>& statements) {
     const std::uint8_t gtid_type = static_cast<std::uint8_t>(binlog::EventType::kMariaGtid);
-    for (std::size_t k = 0; k < held_.size(); ++k) {
-      const Held& h = held_[k];
-      const bool first = k == 0, last = k + 1 == held_.size();
-      std::size_t commit_at = h.statements.size();
-      for (std::size_t i = h.statements.size(); i-- > 0;)
-        if (h.statements[i].kind == Output::Statement::Kind::kSql) {
-          commit_at = i;
-          break;
-        }
-      bool begun = first;
-      for (std::size_t i = 0; i < h.statements.size(); ++i) {
-        Output::Statement st = h.statements[i];
-        std::string_view t = std::string_view(h.text).substr(st.begin, st.end - st.begin);
-        std::string seq_text;
-        if (i == commit_at && !last) continue;
-        if (!first) {
-          if (st.event_type == gtid_type) continue;
-          if (!begun && st.kind == Output::Statement::Kind::kSql && !st.verbatim &&
-              is_plain_begin(t)) {
-            begun = true;
-            continue;
-          }
-        } else if (st.event_type == gtid_type && held_.size() > 1 && held_.back().maria) {
-          if (const auto at = t.find("gtid_seq_no="); at != std::string_view::npos) {
-            const auto end = t.find_first_not_of("0123456789", at + 12);
-            seq_text.assign(t.substr(0, at + 12));
-            seq_text += std::to_string(held_.back().maria->seq_no);
-            if (end != std::string_view::npos) seq_text.append(t.substr(end));
-            t = seq_text;
-          }
-        }
-        st.begin = task.text.size();
-        task.text.append(t);
-        st.end = task.text.size();
-        task.text.push_back('\n');
-        task.statements.push_back(st);
+    const bool first = group_.units == 0;
+    std::size_t commit_at = statements.size();
+    for (std::size_t i = statements.size(); i-- > 0;)
+      if (statements[i].kind == Output::Statement::Kind::kSql) {
+        commit_at = i;
+        break;
       }
-      if (parallel_) {
-        ws.rows.insert(ws.rows.end(), h.ws.rows.begin(), h.ws.rows.end());
-        ws.tables.insert(ws.tables.end(), h.ws.tables.begin(), h.ws.tables.end());
+    bool begun = first;
+    for (std::size_t i = 0; i < statements.size(); ++i) {
+      Output::Statement st = statements[i];
+      const std::string_view t = text.substr(st.begin, st.end - st.begin);
+      if (i == commit_at) {
+        group_.commit_text.assign(t);
+        group_.commit = st;
+        continue;
       }
+      if (!first) {
+        if (st.event_type == gtid_type) continue;
+        if (!begun && st.kind == Output::Statement::Kind::kSql && !st.verbatim &&
+            is_plain_begin(t)) {
+          begun = true;
+          continue;
+        }
+      } else if (st.event_type == gtid_type) {
+        // (where the first unit's sequence number is: the group's is the last unit's)
+        if (const auto at = t.find("gtid_seq_no="); at != std::string_view::npos) {
+          const auto end = t.find_first_not_of("0123456789", at + 12);
+          group_.seq_at = group_.task.text.size() + at + 12;
+          group_.seq_len = (end == std::string_view::npos ? t.size() : end) - (at + 12);
+        }
+      }
+      st.begin = group_.task.text.size();
+      group_.task.text.append(t);
+      st.end = group_.task.text.size();
+      group_.task.text.push_back('\n');
+      group_.task.statements.push_back(st);
     }
-    task.place = held_.front().place;
-    task.place.end_pos = held_.back().place.end_pos;
-    task.place.gtid = held_.back().place.gtid;
-    if (held_.size() > 1) {
+    if (first) {
+      group_.task.place = place();
+      group_.task.prelude = engine_.prelude();
+    } else {
+      group_.task.place.end_pos = unit_.end_pos;
+      group_.task.place.gtid = unit_.gtid;
+    }
+    if (maria_gtid_)
+      group_.maria = maria_;
+    else
+      group_.maria.reset();
+    if (parallel_) {
+      const WriteSet& ws = builder_.result();
+      group_.ws.rows.insert(group_.ws.rows.end(), ws.rows.begin(), ws.rows.end());
+      group_.ws.tables.insert(group_.ws.tables.end(), ws.tables.begin(), ws.tables.end());
+    }
+    ++group_.units;
+  }
+
+  // The group held, as one transaction: its place from the first unit's start to the last's
+  // end, under the last one's GTID (also as the session's gtid_seq_no); its write set all of
+  // theirs.
+  void flush_held() {
+    if (group_.units == 0) return;
+    ApplyTask& task = group_.task;
+    if (group_.units > 1) {
+      if (group_.maria && group_.seq_at != std::string::npos) {
+        const std::string seq = std::to_string(group_.maria->seq_no);
+        const std::size_t at = group_.seq_at, was = group_.seq_len;
+        task.text.replace(at, was, seq);
+        for (Output::Statement& st : task.statements) {  // (the statements after it move)
+          if (st.begin > at) st.begin = st.begin + seq.size() - was;
+          if (st.end > at) st.end = st.end + seq.size() - was;
+        }
+      }
       ++merged_groups_;
-      merged_units_ += held_.size();
+      merged_units_ += group_.units;
     }
-    held_.clear();
-    held_bytes_ = 0;
+    group_.commit.begin = task.text.size();
+    task.text.append(group_.commit_text);
+    group_.commit.end = task.text.size();
+    task.statements.push_back(group_.commit);
+    task.units = group_.units;
     if (parallel_) {
       // (no source clock: a group's units had several of its ticks; its write set says all)
       const std::uint64_t seq = engine_.next_seq();
-      task.deps = tracker_.add(seq, ws, seq - 1);
+      task.deps = tracker_.add(seq, group_.ws, seq - 1);
       tracker_.forget_below(engine_.low_water_seq());
       ++units_parallel_;
     }
     engine_.submit(std::move(task));
+    task = ApplyTask{};
+    group_.ws.clear();
+    group_.units = 0;
+    group_.seq_at = std::string::npos;
+    group_.maria.reset();
   }
 
   UnitPlace place() const {
@@ -810,18 +829,17 @@ class Replayer : public WalkConsumer {
     std::uint64_t seq_no = 0;
     std::uint8_t flags = 0;
   } maria_;  // the unit's MariaDB GTID (when maria_gtid_)
-  // --merge-transactions: the units held to go as one transaction
-  struct Held {
-    std::string text;
-    std::vector<Output::Statement> statements;
-    UnitPlace place;
-    std::optional<MariaUnit> maria;
-    WriteSet ws;  // (parallel)
-  };
+  // --merge-transactions: the units held, as the one transaction they go as
+  struct Group {
+    ApplyTask task;            // their statements but the last one's COMMIT
+    std::string commit_text;   // the last one's COMMIT
+    Output::Statement commit;  // (its statement)
+    std::size_t units = 0;     // units in it
+    std::size_t seq_at = std::string::npos, seq_len = 0;  // the first one's gtid_seq_no digits
+    std::optional<MariaUnit> maria;                       // the last one's MariaDB GTID
+    WriteSet ws;                                          // all of theirs (parallel)
+  } group_;
   static constexpr std::size_t kMergeUnitBytes = 256 << 10, kMergeGroupBytes = 4 << 20;
-  std::vector<Held> held_;
-  std::size_t held_bytes_ = 0;
-  std::shared_ptr<const Prelude> held_prelude_;
   std::uint64_t merged_groups_ = 0, merged_units_ = 0;
   bool in_hook_ = false;
   bool direct_open_ = false, direct_transactional_ = false, in_doubt_marked_ = false;
