@@ -115,6 +115,11 @@ StateLock::~StateLock() {
 
 namespace {
 
+// The binary log the target writes now ("" when it writes none).
+std::string current_binlog(Session& session) {
+  return session.value("SHOW MASTER STATUS").value_or("");
+}
+
 // Whether the target has logged `gtid` (MySQL's gtid_executed; MariaDB's binlog position, which
 // it keeps when it binlogs), or nullopt when it cannot tell (GTIDs stripped, no GTID, a MariaDB
 // target that does not binlog this session).
@@ -210,6 +215,8 @@ std::optional<ReplayState> read_replay_state(const std::string& path) {
       (key == "in_doubt_begin" ? st.in_doubt_begin : st.in_doubt_end) = std::stoull(value);
     } else if (key == "in_doubt_gtid") {
       st.in_doubt_gtid = value;
+    } else if (key == "in_doubt_binlog") {
+      st.in_doubt_binlog = value;
     } else if (key == "target_settings_before") {
       st.settings_before = value;
     } else if (key == "server_started") {
@@ -241,7 +248,8 @@ void write_replay_state(const std::string& path, const ReplayState& st, bool dur
         "# Being applied when the replay stopped (not a transaction: it may or may not be\n"
         "# on the target):\nin_doubt_begin=" +
         std::to_string(st.in_doubt_begin) + "\nin_doubt_end=" + std::to_string(st.in_doubt_end) +
-        "\nin_doubt_gtid=" + st.in_doubt_gtid + "\n";
+        "\nin_doubt_gtid=" + st.in_doubt_gtid + "\n" +
+        (st.in_doubt_binlog.empty() ? "" : "in_doubt_binlog=" + st.in_doubt_binlog + "\n");
   const std::string tmp = path + ".tmp";
   ::unlink(tmp.c_str());  // (a leftover of a killed run; never followed if it is a link)
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -767,6 +775,7 @@ class Replayer : public WalkConsumer {
     // cannot be asked fails the replay here, before the unit is marked or sent.)
     if (target_has_gtid(session_, unit_.gtid, opts_.gtids, sql_.disable_log_bin) == false)
       doubt.in_doubt_gtid = unit_.gtid;
+    if (session_.mariadb()) doubt.in_doubt_binlog = current_binlog(session_);
     write_replay_state(opts_.state_file, doubt);
     in_doubt_marked_ = true;
   }
@@ -969,8 +978,12 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
       // The unit that is not a transaction may or may not be on the target.
       // (in_doubt_gtid is written only when the target did not have it before the unit ran:
       // then having it now says the unit was applied)
+      // (A MariaDB target that started again in the second it had started in has the same
+      // start time, but writes another binary log.)
       const bool restarted =
-          prior->server_started != 0 && started_at != 0 && prior->server_started != started_at;
+          prior->server_started != 0 && started_at != 0 &&
+          (prior->server_started != started_at ||
+           (session.mariadb() && current_binlog(session) != prior->in_doubt_binlog));
       const std::optional<bool> has =
           restarted && session.mariadb()
               ? std::nullopt

@@ -62,6 +62,9 @@ struct ReplayState {
   // `in_doubt_end`, GTID `in_doubt_gtid`): written before it runs, cleared once it has.
   std::uint64_t in_doubt_begin = 0, in_doubt_end = 0;
   std::string in_doubt_gtid{};
+  // and the target's binary log then (MariaDB: a restart opens a new one, which tells a restart
+  // in the second the target had started in, where server_started cannot)
+  std::string in_doubt_binlog{};
   // --server-applier: the target's global settings before the replay changed them
   // ("slave_parallel_threads=0,slave_ddl_exec_mode=IDEMPOTENT"), given back at the end (also by
   // a --resume after a kill); "" : none changed.

@@ -134,7 +134,9 @@ done
 # the target runs it. (1) binrecover killed: the ALTER goes on on the target; --resume waits for
 # that session to end, then the target's GTIDs say the ALTER is there. (2) the target killed:
 # after its restart MariaDB's GTIDs cannot tell; --resume stops and asks, the DBA looks and
-# resumes with --in-doubt.
+# resumes with --in-doubt. (3) the same, but as if the target had started again in the second
+# it had started in before (the state file's server_started set to the new start): its new
+# binary log still tells the restart, and --resume asks.
 sql "$PA" -e "CREATE DATABASE slow; CREATE TABLE slow.t (id INT PRIMARY KEY, v VARCHAR(100));
   INSERT INTO slow.t SELECT seq, REPEAT('v', 90) FROM slow.seq_1_to_300000;
   ALTER TABLE slow.t ADD COLUMN w INT NOT NULL DEFAULT 1, ALGORITHM=COPY;
@@ -144,7 +146,7 @@ unset 'files[${#files[@]}-1]'
 "$BINRECOVER" events --format=tsv "${files[@]}" > "$WORK/events.tsv"
 slow_sum() { sql "$1" -N -e "CHECKSUM TABLE slow.t; SELECT COUNT(*), SUM(w) FROM slow.t"; }
 slow_sum "$PA" > "$WORK/slow.expected"
-for how in kill target-kill; do
+for how in kill target-kill same-second; do
   sql "$PT" -e "DROP DATABASE IF EXISTS par; DROP DATABASE IF EXISTS slow;
     DROP DATABASE IF EXISTS binrecover; RESET MASTER"
   rm -f "$WORK/r.state" "$WORK/r.state.lock"
@@ -159,7 +161,15 @@ for how in kill target-kill; do
   grep -q '^in_doubt_begin=' "$WORK/r.state" || fail "$how: the ALTER is not marked in doubt: $(cat "$WORK/r.state")"
   if [ "$how" = kill ]; then kill -9 "$pid"; else kill -9 "$(cat "$WORK/t/mysqld.pid")"; fi
   { wait "$pid"; } 2> /dev/null || true
-  [ "$how" = target-kill ] && "$ROOT/scripts/mariadb_server.sh" restart "$WORK/t" "$PT" > /dev/null
+  if [ "$how" != kill ]; then
+    "$ROOT/scripts/mariadb_server.sh" restart "$WORK/t" "$PT" > /dev/null
+    if [ "$how" = same-second ]; then
+      now=$(sql "$PT" -N -e "SELECT UNIX_TIMESTAMP() - VARIABLE_VALUE FROM
+        information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'Uptime'")
+      grep -q '^server_started=' "$WORK/r.state" || fail "same-second: no server_started: $(cat "$WORK/r.state")"
+      sed -i "s/^server_started=.*/server_started=$now/" "$WORK/r.state"
+    fi
+  fi
   rc=0
   replay --resume 2> "$WORK/resume.err" || rc=$?
   if [ "$how" = kill ]; then
