@@ -73,30 +73,64 @@ std::optional<std::string_view> comment_only_prefix(std::string_view stmt) {
   return stmt.substr(0, end);
 }
 
+// The body of a statement of the writer's own inside a versioned comment ("/*!50700 SET ...*/",
+// "/*M!100001 SET ...*/"), or the statement itself; nullopt for a comment that is not one.
+std::optional<std::string_view> setting_body(std::string_view stmt) {
+  if (!stmt.starts_with("/*")) return stmt;
+  const std::size_t space = stmt.find(' ');
+  if (space == std::string_view::npos || !stmt.ends_with("*/")) return std::nullopt;
+  return stmt.substr(space + 1, stmt.size() - space - 3);
+}
+
 // The session variable that a statement of the writer's own sets, when setting it from a
 // constant is all the statement does ("SET @@session.x=1", also in a versioned comment, with
 // more assignments after it; "use `db`"): the text up to its first '=' (the whole `use`).
-// Not the ones that change with every transaction (GTIDs), nor one that reads a variable.
+// Not a GTID that changes with every transaction (gtid_seq_no, GTID_NEXT: the server resets
+// them at each commit), nor one that reads a variable. (gtid_domain_id stays as set.)
 std::optional<std::string_view> session_setting(std::string_view stmt) {
-  std::string_view body = stmt;
-  if (body.starts_with("/*")) {
-    const std::size_t space = body.find(' ');
-    if (space == std::string_view::npos || !body.ends_with("*/")) return std::nullopt;
-    body = body.substr(space + 1, body.size() - space - 3);
-  }
-  if (body.starts_with("use ")) return stmt;
-  if (!body.starts_with("SET @@session.") || body.find("=@") != std::string_view::npos ||
-      body.find("gtid") != std::string_view::npos || body.find("GTID") != std::string_view::npos)
+  const auto body = setting_body(stmt);
+  if (!body) return std::nullopt;
+  if (body->starts_with("use ")) return stmt;
+  if (!body->starts_with("SET @@session.") || body->find("=@") != std::string_view::npos)
+    return std::nullopt;
+  if ((body->find("gtid") != std::string_view::npos ||
+       body->find("GTID") != std::string_view::npos) &&
+      (!body->starts_with("SET @@session.gtid_domain_id=") ||
+       body->find(',') != std::string_view::npos))
     return std::nullopt;
   const std::size_t eq = stmt.find('=');
   if (eq == std::string_view::npos) return std::nullopt;
   return stmt.substr(0, eq);
 }
 
-// Statements that leave the session's variables as they are.
+// A statement of the writer's own that sets the next transaction's GTID from a constant
+// (MariaDB's gtid_seq_no, MySQL's GTID_NEXT) and nothing else.
+bool sets_next_gtid(std::string_view stmt) {
+  const auto body = setting_body(stmt);
+  if (!body) return false;
+  const std::size_t eq = body->find('=');
+  if (eq == std::string_view::npos) return false;
+  const std::string_view name = body->substr(0, eq), value = body->substr(eq + 1);
+  return (name == "SET @@session.gtid_seq_no" || name == "SET @@SESSION.GTID_NEXT") &&
+         value.find_first_of(",@;") == std::string_view::npos;
+}
+
+// Statements that leave the session's variables as they are (but for the GTID of the next
+// transaction).
 bool keeps_session(std::string_view stmt) {
   return starts_with_ci(stmt, "BINLOG") || is_plain_begin(stmt) || is_commit(stmt) ||
-         starts_with_ci(stmt, "REPLACE INTO ") || starts_with_ci(stmt, "SET TIMESTAMP=");
+         starts_with_ci(stmt, "REPLACE INTO ") || starts_with_ci(stmt, "SET TIMESTAMP=") ||
+         sets_next_gtid(stmt);
+}
+
+// A BINLOG statement of the writer's own for a table map or rows event (one that the server
+// applies as it applies the same events from the next BINLOG statement).
+bool row_binlog_statement(const SqlItem& item) {
+  if (item.kind != SqlItem::Kind::kStatement || item.verbatim) return false;
+  const auto type = static_cast<binlog::EventType>(item.event_type);
+  binlog::RowsTypeInfo info{};
+  return (type == binlog::EventType::kTableMap || binlog::rows_type_info(type, &info)) &&
+         binlog_base64(item.text).has_value();
 }
 
 // The statement's first line, shortened, for messages.
@@ -499,7 +533,11 @@ void Applier::fail(const SqlItem& item, const std::string& why) {
     session_.execute("ROLLBACK");
   } catch (const Error&) {  // the session may be gone; the server rolls back then
   }
-  Error e(ErrorCode::kServer, why);
+  Error e(ErrorCode::kServer, item.through && item.through != item.at
+                                  ? why +
+                                        " (one BINLOG statement for the row events up to offset " +
+                                        std::to_string(*item.through) + ")"
+                                  : why);
   if (item.at) e.with_offset(*item.at);
   if (item.event_type != 0) e.with_event(std::string(binlog::event_type_name(item.event_type)));
   throw e;
@@ -515,10 +553,11 @@ Applier::Outcome Applier::apply(std::string_view text,
     if (stmt.empty()) continue;
     if (st.kind == Output::Statement::Kind::kCharset) {
       if (auto cs = charset_command(stmt))
-        items_.push_back({SqlItem::Kind::kCharset, *cs, st.at, st.event_type, false});
+        items_.push_back({SqlItem::Kind::kCharset, *cs, st.at, st.event_type, false, std::nullopt});
       continue;
     }
-    items_.push_back({SqlItem::Kind::kStatement, stmt, st.at, st.event_type, st.verbatim});
+    items_.push_back(
+        {SqlItem::Kind::kStatement, stmt, st.at, st.event_type, st.verbatim, std::nullopt});
   }
   const std::size_t limit = max_statement();
   for (const SqlItem& item : items_) {
@@ -542,15 +581,16 @@ Applier::Outcome Applier::apply(std::string_view text,
                      "GLOBAL max_allowed_packet=" + std::to_string(item.text.size() / 2 + 1024) +
                      " or more), then resume");
   }
+  merge_row_binlogs(limit);
   Outcome outcome;
   if (!hooks.after_begin.empty()) {
     for (std::size_t k = 0; k < items_.size(); ++k) {
       const SqlItem& item = items_[k];
       if (item.kind != SqlItem::Kind::kStatement || item.verbatim || !is_plain_begin(item.text))
         continue;
-      items_.insert(
-          items_.begin() + static_cast<std::ptrdiff_t>(k) + 1,
-          SqlItem{SqlItem::Kind::kStatement, hooks.after_begin, item.at, item.event_type, false});
+      items_.insert(items_.begin() + static_cast<std::ptrdiff_t>(k) + 1,
+                    SqlItem{SqlItem::Kind::kStatement, hooks.after_begin, item.at, item.event_type,
+                            false, std::nullopt});
       outcome.after_begin_ran = true;
       break;
     }
@@ -566,6 +606,45 @@ Applier::Outcome Applier::apply(std::string_view text,
   ++round_trips_;
   hooks.commit(items_.back().text);
   return outcome;
+}
+
+// Consecutive BINLOG statements for row events go to the server as one, up to the largest
+// statement it takes: it applies the events of one BINLOG statement in their order, as those of
+// several (mysqlbinlog writes a table map and its rows so), and MariaDB ends a packet at each
+// BINLOG statement, a round trip each. A failure names the first event of the statement; the
+// server's message names the event that failed (its end_log_pos).
+void Applier::merge_row_binlogs(std::size_t limit) {
+  constexpr std::string_view kHead = "BINLOG '", kTail = "\n'";
+  std::size_t out = 0;
+  for (std::size_t k = 0; k < items_.size();) {
+    std::size_t end = k + 1;
+    std::size_t size = kHead.size() + kTail.size();
+    if (row_binlog_statement(items_[k])) {
+      size += binlog_base64(items_[k].text)->size() + 1;
+      while (end < items_.size() && row_binlog_statement(items_[end])) {
+        const std::size_t more = binlog_base64(items_[end].text)->size() + 1;
+        if (size + more > limit) break;
+        size += more;
+        ++end;
+      }
+    }
+    if (end - k > 1 && size <= limit) {
+      std::string merged;
+      merged.reserve(size);
+      merged.append(kHead);
+      for (std::size_t j = k; j < end; ++j)
+        merged.append("\n").append(trim(*binlog_base64(items_[j].text)));
+      merged.append(kTail);
+      owned_.push_back(std::move(merged));
+      items_[k].text = owned_.back();
+      items_[k].through = items_[end - 1].at;
+      items_[out++] = items_[k];
+    } else {
+      for (std::size_t j = k; j < end; ++j) items_[out++] = items_[j];
+    }
+    k = end;
+  }
+  items_.resize(out);
 }
 
 void Applier::run(std::size_t begin, std::size_t end) {

@@ -53,9 +53,10 @@ struct SqlItem {
   };
   Kind kind = Kind::kStatement;
   std::string_view text;
-  std::optional<std::uint64_t> at;  // the binlog position of the event it was written for
-  std::uint8_t event_type = 0;      // and that event's type (0: none)
-  bool verbatim = false;            // the log's own text (Output::Statement::verbatim)
+  std::optional<std::uint64_t> at;       // the binlog position of the event it was written for
+  std::uint8_t event_type = 0;           // and that event's type (0: none)
+  bool verbatim = false;                 // the log's own text (Output::Statement::verbatim)
+  std::optional<std::uint64_t> through;  // several BINLOG statements as one: the last one's `at`
 };
 
 // The base64 text of a `BINLOG '<base64>'` statement, or nullopt for any other statement.
@@ -171,6 +172,7 @@ class Applier {
   }
 
  private:
+  void merge_row_binlogs(std::size_t limit);
   void run(std::size_t begin, std::size_t end);
   void flush_batch();
   void run_alone(const SqlItem& item);

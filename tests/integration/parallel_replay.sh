@@ -81,6 +81,12 @@ for mode in "${modes[@]}"; do
     done) &
     held=$!
   fi
+  # (mariadb, 4: the target logs every statement, see below)
+  logged=
+  if [ "$FLAVOR" = mariadb ] && [ "$mode" = 4 ]; then
+    logged=$WORK/general-$workers.log
+    sql "$PT" -e "SET GLOBAL general_log_file = '$logged', general_log = 1"
+  fi
   rm -f "$WORK/stop"
   sampler "$WORK/samples" &
   spid=$!
@@ -103,6 +109,18 @@ for mode in "${modes[@]}"; do
   read -r samples mid bad < <(prefix_check "$WORK/samples")
   if [ "$workers" -gt 1 ]; then
     [ "$busy" -ge 2 ] || fail "replay --parallel $mode: never more than $busy worker busy at once"
+  fi
+  if [ -n "$logged" ]; then
+    # A worker's session is not sent a setting it already has: each transaction sets its own
+    # gtid_seq_no, but the log's server_id only the first time on each session and after a
+    # unit that may change the session (DDL, a statement's own text).
+    sql "$PT" -e "SET GLOBAL general_log = 0"
+    gtids=$("$BINRECOVER" events --format=tsv "${files[@]}" | awk -F'\t' '$3 == "Gtid"' | wc -l)
+    seq_nos=$(grep -c 'SET @@session.gtid_seq_no=' "$logged")
+    server_ids=$(grep -c 'SET @@session.server_id=' "$logged")
+    [ "$seq_nos" -ge "$gtids" ] && [ $((server_ids * 4)) -lt "$gtids" ] ||
+      fail "replay --parallel $mode: $gtids transactions, gtid_seq_no set $seq_nos times, server_id $server_ids times"
+    echo "--parallel $mode: $gtids transactions; gtid_seq_no set $seq_nos times, server_id $server_ids times"
   fi
   if [ -n "$held" ]; then
     [ "$retries" -ge 1 ] || fail "replay --parallel $mode: no unit was run again ($(cat "$WORK/report.json"))"

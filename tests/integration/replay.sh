@@ -107,6 +107,9 @@ restore_b() {
 
 # --- (a) uninterrupted replay ---
 restore_b
+status() { sql "$PB" -N -e "SHOW GLOBAL STATUS LIKE '$1'" | cut -f2; }
+binlogs0=$(status Com_binlog)
+sql "$PB" -e "SET GLOBAL general_log_file = '$WORK/b-general.log', general_log = 1"
 must "(a) replay" "$WORK/a.err" \
   replay "${conn_b[@]}" --state-file="$WORK/a.state" "${range[@]}" "${files[@]}"
 [ ! -s "$WORK/a.err" ] || { cat "$WORK/a.err"; fail "(a) replay printed something"; }
@@ -115,6 +118,24 @@ diff "$WORK/expected" "$WORK/a.content" || fail "(a) content differs from the so
 [ "$(sql "$PB" -N -e "SELECT COUNT(*) FROM information_schema.tables
       WHERE table_schema = 'other'")" = 0 ] || fail "(a) changes to database other leaked"
 grep -q "^file=$(basename "${files[-1]}")$" "$WORK/a.state" || fail "(a) state file: $(cat "$WORK/a.state")"
+# A transaction's row events go as one BINLOG statement, and a session setting that the
+# session already has is not sent again: the target counts one BINLOG statement per transaction
+# with row events (and one per file for its format description event), and the server_id of
+# the log's GTIDs is set far fewer times than once per transaction (each transaction still
+# sets its own gtid_seq_no).
+sql "$PB" -e "SET GLOBAL general_log = 0"
+units=$("$BINRECOVER" events --format=tsv "${range[@]}" "${files[@]}" | awk -F'\t' '
+  $3 == "Gtid" { g = 1 } $3 == "Table_map" && g { rows++; g = 0 } $3 == "Xid" { n++ }
+  END { print n + 0, rows + 0 }')
+read -r transactions row_units <<< "$units"
+binlogs=$(($(status Com_binlog) - binlogs0))
+server_ids=$(grep -c 'SET @@session.server_id=' "$WORK/b-general.log")
+seq_nos=$(grep -c 'SET @@session.gtid_seq_no=' "$WORK/b-general.log")
+echo "(a) $transactions transactions, $row_units with rows, ${#files[@]} files: $binlogs BINLOG statements, server_id set $server_ids times, gtid_seq_no $seq_nos"
+[ "$binlogs" = $((row_units + ${#files[@]})) ] ||
+  fail "(a) $binlogs BINLOG statements for $row_units row transactions in ${#files[@]} files"
+[ "$seq_nos" -ge "$transactions" ] && [ $((server_ids * 2)) -lt "$transactions" ] ||
+  fail "(a) gtid_seq_no set $seq_nos times, server_id $server_ids times, for $transactions transactions"
 pass "(a) seed scenario replayed into the server: content equals the source before the drop"
 
 # Running it again without --resume is refused: it would apply everything twice.
