@@ -138,7 +138,7 @@ median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }
 {
   echo "# Replay benchmark"
   echo
-  echo "- command: \`bash bench/replay.sh\` (median of $BENCH_RUNS runs, each into a fresh server)"
+  echo "- command: \`BENCH_METHODS=\"$BENCH_METHODS\" bash bench/replay.sh\` (median of $BENCH_RUNS runs, each into a fresh server)"
   echo "- input: the first $mb MiB of $(basename "$src")${1:+ ($1)}: $transactions transactions, $rows row changes"
   echo "- machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); $(mariadbd --version | head -1)"
   echo "- binrecover: git $(git rev-parse --short HEAD 2> /dev/null || echo unknown); $(date -u '+%Y-%m-%d %H:%M UTC')"
