@@ -115,9 +115,14 @@ StateLock::~StateLock() {
 
 namespace {
 
-// The binary log the target writes now ("" when it writes none).
+// The binary log the target writes now ("" when it writes none, or the replay's user may not
+// ask: BINLOG MONITOR).
 std::string current_binlog(Session& session) {
-  return session.value("SHOW MASTER STATUS").value_or("");
+  try {
+    return session.value("SHOW MASTER STATUS").value_or("");
+  } catch (const Error&) {
+    return {};
+  }
 }
 
 // Whether the target has logged `gtid` (MySQL's gtid_executed; MariaDB's binlog position, which

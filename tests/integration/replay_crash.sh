@@ -225,7 +225,20 @@ sa 2> "$WORK/full.err" || { cat "$WORK/full.err"; fail "--server-applier"; }
 ms=$((($(date +%s%N) - start) / 1000000))
 content "$PT" > "$WORK/got"
 diff "$WORK/expected" "$WORK/got" || fail "--server-applier: an uninterrupted replay differs"
-stopped_mid=0 tries=0 redone=0
+stopped_mid=0 tries=0 redone=0 torn=0
+# restart_target: starts the killed target again. A kill while binrecover set up its replication
+# connection can leave master-binrecover.info empty (MariaDB creates it, then writes it), and
+# MariaDB then refuses to start: the DBA's step of docs/usage.md is taken, and counted.
+restart_target() {
+  local d=$WORK/t/data
+  "$ROOT/scripts/mariadb_server.sh" restart "$WORK/t" "$PT" > /dev/null 2> "$WORK/restart.err" && return
+  grep -q "Initialized Master_info from 'master-binrecover.info' failed" "$WORK/restart.err" ||
+    { cat "$WORK/restart.err"; fail "--server-applier: the killed target did not start again"; }
+  rm -f "$d/master-binrecover.info" "$d/relay-log-binrecover.info" "$d/"*relay-bin-binrecover.*
+  sed -i '/^binrecover$/d' "$d/multi-master.info"
+  torn=$((torn + 1))
+  "$ROOT/scripts/mariadb_server.sh" restart "$WORK/t" "$PT" > /dev/null
+}
 hows=(target-kill kill term)
 while [ "$stopped_mid" -lt "$RUNS" ]; do
   tries=$((tries + 1))
@@ -248,7 +261,7 @@ while [ "$stopped_mid" -lt "$RUNS" ]; do
   esac
   rc=0
   { wait "$pid"; } 2> /dev/null || rc=$?
-  [ "$how" = target-kill ] && "$ROOT/scripts/mariadb_server.sh" restart "$WORK/t" "$PT" > /dev/null
+  [ "$how" = target-kill ] && restart_target
   case "$how:$rc" in
     *:0) took=$((($(date +%s%N) - t0) / 1000000)); [ "$took" -lt "$ms" ] && ms=$took ;;
     target-kill:6 | kill:137 | term:130 | term:143) stopped_mid=$((stopped_mid + 1)) ;;
@@ -275,4 +288,4 @@ while [ "$stopped_mid" -lt "$RUNS" ]; do
   diff "$WORK/expected" "$WORK/got" > "$WORK/diff" ||
     { cat "$WORK/diff" "$WORK/first.err" "$WORK/resume.err"; fail "--server-applier, $how after ${delay} ms, resumed: the target differs"; }
 done
-pass "--server-applier --parallel 8 stopped at $RUNS random moments mid-replay (the target killed, binrecover killed and terminated by turns, every other run with --merge-transactions 8; $tries runs, $redone DDL run again after a target kill and settled by its GTID), --resume: target equals the source, counter and keyless table exact"
+pass "--server-applier --parallel 8 stopped at $RUNS random moments mid-replay (the target killed, binrecover killed and terminated by turns, every other run with --merge-transactions 8; $tries runs, $redone DDL run again after a target kill and settled by its GTID, $torn empty master-binrecover.info removed), --resume: target equals the source, counter and keyless table exact"
