@@ -8,6 +8,8 @@
 #      after the conflict is removed, --resume finishes; a counter bumped by every transaction
 #      (UPDATE c SET n = n + 1) proves nothing was applied twice; content equals (a)'s;
 #      --gtids=skip-applied then applies nothing more;
+#  (b2) a transaction's second row event fails: its row events went as one BINLOG statement, and
+#      the message names that statement's first event and its last;
 #  (c) the target killed mid-replay: exit 6 with the resume coordinates; restarted, --resume
 #      --gtids=skip-applied finishes with the counter exact;
 #  (d) row events larger than the target's max_allowed_packet (1M): a 1.4 MB row goes as two
@@ -180,6 +182,25 @@ must "--gtids=skip-applied" "$WORK/skip.err" replay "${conn_b[@]}" \
 [ "$(sql "$PB" -N -e "SELECT n FROM zyyshop.c")" = 6 ] || fail "skip-applied applied again"
 [ ! -e "$WORK/skip.state" ] || fail "skip-applied applied a transaction: $(cat "$WORK/skip.state")"
 pass "--gtids=skip-applied leaves out what the server has"
+
+# (b2) the second row event of a transaction fails (UPDATE c, then INSERT INTO k VALUES (6)):
+# both went as one BINLOG statement; the message names the first one's event and the last's.
+read -r tx_file first_rows last_rows < <(awk -F'\t' '
+  $3 == "Gtid" { f = $1; first = ""; last = ""; want = 0 }
+  $3 ~ /^(Write|Update|Delete)_rows/ { if (first == "") first = $2; last = $2 }
+  $3 == "Annotate_rows" && $6 ~ /INSERT INTO k VALUES \(6\)/ { want = 1 }
+  $3 == "Xid" && want { print f, first, last; exit }' "$WORK/events.tsv")
+[ -n "$last_rows" ] && [ "$first_rows" != "$last_rows" ] ||
+  fail "(b2) the two-statement transaction is not in the event listing"
+restore_b
+sql "$PB" -e "INSERT INTO zyyshop.k VALUES (6)"
+rc=0
+replay "${conn_b[@]}" --state-file="$WORK/b2.state" "${range[@]}" "${files[@]}" \
+  2> "$WORK/b2.err" || rc=$?
+[ $rc = 6 ] || { cat "$WORK/b2.err"; fail "(b2) the failing replay exited $rc, not 6"; }
+grep -q "^binrecover: [^ ]*$tx_file:$first_rows: Update_rows_v1: server error 1062 .*Duplicate entry '6'.* (one BINLOG statement for the row events up to offset $last_rows); the last transaction applied ends at " \
+  "$WORK/b2.err" || { cat "$WORK/b2.err"; fail "(b2) the message does not name $first_rows and $last_rows"; }
+pass "(b2) a failure in a transaction's second row event names its BINLOG statement's first event ($first_rows) and last ($last_rows)"
 
 # --- (d) row events larger than max_allowed_packet (server c: 1M) ---
 sql "$PA" -e "FLUSH BINARY LOGS"
