@@ -123,14 +123,18 @@ bool keeps_session(std::string_view stmt) {
          sets_next_gtid(stmt);
 }
 
-// A BINLOG statement of the writer's own for a table map or rows event (one that the server
-// applies as it applies the same events from the next BINLOG statement).
-bool row_binlog_statement(const SqlItem& item) {
-  if (item.kind != SqlItem::Kind::kStatement || item.verbatim) return false;
+// The base64 text (trimmed) of a BINLOG statement of the writer's own for a table map or rows
+// event (one that the server applies as it applies the same events from the next BINLOG
+// statement); nullopt for any other statement.
+std::optional<std::string_view> row_binlog_base64(const SqlItem& item) {
+  if (item.kind != SqlItem::Kind::kStatement || item.verbatim) return std::nullopt;
   const auto type = static_cast<binlog::EventType>(item.event_type);
   binlog::RowsTypeInfo info{};
-  return (type == binlog::EventType::kTableMap || binlog::rows_type_info(type, &info)) &&
-         binlog_base64(item.text).has_value();
+  if (type != binlog::EventType::kTableMap && !binlog::rows_type_info(type, &info))
+    return std::nullopt;
+  const auto b64 = binlog_base64(item.text);
+  if (!b64) return std::nullopt;
+  return trim(*b64);
 }
 
 // The statement's first line, shortened, for messages.
@@ -615,34 +619,30 @@ Applier::Outcome Applier::apply(std::string_view text,
 // server's message names the event that failed (its end_log_pos).
 void Applier::merge_row_binlogs(std::size_t limit) {
   constexpr std::string_view kHead = "BINLOG '", kTail = "\n'";
+  b64_.clear();
+  for (const SqlItem& item : items_) b64_.push_back(row_binlog_base64(item));
   std::size_t out = 0;
   for (std::size_t k = 0; k < items_.size();) {
     std::size_t end = k + 1;
-    std::size_t size = kHead.size() + kTail.size();
-    if (row_binlog_statement(items_[k])) {
-      size += binlog_base64(items_[k].text)->size() + 1;
-      while (end < items_.size() && row_binlog_statement(items_[end])) {
-        const std::size_t more = binlog_base64(items_[end].text)->size() + 1;
-        if (size + more > limit) break;
-        size += more;
-        ++end;
+    if (b64_[k]) {
+      std::size_t size = kHead.size() + b64_[k]->size() + 1 + kTail.size();
+      for (; end < items_.size() && b64_[end] && size + b64_[end]->size() + 1 <= limit; ++end)
+        size += b64_[end]->size() + 1;
+      if (end - k > 1) {
+        std::string merged;
+        merged.reserve(size);
+        merged.append(kHead);
+        for (std::size_t j = k; j < end; ++j) merged.append("\n").append(*b64_[j]);
+        merged.append(kTail);
+        owned_.push_back(std::move(merged));
+        items_[k].text = owned_.back();
+        items_[k].through = items_[end - 1].at;
+        items_[out++] = items_[k];
+        k = end;
+        continue;
       }
     }
-    if (end - k > 1 && size <= limit) {
-      std::string merged;
-      merged.reserve(size);
-      merged.append(kHead);
-      for (std::size_t j = k; j < end; ++j)
-        merged.append("\n").append(trim(*binlog_base64(items_[j].text)));
-      merged.append(kTail);
-      owned_.push_back(std::move(merged));
-      items_[k].text = owned_.back();
-      items_[k].through = items_[end - 1].at;
-      items_[out++] = items_[k];
-    } else {
-      for (std::size_t j = k; j < end; ++j) items_[out++] = items_[j];
-    }
-    k = end;
+    items_[out++] = items_[k++];
   }
   items_.resize(out);
 }

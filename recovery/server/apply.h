@@ -181,7 +181,8 @@ class Applier {
   Session& session_;
   std::vector<SqlItem> items_;
   std::deque<std::string> owned_;  // texts of items made here (SET NAMES, the commit hook's)
-  std::string batch_;              // statements joined for one packet
+  std::vector<std::optional<std::string_view>> b64_;  // merge_row_binlogs: items' row base64
+  std::string batch_;                                 // statements joined for one packet
   std::vector<const SqlItem*> batch_items_;
   std::string charset_;  // the client character set last set (\C), "" unknown
   // The session settings last run, by what they set (Applier::run).
