@@ -79,7 +79,13 @@ checksum() {  # CHECKSUM TABLE of every table outside the system schemas, by nam
   "${client[@]}" -N -e "CHECKSUM TABLE $tables" | awk '{ print $1 "=" $2 }' | tr '\n' ' '
 }
 
-# run METHOD FLUSH: one run into a fresh server; appends "seconds" to $work/METHOD.FLUSH.
+# The machine's busy CPU time so far, in clock ticks of all cores (/proc/stat: every state but
+# idle and iowait): what every process of a way used, the target, binrecover, the clients, the
+# kernel's network and disk work for them. On C cores no way can take less than CPU / C seconds.
+busy_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
+
+# run METHOD FLUSH: one run into a fresh server; appends "seconds" to $work/METHOD.FLUSH and the
+# machine's CPU seconds during it to $work/METHOD.FLUSH.cpu.
 run() {
   local m=$1 flush=$2 t0 t1 replica=()
   [ "$m" = relay8 ] && replica=(--skip-slave-start --slave-parallel-threads=8
@@ -90,6 +96,7 @@ run() {
       MASTER_PORT=$source_port, MASTER_USER='root', MASTER_LOG_FILE='mysql-bin.000001',
       MASTER_LOG_POS=4, MASTER_USE_GTID=no"
   rm -f "$work/state"
+  c0=$(busy_ticks)
   t0=$(date +%s.%N)
   case $m in
     mb_pipe) mariadb-binlog --no-defaults "$F" | "${client[@]}" ;;
@@ -110,6 +117,7 @@ run() {
       grep -qx 0 || { log "relay8: MASTER_GTID_WAIT failed"; exit 1; } ;;
   esac
   t1=$(date +%s.%N)
+  c1=$(busy_ticks)
   local sum retried
   # The target's parallel applier retries a transaction that conflicted with an earlier one.
   retried=$("${client[@]}" -N -e "SHOW GLOBAL STATUS LIKE 'Slave_retried_transactions'" | cut -f2)
@@ -117,6 +125,8 @@ run() {
   sum=$(checksum)
   scripts/mariadb_server.sh stop "$work/srv"
   awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }' >> "$work/$m.$flush"
+  awk -v a="$c0" -v b="$c1" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f\n", (b - a) / hz }' \
+    >> "$work/$m.$flush.cpu"
   if [ ! -f "$work/sum" ]; then
     echo "$sum" > "$work/sum"
   elif [ "$sum" != "$(cat "$work/sum")" ]; then
@@ -129,7 +139,7 @@ for flush in $BENCH_FLUSH; do
   for _ in $(seq 1 "$BENCH_RUNS"); do
     for m in $BENCH_METHODS; do
       run "$m" "$flush"
-      log "$m flush=$flush: $(tail -1 "$work/$m.$flush") s"
+      log "$m flush=$flush: $(tail -1 "$work/$m.$flush") s, machine CPU $(tail -1 "$work/$m.$flush.cpu") s"
     done
   done
 done
@@ -146,15 +156,20 @@ median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }
     echo
     echo "innodb_flush_log_at_trx_commit=$flush:"
     echo
-    echo "| method | seconds | transactions/s | rows/s | vs mb_pipe |"
-    echo "|---|---|---|---|---|"
+    echo "| method | seconds | transactions/s | rows/s | vs mb_pipe | machine CPU s | CPU s / $(nproc) cores |"
+    echo "|---|---|---|---|---|---|---|"
     base=$(median "$work/mb_pipe.$flush" 2> /dev/null || echo 0)
     for m in $BENCH_METHODS; do
       s=$(median "$work/$m.$flush")
-      awk -v m="$m" -v s="$s" -v t="$transactions" -v r="$rows" -v b="$base" 'BEGIN {
-        printf "| %s | %.2f | %.0f | %.0f | %s |\n", m, s, t / s, r / s, (b > 0 ? sprintf("%.2fx", b / s) : "-") }'
+      c=$(median "$work/$m.$flush.cpu")
+      awk -v m="$m" -v s="$s" -v t="$transactions" -v r="$rows" -v b="$base" -v c="$c" -v n="$(nproc)" 'BEGIN {
+        printf "| %s | %.2f | %.0f | %.0f | %s | %.2f | %.2f |\n", m, s, t / s, r / s,
+          (b > 0 ? sprintf("%.2fx", b / s) : "-"), c, c / n }'
     done
   done
+  echo
+  echo "machine CPU s: the busy time of all cores during the run (/proc/stat, median), every process"
+  echo "included; the last column is the least wall time that work can take on this machine."
   echo
   echo "CHECKSUM TABLE equal after every run: $(cat "$work/sum")"
 } | tee "${BENCH_RESULT:-bench/results/replay.md}"
