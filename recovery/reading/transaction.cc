@@ -104,6 +104,14 @@ bool is_transaction_control(std::string_view q) {
 UnitTracker::Step UnitTracker::push(const Event& ev) {
   Step step;
   const EventType t = ev.type();
+  // An event of a type unknown here inside a transaction is part of it: one its server flagged
+  // ignorable (servers skip it where it stands; Aurora writes padding so), or one skipped with
+  // --force-read. Taken as the end of the transaction, it cut the rows before it off their
+  // COMMIT, and the rows after it off their BEGIN.
+  if (!binlog::is_known_event_type(ev.header.type) && state_ != State::kIdle) {
+    ++count_;
+    return step;
+  }
   if (is_meta_event(t)) {
     step.interrupts = count_ > 0;
     step.meta = true;

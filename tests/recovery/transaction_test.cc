@@ -88,6 +88,14 @@ class Events {
   Event annotate(std::string_view sql) {
     return make(EventType::kMariaAnnotateRows, binlog::RowsQuery{sql});
   }
+  // An event of a type binrecover does not know, as the reader passes on one its server flagged
+  // ignorable (Aurora's padding, type 100).
+  Event ignorable_unknown() {
+    Event ev = make(EventType::kUnknown, binlog::Unknown{});
+    ev.header.type = 100;
+    ev.header.flags = binlog::kLogEventIgnorable;
+    return ev;
+  }
 
  private:
   std::vector<std::byte> storage_ = std::vector<std::byte>(10);
@@ -350,6 +358,35 @@ TEST_F(TransactionTest, RotateInsideATransactionYieldsTheInterruptedOneThenTheMe
   EXPECT_EQ(units[1].kind, UnitKind::kMeta);
   EXPECT_TRUE(units[1].complete);
   EXPECT_EQ(units[1].types, (std::vector<EventType>{EventType::kRotate}));
+  EXPECT_FALSE(assembler_.in_transaction());
+}
+
+TEST_F(TransactionTest, IgnorableUnknownEventInsideATransactionIsPartOfIt) {
+  // Before the Xid: the rows keep their COMMIT (it used to end the transaction there, left
+  // out as incomplete, and the Xid came out as a COMMIT of nothing).
+  const std::vector<Event> evs = {e_.anonymous_gtid(),   e_.query("BEGIN"),
+                                  e_.table_map(5),       e_.rows(5, true),
+                                  e_.ignorable_unknown(), e_.xid(9)};
+  const std::vector<Unit> units = push_all(evs);
+  ASSERT_EQ(units.size(), 1u);
+  EXPECT_EQ(units[0].kind, UnitKind::kTransaction);
+  EXPECT_TRUE(units[0].complete);
+  EXPECT_EQ(units[0].types.size(), 6u);
+  EXPECT_EQ(units[0].types[4], static_cast<EventType>(100));
+  // After BEGIN: the rows after it keep their BEGIN.
+  const std::vector<Event> evs2 = {e_.maria_gtid(kTransactionalFlags, 2), e_.ignorable_unknown(),
+                                   e_.table_map(5), e_.rows(5, true), e_.xid(10)};
+  const std::vector<Unit> units2 = push_all(evs2);
+  ASSERT_EQ(units2.size(), 1u);
+  EXPECT_TRUE(units2[0].complete);
+  EXPECT_EQ(units2[0].types.size(), 5u);
+  EXPECT_FALSE(assembler_.in_transaction());
+}
+
+TEST_F(TransactionTest, IgnorableUnknownEventBetweenTransactionsIsAMetaUnit) {
+  const std::vector<Unit> units = push(e_.ignorable_unknown());
+  ASSERT_EQ(units.size(), 1u);
+  EXPECT_EQ(units[0].kind, UnitKind::kMeta);
   EXPECT_FALSE(assembler_.in_transaction());
 }
 
