@@ -364,9 +364,8 @@ TEST_F(TransactionTest, RotateInsideATransactionYieldsTheInterruptedOneThenTheMe
 TEST_F(TransactionTest, IgnorableUnknownEventInsideATransactionIsPartOfIt) {
   // Before the Xid: the rows keep their COMMIT (it used to end the transaction there, left
   // out as incomplete, and the Xid came out as a COMMIT of nothing).
-  const std::vector<Event> evs = {e_.anonymous_gtid(),   e_.query("BEGIN"),
-                                  e_.table_map(5),       e_.rows(5, true),
-                                  e_.ignorable_unknown(), e_.xid(9)};
+  const std::vector<Event> evs = {e_.anonymous_gtid(), e_.query("BEGIN"),      e_.table_map(5),
+                                  e_.rows(5, true),    e_.ignorable_unknown(), e_.xid(9)};
   const std::vector<Unit> units = push_all(evs);
   ASSERT_EQ(units.size(), 1u);
   EXPECT_EQ(units[0].kind, UnitKind::kTransaction);
