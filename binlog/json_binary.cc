@@ -339,7 +339,10 @@ bool inlined(std::uint8_t type, bool large) {
 
 class Printer {
  public:
-  Printer(std::string& out, std::size_t limit) : out_(out), limit_(limit) {}
+  Printer(std::string& out, std::size_t limit, std::vector<JsonTypedValue>* typed = nullptr)
+      : out_(out), limit_(limit), typed_(typed) {
+    if (typed_ != nullptr) path_ = "$";
+  }
 
   // The value of `type` at `cur`; `cur` ends where the enclosing container (or the document)
   // ends. `depth` counts the containers around it.
@@ -371,19 +374,19 @@ class Printer {
         out_ += std::to_string(static_cast<std::int16_t>(cur.u16le()));
         break;
       case kUint16:
-        out_ += std::to_string(cur.u16le());
+        unsigned_value(cur.u16le());
         break;
       case kInt32:
         out_ += std::to_string(static_cast<std::int32_t>(cur.u32le()));
         break;
       case kUint32:
-        out_ += std::to_string(cur.u32le());
+        unsigned_value(cur.u32le());
         break;
       case kInt64:
         out_ += std::to_string(static_cast<std::int64_t>(cur.u64le()));
         break;
       case kUint64:
-        out_ += std::to_string(cur.u64le());
+        unsigned_value(cur.u64le());
         break;
       case kDouble:
         append_double(out_, std::bit_cast<double>(cur.u64le()));
@@ -393,9 +396,13 @@ class Printer {
         append_quoted(out_, cur.str(n));
         break;
       }
-      case kOpaque:
+      case kOpaque: {
+        const std::size_t start = out_.size();
+        ByteCursor head = cur;
         append_opaque(out_, cur);
+        if (typed_ != nullptr) opaque_value(head, start);
         break;
+      }
       default:
         bad("unknown value type " + std::to_string(type), at);
     }
@@ -406,6 +413,50 @@ class Printer {
   }
 
  private:
+  void unsigned_value(std::uint64_t v) {
+    const std::size_t start = out_.size();
+    out_ += std::to_string(v);
+    if (typed_ == nullptr) return;
+    JsonTypedValue& t = typed_->emplace_back();
+    t.path = path_;
+    t.text.assign(out_, start);
+  }
+
+  // (after append_opaque wrote the value at `start` of out_; `head` at its field type)
+  void opaque_value(ByteCursor head, std::size_t start) {
+    const std::uint8_t field = head.u8();
+    const std::uint32_t length = read_varlen(head);
+    JsonTypedValue& t = typed_->emplace_back();
+    t.path = path_;
+    t.field = field;
+    t.data = head.take(length).rest();
+    std::string_view text(out_);
+    text.remove_prefix(start);
+    if (text.size() >= 2 && text.front() == '"') text = text.substr(1, text.size() - 2);
+    t.text.assign(text);
+    switch (field) {
+      case kFieldNewDecimal:
+        t.kind = JsonTypedValue::Kind::kDecimal;
+        t.precision = static_cast<std::uint8_t>(t.data[0]);
+        t.scale = static_cast<std::uint8_t>(t.data[1]);
+        break;
+      case kFieldDate:
+        t.kind = JsonTypedValue::Kind::kDate;
+        break;
+      case kFieldTime:
+        t.kind = JsonTypedValue::Kind::kTime;
+        break;
+      case kFieldDateTime:
+        t.kind = JsonTypedValue::Kind::kDateTime;
+        break;
+      case kFieldTimestamp:
+        t.kind = JsonTypedValue::Kind::kTimestamp;
+        break;
+      default:
+        t.kind = JsonTypedValue::Kind::kOpaque;
+    }
+  }
+
   // count / size / [key entries] / value entries / keys and values, all offsets relative to
   // the start of `count`; MySQL's checks: size within what encloses it, header within size,
   // keys after the value entries, values after the header, everything within size.
@@ -434,6 +485,7 @@ class Printer {
     ByteCursor values = at_offset(box, 2 * w + key_entries);
 
     out_ += object ? '{' : '[';
+    const std::size_t path_size = path_.size();
     for (std::uint64_t i = 0; i < count; ++i) {
       if (i > 0) out_ += ", ";
       if (object) {
@@ -442,8 +494,19 @@ class Printer {
         const std::uint16_t key_length = keys.u16le();
         if (key_offset < header) bad("key inside the container's header", entry_at);
         ByteCursor key = at_offset(box, key_offset);
-        append_quoted(out_, key.str(key_length));
+        const std::string_view name = key.str(key_length);
+        append_quoted(out_, name);
         out_ += ": ";
+        if (typed_ != nullptr) {
+          path_.resize(path_size);
+          path_ += '.';
+          append_quoted(path_, name);
+        }
+      } else if (typed_ != nullptr) {
+        path_.resize(path_size);
+        path_ += '[';
+        path_ += std::to_string(i);
+        path_ += ']';
       }
       const std::uint64_t entry_at = values.offset();
       const std::uint8_t value_type = values.u8();
@@ -457,6 +520,7 @@ class Printer {
       value(value_type, at_offset(box, value_offset), depth + 1);
     }
     out_ += object ? '}' : ']';
+    if (typed_ != nullptr) path_.resize(path_size);
   }
 
   static ByteCursor at_offset(ByteCursor box, std::uint64_t offset) {
@@ -466,11 +530,16 @@ class Printer {
 
   std::string& out_;
   std::size_t limit_;
+  std::vector<JsonTypedValue>* typed_;
+  std::string path_;  // (with typed_) where the value being written is
 };
 
 }  // namespace
 
-void append_json_text(std::string& out, Bytes value, std::uint64_t offset) {
+namespace {
+
+void print_document(std::string& out, Bytes value, std::uint64_t offset,
+                    std::vector<JsonTypedValue>* typed) {
   if (value.empty()) {
     out += "null";
     return;
@@ -479,12 +548,24 @@ void append_json_text(std::string& out, Bytes value, std::uint64_t offset) {
   try {
     ByteCursor cur(value, offset);
     const std::uint8_t type = cur.u8();
-    Printer printer(out, start + kMaxExpansion * value.size() + kExpansionSlack);
+    Printer printer(out, start + kMaxExpansion * value.size() + kExpansionSlack, typed);
     printer.value(type, cur, 0);
   } catch (...) {
     out.resize(start);
     throw;
   }
+}
+
+}  // namespace
+
+void append_json_text(std::string& out, Bytes value, std::uint64_t offset) {
+  print_document(out, value, offset, nullptr);
+}
+
+void append_json_text(std::string& out, Bytes value, std::uint64_t offset,
+                      std::vector<JsonTypedValue>& typed) {
+  typed.clear();
+  print_document(out, value, offset, &typed);
 }
 
 }  // namespace binrecover::binlog

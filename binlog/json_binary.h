@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "binlog/byte_cursor.h"
 
@@ -37,5 +38,32 @@ namespace binrecover::binlog {
 // container it is in. Throws binrecover::Error (kTruncated, kBadEvent) naming the absolute
 // `offset` of the fault; `offset` is where `value` starts in the file.
 void append_json_text(std::string& out, Bytes value, std::uint64_t offset);
+
+// A value of a document whose type its text does not carry: MySQL reading the text back makes
+// an unsigned integer a signed one (or a DOUBLE past 2^63), a DECIMAL a DOUBLE (losing digits
+// past 17), a date or time a string, an opaque value a string "base64:type...".
+struct JsonTypedValue {
+  enum class Kind : std::uint8_t {
+    kUnsigned,
+    kDecimal,
+    kDate,
+    kTime,
+    kDateTime,
+    kTimestamp,
+    kOpaque
+  };
+  Kind kind = Kind::kUnsigned;
+  // Where it is, as a MySQL JSON path: "$", then ."member" (the name as a JSON string) and [n].
+  std::string path;
+  // The value as the text has it, without quotes: "5", "12.50", "2012-03-18 11:30:45.000000".
+  std::string text;
+  int precision = 0, scale = 0;  // kDecimal: the stored DECIMAL(precision, scale)
+  std::uint8_t field = 0;        // kOpaque: the MySQL field type of the bytes
+  Bytes data;                    // kOpaque: the bytes (a view into the value)
+};
+
+// append_json_text, and in `typed` (cleared first) every value of those kinds, in document order.
+void append_json_text(std::string& out, Bytes value, std::uint64_t offset,
+                      std::vector<JsonTypedValue>& typed);
 
 }  // namespace binrecover::binlog

@@ -75,7 +75,7 @@ SqlSink::SqlSink(Output& out, SqlOptions opts)
       opts_(std::move(opts)),
       comments_(!opts_.short_form && !opts_.apply),
       buf_(out.buf()),
-      tables_(TableCache::Options{nullptr, true, &opts_.rewrite_db}) {}
+      tables_(TableCache::Options{nullptr, true, &opts_.rewrite_db, opts_.target_mariadb}) {}
 
 SqlSink::~SqlSink() = default;
 

@@ -302,6 +302,81 @@ void put_set(Writer& out, std::uint64_t bits, const std::vector<std::string>& na
   out.done(p);
 }
 
+// A MySQL binary JSON value as SQL that MySQL stores back as it was: its text, which MySQL parses
+// into the same document but for the values whose type the text does not carry (an unsigned
+// integer, a DECIMAL, a date or time, binary data), and those set to an expression of their
+// type with JSON_SET: CAST(... AS UNSIGNED / DECIMAL(p,s) / DATE / TIME(6) / DATETIME(6)), a
+// TIMESTAMP through a JSON_TABLE column of that type (no other expression has it), binary data
+// as a hex literal. (`exact` false, or -v comments: the text alone; a WHERE compares the column's
+// text with it.) `cast`: the text alone goes in as CAST(... AS JSON).
+template <bool kSql>
+void put_json(Writer& out, Bytes b, bool exact, bool cast) {
+  thread_local std::string text;
+  thread_local std::vector<binlog::JsonTypedValue> typed;
+  text.clear();
+  typed.clear();
+  if (kSql && exact)
+    binlog::append_json_text(text, b, 0, typed);
+  else
+    binlog::append_json_text(text, b, 0);
+  if (typed.empty()) {
+    if (cast) out.put("CAST(");
+    out.put("_utf8mb4");
+    put_quoted<kSql>(out, text);
+    if (cast) out.put(" AS JSON)");
+    return;
+  }
+  out.put("JSON_SET(_utf8mb4");
+  put_quoted<kSql>(out, text);
+  for (const binlog::JsonTypedValue& v : typed) {
+    out.put(", _utf8mb4");
+    put_quoted<kSql>(out, v.path);
+    out.put(", ");
+    using Kind = binlog::JsonTypedValue::Kind;
+    switch (v.kind) {
+      case Kind::kUnsigned:
+        out.put("CAST(");
+        out.put(v.text);
+        out.put(" AS UNSIGNED)");
+        break;
+      case Kind::kDecimal:
+        // (a computed DECIMAL may have up to 81 digits; CAST takes 65)
+        out.put("CAST('");
+        out.put(v.text);
+        out.put("' AS DECIMAL(");
+        out.put(std::to_string(std::min(v.precision, 65)));
+        out.put(",");
+        out.put(std::to_string(v.scale));
+        out.put("))");
+        break;
+      case Kind::kDate:
+        out.put("CAST('");
+        out.put(v.text);
+        out.put("' AS DATE)");
+        break;
+      case Kind::kTime:
+        out.put("CAST('");
+        out.put(v.text);
+        out.put("' AS TIME(6))");
+        break;
+      case Kind::kDateTime:
+        out.put("CAST('");
+        out.put(v.text);
+        out.put("' AS DATETIME(6))");
+        break;
+      case Kind::kTimestamp:
+        out.put("(SELECT t FROM JSON_TABLE('[\"");
+        out.put(v.text);
+        out.put("\"]', '$[*]' COLUMNS (t TIMESTAMP(6) PATH '$')) AS binrecover_ts)");
+        break;
+      case Kind::kOpaque:
+        put_hex_literal(out, v.data);
+        break;
+    }
+  }
+  out.put(")");
+}
+
 // One value as an SQL literal that restores it byte for byte, written as visit_value hands it
 // over: numbers as numbers, strings with their character set's introducer (utf8 text quoted
 // and escaped, other charsets and binary data as hex), temporal values quoted, ENUM/SET by name
@@ -311,6 +386,7 @@ struct Literal {
   Writer& out;
   const SqlTable& table;
   std::size_t col;
+  bool json_as_text = false;  // JSON as its text alone (put_json): in a WHERE, or for MariaDB
 
   [[gnu::always_inline]] void integer(std::int64_t x) {
     out.done(binlog::put_int(out.need(20), x));
@@ -371,14 +447,7 @@ struct Literal {
       put_set(out, x, names);
   }
   void geometry(Bytes b) { put_hex_literal(out, b); }
-  void json(Bytes b) {
-    // MySQL's binary JSON, as the text MySQL itself prints; the server parses it back.
-    thread_local std::string json_text;
-    json_text.clear();
-    binlog::append_json_text(json_text, b, 0);
-    out.put("_utf8mb4");
-    put_quoted<kSql>(out, json_text);
-  }
+  void json(Bytes b) { put_json<kSql>(out, b, !json_as_text && !table.json_as_text, false); }
 };
 
 [[noreturn]] void json_diff_outside_set() {
@@ -391,7 +460,7 @@ struct Literal {
 // `column` (the column's name, or @N in -v comments). An INSERT whose path ends in an array
 // cell inserts there, shifting the rest: JSON_ARRAY_INSERT; into an object: JSON_INSERT.
 template <bool kSql>
-void append_json_update(Writer& out, Bytes value, std::string_view column) {
+void append_json_update(Writer& out, Bytes value, std::string_view column, bool exact) {
   thread_local std::vector<binlog::JsonDiff> diffs;
   binlog::json_diffs(value, 0, diffs);
   for (std::size_t k = diffs.size(); k-- > 0;) {
@@ -409,16 +478,12 @@ void append_json_update(Writer& out, Bytes value, std::string_view column) {
     }
   }
   out.put(column);
-  std::string text;
   for (const binlog::JsonDiff& d : diffs) {
     out.put(", _utf8mb4");
     put_quoted<kSql>(out, d.path);
     if (d.op != binlog::JsonDiff::Op::kRemove) {
-      text.clear();
-      binlog::append_json_text(text, d.value, 0);
-      out.put(", CAST(_utf8mb4");
-      put_quoted<kSql>(out, text);
-      out.put(" AS JSON)");
+      out.put(", ");
+      put_json<kSql>(out, d.value, exact, true);
     }
     out.put(")");
   }
@@ -539,6 +604,19 @@ struct WhereSink {
   }
   void json_diff(std::size_t, Bytes) { json_diff_outside_set(); }
   void value(std::size_t col, ByteCursor& cur) {
+    // MySQL's JSON: its text, compared byte for byte. (`j`=<the text> compares a document with
+    // a JSON string and matches no row; `j`=CAST(<the text> AS JSON) misses dates, decimals
+    // and the other values whose type the text does not carry.)
+    if (t.info.layout[col].type == binlog::ColumnType::kJson) {
+      if (!first) out.put(" AND ");
+      first = false;
+      out.put("CAST(");
+      out.put(t.columns[col]);
+      out.put(" AS CHAR)=");
+      binlog::visit_value(t.info, col, cur, Literal<true>{out, t, col, true});
+      out.put(" COLLATE utf8mb4_bin");
+      return;
+    }
     name(col);
     out.put('=');
     binlog::visit_value(t.info, col, cur, Literal<true>{out, t, col});
@@ -573,7 +651,7 @@ struct AssignSink {
   }
   void json_diff(std::size_t col, Bytes diffs) {
     name(col);
-    append_json_update<true>(out, diffs, t.columns[col]);
+    append_json_update<true>(out, diffs, t.columns[col], !t.json_as_text);
   }
   void value(std::size_t col, ByteCursor& cur) {
     name(col);
@@ -645,7 +723,8 @@ struct VerboseSink {
   void json_diff(std::size_t col, Bytes diffs) {
     start(col);
     char at[24] = "@";
-    append_json_update<false>(out, diffs, std::string_view(at, binlog::put_uint(at + 1, col + 1)));
+    append_json_update<false>(out, diffs, std::string_view(at, binlog::put_uint(at + 1, col + 1)),
+                              false);
     end(col);
   }
   [[gnu::always_inline]] void value(std::size_t col, ByteCursor& cur) {

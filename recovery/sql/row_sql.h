@@ -27,6 +27,9 @@ struct SqlTable {
   // into it are then PREPAREd from their hex text.
   bool client_alters_names = false;
   bool has_triggers = false;  // the schema knows triggers on it
+  // The SQL is for MariaDB, whose JSON is text: a MySQL JSON value goes as MySQL's text of it
+  // (for MySQL, the values whose type that text loses are set to an expression of their type).
+  bool json_as_text = false;
   // Whether column `col` is generated (known from the schema; the log does not say).
   bool generated(std::size_t col) const {
     return col < info.generated.size() && info.generated[col] != 0;

@@ -21,6 +21,7 @@ const SqlTable& TableCache::update(const binlog::Event& ev, const binlog::TableM
     // Renamed after the schema's lookup, which knows the tables by their old names.
     if (opts_.rewrites != nullptr)
       e.table.info.db = std::string(rewritten_database(e.table.info.db, *opts_.rewrites));
+    e.table.json_as_text = opts_.json_as_text;
     e.table.prepare();
     e.table.has_triggers = opts_.schema != nullptr && opts_.schema->has_triggers(tm.db, tm.table);
     e.sig.assign(sig);

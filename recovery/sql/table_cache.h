@@ -22,6 +22,7 @@ class TableCache {
     Schema* schema = nullptr;  // names for logs without them (--schema), may be null
     bool positional = false;   // Schema::complete: positional names when the schema has none
     const std::vector<std::pair<std::string, std::string>>* rewrites = nullptr;  // --rewrite-db
+    bool json_as_text = false;  // SqlTable::json_as_text
   };
   explicit TableCache(Options opts) : opts_(opts) {}
   void set_schema(Schema* schema) { opts_.schema = schema; }

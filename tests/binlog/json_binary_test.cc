@@ -431,6 +431,43 @@ TEST(JsonBinaryTest, OpaqueInsideContainers) {
   expect_prefixes_throw(d);
 }
 
+// The values whose type the text loses, with their paths: the text is the same as without.
+TEST(JsonBinaryTest, TypedValuesWithTheirPaths) {
+  const Doc decimal = doc({0x05, 0x02, 0x80, 0x0c, 0x32});
+  const Doc d = doc(object({{"d", opaque(246, decimal)},
+                            {"k\"\\", array({scalar(0x06, 7, 2), int16(7)})},
+                            {"t", opaque(7, le64(packed_datetime(2020, 2, 29, 1, 2, 3, 4)))},
+                            {"x", opaque(252, doc({0xca, 0xfe}))}}));
+  std::string text;
+  std::vector<JsonTypedValue> typed(3);  // (cleared first)
+  append_json_text(text, d, kPos, typed);
+  EXPECT_EQ(text, text_of(d));
+  ASSERT_EQ(typed.size(), 4u);
+  EXPECT_EQ(typed[0].kind, JsonTypedValue::Kind::kDecimal);
+  EXPECT_EQ(typed[0].path, R"($."d")");
+  EXPECT_EQ(typed[0].text, "12.50");
+  EXPECT_EQ(typed[0].precision, 5);
+  EXPECT_EQ(typed[0].scale, 2);
+  EXPECT_EQ(typed[1].kind, JsonTypedValue::Kind::kUnsigned);  // the uint16, not the int16
+  EXPECT_EQ(typed[1].path, R"($."k\"\\"[0])");
+  EXPECT_EQ(typed[1].text, "7");
+  EXPECT_EQ(typed[2].kind, JsonTypedValue::Kind::kTimestamp);
+  EXPECT_EQ(typed[2].path, R"($."t")");
+  EXPECT_EQ(typed[2].text, "2020-02-29 01:02:03.000004");
+  EXPECT_EQ(typed[3].kind, JsonTypedValue::Kind::kOpaque);
+  EXPECT_EQ(typed[3].field, 252);
+  ASSERT_EQ(typed[3].data.size(), 2u);
+  EXPECT_EQ(typed[3].data[1], std::byte{0xfe});
+  // A scalar document: its path is the root.
+  append_json_text(text, doc(scalar(0x0a, 0x8000000000000001, 8)), kPos, typed);
+  ASSERT_EQ(typed.size(), 1u);
+  EXPECT_EQ(typed[0].path, "$");
+  EXPECT_EQ(typed[0].text, "9223372036854775809");
+  // Nothing typed: none.
+  append_json_text(text, doc(array({int16(7), dbl(1.5), str("x")})), kPos, typed);
+  EXPECT_TRUE(typed.empty());
+}
+
 // --- corrupt input ---
 
 TEST(JsonBinaryTest, UnknownTypesRejected) {

@@ -6,7 +6,8 @@
 #  - binary JSON with opaque values (MySQL 9.0.1): DATE, DATETIME(6) and TIME render as MySQL's
 #    JSON text does ("2012-03-18", "2012-03-18 11:30:45.000000", "87:31:46.654321"), DECIMAL
 #    keeps its scale (9.00), and a BIT value reads "base64:type15:VQ==" (b'01010101' = 'U' =
-#    base64 VQ==, MySQL's documented rendering of JSON_OBJECTAGG('a', b'01010101'));
+#    base64 VQ==, MySQL's documented rendering of JSON_OBJECTAGG('a', b'01010101')); each set
+#    back with its type (JSON_SET: X'55', CAST(... AS DATE / DATETIME(6) / TIME(6) / DECIMAL));
 #  - column names and primary keys from the table maps' optional metadata (FULL), and
 #    signedness from MINIMAL metadata: a TINYINT UNSIGNED column decoded as such.
 # Skipped with a message when the corpus is absent.
@@ -38,11 +39,18 @@ expect $v "VALUES (3, X'$(floats 2.01 -2.01)', NULL, X'$(floats 42.1 43.2 44.3 4
 pass "VECTOR values equal the float32 arrays, names and keys from the table maps"
 
 j=rust_mysql_common/test-data/binlogs/json-opaque.binlog
-for doc in '{"a": "base64:type15:VQ=="}' '{"b": "2012-03-18"}' '{"c": "2012-03-18 11:30:45.000000"}' \
-  '{"c": "87:31:46.654321"}' '{"d": 123.456}' '{"e": 9.00}' '{"e": [0, 1, true, false]}' '{"e": null}'; do
-  expect $j "INSERT INTO \`foo\`.\`test\` (\`a\`) VALUES (_utf8mb4'$doc')"
-done
-pass "binary JSON opaque values (date, datetime, time, decimal, bit) as MySQL renders them"
+# Each document's text, and for the values whose type that text does not carry, the expression
+# of their type JSON_SET puts back in it (the opaque VARCHAR the BIT became, a DATE, a TIME...).
+ins="INSERT INTO \`foo\`.\`test\` (\`a\`) VALUES ("
+expect $j "${ins}JSON_SET(_utf8mb4'{\"a\": \"base64:type15:VQ==\"}', _utf8mb4'\$.\"a\"', X'55'))"
+expect $j "${ins}JSON_SET(_utf8mb4'{\"b\": \"2012-03-18\"}', _utf8mb4'\$.\"b\"', CAST('2012-03-18' AS DATE)))"
+expect $j "${ins}JSON_SET(_utf8mb4'{\"c\": \"2012-03-18 11:30:45.000000\"}', _utf8mb4'\$.\"c\"', CAST('2012-03-18 11:30:45.000000' AS DATETIME(6))))"
+expect $j "${ins}JSON_SET(_utf8mb4'{\"c\": \"87:31:46.654321\"}', _utf8mb4'\$.\"c\"', CAST('87:31:46.654321' AS TIME(6))))"
+expect $j "${ins}JSON_SET(_utf8mb4'{\"d\": 123.456}', _utf8mb4'\$.\"d\"', CAST('123.456' AS DECIMAL(6,3))))"
+expect $j "${ins}JSON_SET(_utf8mb4'{\"e\": 9.00}', _utf8mb4'\$.\"e\"', CAST('9.00' AS DECIMAL(11,2))))"
+expect $j "${ins}_utf8mb4'{\"e\": [0, 1, true, false]}')"
+expect $j "${ins}_utf8mb4'{\"e\": null}')"
+pass "binary JSON opaque values (date, datetime, time, decimal, bit) as MySQL renders them, with their types"
 
 m=rust_mysql_common/test-data/binlogs/minimal_row_metadata.000001
 rows "$m" > "$WORK/rows"
