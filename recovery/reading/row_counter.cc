@@ -10,7 +10,11 @@ void RowCounter::note(const binlog::TableMap& tm) {
   t.db.assign(tm.db);
   t.table.assign(tm.table);
   t.name.assign(tm.db).append(".").append(tm.table);
-  t.layout = binlog::column_layout(tm);
+  t.no_metadata = tm.column_count > 0 && tm.null_bits.empty();
+  if (t.no_metadata)
+    t.layout.clear();
+  else
+    t.layout = binlog::column_layout(tm);
 }
 
 RowCounter::Count RowCounter::count(const binlog::Event& ev, const binlog::Rows& rows) {
@@ -18,6 +22,12 @@ RowCounter::Count RowCounter::count(const binlog::Event& ev, const binlog::Rows&
   if (it == tables_.end())
     throw Error(ErrorCode::kMissingTableMap,
                 "rows event for table id " + std::to_string(rows.table_id) + " has no table map",
+                ev.pos);
+  if (it->second.no_metadata)
+    throw Error(ErrorCode::kUnsupportedFormat,
+                "the rows of " + it->second.name +
+                    " cannot be counted: a table map of MySQL 5.1 before 5.1.18 carries no "
+                    "column metadata",
                 ev.pos);
   binlog::Bytes data = rows.rows;
   if (rows.compressed) {

@@ -20,6 +20,7 @@ class RowCounter {
     std::string db, table;
     std::string name;  // "db.table"
     std::vector<binlog::ColumnLayout> layout;
+    bool no_metadata = false;  // a map of MySQL 5.1.15-5.1.17: no column metadata, no layout
   };
 
   void note(const binlog::TableMap& tm);

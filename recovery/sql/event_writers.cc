@@ -162,7 +162,10 @@ void SqlSink::write_body(const Event& ev, const TableMap& b, const FormatContext
   }
   // Rows waiting for their -v text were read with the maps as they are now.
   if (!verbose_pending_.empty()) render_verbose(verbose_);
-  if (decode_rows()) {
+  // MySQL 5.1.15-5.1.17 wrote neither column metadata nor null bits: its rows (pre-GA rows
+  // events) cannot be decoded, which their own mysqlbinlog -v did not try either.
+  const bool no_metadata = b.column_count > 0 && b.null_bits.empty();
+  if (decode_rows() && !no_metadata) {
     tables_.update(ev, b, ctx);
   } else if (opts_.max_binlog_statement > 0) {
     // Only for cutting statements: a map whose layout does not decode (5.1.15-5.1.17
@@ -186,7 +189,22 @@ void SqlSink::write_body(const Event& ev, const Rows& b, const FormatContext& ct
     Writer(buf_) << ": table id " << b.table_id
                  << ((b.flags & kStmtEndFlag) ? " flags: STMT_END_F\n" : "\n");
   }
-  if (decode_rows()) {
+  const EventType type = ev.type();
+  const bool pre_ga = type == EventType::kPreGaWriteRows || type == EventType::kPreGaUpdateRows ||
+                      type == EventType::kPreGaDeleteRows;
+  if (pre_ga && decode_rows()) {
+    if (opts_.rows_as_sql)
+      throw Error(ErrorCode::kUnsupportedFormat,
+                  "a rows event of MySQL 5.1 before 5.1.18, whose table maps carry no column "
+                  "metadata: its rows cannot be written as SQL (without --rows-as-sql they go "
+                  "as the BINLOG statement the server applies)",
+                  ev.pos);
+    if (!sf)
+      append(
+          "# (no row values: this rows event of MySQL 5.1 before 5.1.18 comes without column "
+          "metadata)\n");
+  }
+  if (decode_rows() && !pre_ga) {
     const SqlTable* t = tables_.find(b.table_id);
     if (t == nullptr)
       throw Error(ErrorCode::kMissingTableMap,
