@@ -573,6 +573,11 @@ Event decode_event(Bytes raw, std::uint64_t pos, const FormatContext& ctx) {
   ev.raw = raw;
   ev.header = parse_header(raw, ctx.header_length, pos);
   ev.header.type = ctx.event_type(ev.header.type);
+  // Binlog version 3 (MySQL 4.0 and 4.1) stored where an event starts: servers and mysqlbinlog
+  // read it as where it ends, adding the event's size (0, a fake event's, stays 0).
+  if (ctx.binlog_version == 3 && ev.header.log_pos != 0 &&
+      ev.header.type < static_cast<std::uint8_t>(EventType::kFormatDescription))
+    ev.header.log_pos += ev.header.event_size;
   ByteCursor cur(raw, pos);
   const auto type = static_cast<EventType>(ev.header.type);
   if (type == EventType::kFormatDescription) {

@@ -53,7 +53,9 @@ struct EventHeader {
   std::uint8_t type = 0;
   std::uint32_t server_id = 0;
   std::uint32_t event_size = 0;
-  std::uint32_t log_pos = 0;  // end position of this event (0 in v1 logs and relay-log quirks)
+  // End position of this event (0 in v1 logs and relay-log quirks; v3 logs store the start,
+  // decode_event adds the size as servers do).
+  std::uint32_t log_pos = 0;
   std::uint16_t flags = 0;
 };
 

@@ -95,3 +95,14 @@ for f in mariadb-server-10.11/suite/binlog/std_data/ver_5_1_17.001 \
     fail "$f stats: exit $rc, $(cat "$WORK/err")"
 done
 pass "MySQL 5.1 pre-GA rows events: -v reads them with a note, --rows-as-sql and stats refuse them (exit 5)"
+
+# MySQL 4.0/4.1 logs (binlog version 3) store where an event starts in its header's log_pos;
+# servers and mysqlbinlog read it as where it ends (adding the event's size): every event's
+# End_log_pos is then the next event's position. (It was listed as stored: the start.)
+for f in mariadb-server-10.11/suite/binlog/std_data/binlog_old_version_4_1.000001 \
+  mariadb-server-10.11/std_data/bug47142_master-bin.000001; do
+  "$BINRECOVER" --no-defaults events --format=tsv "$corpus/$f" > "$WORK/ev.tsv" || fail "$f: events failed"
+  awk -F'\t' 'NR > 1 && prev != $2 { bad = 1; print "End_log_pos " prev " before the event at " $2 }
+    { prev = $5 } END { exit bad || NR < 3 }' "$WORK/ev.tsv" || fail "$f: End_log_pos is not where the next event starts"
+done
+pass "binlog version 3 (MySQL 4.x): End_log_pos is each event's end, as servers read it"
