@@ -21,6 +21,10 @@ namespace po = boost::program_options;
 
 namespace {
 
+// What -p / --password alone and --password= become for the parser (see parse_options).
+constexpr const char* kAskPassword = "\x01";
+constexpr const char* kEmptyPassword = "\x02";
+
 [[noreturn]] void usage_error(const std::string& msg) { throw Error(ErrorCode::kUsage, msg); }
 
 std::string trim(std::string s) {
@@ -996,6 +1000,30 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   if (verbose > 0 && cmd != Command::kSql)
     usage_error("-v does not apply to " + command_label(cmd) + "; it belongs to SQL output");
 
+  // A password option's value is only ever the text attached to it, as for mysqlbinlog and
+  // mysql: -p / --password alone ask for it (the parser would take the next argument, a binlog
+  // file, for the password), --password= is an empty one (the parser refuses an empty value
+  // after '='). Both are given to the parser as a value no password can be (a control byte).
+  for (std::string& a : args) {
+    if (a == "--") break;
+    if (a == "-p") {
+      a = std::string("-p") + kAskPassword;
+      continue;
+    }
+    if (a.size() < 4 || a.compare(0, 2, "--") != 0) continue;
+    const std::size_t eq = a.find('=');
+    const std::string_view name =
+        std::string_view(a).substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    const auto prefix_of = [&](std::string_view full, std::size_t min) {
+      return name.size() >= min && full.substr(0, name.size()) == name;
+    };
+    if (!prefix_of("password", 4) && !prefix_of("source-password", 9)) continue;
+    if (eq == std::string::npos)
+      a += std::string("=") + kAskPassword;
+    else if (eq + 1 == a.size())
+      a += kEmptyPassword;
+  }
+
   po::options_description opts = command_options(cmd);
   po::options_description hidden;
   hidden.add_options()("files", po::value<std::vector<std::string>>(), "binlog files");
@@ -1606,11 +1634,10 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     }
     if (auto pw = text("password")) {
       // -p alone asks; -pSECRET / --password=SECRET is taken (never required).
-      const bool empty_given = std::find(args.begin(), args.end(), "--password=") != args.end();
-      if (!pw->empty() || empty_given)
-        o.connection.password = *pw;
-      else
+      if (*pw == kAskPassword || pw->empty())
         o.password_prompt = true;
+      else
+        o.connection.password = *pw == kEmptyPassword ? std::string() : *pw;
     }
     if (cmd == Command::kDrill && connection_given) o.drill.server = o.connection;
   }
@@ -1633,12 +1660,10 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       o.source.port = static_cast<unsigned>(*p);
     }
     if (auto pw = text("source-password")) {
-      const bool empty_given =
-          std::find(args.begin(), args.end(), "--source-password=") != args.end();
-      if (!pw->empty() || empty_given)
-        o.source.password = *pw;
-      else
+      if (*pw == kAskPassword || pw->empty())
         o.source_password_prompt = true;
+      else
+        o.source.password = *pw == kEmptyPassword ? std::string() : *pw;
     }
   }
   if (cmd == Command::kReplay || cmd == Command::kDrill) {

@@ -46,3 +46,33 @@ set -e
 [ "$rc" = 2 ] || { cat "$WORK/p.log" >&2; fail "-p with the binlog on stdin and no terminal: exit $rc"; }
 grep -q "terminal" "$WORK/p.log" || fail "-p refusal does not say why"
 pass "-p with no terminal is refused, the binlog on stdin is not taken for a password"
+
+# An empty password, --password= (as mysqlbinlog and mysql take it: no password, no prompt),
+# for a user that has none; and a wrong empty one for a user that has a password. (The parser
+# refused it: "the argument for option '--password' should follow immediately after the equal
+# sign".)
+sql "$PORT" -e "CREATE USER 'nopw'@'127.0.0.1'; GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO 'nopw'@'127.0.0.1'"
+first=$(sql "$PORT" -N -e "SHOW BINARY LOGS" | head -1 | cut -f1)
+for form in --password= --pass= --password=""; do
+  setsid "$BINRECOVER" events -R -h127.0.0.1 -P"$PORT" -unopw "$form" "$first" </dev/null \
+    >"$WORK/e.out" 2>"$WORK/e.err" || { cat "$WORK/e.err" >&2; fail "events -R $form: exit $?"; }
+  grep -q "Format_desc" "$WORK/e.out" || fail "events -R $form: no events"
+done
+rc=0
+setsid "$BINRECOVER" events -R -h127.0.0.1 -P"$PORT" -urp --password= "$first" </dev/null \
+  >/dev/null 2>"$WORK/e.err" || rc=$?
+[ "$rc" = 6 ] && grep -q "Access denied" "$WORK/e.err" ||
+  fail "--password= for a user with a password: exit $rc, $(cat "$WORK/e.err")"
+pass "--password= is an empty password (no prompt): taken for a user without one, refused for one with"
+
+# -p and --password alone ask for the password: the argument after them is not taken for it (it
+# was: `--password mysql-bin.000001` connected with the file's name as the password and read
+# no file). Without a terminal that is refused, naming why.
+for form in -p --password --pass; do
+  rc=0
+  setsid "$BINRECOVER" events -R -h127.0.0.1 -P"$PORT" -unopw "$form" "$first" </dev/null \
+    >/dev/null 2>"$WORK/e.err" || rc=$?
+  [ "$rc" = 2 ] && grep -q "asks for the password on a terminal" "$WORK/e.err" ||
+    fail "events -R $form FILE: exit $rc, $(cat "$WORK/e.err")"
+done
+pass "-p / --password alone ask for the password (no terminal: refused); the next argument stays a file"
