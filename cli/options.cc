@@ -1000,7 +1000,8 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   if (verbose > 0 && cmd != Command::kSql)
     usage_error("-v does not apply to " + command_label(cmd) + "; it belongs to SQL output");
 
-  // A password option's value is only ever the text attached to it, as for mysqlbinlog and
+  // An option's optional value is only ever the text attached to it: the parser would take the
+  // next argument, a binlog file, for it. A password option's value, as for mysqlbinlog and
   // mysql: -p / --password alone ask for it (the parser would take the next argument, a binlog
   // file, for the password), --password= is an empty one (the parser refuses an empty value
   // after '='). Both are given to the parser as a value no password can be (a control byte).
@@ -1008,6 +1009,11 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     if (a == "--") break;
     if (a == "-p") {
       a = std::string("-p") + kAskPassword;
+      continue;
+    }
+    // (the same for the other option whose value may be left out)
+    if (a == "-c" || a == "--verify-binlog-checksum") {
+      a += a[1] == 'c' ? "1" : "=1";
       continue;
     }
     if (a.size() < 4 || a.compare(0, 2, "--") != 0) continue;

@@ -70,3 +70,13 @@ cmp -s "$WORK/fourth" "$WORK/first-after" || fail "--offset=2 did not skip two e
   tr '\n' ' ' > "$WORK/from"
 [ "$(cat "$WORK/from")" = "888 930 " ] || fail "events --from=888 --limit=2 gave $(cat "$WORK/from")"
 pass "stdin, '-', index files, option files, --result-file, --table, --database, --server-id, --offset, --from/--limit"
+
+# An option whose value may be left out (-c / --verify-binlog-checksum) takes only a value
+# attached to it: the file after it stays a file (it was taken for the value, and stdin read).
+"$BINRECOVER" "$D/mysql-bin.000001" > "$WORK/plain.sql" 2> /dev/null
+for form in -c --verify-binlog-checksum; do
+  "$BINRECOVER" "$form" "$D/mysql-bin.000001" < /dev/null > "$WORK/c.sql" 2> "$WORK/c.err" ||
+    fail "$form FILE: exit $?: $(cat "$WORK/c.err")"
+  cmp -s "$WORK/plain.sql" "$WORK/c.sql" || fail "$form FILE: not the file's SQL"
+done
+pass "-c / --verify-binlog-checksum before a file: the file is read"
