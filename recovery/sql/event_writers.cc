@@ -55,7 +55,9 @@ void SqlSink::write_body(const Event& ev, const FormatDescription& b, const Form
   fde_written_ = false;
   fde_raw_.clear();
   if (!opts_.short_form && opts_.base64_output != Base64Output::kNever) {
-    if (binlog_maps())
+    // (DECODE-ROWS writes no BINLOG statement for rows, and so none for the format: as
+    // mysqlbinlog and mariadb-binlog)
+    if (binlog_maps() && opts_.base64_output != Base64Output::kDecodeRows)
       write_fde_binlog(ev.raw);
     else  // plain SQL needs no BINLOG statement, unless an atomic CREATE ... SELECT comes
       fde_raw_.assign(ev.raw.begin(), ev.raw.end());

@@ -80,3 +80,14 @@ for form in -c --verify-binlog-checksum; do
   cmp -s "$WORK/plain.sql" "$WORK/c.sql" || fail "$form FILE: not the file's SQL"
 done
 pass "-c / --verify-binlog-checksum before a file: the file is read"
+
+# --base64-output=DECODE-ROWS: no BINLOG statement at all, not even the format description's
+# (mysqlbinlog and mariadb-binlog print none: nothing after it would use it).
+for mode in "" -v; do
+  # shellcheck disable=SC2086
+  "$BINRECOVER" --base64-output=decode-rows $mode "$D/mysql-bin.000001" > "$WORK/dr.sql" ||
+    fail "DECODE-ROWS $mode failed"
+  ! grep -q "^BINLOG '" "$WORK/dr.sql" || fail "DECODE-ROWS $mode: a BINLOG statement is written"
+done
+grep -q "^### INSERT INTO" "$WORK/dr.sql" || fail "DECODE-ROWS -v: no row comments"
+pass "--base64-output=DECODE-ROWS writes no BINLOG statement"
