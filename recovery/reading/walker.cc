@@ -355,7 +355,10 @@ class Walker {
   // Events that can only be the first of a unit, wherever they are.
   static bool starts_unit_alone(const Event& ev, bool listing) {
     if (listing) return true;
-    if (is_gtid_event(ev.type()) || is_meta_event(ev.type())) return true;
+    // (an event of an unknown type may be inside a transaction: UnitTracker::push)
+    if (is_gtid_event(ev.type()) ||
+        (is_meta_event(ev.type()) && binlog::is_known_event_type(ev.header.type)))
+      return true;
     const auto* q = std::get_if<binlog::Query>(&ev.body);
     return q != nullptr && is_begin(q->query);
   }
