@@ -333,41 +333,32 @@ void put_json(Writer& out, Bytes b, bool exact, bool cast) {
     put_quoted<kSql>(out, v.path);
     out.put(", ");
     using Kind = binlog::JsonTypedValue::Kind;
+    // (the texts are digits, signs, '.', '-', ':' and ' ': nothing to quote)
+    const auto around = [&](std::string_view before, std::string_view after) {
+      out.put(before);
+      out.put(v.text);
+      out.put(after);
+    };
     switch (v.kind) {
       case Kind::kUnsigned:
-        out.put("CAST(");
-        out.put(v.text);
-        out.put(" AS UNSIGNED)");
+        around("CAST(", " AS UNSIGNED)");
         break;
-      case Kind::kDecimal:
-        // (a computed DECIMAL may have up to 81 digits; CAST takes 65)
-        out.put("CAST('");
-        out.put(v.text);
-        out.put("' AS DECIMAL(");
-        out.put(std::to_string(std::min(v.precision, 65)));
-        out.put(",");
-        out.put(std::to_string(v.scale));
-        out.put("))");
+      case Kind::kDecimal:  // (a computed DECIMAL may have up to 81 digits; CAST takes 65)
+        around("CAST('", "' AS DECIMAL(" + std::to_string(std::min(v.precision, 65)) + "," +
+                             std::to_string(v.scale) + "))");
         break;
       case Kind::kDate:
-        out.put("CAST('");
-        out.put(v.text);
-        out.put("' AS DATE)");
+        around("CAST('", "' AS DATE)");
         break;
       case Kind::kTime:
-        out.put("CAST('");
-        out.put(v.text);
-        out.put("' AS TIME(6))");
+        around("CAST('", "' AS TIME(6))");
         break;
       case Kind::kDateTime:
-        out.put("CAST('");
-        out.put(v.text);
-        out.put("' AS DATETIME(6))");
+        around("CAST('", "' AS DATETIME(6))");
         break;
       case Kind::kTimestamp:
-        out.put("(SELECT t FROM JSON_TABLE('[\"");
-        out.put(v.text);
-        out.put("\"]', '$[*]' COLUMNS (t TIMESTAMP(6) PATH '$')) AS binrecover_ts)");
+        around("(SELECT t FROM JSON_TABLE('[\"",
+               "\"]', '$[*]' COLUMNS (t TIMESTAMP(6) PATH '$')) AS binrecover_ts)");
         break;
       case Kind::kOpaque:
         put_hex_literal(out, v.data);
