@@ -294,7 +294,7 @@ void append_event_info(fmt::memory_buffer& out, const Event& ev, const FormatCon
           append_xid(out, b.format_id, b.data, b.gtrid_len, b.bqual_len);
           if (b.one_phase) append(out, " ONE PHASE");
         } else if constexpr (std::is_same_v<T, Incident>) {
-          fmt::format_to(it, "#{} ({})", b.type, b.type == 1 ? "LOST_EVENTS" : "NONE");
+          fmt::format_to(it, "#{} ({})", b.type, incident_name(b.type));
           if (!b.message.empty()) fmt::format_to(it, " {}", b.message);
         } else if constexpr (std::is_same_v<T, LoadBlock>) {
           fmt::format_to(it, ";file_id={};block_len={}", b.file_id, b.data.size());

@@ -10,6 +10,11 @@
 
 namespace binrecover::recovery {
 
+// An Incident event's kind: 1 LOST_EVENTS, 0 NONE (the only ones servers define), else unknown.
+constexpr std::string_view incident_name(std::uint16_t type) {
+  return type == 1 ? "LOST_EVENTS" : type == 0 ? "NONE" : "unknown";
+}
+
 // The Info column of SHOW BINLOG EVENTS for an event, as the server writes it.
 void append_event_info(fmt::memory_buffer& out, const binlog::Event& ev,
                        const binlog::FormatContext& ctx);

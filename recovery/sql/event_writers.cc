@@ -401,7 +401,7 @@ void SqlSink::write_body(const Event& /*ev*/, const XaPrepare& b, const FormatCo
 void SqlSink::write_body(const Event& /*ev*/, const Incident& b, const FormatContext& /*ctx*/) {
   auto it = std::back_inserter(buf_);
   const bool sf = !comments_;
-  if (!sf) fmt::format_to(it, "Incident: {}\n", b.type == 1 ? "LOST_EVENTS" : "NONE");
+  if (!sf) fmt::format_to(it, "Incident: {}\n", incident_name(b.type));
   append("RELOAD DATABASE; # Shall generate syntax error\n");
   delimiter();
 }

@@ -106,3 +106,9 @@ for f in mariadb-server-10.11/suite/binlog/std_data/binlog_old_version_4_1.00000
     { prev = $5 } END { exit bad || NR < 3 }' "$WORK/ev.tsv" || fail "$f: End_log_pos is not where the next event starts"
 done
 pass "binlog version 3 (MySQL 4.x): End_log_pos is each event's end, as servers read it"
+
+# An Incident event of a kind servers do not define (66, written on purpose by MariaDB's test
+# for bug 40482) is listed as unknown, not as NONE (0).
+"$BINRECOVER" --no-defaults events --format=tsv "$corpus/mariadb-server-10.11/std_data/bug40482-bin.000001" |
+  grep -qP '\tIncident\t.*\t#66 \(unknown\)$' || fail "bug40482: incident 66 not listed as unknown"
+pass "an Incident of an unknown kind is listed as unknown"
