@@ -293,6 +293,11 @@ void append_event_info(fmt::memory_buffer& out, const Event& ev, const FormatCon
           append(out, b.one_phase ? "XA COMMIT " : "XA PREPARE ");
           append_xid(out, b.format_id, b.data, b.gtrid_len, b.bqual_len);
           if (b.one_phase) append(out, " ONE PHASE");
+        } else if constexpr (std::is_same_v<T, Unknown>) {
+          // A type the reader passed on because its server flagged it ignorable: as servers
+          // list it (their Ignorable_log_event).
+          if (!is_known_event_type(ev.header.type) && (ev.header.flags & kLogEventIgnorable))
+            fmt::format_to(it, "# Ignorable event type {} (Unknown)", ev.header.type);
         } else if constexpr (std::is_same_v<T, Incident>) {
           fmt::format_to(it, "#{} ({})", b.type, incident_name(b.type));
           if (!b.message.empty()) fmt::format_to(it, " {}", b.message);

@@ -112,3 +112,10 @@ pass "binlog version 3 (MySQL 4.x): End_log_pos is each event's end, as servers 
 "$BINRECOVER" --no-defaults events --format=tsv "$corpus/mariadb-server-10.11/std_data/bug40482-bin.000001" |
   grep -qP '\tIncident\t.*\t#66 \(unknown\)$' || fail "bug40482: incident 66 not listed as unknown"
 pass "an Incident of an unknown kind is listed as unknown"
+
+# Aurora's padding event (type 100, flagged ignorable) is listed as MariaDB's client lists it.
+"$BINRECOVER" --no-defaults events --format=tsv \
+  "$corpus/mysql-binlog-connector-java/src/test/resources/mysql-bin.aurora-padding" |
+  grep -qP '^\S+\t281\tUnknown\t\d+\t1209\t# Ignorable event type 100 \(Unknown\)$' ||
+  fail "aurora-padding: the ignorable event at 281 is not listed as such"
+pass "an unknown event flagged ignorable is listed as one"
