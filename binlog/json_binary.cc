@@ -434,26 +434,28 @@ class Printer {
     text.remove_prefix(start);
     if (text.size() >= 2 && text.front() == '"') text = text.substr(1, text.size() - 2);
     t.text.assign(text);
+    t.kind = opaque_kind(field);
+    if (t.kind == JsonTypedValue::Kind::kDecimal) {  // (append_opaque checked both bytes)
+      t.precision = static_cast<std::uint8_t>(t.data[0]);
+      t.scale = static_cast<std::uint8_t>(t.data[1]);
+    }
+  }
+
+  static JsonTypedValue::Kind opaque_kind(std::uint8_t field) {
+    using Kind = JsonTypedValue::Kind;
     switch (field) {
       case kFieldNewDecimal:
-        t.kind = JsonTypedValue::Kind::kDecimal;
-        t.precision = static_cast<std::uint8_t>(t.data[0]);
-        t.scale = static_cast<std::uint8_t>(t.data[1]);
-        break;
+        return Kind::kDecimal;
       case kFieldDate:
-        t.kind = JsonTypedValue::Kind::kDate;
-        break;
+        return Kind::kDate;
       case kFieldTime:
-        t.kind = JsonTypedValue::Kind::kTime;
-        break;
+        return Kind::kTime;
       case kFieldDateTime:
-        t.kind = JsonTypedValue::Kind::kDateTime;
-        break;
+        return Kind::kDateTime;
       case kFieldTimestamp:
-        t.kind = JsonTypedValue::Kind::kTimestamp;
-        break;
+        return Kind::kTimestamp;
       default:
-        t.kind = JsonTypedValue::Kind::kOpaque;
+        return Kind::kOpaque;
     }
   }
 

@@ -1005,14 +1005,19 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   // mysql: -p / --password alone ask for it (the parser would take the next argument, a binlog
   // file, for the password), --password= is an empty one (the parser refuses an empty value
   // after '='). Both are given to the parser as a value no password can be (a control byte).
+  // Only for a command that takes the option: another one refuses it as it was written.
+  po::options_description opts = command_options(cmd);
+  const auto takes = [&](const char* option) {
+    return opts.find_nothrow(option, false) != nullptr;
+  };
   for (std::string& a : args) {
     if (a == "--") break;
-    if (a == "-p") {
+    if (a == "-p" && takes("password")) {
       a = std::string("-p") + kAskPassword;
       continue;
     }
     // (the same for the other option whose value may be left out)
-    if (a == "-c" || a == "--verify-binlog-checksum") {
+    if ((a == "-c" || a == "--verify-binlog-checksum") && takes("verify-binlog-checksum")) {
       a += a[1] == 'c' ? "1" : "=1";
       continue;
     }
@@ -1023,14 +1028,15 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     const auto prefix_of = [&](std::string_view full, std::size_t min) {
       return name.size() >= min && full.substr(0, name.size()) == name;
     };
-    if (!prefix_of("password", 4) && !prefix_of("source-password", 9)) continue;
+    if (!(prefix_of("password", 4) && takes("password")) &&
+        !(prefix_of("source-password", 9) && takes("source-password")))
+      continue;
     if (eq == std::string::npos)
       a += std::string("=") + kAskPassword;
     else if (eq + 1 == a.size())
       a += kEmptyPassword;
   }
 
-  po::options_description opts = command_options(cmd);
   po::options_description hidden;
   hidden.add_options()("files", po::value<std::vector<std::string>>(), "binlog files");
   po::options_description all;
