@@ -5,6 +5,7 @@ namespace binrecover {
 int exit_status(ErrorCode code) {
   switch (code) {
     case ErrorCode::kUsage:
+    case ErrorCode::kNotFound:
       return 2;
     case ErrorCode::kIo:
       return 3;
@@ -21,7 +22,6 @@ int exit_status(ErrorCode code) {
     case ErrorCode::kBadEvent:
     case ErrorCode::kUnknownEvent:
     case ErrorCode::kMissingTableMap:
-    case ErrorCode::kNotFound:
       return 4;
   }
   return 1;

@@ -21,7 +21,7 @@ enum class ErrorCode : std::uint8_t {
   kUnsupportedFormat = 9,  // a format binrecover cannot read (encryption, ...) (exit 5)
   kMissingTableMap = 10,   // rows event refers to a table id with no table map (exit 4)
   kServer = 11,            // a server refused or failed (exit 6)
-  kNotFound = 12,          // a --skip-event or --stop-gtid target is not in the binlogs (exit 4)
+  kNotFound = 12,          // a target (--skip-event, --stop-gtid, ...) never met (exit 2)
   kInterrupted = 13,       // stopped by SIGINT or SIGTERM, where it can be resumed (exit 130)
 };
 

@@ -68,6 +68,10 @@ int replay_command(Options& o) {
     throw;
   }
   if (shown) std::fputs("\n", stderr);
+  const bool kept_any =
+      o.replay.server_applier ? r.transactions_applied > 0 : r.stats.transactions_written > 0;
+  if (!kept_any && r.stats.transactions_already_applied == 0 && !o.replay.resume)
+    throw Error(ErrorCode::kNotFound, "nothing was applied: " + nothing_kept_text());
   if (o.replay_report) {
     const int fd = recovery::Output::open_file(*o.replay_report);
     recovery::Output out(fd, *o.replay_report);

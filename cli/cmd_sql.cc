@@ -66,8 +66,10 @@ static int write_sql(Options& o, recovery::Output& out) {
   recovery::Schema schema(warn);
   if (o.schema_file) schema.load_file(*o.schema_file);
   if (o.flashback) {
-    recovery::run_flashback(o.inputs, o.decode, o.filter, out, warn, &schema);
+    const recovery::RunStats stats =
+        recovery::run_flashback(o.inputs, o.decode, o.filter, out, warn, &schema);
     out.flush();
+    if (stats.transactions_written == 0) warn(nothing_kept_text());
     return 0;
   }
   bool shown = false;
@@ -77,8 +79,9 @@ static int write_sql(Options& o, recovery::Output& out) {
   if (o.follow)  // -R --stop-never: each transaction reaches the pipe as it comes
     sink.set_unit_hook([&out](const recovery::UnitInfo&) { out.flush(); });
   if (o.sql.rows_as_sql) sink.set_schema(&schema);  // names from the log's own CREATE TABLEs too
+  recovery::RunStats stats;
   try {
-    recovery::run_sql(o.inputs, o.decode, o.filter, sink, warn, progress);
+    stats = recovery::run_sql(o.inputs, o.decode, o.filter, sink, warn, progress);
   } catch (...) {
     if (shown) std::fputs("\n", stderr);
     try {
@@ -89,6 +92,7 @@ static int write_sql(Options& o, recovery::Output& out) {
   }
   if (shown) std::fputs("\n", stderr);
   out.flush();
+  if (stats.transactions_written == 0 && !o.follow) warn(nothing_kept_text());
   if (!sink.load_dir().empty())
     std::fprintf(stderr,
                  "binrecover: note: LOAD DATA files are in %s; replay with "

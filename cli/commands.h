@@ -24,6 +24,8 @@ int archive_command(Options& o);  // binrecover archive
 void resolve_remote_inputs(Options& o);
 // "binrecover: warning: ..." on stderr.
 void warn(const std::string& msg);
+// What a run that kept no transaction says (a warning of SQL output, an error elsewhere).
+std::string nothing_kept_text();
 // -p without a value: the password from the terminal.
 std::string read_password();
 // Runs `body` with the command's output: standard output, or --result-file. A result file is

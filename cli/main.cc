@@ -24,6 +24,12 @@ void warn(const std::string& msg) {
   std::fprintf(stderr, "binrecover: warning: %s\n", msg.c_str());
 }
 
+std::string nothing_kept_text() {
+  return "the range and filters keep no transaction of the binlogs read (check "
+         "--start/--stop-position, --start/--stop-datetime, --database, --table, --server-id "
+         "and the GTID options against `binrecover events`)";
+}
+
 std::string read_password() {
   // From the terminal itself, never standard input (which may be the binlog).
   const int tty = ::open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);

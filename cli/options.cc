@@ -13,6 +13,7 @@
 
 #include "binlog/error.h"
 #include "binlog/index_file.h"
+#include "recovery/reading/local_time.h"
 #include "recovery/storage/s3_archive.h"
 
 namespace binrecover::cli {
@@ -156,26 +157,6 @@ void apply_timezone(const std::string& tz) {
   }
   ::setenv("TZ", value.c_str(), 1);
   ::tzset();
-}
-
-std::time_t parse_datetime(const std::string& text, const std::string& option) {
-  std::tm tm{};
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
-  char sep = ' ';
-  const int n = std::sscanf(text.c_str(), "%d-%d-%d%c%d:%d:%d", &y, &mo, &d, &sep, &h, &mi, &s);
-  if (!(n == 3 || n >= 6) || (n >= 4 && sep != ' ' && sep != 'T') || mo < 1 || mo > 12 || d < 1 ||
-      d > 31 || h > 23 || mi > 59 || s > 60)
-    usage_error("--" + option + " needs 'YYYY-MM-DD HH:MM:SS', not '" + text + "'");
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = s;
-  tm.tm_isdst = -1;
-  const std::time_t t = std::mktime(&tm);
-  if (t == static_cast<std::time_t>(-1)) usage_error("--" + option + " '" + text + "' is invalid");
-  return t;
 }
 
 namespace {
@@ -1131,8 +1112,9 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       vm["files"].as<std::vector<std::string>>().size() == 1)
     usage_error("--stop-position must be past --start-position for a single file");
   if (auto t = text("start-datetime"))
-    o.filter.start_datetime = parse_datetime(*t, "start-datetime");
-  if (auto t = text("stop-datetime")) o.filter.stop_datetime = parse_datetime(*t, "stop-datetime");
+    o.filter.start_datetime = recovery::parse_datetime(*t, "--start-datetime").first_whole_second();
+  if (auto t = text("stop-datetime"))
+    o.filter.stop_datetime = recovery::parse_datetime(*t, "--stop-datetime").first_whole_second();
   if (auto g = text("stop-gtid")) {
     if (!valid_gtid(*g))
       usage_error(

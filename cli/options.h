@@ -87,9 +87,6 @@ std::vector<CommandInfo> command_table();
 // that names the offending option. `stdin_is_tty` decides whether "no input" means stdin.
 Options parse_options(const std::vector<std::string>& args, bool stdin_is_tty);
 
-// "2026-11-29 18:00:00" (also "2026-11-29T18:00:00", "2026-11-29 18:00", "2026-11-29") in the
-// current TZ -> seconds since the epoch.
-std::time_t parse_datetime(const std::string& text, const std::string& option);
 // Sets the process time zone for --timezone: "UTC", "SYSTEM", "+02:00", "-05:30", or a zone
 // name such as "Europe/Berlin" (needs tzdata).
 void apply_timezone(const std::string& tz);

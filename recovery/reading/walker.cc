@@ -6,6 +6,7 @@
 #include "binlog/error.h"
 #include "binlog/event_type.h"
 #include "binlog/payload.h"
+#include "recovery/reading/targets.h"
 #include "recovery/reading/temp_file.h"
 
 namespace binrecover::recovery {
@@ -100,18 +101,19 @@ class Walker {
         user_warn_(warn),
         progress_(progress),
         selector_(opts.filter),
+        targets_(opts.filter),
         skip_left_(opts.decode.skip_events) {
     warn_ = [this](const std::string& msg) {
       ++stats_.warnings;
       if (user_warn_) user_warn_(msg);
     };
-    skip_found_.assign(filter_.skip_positions.size() + filter_.skip_gtids.size(), false);
     need_gtid_ = consumer_.wants_gtid() || filter_.stop_gtid || !filter_.skip_gtids.empty() ||
                  !filter_.applied_gtids.empty() || filter_.include_gtids ||
                  !filter_.exclude_gtids.empty();
   }
 
   RunStats run() {
+    targets_.check_inputs(inputs_, !inputs_.empty() && static_cast<bool>(inputs_.back().next));
     for (std::size_t i = 0; i < inputs_.size() && !stopped_ && !consumer_.done(); ++i) {
       try {
         read_file(i);
@@ -123,7 +125,7 @@ class Walker {
       if (i + 1 == inputs_.size() && inputs_[i].next)
         if (std::optional<InputFile> more = inputs_[i].next()) inputs_.push_back(std::move(*more));
     }
-    check_targets();
+    if (!consumer_.done()) targets_.at_end(stopped_);
     return stats_;
   }
 
@@ -205,6 +207,7 @@ class Walker {
           continue;
         }
       }
+      if (!ev->in_payload) targets_.before_event(*ev, in.display_name, last_file_);
       if (last_file_ && filter_.stop_position && ev->pos >= *filter_.stop_position) {
         stopped_ = true;
         break;
@@ -221,9 +224,12 @@ class Walker {
         }
       }
       feed(*ev, stream, in_arena);
+      if (!ev->in_payload && targets_.any_positions_left())
+        targets_.after_event(*ev, in.display_name);
       if (stopped_ || consumer_.done()) break;
     }
     if (unit_.open) close_unit(false, stream);
+    if (!stopped_ && !consumer_.done()) targets_.at_file_end(in.display_name, pos_done, last_file_);
     tracker_.reset();
     maybe_reset_arena(stream, true);
     stats_.bytes_read += pos_done;
@@ -430,9 +436,10 @@ class Walker {
     if (!ev.in_payload) u.end_pos = ev.end_pos();
     if (need_gtid_ && u.gtid.empty() && is_gtid_event(ev.type())) {
       u.gtid = event_gtid(ev);
+      targets_.gtid_read(u.gtid, ev, file_->display_name);
       if (filter_.stop_gtid && u.gtid == *filter_.stop_gtid) {
         // Stop before this transaction.
-        stop_gtid_found_ = true;
+        targets_.stop_gtid_met();
         stopped_ = true;
         unit_.open = false;
         unit_.spill.reset();
@@ -442,13 +449,8 @@ class Walker {
     consumer_.observe(ev);
     selector_.push(ev);
     unit_.damaged = unit_.damaged || ev.damaged;
-    for (std::size_t k = 0; k < filter_.skip_positions.size(); ++k) {
-      const auto& [f, p] = filter_.skip_positions[k];
-      if (p == ev.pos && !ev.in_payload && (f.empty() || f == file_->display_name)) {
-        unit_.skip_hit = true;
-        skip_found_[k] = true;
-      }
-    }
+    if (!filter_.skip_positions.empty() && targets_.skip_position_hit(ev, file_->display_name))
+      unit_.skip_hit = true;
     if (u.streamed) {
       if (unit_.spill && !ev.in_payload) unit_.spill->append(ev.raw);
       return;
@@ -515,12 +517,7 @@ class Walker {
       if (filter_.server_id && u.head.server_id != *filter_.server_id) return done();
       if (filter_.start_datetime && u.head.timestamp < *filter_.start_datetime) return done();
       bool skip = unit_.skip_hit;
-      if (!u.gtid.empty())
-        for (std::size_t k = 0; k < filter_.skip_gtids.size(); ++k)
-          if (filter_.skip_gtids[k] == u.gtid) {
-            skip = true;
-            skip_found_[filter_.skip_positions.size() + k] = true;
-          }
+      if (!u.gtid.empty() && targets_.skip_gtid_hit(u.gtid)) skip = true;
       if (skip) {
         consumer_.left_out(u, LeftOut::kSkipEvent);
         return done();
@@ -528,10 +525,13 @@ class Walker {
       if (u.kind != UnitKind::kMeta &&
           ((filter_.include_gtids && !filter_.include_gtids->contains(u.gtid)) ||
            filter_.exclude_gtids.contains(u.gtid))) {
+        if (filter_.exclude_gtids.contains(u.gtid)) targets_.exclude_met();
         consumer_.left_out(u, LeftOut::kGtidSet);
         return done();
       }
+      if (filter_.include_gtids) targets_.include_met();
       if (!filter_.applied_gtids.empty() && filter_.applied_gtids.contains(u.gtid)) {
+        ++stats_.transactions_already_applied;
         consumer_.left_out(u, LeftOut::kAlreadyApplied);
         return done();
       }
@@ -595,35 +595,6 @@ class Walker {
     }
   }
 
-  // A --skip-event or --stop-gtid target that named nothing: the damage the user wanted left
-  // out may still be in the output.
-  void check_targets() {
-    if (consumer_.done()) return;
-    std::vector<std::string> missing;
-    for (std::size_t k = 0; k < filter_.skip_positions.size(); ++k)
-      if (!skip_found_[k]) {
-        const auto& [f, p] = filter_.skip_positions[k];
-        missing.push_back("--skip-event=" + (f.empty() ? "" : f + ":") + std::to_string(p));
-      }
-    for (std::size_t k = 0; k < filter_.skip_gtids.size(); ++k)
-      if (!skip_found_[filter_.skip_positions.size() + k])
-        missing.push_back("--skip-event=" + filter_.skip_gtids[k]);
-    if (!missing.empty()) {
-      std::string list;
-      for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
-      throw Error(ErrorCode::kNotFound,
-                  list +
-                      ": no transaction of the binlogs read has an event at that position or "
-                      "that GTID, so nothing was left out for it (positions are those of "
-                      "SHOW BINLOG EVENTS / binrecover events / binrecover plan)");
-    }
-    if (filter_.stop_gtid && !stop_gtid_found_)
-      throw Error(ErrorCode::kNotFound,
-                  "--stop-gtid=" + *filter_.stop_gtid +
-                      ": no transaction of the binlogs read has that GTID, so the output runs " +
-                      (stopped_ ? "to the other stop point" : "to the end of the last binlog"));
-  }
-
   std::deque<InputFile> inputs_;  // (a followed server adds its next files as they come)
   const WalkOptions& opts_;
   const FilterOptions& filter_;
@@ -640,9 +611,8 @@ class Walker {
   const InputFile* file_ = nullptr;
   bool last_file_ = false;
   bool stopped_ = false;
-  bool stop_gtid_found_ = false;
   bool need_gtid_ = false;
-  std::vector<bool> skip_found_;
+  RangeTargets targets_;
   std::uint64_t skip_left_ = 0;
   RunStats stats_;
 };

@@ -47,7 +47,8 @@ struct DecodeOptions {
 
 struct RunStats {
   std::uint64_t events = 0;
-  std::uint64_t transactions_written = 0;
+  std::uint64_t transactions_written = 0;          // handed to the consumer
+  std::uint64_t transactions_already_applied = 0;  // replay --gtids=skip-applied left them out
   std::uint64_t transactions_dropped_incomplete = 0;
   std::uint64_t bytes_read = 0;
   std::uint64_t warnings = 0;

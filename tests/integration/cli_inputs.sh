@@ -25,11 +25,11 @@ cmp -s "$WORK/index.sql" "$WORK/files.sql" || fail "--index-file output differs 
 mkdir -p "$WORK/home"
 printf '[client]\nuser=nobody\n[binrecover]\nindex-file=%s\ntimezone=UTC\n' \
   "$WORK/logs/mysql-bin.index" > "$WORK/home/.my.cnf"
-HOME=$WORK/home "$BINRECOVER" --stop-position=1136 < /dev/null > "$WORK/cnf.sql" ||
+HOME=$WORK/home "$BINRECOVER" --stop-position=342 < /dev/null > "$WORK/cnf.sql" ||
   fail "option-file run failed"
-"${B[@]}" --stop-position=1136 "$D/mysql-bin.000001" "$D/mysql-bin.000002" > "$WORK/cnf-expected.sql"
+"${B[@]}" --stop-position=342 "$D/mysql-bin.000001" "$D/mysql-bin.000002" > "$WORK/cnf-expected.sql"
 cmp -s "$WORK/cnf.sql" "$WORK/cnf-expected.sql" || fail "[binrecover] index-file not honoured"
-HOME=$WORK/home "$BINRECOVER" --defaults-file="$WORK/home/.my.cnf" --stop-position=1136 \
+HOME=$WORK/home "$BINRECOVER" --defaults-file="$WORK/home/.my.cnf" --stop-position=342 \
   < /dev/null > "$WORK/cnf2.sql"
 cmp -s "$WORK/cnf2.sql" "$WORK/cnf-expected.sql" || fail "--defaults-file not honoured"
 rc=0

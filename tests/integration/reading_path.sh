@@ -285,10 +285,19 @@ for bad in abc 0-1-5x 3e11fa47-71ca-11e1-9e33-c80aa9429562; do
 done
 rc=0
 "$B" --stop-gtid=0-1-999 "$ROW" >"$WORK/nf.out" 2>"$WORK/nf.err" || rc=$?
-[ "$rc" = 4 ] && grep -q "no transaction of the binlogs read has that GTID" "$WORK/nf.err" ||
+[ "$rc" = 2 ] && grep -q "no transaction of the binlogs read has that GTID" "$WORK/nf.err" ||
   fail "--stop-gtid never reached: exit $rc"
 tail -3 "$WORK/nf.out" | grep -q "SET @@SESSION.PSEUDO_SLAVE_MODE=0" || fail "the output before the error is not whole"
 rc=0
-"$B" --skip-event=$((end + 100)) "$ROW" >/dev/null 2>"$WORK/nf.err" || rc=$?
-[ "$rc" = 4 ] || fail "--skip-event matching nothing: exit $rc"
-pass "malformed targets exit 2, targets never found exit 4"
+"$B" --skip-event=$((end + 100)) "$ROW" >"$WORK/nf.out" 2>"$WORK/nf.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "is past the end of" "$WORK/nf.err" ||
+  fail "--skip-event matching nothing: exit $rc"
+grep -q "BINLOG\|INSERT" "$WORK/nf.out" && fail "--skip-event past the end: events were written before the refusal"
+# One byte off a transaction's first event: stopped there, nothing from that event on written.
+rc=0
+"$B" --skip-event="$((fourth + 1))" "$ROW" >"$WORK/nf.out" 2>"$WORK/nf.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "is inside the Gtid event at $fourth" "$WORK/nf.err" ||
+  fail "--skip-event one byte off: exit $rc: $(cat "$WORK/nf.err")"
+[ "$("$B" --stop-position="$fourth" "$ROW" | md5sum)" = "$(md5sum < "$WORK/nf.out")" ] ||
+  fail "--skip-event one byte off wrote more (or less) than the transactions before it"
+pass "malformed targets exit 2, targets never found or not at an event's start exit 2"
