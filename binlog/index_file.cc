@@ -10,7 +10,7 @@
 
 namespace binrecover::binlog {
 
-std::vector<std::string> read_index_file(const std::string& path) {
+std::vector<std::string> read_index_file(const std::string& path, const std::string& binlog_dir) {
   std::ifstream in(path);
   if (!in)
     throw Error(ErrorCode::kIo, std::string("cannot open index file: ") + std::strerror(errno))
@@ -22,14 +22,35 @@ std::vector<std::string> read_index_file(const std::string& path) {
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
     if (line.empty()) continue;
     std::filesystem::path p(line);
-    if (p.is_relative()) {
+    if (!binlog_dir.empty()) {
+      p = std::filesystem::path(binlog_dir) / p.filename();
+      if (!std::filesystem::exists(p))
+        throw Error(ErrorCode::kUsage, "the index lists " + line + ", and --binlog-dir=" +
+                                           binlog_dir + " has no " + p.filename().string())
+            .with_file(path);
+    } else if (p.is_relative()) {
       // The server writes "./mysql-bin.000001" relative to its datadir; the binlog may also
       // sit beside the index under its bare file name.
       const std::filesystem::path beside = dir / p.filename();
       const std::filesystem::path joined = dir / p;
       p = std::filesystem::exists(joined) ? joined : beside;
-    } else if (!std::filesystem::exists(p) && std::filesystem::exists(dir / p.filename())) {
-      p = dir / p.filename();  // an index copied along with its logs
+    } else if (const std::filesystem::path beside = dir / p.filename();
+               std::filesystem::exists(beside)) {
+      std::error_code ec;
+      if (!std::filesystem::exists(p)) {
+        p = beside;  // an index copied along with its logs
+      } else if (!std::filesystem::equivalent(p, beside, ec)) {
+        // Both the listed file (the live server's?) and a copy beside the index: which one the
+        // DBA means is theirs to say, never a silent choice.
+        const std::string here = dir.empty() ? std::string(".") : dir.string();
+        throw Error(ErrorCode::kUsage, "the index lists " + p.string() +
+                                           ", and another file of that name sits "
+                                           "beside the index (" +
+                                           beside.string() + "): give --binlog-dir=" + here +
+                                           " to read the files beside the index, or --binlog-dir=" +
+                                           p.parent_path().string() + " for the listed ones")
+            .with_file(path);
+      }
     }
     files.push_back(p.lexically_normal().string());
   }

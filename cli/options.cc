@@ -174,6 +174,9 @@ Group input_group() {
   po::options_description& g = grp.d;
   g.add_options()("index-file", po::value<std::string>(),
                   "read the binlog files listed in this .index file")(
+      "binlog-dir", po::value<std::string>(),
+      "with --index-file: read each listed binlog under its file name in this folder (e.g. "
+      "secured copies, when the index names the live server's paths)")(
       "start-position,j", po::value<std::string>(),
       "start at this position of the first file: the start of a transaction (its GTID or "
       "BEGIN) or an event outside one; or after a MariaDB GTID position (0-1-42,1-2-7: per "
@@ -1538,8 +1541,8 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   if (!o.remote && connection_given && cmd != Command::kReplay && cmd != Command::kDrill)
     usage_error("-h, -P, -u, -p and -S name the server to read from: give -R too");
   if (o.remote) {
-    if (has("index-file"))
-      usage_error("-R reads the server's own list of binlogs: no --index-file");
+    if (has("index-file") || has("binlog-dir"))
+      usage_error("-R reads the server's own list of binlogs: no --index-file or --binlog-dir");
     o.to_last_log = has("to-last-log");
     if (auto id = u64("connection-server-id")) {
       if (*id > 0xffffffffULL) usage_error("--connection-server-id is at most 4294967295");
@@ -1778,10 +1781,14 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   }
   if (auto index = text("index-file")) {
     if (!paths.empty()) usage_error("give either binlog files or --index-file, not both");
-    if (recovery::s3::is_url(*index))
+    if (recovery::s3::is_url(*index)) {
+      if (has("binlog-dir")) usage_error("--binlog-dir applies to an index file, not s3://");
       paths.push_back(*index);  // (an index object: its files below)
-    else
-      paths = binlog::read_index_file(*index);
+    } else {
+      paths = binlog::read_index_file(*index, text("binlog-dir").value_or(""));
+    }
+  } else if (has("binlog-dir")) {
+    usage_error("--binlog-dir names where the files of an --index-file are: give --index-file");
   }
   if (paths.empty()) {
     if (stdin_is_tty)

@@ -91,3 +91,28 @@ for mode in "" -v; do
 done
 grep -q "^### INSERT INTO" "$WORK/dr.sql" || fail "DECODE-ROWS -v: no row comments"
 pass "--base64-output=DECODE-ROWS writes no BINLOG statement"
+
+# An index naming absolute paths (the live server's) with other files of the same names beside
+# it (the DBA's secured copies): refused naming both; --binlog-dir chooses.
+mkdir -p "$WORK/live" "$WORK/copy"
+cp "$D"/mysql-bin.00000[12] "$WORK/live/"
+cp "$D"/mysql-bin.00000[12] "$WORK/copy/"
+printf '%s\n' "$WORK/live/mysql-bin.000001" "$WORK/live/mysql-bin.000002" > "$WORK/copy/mysql-bin.index"
+printf 'X' | dd of="$WORK/copy/mysql-bin.000002" bs=1 seek=300 conv=notrunc status=none
+rc=0
+"$BINRECOVER" events --index-file="$WORK/copy/mysql-bin.index" > /dev/null 2> "$WORK/idx.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "another file of that name sits beside the index" "$WORK/idx.err" &&
+  grep -q -- "--binlog-dir=$WORK/copy" "$WORK/idx.err" ||
+  fail "an index of live paths with copies beside it: exit $rc: $(cat "$WORK/idx.err")"
+"$BINRECOVER" events --format=tsv --index-file="$WORK/copy/mysql-bin.index" \
+  --binlog-dir="$WORK/live" > "$WORK/idx-live.tsv" || fail "--binlog-dir (live) failed"
+"$BINRECOVER" events --format=tsv "$WORK/live/mysql-bin.000001" "$WORK/live/mysql-bin.000002" |
+  cmp -s - "$WORK/idx-live.tsv" || fail "--binlog-dir did not read the named folder's files"
+rc=0
+"$BINRECOVER" events --index-file="$WORK/copy/mysql-bin.index" --binlog-dir="$WORK/copy" \
+  > /dev/null 2>&1 || rc=$?
+[ "$rc" = 4 ] || fail "--binlog-dir=copy did not read the (damaged) copies: exit $rc"
+rc=0
+"$BINRECOVER" events --binlog-dir="$WORK/copy" "$WORK/live/mysql-bin.000001" > /dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "--binlog-dir without --index-file: exit $rc"
+pass "an index of live paths with copies beside it is refused; --binlog-dir chooses the folder"
