@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "recovery/reading/local_time.h"
 #include "recovery/sql/output.h"
 #include "recovery/workflows/plan.h"
 #include "recovery/workflows/timeline.h"
@@ -34,24 +35,41 @@ int plan_command(Options& o) {
     page.title = "binrecover plan: " + std::to_string(plan.damage.size()) +
                  " destructive transaction(s) since the backup";
     if (!plan.backup.source.empty())
-      page.facts.push_back({"backup", plan.backup.source + ": " + plan.backup.file + ":" +
-                                          std::to_string(plan.backup.position.value_or(0))});
-    page.facts.push_back({"scanned", plan.files.front().display_name + ":" +
-                                         std::to_string(plan.start_position) + " through " +
-                                         plan.files.back().display_name});
-    if (!plan.damage.empty()) {
-      const recovery::Damage& d = plan.damage.front();
-      page.facts.push_back({"first damage", recovery::local_time_text(d.timestamp) + "  " + d.what +
-                                                " " + d.target + " at " + d.file + ":" +
-                                                std::to_string(d.pos)});
+      page.facts.push_back(
+          {"backup",
+           plan.backup.source + ": " +
+               (plan.backup.file.empty()
+                    ? std::string("no binlog coordinates")
+                    : plan.backup.file + ":" + std::to_string(plan.backup.position.value_or(0)))});
+    const std::string start =
+        plan.files.front().display_name +
+        (plan.start.position ? ":" + std::to_string(*plan.start.position) : std::string());
+    page.facts.push_back({"start", start + " (" + plan.start.why + ")"});
+    page.facts.push_back({"scanned", start + " through " + plan.files.back().display_name + ": " +
+                                         recovery::with_commas(plan.total.transactions) +
+                                         " transaction(s)"});
+    for (const recovery::Damage& d : plan.damage)
+      page.facts.push_back(
+          {"#" + std::to_string(d.number) + " " + std::string(recovery::severity_name(d.severity)),
+           recovery::local_time_text(d.timestamp, true) + "  " + d.what + " " + d.target + " at " +
+               d.file + ":" + std::to_string(d.pos) + " (" + d.why + ")"});
+    if (plan.incident) {
+      const recovery::Damage& d = plan.damage[*plan.incident];
+      page.facts.push_back({"incident", "#" + std::to_string(d.number) + " " + d.what + " " +
+                                            d.target + " (" + plan.incident_why + ")"});
+      page.commands.push_back(
+          {"Recover to just before the incident (#" + std::to_string(d.number) + ")",
+           recovery::recovery_command(plan, o.plan)});
+      page.commands.push_back(
+          {"Or replay everything except the incident", recovery::skip_command(plan, o.plan)});
+    } else {
+      page.commands.push_back(
+          {"Replay everything since the backup", recovery::recovery_command(plan, o.plan)});
     }
-    page.commands.push_back({plan.damage.empty()
-                                 ? "Replay everything since the backup"
-                                 : "Recover to just before the first destructive transaction",
-                             recovery::recovery_command(plan, o.plan)});
-    if (!plan.damage.empty())
-      page.commands.push_back({"Or replay everything except the destructive transactions",
-                               recovery::skip_command(plan, o.plan)});
+    for (std::size_t i = 0; i < plan.damage.size(); ++i)
+      if (!plan.incident || i != *plan.incident)
+        page.commands.push_back({"Stop just before #" + std::to_string(plan.damage[i].number),
+                                 recovery::stop_before_command(plan, o.plan, i)});
     with_file_output(*o.html_file, o, [&](recovery::Output& out) {
       recovery::write_timeline_html(tl, o.timeline_bucket.value_or(0), page, out);
       return 0;

@@ -358,12 +358,26 @@ void add_parallel_options(po::options_description& g, const char* dflt) {
 Group plan_group(bool drill) {
   Group grp(drill ? "Drill" : "Finding the damage");
   po::options_description& g = grp.d;
-  g.add_options()("dump", po::value<std::string>(),
-                  "the backup to recover from: a mysqldump/mariadb-dump file, mydumper metadata or "
-                  "xtrabackup_binlog_info (its binlog coordinates are read from its head)")(
+  g.add_options()(
+      "dump", po::value<std::string>(),
+      drill ? "the backup to restore and recover from: a mysqldump/mariadb-dump file (with "
+              "--master-data/--source-data coordinates, or made with --flush-logs: the binlog "
+              "that flush opened is found by the dump's time)"
+            : "the backup to recover from: a mysqldump/mariadb-dump file (its coordinates, or "
+              "the binlog its --flush-logs opened), mydumper metadata or xtrabackup_binlog_info")(
+      "start-file", po::value<std::string>(),
+      "start with this binlog (from its beginning, or at --start-position): overrides the "
+      "backup's start")(
+      "incident", po::value<std::string>(),
+      "the event to recover to just before: N (its number in plan's list), a GTID, or FILE:POS "
+      "of one of its events (default: the latest certain loss)")(
+      "allow", po::value<std::vector<std::string>>(),
+      "a known job, never taken for the incident: db.table, db.* or db (its events), or a "
+      "statement's beginning with a space in it ('UPDATE customers SET balance'; * and ? "
+      "wildcards) (repeatable)")(
       "rows-threshold", po::value<std::string>(),
-      "row format: a transaction deleting or updating this many rows of a table is "
-      "destructive (default 1000)");
+      "row format: a transaction deleting or updating this many rows of a table is listed as "
+      "suspect (default 1000)");
   if (!drill) {
     g.add_options()("format", po::value<std::string>(), "text (default) or json")(
         "result-file,r", po::value<std::string>(), "write to this file instead of stdout");
@@ -377,7 +391,7 @@ Group plan_group(bool drill) {
       "report", po::value<std::string>(), "write a JSON report here")(
       "server-binary", po::value<std::string>(),
       "the mariadbd/mysqld to start (default: found on PATH)")(
-      "to-end", "replay everything, not just up to the first destructive event")(
+      "to-end", "replay everything, not just up to the incident")(
       "keep", "keep the drill server's data folder")("result-file,r", po::value<std::string>(),
                                                      "write the summary to this file");
   add_parallel_options(g, "4");
@@ -1154,6 +1168,7 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       o.filter.include_gtids = std::move(gtids);
     else
       o.filter.exclude_gtids.add_mysql_set(*set);
+    if (name[0] == 'e') o.filter.exclude_gtids_given = true;
   }
   if (has("skip-event"))
     for (const auto& v : vm["skip-event"].as<std::vector<std::string>>()) {
@@ -1312,7 +1327,7 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   if (auto n = u64("rows-threshold")) o.plan.rows_threshold = std::max<std::uint64_t>(*n, 1);
   o.plan.databases = o.filter.databases;
   // The filters plan repeats in the commands it prints.
-  for (const char* name : {"database", "table", "skip-event", "rewrite-db"})
+  for (const char* name : {"database", "table", "rewrite-db"})
     if (has(name))
       for (const auto& v : vm[name].as<std::vector<std::string>>())
         o.plan.filter_args.push_back(std::string("--") + name + "=" + v);
@@ -1339,15 +1354,21 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   if (!o.decode.reader.verify_checksum)
     o.plan.filter_args.emplace_back("--skip-verify-binlog-checksum");
   o.plan.stop_position = o.filter.stop_position;
-  if ((cmd == Command::kPlan || cmd == Command::kDrill) && o.plan.dump && o.filter.start_position)
-    usage_error(
-        "--start-position does not apply with --dump: the backup's coordinates are the "
-        "start");
-  if (cmd == Command::kPlan) {
+  if (cmd == Command::kPlan || cmd == Command::kDrill) {
     o.plan.start_position = o.filter.start_position;
-    if (!o.plan.dump && !o.plan.start_position)
-      usage_error("plan needs --dump=BACKUP (or --start-position) to know where to start");
+    o.plan.start_file = text("start-file");
+    o.plan.start_datetime = o.filter.start_datetime.has_value();
+    o.plan.incident = text("incident");
+    if (has("allow")) o.plan.allow = vm["allow"].as<std::vector<std::string>>();
+    if (o.plan.incident && o.plan.incident->empty()) usage_error("--incident is empty");
+    if (o.plan.incident && has("to-end"))
+      usage_error("--to-end replays everything: not with --incident");
   }
+  if (cmd == Command::kPlan && !o.plan.dump && !o.plan.start_position && !o.plan.start_file &&
+      !o.plan.start_datetime)
+    usage_error(
+        "plan needs to know where the backup stands: --dump=BACKUP, or --start-file / "
+        "--start-position / --start-datetime");
   const bool connection_given =
       has("host") || has("port") || has("user") || has("password") || has("socket") ||
       has("ssl-mode") || has("ssl") || has("ssl-ca") || has("ssl-capath") || has("ssl-cert") ||
@@ -1355,6 +1376,10 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       has("bind-address") || has("compression-algorithms") || has("zstd-compression-level");
   if (cmd == Command::kDrill) {
     if (!o.plan.dump) usage_error("drill needs --dump=BACKUP (a mysqldump/mariadb-dump file)");
+    if (o.plan.incident && (o.filter.stop_position || o.filter.stop_datetime || o.filter.stop_gtid))
+      usage_error(
+          "--incident chooses the stop point: not with --stop-position, --stop-datetime "
+          "or --stop-gtid");
     o.drill.plan = o.plan;
     o.drill.filter = o.filter;
     o.drill.to_end = has("to-end");

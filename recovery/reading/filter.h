@@ -37,6 +37,9 @@ struct FilterOptions {
   // any set).
   std::optional<AppliedGtids> include_gtids;
   AppliedGtids exclude_gtids;
+  // --exclude-gtids was given (not only a MariaDB GTID --start-position): a set that leaves
+  // nothing out is an error.
+  bool exclude_gtids_given = false;
 };
 
 // Database and table rules, for one statement, table map or table.

@@ -218,14 +218,16 @@ bool RangeTargets::skip_gtid_hit(const std::string& gtid) {
 }
 
 void RangeTargets::at_end(bool stopped) const {
-  if (!filter_.exclude_gtids.empty() && !exclude_met_)
+  // A stop point ended the run: targets after it had nothing to act on.
+  if (stopped) return;
+  if (filter_.exclude_gtids_given && !exclude_met_)
     throw Error(ErrorCode::kNotFound,
                 "--exclude-gtids matched no transaction of the binlogs read: nothing was left "
                 "out for it");
   if (filter_.include_gtids && !include_met_)
     throw Error(ErrorCode::kNotFound,
                 "--include-gtids matched no transaction of the binlogs read: nothing was kept");
-  if (filter_.stop_datetime && !stopped)
+  if (filter_.stop_datetime)
     throw Error(ErrorCode::kNotFound,
                 "--stop-datetime: no event of the binlogs read is at or after " +
                     local_time_text(static_cast<std::time_t>(*filter_.stop_datetime), true) +
@@ -248,8 +250,8 @@ void RangeTargets::at_end(bool stopped) const {
   if (filter_.stop_gtid && !stop_gtid_met_)
     throw Error(ErrorCode::kNotFound,
                 "--stop-gtid=" + *filter_.stop_gtid +
-                    ": no transaction of the binlogs read has that GTID, so the output runs " +
-                    (stopped ? "to the other stop point" : "to the end of the last binlog"));
+                    ": no transaction of the binlogs read has that GTID, so the output runs to "
+                    "the end of the last binlog");
 }
 
 }  // namespace binrecover::recovery

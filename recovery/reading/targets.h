@@ -46,7 +46,8 @@ class RangeTargets {
   void exclude_met() { exclude_met_ = true; }
   void include_met() { include_met_ = true; }
 
-  // The end of the walk: `stopped` when a stop point ended it.
+  // The end of the walk: `stopped` when a stop point ended it (then the targets after it had
+  // nothing to act on, and are not checked).
   void at_end(bool stopped) const;
 
   bool any_positions_left() const { return !positions_left_.empty(); }

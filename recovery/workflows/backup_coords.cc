@@ -721,7 +721,7 @@ bool has_coordinates(const BackupCoordinates& c) {
 
 }  // namespace
 
-BackupCoordinates read_backup_coordinates(const std::string& path) {
+BackupCoordinates read_backup_coordinates(const std::string& path, bool allow_none) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) fail_io("open", path);
   std::string file = path;
@@ -747,6 +747,7 @@ BackupCoordinates read_backup_coordinates(const std::string& path) {
 
   BackupCoordinates c = read_file(file);
   if (has_coordinates(c)) return c;
+  if (allow_none && c.source == "mysqldump") return c;
   if (c.source == "mydumper")
     throw Error(ErrorCode::kUsage, file +
                                        ": mydumper metadata without binlog coordinates (no "

@@ -33,6 +33,8 @@ struct BackupCoordinates {
 // Coordinates written by --dump-slave name the binlog of the dumped server's master.
 // Throws binrecover::Error: kIo when the file cannot be read; kUsage, with the path in the
 // message, when it holds no coordinates, is compressed, or names several different positions.
-BackupCoordinates read_backup_coordinates(const std::string& path);
+// With `allow_none`, a mysqldump / mariadb-dump without coordinates is returned with its source
+// and no file, position or GTIDs (made with --flush-logs, its start is found otherwise).
+BackupCoordinates read_backup_coordinates(const std::string& path, bool allow_none = false);
 
 }  // namespace binrecover::recovery

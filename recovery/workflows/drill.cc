@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "binlog/error.h"
+#include "recovery/reading/local_time.h"
 #include "recovery/sql/event_info.h"
 #include "recovery/sql/sql_quote.h"
 #include "recovery/workflows/event_table.h"
@@ -379,34 +380,71 @@ DrillResult run_drill(const std::vector<InputFile>& inputs, const DrillOptions& 
     return s.ok;
   };
 
-  // 1. Where to start (the backup) and where to stop (before the damage, or as asked).
+  // 0. A backup the drill cannot restore (the mysql client restores SQL dumps) is refused
+  // before anything starts.
+  PlanOptions plan_opts = opts.plan;
+  {
+    const BackupCoordinates& b =
+        *(plan_opts.backup = read_backup_coordinates(*opts.plan.dump, true));
+    if (b.source != "mysqldump")
+      throw Error(ErrorCode::kUsage,
+                  *opts.plan.dump + " is a " + b.source +
+                      " backup: drill restores SQL dumps (mysqldump / mariadb-dump) with the "
+                      "mysql client; restore this one on a server of your own, then apply the "
+                      "binlogs with the command `binrecover plan` prints (or binrecover replay)");
+  }
+
+  // 1. Where to start (the backup) and where to stop (before the incident, or as asked). A bad
+  // option or target is an error of the command (exit 2) before any server starts.
   Plan plan;
   FilterOptions filter = opts.filter;
   std::vector<InputFile> replay_inputs;
-  if (!step("plan", [&]() -> std::string {
-        plan = make_plan(inputs, opts.plan, decode, opts.filter, warn);
-        filter.start_position = plan.start_position;
-        replay_inputs = plan.files;
-        if (filter.stop_position) {
-          r.target = "position " + std::to_string(*filter.stop_position) + " of " +
-                     replay_inputs.back().display_name;
-        } else if (filter.stop_gtid) {
-          r.target = "the transaction with GTID " + *filter.stop_gtid;
-        } else if (filter.stop_datetime) {
-          r.target = "time " + std::to_string(*filter.stop_datetime);
-        } else if (!opts.to_end && !plan.damage.empty()) {
-          const Damage& d = plan.damage.front();
-          filter.stop_position = d.pos;
-          while (!replay_inputs.empty() && replay_inputs.back().display_name != d.file)
-            replay_inputs.pop_back();
-          r.target = d.what + " " + d.target + " at " + d.file + ":" + std::to_string(d.pos);
-        } else {
-          r.target = "the end of the binlogs";
-        }
-        return "from " + plan.files.front().display_name + ":" +
-               std::to_string(plan.start_position) + " to just before " + r.target;
-      }))
+  try {
+    plan = make_plan(inputs, plan_opts, decode, opts.filter, warn);
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::kUsage || e.code() == ErrorCode::kNotFound) throw;
+    r.steps.push_back({"plan", 0, false, e.describe()});
+    r.error = "plan: " + e.describe();
     return r;
+  }
+  step("plan", [&]() -> std::string {
+    filter.start_position = plan.start.position;
+    replay_inputs = plan.files;
+    r.start = plan.files.front().display_name +
+              (plan.start.position ? ":" + std::to_string(*plan.start.position) : "") + " (" +
+              plan.start.why + ")";
+    if (filter.stop_position) {
+      r.stop_file = replay_inputs.back().display_name;
+      r.stop_pos = *filter.stop_position;
+      r.target = "position " + std::to_string(*filter.stop_position) + " of " + r.stop_file;
+    } else if (filter.stop_gtid) {
+      r.stop_gtid = *filter.stop_gtid;
+      r.target = "the transaction with GTID " + *filter.stop_gtid;
+    } else if (filter.stop_datetime) {
+      r.stop_time = static_cast<std::time_t>(*filter.stop_datetime);
+      r.target = "the first event at or after " + local_time_text(r.stop_time, true);
+    } else if (!opts.to_end && plan.incident) {
+      const Damage& d = plan.damage[*plan.incident];
+      filter.stop_position = d.pos;
+      while (!replay_inputs.empty() && replay_inputs.back().display_name != d.file)
+        replay_inputs.pop_back();
+      r.stop_file = d.file;
+      r.stop_pos = d.pos;
+      r.stop_gtid = d.gtid;
+      r.stop_time = d.timestamp;
+      r.incident = "#" + std::to_string(d.number) + " " + d.what + " " + d.target + " (" +
+                   std::string(severity_name(d.severity)) + ", " + plan.incident_why + ")";
+      r.left_out = plan.after_incident();
+      r.target = "the incident " + r.incident + " at " + d.file + ":" + std::to_string(d.pos) +
+                 (d.gtid.empty() ? "" : " (GTID " + d.gtid + ")") + ", " +
+                 local_time_text(d.timestamp, true);
+    } else {
+      r.target = "the end of the binlogs";
+      if (!opts.to_end && !plan.damage.empty())
+        r.target += " (no incident: " + plan.incident_why + ")";
+    }
+    return "from " + r.start + " to just before " + r.target;
+  });
 
   ThrowawayServer server(opts);
   SignalWatch watch([&server] { server.abandon(); });
@@ -558,8 +596,24 @@ std::string drill_summary(const DrillResult& r) {
       o << "  (expected rows " << *t.expected_rows << ", checksum " << t.expected_checksum << ")";
     o << "\n";
   }
+  if (!r.start.empty()) o << "start: " << r.start << "\n";
+  if (!r.stop_file.empty() || !r.stop_gtid.empty() || r.stop_time != 0) {
+    o << "stop point: just before";
+    if (!r.stop_file.empty()) o << " " << r.stop_file << ":" << r.stop_pos;
+    if (!r.stop_gtid.empty()) o << " (GTID " << r.stop_gtid << ")";
+    if (r.stop_time != 0) o << ", " << local_time_text(r.stop_time, true);
+    o << "\n";
+  }
+  if (!r.incident.empty()) {
+    o << "incident: " << r.incident << "\n";
+    o << "left out after it: " << with_commas(r.left_out.transactions) << " transaction(s)";
+    if (!r.left_out.tables.empty()) o << ": " << counts_text(r.left_out);
+    o << "\n";
+  }
   o << (r.passed ? "PASS" : "FAIL") << ": drill " << (r.passed ? "restored" : "did not restore")
-    << " the backup and replayed to just before " << (r.target.empty() ? "?" : r.target) << "\n";
+    << " the backup and replayed "
+    << (r.target.empty() ? std::string("nothing (the plan failed)") : "to just before " + r.target)
+    << "\n";
   return o.str();
 }
 
@@ -568,6 +622,27 @@ void write_drill_report(const DrillResult& r, const DrillOptions&, Output& out) 
   auto it = std::back_inserter(b);
   fmt::format_to(it, "{{\"passed\":{},\"target\":", r.passed ? "true" : "false");
   append_json_string(b, r.target);
+  append(b, ",\"start\":");
+  append_json_string(b, r.start);
+  append(b, ",\"stop\":{\"file\":");
+  append_json_string(b, r.stop_file);
+  fmt::format_to(it, ",\"position\":{},\"gtid\":", r.stop_pos);
+  append_json_string(b, r.stop_gtid);
+  append(b, ",\"time\":");
+  append_json_string(b, r.stop_time != 0 ? local_time_text(r.stop_time, true) : std::string());
+  fmt::format_to(it, ",\"timestamp\":{}}},\"incident\":", static_cast<long long>(r.stop_time));
+  append_json_string(b, r.incident);
+  fmt::format_to(it, ",\"left_out\":{{\"transactions\":{},\"tables\":[", r.left_out.transactions);
+  bool first = true;
+  for (const auto& [name, t] : r.left_out.tables) {
+    if (!first) append(b, ",");
+    first = false;
+    append(b, "{\"table\":");
+    append_json_string(b, name);
+    fmt::format_to(it, ",\"inserted\":{},\"updated\":{},\"deleted\":{},\"statements\":{}}}",
+                   t.inserted, t.updated, t.deleted, t.statements);
+  }
+  append(b, "]}");
   append(b, ",\"error\":");
   append_json_string(b, r.error);
   append(b, ",\"steps\":[");

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <ctime>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,7 +65,15 @@ struct DrillResult {
   std::uint64_t replay_barriers = 0;
   std::uint64_t replay_merged = 0, replay_merged_into = 0;  // --merge-transactions
   std::string target;  // what the replay stopped before, in words
-  std::string error;   // the failure, when a step failed
+  std::string start;   // where the replay started, and why
+  // The stop point (what is known of it): file and position, GTID, time.
+  std::string stop_file;
+  std::uint64_t stop_pos = 0;
+  std::string stop_gtid;
+  std::time_t stop_time = 0;
+  std::string incident;  // the incident the drill recovered around, in words
+  RangeCounts left_out;  // what the binlogs hold after the incident, not replayed
+  std::string error;     // the failure, when a step failed
 };
 
 // Runs the drill; never throws for a failed step (the result says which failed), only for bad

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "recovery/decisions/incident.h"
 #include "recovery/reading/filter.h"
 #include "recovery/reading/walker.h"
 #include "recovery/sql/output.h"
@@ -14,43 +15,55 @@
 namespace binrecover::recovery {
 
 struct PlanOptions {
-  std::optional<std::string> dump;              // read the start coordinates from this backup
-  std::optional<std::uint64_t> start_position;  // or: start here in the first input
-  std::vector<std::string> databases;           // the databases asked for (all when empty)
+  std::optional<std::string> dump;  // the backup: its coordinates (or its flush) are the start
+  std::optional<BackupCoordinates> backup;  // its coordinates when already read (once: a pipe)
+  // The start, given (overrides the dump's): a file of the inputs (from its beginning, or at
+  // start_position), a position (in the file the plan starts from), a time (filter's
+  // start_datetime: the first transaction at or after it).
+  std::optional<std::string> start_file;
+  std::optional<std::uint64_t> start_position;
+  bool start_datetime = false;
+  std::vector<std::string> databases;  // the databases asked for (all when empty)
   // The filter options given (--database=shop, --table=..., --server-id=...), as they are
   // repeated in the recovery commands printed.
   std::vector<std::string> filter_args;
   std::vector<std::string> command_prefix;     // options that must come first (--no-defaults)
   std::optional<std::uint64_t> stop_position;  // --stop-position given (of the last file)
-  std::uint64_t rows_threshold = 1000;         // row-format: this many rows deleted/updated
+  std::uint64_t rows_threshold = 1000;  // row format: this many rows of a table in a transaction
+  std::optional<std::string> incident;  // --incident=N|GTID|FILE:POS
+  std::vector<std::string> allow;       // --allow: known jobs
 };
 
-// One destructive transaction.
-struct Damage {
-  std::string file;
-  std::uint64_t pos = 0;        // first event of the transaction (its GTID or BEGIN)
-  std::uint64_t event_pos = 0;  // the damaging event itself
-  std::uint64_t end_pos = 0;    // end of the transaction
-  std::uint32_t timestamp = 0;
-  std::string gtid;
-  std::uint32_t thread_id = 0;
-  std::string what;       // "DROP DATABASE", "DELETE without WHERE", "DELETE of 5000 rows", ...
-  std::string target;     // db or db.table
-  std::string statement;  // the statement (or the annotation of row events)
+// Where a plan starts.
+struct PlanStart {
+  std::size_t input = 0;                  // the first input read
+  std::optional<std::uint64_t> position;  // in it; none: from its beginning
+  std::string why;  // in words: the backup's coordinates, its flush, an option
 };
 
 struct Plan {
   BackupCoordinates backup;
-  std::vector<InputFile> files;  // from the backup's file on
-  std::uint64_t start_position = 4;
+  PlanStart start;
+  std::vector<InputFile> files;  // from the start's file on
   std::vector<Damage> damage;
+  std::optional<std::size_t> incident;  // into damage: the headline stops just before it
+  std::string incident_why;
+  RangeCounts total;  // the whole range read
+  // Transactions --skip-event left out (file, first position), for the commands printed.
+  std::vector<std::pair<std::string, std::uint64_t>> skipped;
+  // What the range holds after the incident (its own transaction not counted).
+  RangeCounts after_incident() const;
+  // What stopping just before damage[i] leaves out up to the incident (or up to the end of the
+  // range without one); for an event after the incident, what it replays past it.
+  RangeCounts left_out(std::size_t i) const;
 };
 
-// Scans the inputs from the backup's coordinates and lists the destructive transactions.
-// Throws binrecover::Error: the backup's file is not among the inputs, the chain has a gap,
-// the coordinates are past the end of their file, ...
-// `filter` is the reading path's range and filters (its start position is replaced by the
-// backup's coordinates when there is a dump).
+// Decides where the range starts (PlanOptions, the backup), scans it and lists the transactions
+// that lost data for certain or look like it, numbered, each with what stopping before it leaves
+// out; chooses the incident. Throws binrecover::Error: the backup's file is not among the
+// inputs, the chain has a gap, a dump without coordinates whose flush cannot be told, an
+// --incident that names nothing (all exit 2), the range keeps no transaction (exit 2), ...
+// `filter` is the reading path's range and filters (its start is replaced by the plan's).
 // `also`: another consumer of the same walk (the timeline of plan --html).
 Plan make_plan(const std::vector<InputFile>& inputs, const PlanOptions& opts,
                const DecodeOptions& decode, const FilterOptions& filter,
@@ -60,12 +73,11 @@ Plan make_plan(const std::vector<InputFile>& inputs, const PlanOptions& opts,
 // another command (stats --timeline marks them).
 std::unique_ptr<WalkConsumer> damage_finder(const PlanOptions& opts, std::vector<Damage>& out);
 
-// "2026-12-01 18:00:12" in the process's time zone.
-std::string local_time_text(std::uint32_t ts);
-
-// The command that replays everything up to just before the first damage, and the one that
-// replays everything except it.
+// The headline: replay everything up to just before the incident (to the end without one).
 std::string recovery_command(const Plan& plan, const PlanOptions& opts);
+// Replay up to just before damage[i].
+std::string stop_before_command(const Plan& plan, const PlanOptions& opts, std::size_t i);
+// Replay everything but the incident ("" without one).
 std::string skip_command(const Plan& plan, const PlanOptions& opts);
 
 void write_plan_text(const Plan& plan, const PlanOptions& opts, Output& out);

@@ -275,7 +275,7 @@ path_6() {
   > "$WORK/plan.txt" || fail "plan failed"
 grep -q "DROP DATABASE" "$WORK/plan.txt" || { cat "$WORK/plan.txt"; fail "plan did not find the DROP DATABASE"; }
 if grep -qi "TEMPORARY" "$WORK/plan.txt"; then cat "$WORK/plan.txt"; fail "plan calls DROP TEMPORARY TABLE destructive"; fi
-cmd=$(grep -A1 "^Recover to just before the first one:" "$WORK/plan.txt" | tail -1 | sed 's/^ *//')
+cmd=$(grep -A1 "^Recover to just before" "$WORK/plan.txt" | tail -1 | sed 's/^ *//')
 [ -n "$cmd" ] || { cat "$WORK/plan.txt"; fail "plan printed no command"; }
 fresh_target
 cmd=${cmd%| mysql}

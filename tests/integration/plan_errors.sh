@@ -29,7 +29,7 @@ expect_error 2 "the start position 999999 is past the end of mysql-bin.000001" \
   plan --dump="$WORK/dump.sql" "$WORK/logs/mysql-bin.000001"
 printf -- "-- MariaDB dump without coordinates\nCREATE TABLE t (a int);\n" > "$WORK/nocoords.sql"
 expect_error 2 "nocoords.sql" plan --dump="$WORK/nocoords.sql" "$WORK/logs/mysql-bin.000001"
-expect_error 2 "plan needs --dump" plan "$WORK/logs/mysql-bin.000001"
+expect_error 2 "plan needs to know where the backup stands" plan "$WORK/logs/mysql-bin.000001"
 expect_error 2 "drill needs --dump" drill "$WORK/logs/mysql-bin.000001"
 # The happy path on the same files: coordinates in the middle of a file.
 dump mysql-bin.000001 888

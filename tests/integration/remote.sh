@@ -256,7 +256,7 @@ sql "$PP" -e "DROP DATABASE shop"
 "$BINRECOVER" plan --no-defaults -R -h127.0.0.1 -P"$PP" -uroot --dump="$WORK/dump.sql" \
   > "$WORK/plan.txt" || { cat "$WORK/plan.txt"; fail "plan -R failed"; }
 grep -q "DROP DATABASE" "$WORK/plan.txt" || { cat "$WORK/plan.txt"; fail "plan -R found no DROP"; }
-cmd=$(grep -A1 "^Recover to just before the first one:" "$WORK/plan.txt" | tail -1 | sed 's/^ *//')
+cmd=$(grep -A1 "^Recover to just before" "$WORK/plan.txt" | tail -1 | sed 's/^ *//')
 case "$cmd" in *" -R "*"--port=$PP"*) ;; *) fail "plan's command does not read from the server: $cmd" ;; esac
 PT=$((PA + 22))
 start_server t "$PT"
