@@ -69,6 +69,22 @@ std::optional<std::time_t> opened_at(const InputFile& in, const binlog::ReaderOp
 
 std::string when(std::time_t t) { return local_time_text(t, true); }
 
+std::int64_t nanoseconds(std::int64_t sec, std::uint32_t nsec) {
+  return sec * 1'000'000'000 + static_cast<std::int64_t>(nsec);
+}
+
+// When the server made the binlog file, to the nanosecond: its birth time, for the server's
+// own file (a copy is born later than its first event says).
+std::optional<std::int64_t> born_ns(const InputFile& in, std::time_t opened) {
+  if (in.memory || in.open || in.path.empty() || in.path == "-") return std::nullopt;
+  struct statx sx {};
+  if (::statx(AT_FDCWD, in.path.c_str(), 0, STATX_BTIME, &sx) != 0 ||
+      !(sx.stx_mask & STATX_BTIME))
+    return std::nullopt;
+  if (sx.stx_btime.tv_sec < opened - 1 || sx.stx_btime.tv_sec > opened + 1) return std::nullopt;
+  return nanoseconds(sx.stx_btime.tv_sec, sx.stx_btime.tv_nsec);
+}
+
 }  // namespace
 
 DumpTimes read_dump_times(const std::string& path) {
@@ -88,14 +104,23 @@ DumpTimes read_dump_times(const std::string& path) {
       out.started = t;
       out.started_from = "its header";
     }
-  if (!out.started) {
-    // `mysqldump ... > dump.sql`: the shell made the file as the dump started.
-    struct statx sx {};
-    if (::statx(fd, "", AT_EMPTY_PATH, STATX_BTIME, &sx) == 0 && (sx.stx_mask & STATX_BTIME) &&
-        out.completed && sx.stx_btime.tv_sec <= *out.completed + 1 &&
-        sx.stx_btime.tv_sec + 7 * 86400 >= *out.completed) {
-      out.started = static_cast<std::time_t>(sx.stx_btime.tv_sec);
-      out.started_from = "its file's creation";
+  // `mysqldump ... > dump.sql`: the shell made the file as the dump started, and the dump's
+  // last write was its completion line. A copy made later has later times: not used.
+  struct statx sx {};
+  if (out.completed &&
+      ::statx(fd, "", AT_EMPTY_PATH, STATX_BTIME | STATX_MTIME, &sx) == 0) {
+    const std::int64_t end = *out.completed;
+    if ((sx.stx_mask & STATX_BTIME) && sx.stx_btime.tv_sec <= end + 1 &&
+        sx.stx_btime.tv_sec + 7 * 86400 >= end) {
+      if (!out.started) {
+        out.started = static_cast<std::time_t>(sx.stx_btime.tv_sec);
+        out.started_from = "its file's creation";
+      }
+      if ((sx.stx_mask & STATX_MTIME) && sx.stx_mtime.tv_sec >= end - 1 &&
+          sx.stx_mtime.tv_sec <= end + 1) {
+        out.started_ns = nanoseconds(sx.stx_btime.tv_sec, sx.stx_btime.tv_nsec);
+        out.completed_ns = nanoseconds(sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec);
+      }
     }
   }
   ::close(fd);
@@ -121,12 +146,15 @@ StartChoice flush_start(const std::string& dump_path, const DumpTimes& times,
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const auto t = opened_at(inputs[i], reader);
     if (!t || *t > end + 1) continue;
-    if (*t >= from) opened.emplace_back(i, *t);
+    // To the nanosecond where both the dump's file and the binlog's are the originals.
+    const auto born = times.started_ns ? born_ns(inputs[i], *t) : std::nullopt;
+    if (born && (*born > *times.completed_ns)) continue;
+    if (born ? *born >= *times.started_ns : *t >= from) opened.emplace_back(i, *t);
     last_before = {i, *t};
   }
   const std::string ran = times.started
                               ? "while the dump ran (" + when(*times.started) + " to " + when(end) +
-                                    ", its " + "start from " + times.started_from + ")"
+                                    "; its start from " + times.started_from + ")"
                               : "in the hour before the dump completed (" + when(end) +
                                     "; its start is not known: a copy of the dump file?)";
   if (opened.empty()) {
@@ -154,8 +182,8 @@ StartChoice flush_start(const std::string& dump_path, const DumpTimes& times,
   StartChoice c;
   c.input = opened.back().first;
   c.opened = opened.back().second;
-  c.why = inputs[c.input].display_name + " from its start: the binlog opened " + ran + " at " +
-          when(c.opened) + ", as --flush-logs does (the dump has no coordinates)";
+  c.why = "the dump has no coordinates; its --flush-logs opened this binlog at " +
+          when(c.opened) + ", " + ran;
   return c;
 }
 

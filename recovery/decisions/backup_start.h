@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <ctime>
 #include <optional>
 #include <string>
@@ -16,6 +17,9 @@ struct DumpTimes {
   std::optional<std::time_t> started;    // from its head ("Started dump at"), or the file's birth
   std::string started_from;              // where `started` comes from, in words
   std::optional<std::time_t> completed;  // "-- Dump completed on ..." (the client's local time)
+  // The same to the nanosecond, from the file itself (its birth and its last write), when they
+  // agree with the text: the dump file as `mysqldump > file` made it.
+  std::optional<std::int64_t> started_ns, completed_ns;
 };
 // Reads the dump's head and tail (a 50 GB dump costs two small reads) and its file's birth time
 // (statx; a copy made after the dump was born later and tells nothing). Local times are read in

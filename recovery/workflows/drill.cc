@@ -433,7 +433,7 @@ DrillResult run_drill(const std::vector<InputFile>& inputs, const DrillOptions& 
       r.stop_gtid = d.gtid;
       r.stop_time = d.timestamp;
       r.incident = "#" + std::to_string(d.number) + " " + d.what + " " + d.target + " (" +
-                   std::string(severity_name(d.severity)) + ", " + plan.incident_why + ")";
+                   std::string(severity_name(d.severity)) + "; " + plan.incident_why + ")";
       r.left_out = plan.after_incident();
       r.target = "the incident " + r.incident + " at " + d.file + ":" + std::to_string(d.pos) +
                  (d.gtid.empty() ? "" : " (GTID " + d.gtid + ")") + ", " +

@@ -1,0 +1,322 @@
+#!/usr/bin/env bash
+# Issue 28: an ordinary shop day on a real server ($1: mariadb = MariaDB 10.11, mysql = MySQL 9.7),
+# recovered by plan's headline command and by drill with nothing typed by hand.
+#   04:00  `mysqldump -F -B zyyshop` (no coordinates: the binlog its flush opened is the start)
+#          and a dump of zyyshop and shop2 with coordinates (--master-data / --source-data)
+#   day    three sessions at once (orders, balances, another database), a FLUSH, legitimate
+#          bulk jobs: UPDATE customers SET balance = balance * 1.01 (every row, no WHERE) and
+#          DELETE FROM orders WHERE status = 'archived' (1,500 rows)
+#   15:00  DELETE FROM shop2.orders2 (no WHERE), then shop2 goes on being written
+#   18:00  DROP DATABASE zyyshop, then writes to another database
+# Checked: from each dump, plan's headline stops just before the incident (the DROP for
+# zyyshop, the DELETE for shop2) and its command restores every table (CHECKSUM TABLE and every
+# row); the interest UPDATE is a certain loss but not the incident, the archive DELETE a
+# suspect; drill passes with --expect and names its stop point. A dump without a flush, and a
+# dump that flushed once per database, are refused with the next step; off-by-one --skip-event
+# and --stop-position targets stop SQL output, replay and drill with exit 2 before the DROP
+# (the target still holds the database); a physical backup is refused by drill before a server
+# starts. On MariaDB also a STATEMENT-format day: a mass DELETE with a range WHERE is a suspect,
+# the TRUNCATE after it the incident.
+source "$(dirname "$0")/lib.sh"
+FLAVOR=${1:?mariadb or mysql}
+PA=${2:-23801}
+PT=$((PA + 1))
+export TZ=UTC
+
+if [ "$FLAVOR" = mysql ]; then
+  MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
+  "$MYSQL_SERVER" chroot > /dev/null || fail "cannot build the MySQL chroot (see above)"
+  SERVERS_MYSQL=()
+  cleanup_mysql() {
+    for s in "${SERVERS_MYSQL[@]}"; do "$MYSQL_SERVER" stop "$s" || true; done
+    cleanup
+  }
+  trap cleanup_mysql EXIT
+  start() { SERVERS_MYSQL+=("$WORK/$1"); "$MYSQL_SERVER" start "$WORK/$1" "${@:2}"; }
+  dump_tool() { "$MYSQL_SERVER" exec mysqldump --no-defaults -h127.0.0.1 -P"$PA" -uroot \
+    --set-gtid-purged=OFF "$@"; }
+  COORDS=--source-data=2
+  client() { "$MYSQL_SERVER" exec mysql --no-defaults -h127.0.0.1 -P"$1" -uroot "${@:2}"; }
+else
+  start() { start_server "$@"; }
+  dump_tool() { mariadb-dump --no-defaults -h127.0.0.1 -P"$PA" -uroot "$@"; }
+  COORDS=--master-data=2
+  client() { sql "$@"; }
+fi
+start a "$PA"
+start t "$PT"
+INDEX=$WORK/a/binlog/mysql-bin.index
+
+# --- the data before the day ---------------------------------------------------------------------
+{
+  echo "CREATE DATABASE zyyshop; CREATE DATABASE shop2; CREATE DATABASE crm;"
+  echo "CREATE TABLE zyyshop.customers (id INT PRIMARY KEY, name VARCHAR(40), balance DECIMAL(12,2));"
+  echo "CREATE TABLE zyyshop.orders (id INT AUTO_INCREMENT PRIMARY KEY, customer_id INT,
+    amount DECIMAL(10,2), status VARCHAR(12), note VARCHAR(40), KEY (status));"
+  echo "CREATE TABLE zyyshop.products (id INT PRIMARY KEY, title VARCHAR(40), stock INT);"
+  echo "CREATE TABLE shop2.orders2 (id INT AUTO_INCREMENT PRIMARY KEY, item INT, qty INT);"
+  echo "CREATE TABLE shop2.items (id INT PRIMARY KEY, stock INT);"
+  echo "CREATE TABLE crm.notes (id INT AUTO_INCREMENT PRIMARY KEY, customer_id INT, body VARCHAR(60));"
+  seq 1 2000 | awk 'BEGIN { printf "INSERT INTO zyyshop.customers VALUES " }
+    { printf "%s(%d, \"cust %d 客户\", %d.%02d)", (NR > 1 ? "," : ""), $1, $1, 100 + $1 % 900, $1 % 100 }
+    END { print ";" }'
+  seq 1 3000 | awk 'BEGIN { printf "INSERT INTO zyyshop.orders (customer_id, amount, status, note) VALUES " }
+    { printf "%s(%d, %d.50, \"%s\", \"o%d\")", (NR > 1 ? "," : ""), 1 + $1 % 2000, 10 + $1 % 90,
+      $1 <= 1500 ? "archived" : "paid", $1 }
+    END { print ";" }'
+  seq 1 50 | awk 'BEGIN { printf "INSERT INTO zyyshop.products VALUES " }
+    { printf "%s(%d, \"product %d\", 1000)", (NR > 1 ? "," : ""), $1, $1 } END { print ";" }'
+  seq 1 500 | awk 'BEGIN { printf "INSERT INTO shop2.orders2 (item, qty) VALUES " }
+    { printf "%s(%d, %d)", (NR > 1 ? "," : ""), 1 + $1 % 20, 1 + $1 % 5 } END { print ";" }'
+  seq 1 20 | awk 'BEGIN { printf "INSERT INTO shop2.items VALUES " }
+    { printf "%s(%d, 500)", (NR > 1 ? "," : ""), $1 } END { print ";" }'
+} | sql "$PA" || fail "loading the data failed"
+
+# --- 04:00: the dumps -------------------------------------------------------------------------------
+dump_tool -F -B zyyshop > "$WORK/dump_f.sql" || fail "mysqldump -F failed"
+dump_tool $COORDS --single-transaction -B zyyshop shop2 > "$WORK/dump_c.sql" ||
+  fail "mysqldump $COORDS failed"
+flush_file=$(tail -1 "$INDEX" | xargs basename)
+grep -q "CHANGE MASTER TO\|CHANGE REPLICATION SOURCE TO" "$WORK/dump_f.sql" &&
+  fail "the -F dump has coordinates: it does not test what it should"
+
+# --- the day -------------------------------------------------------------------------------------------
+# session S N FROM: N one-row transactions of a kind, as one client session.
+session() {
+  local kind=$1 n=$2 from=$3
+  seq "$from" $((from + n - 1)) | awk -v k="$kind" '{
+    c = 1 + ($1 * 7) % 2000
+    if (k == "orders") {
+      printf "INSERT INTO zyyshop.orders (customer_id, amount, status, note) VALUES (%d, %d.25, \"new\", \"day %d\");\n", c, 5 + $1 % 50, $1
+      if ($1 % 3 == 0) printf "UPDATE zyyshop.orders SET status = \"paid\" WHERE id = %d;\n", 3000 + $1 - 1
+    } else if (k == "balances") {
+      printf "UPDATE zyyshop.customers SET balance = balance - 1 WHERE id = %d;\n", c
+      printf "INSERT INTO crm.notes (customer_id, body) VALUES (%d, \"called %d\");\n", c, $1
+      if ($1 % 5 == 0) printf "UPDATE zyyshop.products SET stock = stock - 1 WHERE id = %d;\n", 1 + $1 % 50
+    } else {
+      printf "INSERT INTO shop2.orders2 (item, qty) VALUES (%d, %d);\n", 1 + $1 % 20, 1 + $1 % 3
+      printf "UPDATE shop2.items SET stock = stock - 1 WHERE id = %d;\n", 1 + $1 % 20
+    }
+  }' | client "$PA"
+}
+day_part() {  # three sessions at once; waits for all
+  local pids=() p rc=0
+  session orders "$1" "$2" & pids+=($!)
+  session balances "$1" "$2" & pids+=($!)
+  session shop2 "$1" "$2" & pids+=($!)
+  for p in "${pids[@]}"; do wait "$p" || rc=1; done
+  [ $rc = 0 ] || fail "a session of the day failed"
+}
+day_part 200 1
+sql "$PA" -e "FLUSH BINARY LOGS"
+sql "$PA" -e "UPDATE zyyshop.customers SET balance = balance * 1.01"   # 12:30, the interest
+day_part 200 201
+sql "$PA" -e "DELETE FROM zyyshop.orders WHERE status = 'archived'"     # the archive job
+day_part 150 401
+# 15:00: shop2 loses its orders; its items go on being written afterwards.
+expected() {  # DB: every table's rows and CHECKSUM TABLE (the drill's --expect), and its rows
+  local db=$1 t
+  : > "$WORK/$db.tsv"
+  : > "$WORK/$db.rows"
+  for t in $(sql "$PA" -N -e "SELECT table_name FROM information_schema.tables
+      WHERE table_schema = '$db' ORDER BY table_name"); do
+    printf '%s.%s\t%s\t%s\n' "$db" "$t" "$(sql "$PA" -N -e "SELECT COUNT(*) FROM $db.$t")" \
+      "$(sql "$PA" -N -e "CHECKSUM TABLE $db.$t" | cut -f2)" >> "$WORK/$db.tsv"
+    { echo "== $t"; sql "$PA" -N -e "SELECT * FROM $db.$t ORDER BY 1"; } >> "$WORK/$db.rows"
+  done
+}
+expected shop2
+sql "$PA" -e "DELETE FROM shop2.orders2"
+day_part 100 551
+sleep 2  # (the dump below starts two clock seconds after the last binlog was opened)
+dump_tool -B zyyshop > "$WORK/dump_noflush.sql" || fail "the dump without -F failed"
+day_part 50 651
+# 18:00: the DROP, then writes elsewhere.
+expected zyyshop
+sql "$PA" -e "DROP DATABASE zyyshop"
+sql "$PA" -e "INSERT INTO crm.notes (customer_id, body) VALUES (1, 'after the drop'), (2, 'still working')"
+sleep 2
+dump_tool -F -B crm shop2 > "$WORK/dump_2f.sql" || fail "the two-database -F dump failed"
+
+"$BINRECOVER" events --format=tsv --index-file="$INDEX" > "$WORK/all.tsv"
+# (the DROP's event, and its transaction's first event: its GTID)
+read -r drop_file drop_pos drop_start < <(awk -F'\t' '$3 == "Gtid" { g = $2 }
+  $3 == "Query" && $6 ~ /DROP DATABASE zyyshop/ { print $1, $2, g; exit }' "$WORK/all.tsv")
+[ -n "$drop_pos" ] || fail "the DROP is not in the binlogs"
+echo "the DROP: $drop_file:$drop_pos, its transaction from $drop_start"
+
+# compare DB: the target's tables equal the source's just before the incident.
+compare() {
+  local db=$1 label=$2 t
+  : > "$WORK/got.rows"
+  while IFS=$'\t' read -r name rows sum; do
+    t=${name#*.}
+    got=$(sql "$PT" -N -e "CHECKSUM TABLE $name" 2>&1 | cut -f2)
+    [ "$got" = "$sum" ] || fail "$label: CHECKSUM TABLE $name is $got, the source's was $sum"
+    { echo "== $t"; sql "$PT" -N -e "SELECT * FROM $name ORDER BY 1"; } >> "$WORK/got.rows"
+  done < "$WORK/$db.tsv"
+  diff -q "$WORK/$db.rows" "$WORK/got.rows" > /dev/null || fail "$label: the rows of $db differ"
+}
+fresh_target() {  # DUMP: the target holds just the dump
+  sql "$PT" -e "DROP DATABASE IF EXISTS zyyshop; DROP DATABASE IF EXISTS shop2; DROP DATABASE IF EXISTS crm"
+  client "$PT" < "$1" || fail "restoring $1 failed"
+}
+run_headline() {  # PLAN.json: the headline command, its SQL into the target
+  local cmd
+  cmd=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["recovery_command"])' "$1")
+  [ -n "$cmd" ] || fail "no headline command in $1"
+  cmd=${cmd%| mysql}
+  eval "${cmd/#binrecover/\"$BINRECOVER\"}" > "$WORK/headline.sql" || fail "the headline failed: $cmd"
+  client "$PT" < "$WORK/headline.sql" || fail "the headline's SQL failed in the target: $cmd"
+}
+plan_json() {  # DUMP DB OUT
+  "$BINRECOVER" plan --dump="$1" --index-file="$INDEX" --database="$2" --format=json > "$3" ||
+    fail "plan --dump=$(basename "$1") --database=$2 failed"
+}
+jq_py() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2" "$1"; }
+
+# --- 1. zyyshop from the -F dump: the start is the binlog the flush opened --------------------------
+plan_json "$WORK/dump_f.sql" zyyshop "$WORK/plan_f.json"
+"$BINRECOVER" plan --dump="$WORK/dump_f.sql" --index-file="$INDEX" --database=zyyshop > "$WORK/plan_f.txt"
+cat "$WORK/plan_f.txt"
+[ "$(jq_py "$WORK/plan_f.json" 'print(d["start"]["file"], d["start"]["position"])')" = "$flush_file None" ] ||
+  fail "the -F dump's start is not $flush_file from its beginning: $(jq_py "$WORK/plan_f.json" 'print(d["start"])')"
+grep -q "^Start: $flush_file (.*--flush-logs" "$WORK/plan_f.txt" || fail "plan does not say why it starts there"
+inc=$(jq_py "$WORK/plan_f.json" 'i=[x for x in d["destructive"] if x["incident"]]; print(i[0]["what"], i[0]["target"], i[0]["file"], i[0]["event_pos"], i[0]["pos"]) if i else print("none")')
+[ "$inc" = "DROP DATABASE zyyshop $drop_file $drop_pos $drop_start" ] || fail "the incident is '$inc', not the DROP"
+jq_py "$WORK/plan_f.json" '
+u=[x for x in d["destructive"] if x["target"]=="zyyshop.customers" and x["what"].startswith("UPDATE")]
+a=[x for x in d["destructive"] if x["target"]=="zyyshop.orders" and x["what"].startswith("DELETE")]
+assert len(u)==1 and u[0]["severity"]=="certain loss" and not u[0]["incident"], u
+assert len(a)==1 and a[0]["severity"]=="suspect" and a[0]["rows"]==1500, a
+i=[x for x in d["destructive"] if x["incident"]][0]
+assert u[0]["left_out"]["transactions"] > 400 and "zyyshop.orders" in [t["table"] for t in u[0]["left_out"]["tables"]], u[0]["left_out"]
+assert u[0]["stop_command"].count("--stop-position=%d" % u[0]["pos"]) == 1
+' || fail "the interest UPDATE (certain, not the incident) or the archive DELETE (suspect) are not listed as they should be"
+fresh_target "$WORK/dump_f.sql"
+run_headline "$WORK/plan_f.json"
+compare zyyshop "the -F dump + plan's headline"
+pass "$FLAVOR: -F dump without coordinates: plan starts at $flush_file, stops before the DROP (not the interest UPDATE), its command restores zyyshop"
+
+# --- 2. zyyshop and shop2 from the dump with coordinates -------------------------------------------
+plan_json "$WORK/dump_c.sql" zyyshop "$WORK/plan_c.json"
+[ "$(jq_py "$WORK/plan_c.json" 'print([x["what"] for x in d["destructive"] if x["incident"]])')" = "['DROP DATABASE']" ] ||
+  fail "from the dump with coordinates the incident is not the DROP"
+fresh_target "$WORK/dump_c.sql"
+run_headline "$WORK/plan_c.json"
+compare zyyshop "the dump with coordinates + plan's headline"
+plan_json "$WORK/dump_c.sql" shop2 "$WORK/plan_s2.json"
+"$BINRECOVER" plan --dump="$WORK/dump_c.sql" --index-file="$INDEX" --database=shop2 > "$WORK/plan_s2.txt"
+cat "$WORK/plan_s2.txt"
+inc=$(jq_py "$WORK/plan_s2.json" 'i=[x for x in d["destructive"] if x["incident"]]; print(i[0]["what"].split()[0], i[0]["target"], i[0]["severity"]) if i else print("none")')
+[ "$inc" = "DELETE shop2.orders2 certain loss" ] || fail "shop2's incident is '$inc', not the DELETE without WHERE"
+jq_py "$WORK/plan_s2.json" 'assert d["incident"]["after"]["transactions"] >= 100, d["incident"]' ||
+  fail "plan does not count the shop2 writes after its incident"
+fresh_target "$WORK/dump_c.sql"
+run_headline "$WORK/plan_s2.json"
+compare shop2 "shop2: the dump with coordinates + plan's headline"
+pass "$FLAVOR: dump with coordinates: the headline restores zyyshop before the DROP and shop2 before its DELETE without WHERE ($(jq_py "$WORK/plan_s2.json" 'print([x["what"] for x in d["destructive"] if x["incident"]][0])'))"
+
+# --- 3. drill ---------------------------------------------------------------------------------------------
+drill() {  # ARGS...: the drill, on a throwaway MariaDB or on the MySQL target
+  if [ "$FLAVOR" = mysql ]; then
+    sql "$PT" -e "DROP DATABASE IF EXISTS zyyshop; DROP DATABASE IF EXISTS shop2; DROP DATABASE IF EXISTS crm"
+    "$BINRECOVER" drill --no-defaults -h127.0.0.1 -P"$PT" -uroot --index-file="$INDEX" "$@"
+  else
+    "$BINRECOVER" drill --index-file="$INDEX" "$@"
+  fi
+}
+rc=0
+drill --dump="$WORK/dump_f.sql" --database=zyyshop --expect="$WORK/zyyshop.tsv" \
+  --report="$WORK/drill_f.json" > "$WORK/drill_f.out" 2>&1 || rc=$?
+cat "$WORK/drill_f.out"
+[ $rc = 0 ] || fail "drill from the -F dump: exit $rc"
+grep -q "^stop point: just before $drop_file:$drop_start (GTID [^)]*), [0-9-]* [0-9:]* UTC (+00:00)$" "$WORK/drill_f.out" ||
+  fail "the drill does not name its stop point as file:pos, GTID and local time with zone"
+grep -q "^incident: #[0-9]* DROP DATABASE zyyshop (certain loss" "$WORK/drill_f.out" || fail "the drill does not name the incident"
+jq_py "$WORK/drill_f.json" '
+assert d["passed"] and d["stop"]["file"]=="'"$drop_file"'" and d["stop"]["position"]=='"$drop_start"', d["stop"]
+assert d["stop"]["time"].endswith("UTC (+00:00)") and d["stop"]["gtid"], d["stop"]
+assert "DROP DATABASE zyyshop" in d["incident"] and d["left_out"] == {"transactions": 0, "tables": []}, d
+' || fail "the drill report lacks the stop point, the incident or what it left out"
+rc=0
+drill --dump="$WORK/dump_c.sql" --database=shop2 --expect="$WORK/shop2.tsv" > "$WORK/drill_s2.out" 2>&1 || rc=$?
+[ $rc = 0 ] || { cat "$WORK/drill_s2.out"; fail "drill of shop2 from the dump with coordinates: exit $rc"; }
+grep -q "^incident: #[0-9]* DELETE .* shop2.orders2 (certain loss" "$WORK/drill_s2.out" ||
+  { cat "$WORK/drill_s2.out"; fail "the shop2 drill did not recover around the DELETE"; }
+pass "$FLAVOR: drill passes from both dumps (zyyshop before the DROP, shop2 before its DELETE), naming stop point and incident"
+
+# --- 4. dumps plan cannot start from ----------------------------------------------------------------
+expect_refusal() {  # PATTERN ARGS...: exit 2, one line with PATTERN
+  local pattern=$1 rc=0
+  shift
+  "$BINRECOVER" "$@" > "$WORK/ref.out" 2> "$WORK/ref.err" || rc=$?
+  [ $rc = 2 ] && grep -q -- "$pattern" "$WORK/ref.err" ||
+    fail "'$*': exit $rc, expected 2 and '$pattern': $(cat "$WORK/ref.err")"
+}
+expect_refusal "not made with --flush-logs.*--start-file" plan --dump="$WORK/dump_noflush.sql" --index-file="$INDEX"
+expect_refusal "2 binlogs were opened while the dump ran.*--start-file" plan --dump="$WORK/dump_2f.sql" --index-file="$INDEX"
+expect_refusal "not made with --flush-logs" drill --dump="$WORK/dump_noflush.sql" --index-file="$INDEX"
+grep -q "drill server\|start server" "$WORK/ref.out" && fail "drill started a server for a dump it cannot start from"
+printf '%s\t%s\n' "$flush_file" 4 > "$WORK/xtrabackup_binlog_info"
+expect_refusal "drill restores SQL dumps" drill --dump="$WORK/xtrabackup_binlog_info" --index-file="$INDEX"
+[ ! -s "$WORK/ref.out" ] || fail "drill of a physical backup printed steps: $(cat "$WORK/ref.out")"
+# --start-file overrides: the no-flush dump with the file named replays like the -F dump's plan.
+"$BINRECOVER" plan --dump="$WORK/dump_noflush.sql" --index-file="$INDEX" --start-file="$flush_file" \
+  --database=zyyshop --format=json > "$WORK/plan_sf.json" || fail "plan --start-file failed"
+[ "$(jq_py "$WORK/plan_sf.json" 'print(d["recovery_command"])')" = "$(jq_py "$WORK/plan_f.json" 'print(d["recovery_command"])')" ] ||
+  fail "--start-file=$flush_file did not give the -F dump's command"
+pass "$FLAVOR: a dump without a flush and one that flushed twice are refused (exit 2, naming --start-file); drill refuses them and a physical backup before any server starts; --start-file overrides"
+
+# --- 5. off-by-one targets before the damage ----------------------------------------------------------
+drop_end=$(awk -F'\t' -v f="$drop_file" -v p="$drop_pos" '$1 == f && $2 == p { print $5 }' "$WORK/all.tsv")
+mapfile -t from_flush < <(binlogs_between "$WORK/a/binlog" "$flush_file" "$drop_file")
+for target in "--skip-event=$drop_file:$((drop_pos + 1))" "--stop-position=$((drop_pos + 1))" \
+  "--skip-event=$drop_file:$((drop_end - 1))"; do
+  rc=0
+  "$BINRECOVER" -D --database=zyyshop "$target" "${from_flush[@]}" > "$WORK/obo.sql" 2> "$WORK/obo.err" || rc=$?
+  [ $rc = 2 ] || fail "SQL output with $target: exit $rc: $(cat "$WORK/obo.err")"
+  grep -q "DROP DATABASE" "$WORK/obo.sql" && fail "SQL output with $target wrote the DROP"
+  fresh_target "$WORK/dump_f.sql"
+  rc=0
+  "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot -D --database=zyyshop \
+    --state-file="$WORK/obo.state" "$target" "${from_flush[@]}" > /dev/null 2> "$WORK/obo.err" || rc=$?
+  rm -f "$WORK/obo.state"
+  [ $rc = 2 ] || fail "replay with $target: exit $rc: $(cat "$WORK/obo.err")"
+  [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = 'zyyshop'")" = 1 ] ||
+    fail "replay with $target dropped the database"
+  rc=0
+  drill --dump="$WORK/dump_f.sql" --database=zyyshop "$target" > "$WORK/obo.out" 2> "$WORK/obo.err" || rc=$?
+  [ $rc = 2 ] || fail "drill with $target: exit $rc: $(cat "$WORK/obo.out" "$WORK/obo.err")"
+done
+pass "$FLAVOR: off-by-one --skip-event / --stop-position: exit 2 for SQL output, replay and drill, the DROP never written or applied"
+
+# --- 6. a STATEMENT-format day (MariaDB) -------------------------------------------------------------
+[ "$FLAVOR" = mariadb ] || exit 0
+PS=$((PA + 2))
+start_server s "$PS" --binlog-format=STATEMENT
+sql "$PS" -e "CREATE DATABASE st; CREATE TABLE st.orders (id INT AUTO_INCREMENT PRIMARY KEY,
+  created DATETIME, v INT); CREATE TABLE st.log (id INT AUTO_INCREMENT PRIMARY KEY, what VARCHAR(20))"
+seq 1 300 | awk '{ printf "INSERT INTO st.orders (created, v) VALUES (NOW() - INTERVAL %d HOUR, %d);\n", $1, $1 }' | sql "$PS"
+mariadb-dump --no-defaults -h127.0.0.1 -P"$PS" -uroot -F -B st > "$WORK/st.sql"
+seq 1 50 | awk '{ printf "INSERT INTO st.orders (created, v) VALUES (NOW(), %d); UPDATE st.orders SET v = v + 1 WHERE id = %d; INSERT INTO st.log (what) VALUES (\"tick %d\");\n", $1, $1, $1 }' | sql "$PS"
+sql "$PS" -e "DELETE FROM st.orders WHERE created < NOW() - INTERVAL 100 HOUR"
+seq 51 80 | awk '{ printf "INSERT INTO st.log (what) VALUES (\"tick %d\");\n", $1 }' | sql "$PS"
+sql "$PS" -N -e "CHECKSUM TABLE st.orders, st.log" > "$WORK/st.expected"
+sql "$PS" -e "TRUNCATE st.log"
+sql "$PS" -e "INSERT INTO st.orders (created, v) VALUES (NOW(), 999)"
+"$BINRECOVER" plan --dump="$WORK/st.sql" --index-file="$WORK/s/binlog/mysql-bin.index" --format=json > "$WORK/st.json"
+"$BINRECOVER" plan --dump="$WORK/st.sql" --index-file="$WORK/s/binlog/mysql-bin.index" > "$WORK/st.txt"
+cat "$WORK/st.txt"
+jq_py "$WORK/st.json" '
+s=[x for x in d["destructive"] if x["what"].startswith("DELETE")]
+assert len(s)==1 and s[0]["severity"]=="suspect" and not s[0]["incident"] and "NOW()" in s[0]["statement"], s
+i=[x for x in d["destructive"] if x["incident"]]
+assert len(i)==1 and i[0]["what"]=="TRUNCATE" and i[0]["target"]=="st.log", i
+' || fail "STATEMENT day: the mass DELETE is not a suspect, or the TRUNCATE not the incident"
+sql "$PT" -e "DROP DATABASE IF EXISTS st"
+sql "$PT" < "$WORK/st.sql"
+run_headline "$WORK/st.json"
+sql "$PT" -N -e "CHECKSUM TABLE st.orders, st.log" | diff "$WORK/st.expected" - ||
+  fail "STATEMENT day: the headline did not restore st just before the TRUNCATE"
+pass "mariadb STATEMENT day: the range DELETE is a suspect, the TRUNCATE the incident, the headline restores st before it"
