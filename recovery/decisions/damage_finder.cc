@@ -219,7 +219,8 @@ void DamageFinder::end_row_statement() {
         if (!held || static_cast<std::uint64_t>(*held) != n) continue;
         d.what = verb + " of all " + with_commas(n) + " rows";
         d.severity = Severity::kCertainLoss;
-        d.why = "every row the table held (the dump's, and the changes since): a " + verb +
+        d.why = "every row the table held (the dump's, and the changes since): " +
+                std::string(deletes ? "a DELETE" : "an UPDATE") +
                 " without WHERE (the log has no statement text)";
         consider(std::move(d));
       }
