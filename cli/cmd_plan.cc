@@ -48,11 +48,15 @@ int plan_command(Options& o) {
     page.facts.push_back({"scanned", start + " through " + plan.files.back().display_name + ": " +
                                          recovery::with_commas(plan.total.transactions) +
                                          " transaction(s)"});
-    for (const recovery::Damage& d : plan.damage)
+    for (std::size_t i = 0; i < plan.damage.size(); ++i) {
+      const recovery::Damage& d = plan.damage[i];
+      const std::string left = recovery::left_out_text(plan, i);
       page.facts.push_back(
           {"#" + std::to_string(d.number) + " " + std::string(recovery::severity_name(d.severity)),
            recovery::local_time_text(d.timestamp, true) + "  " + d.what + " " + d.target + " at " +
-               d.file + ":" + std::to_string(d.pos) + " (" + d.why + ")"});
+               d.file + ":" + std::to_string(d.pos) + " (" + d.why + ")" +
+               (left.empty() ? "" : "; " + left)});
+    }
     if (plan.incident) {
       const recovery::Damage& d = plan.damage[*plan.incident];
       page.facts.push_back({"incident", "#" + std::to_string(d.number) + " " + d.what + " " +

@@ -131,13 +131,15 @@ std::string man_page(const std::vector<CommandInfo>& table, const std::string& v
       {"0", "success (warnings may have been printed)"},
       {"1", "internal error or out of memory"},
       {"2",
-       "a bad option or argument, or a refused run (an existing replay state without "
-       "\\-\\-resume, a second replay with the same state)"},
+       "a bad option or argument, a refused run (an existing replay state without "
+       "\\-\\-resume, a second replay with the same state), or a target not met: a "
+       "\\-\\-skip\\-event or \\-\\-stop\\-position inside an event or past a file, a "
+       "GTID the log went past, a \\-\\-stop\\-datetime after every event (the run stops "
+       "where the reading passes the target)"},
       {"3", "a file cannot be opened, read or written"},
       {"4",
        "a damaged or unreadable binlog (truncated, bad magic, checksum mismatch, unknown "
-       "event, absurd length), or a \\-\\-skip\\-event or \\-\\-stop\\-gtid target that is "
-       "not there"},
+       "event, absurd length)"},
       {"5", "a format binrecover cannot read or turn into SQL (e.g. an encrypted binlog)"},
       {"6", "a server refused the connection or a statement"},
       {"7", "a drill ran but a step failed or the verification found a difference"},

@@ -182,13 +182,16 @@ Group input_group() {
       "BEGIN) or an event outside one; or after a MariaDB GTID position (0-1-42,1-2-7: per "
       "domain, what follows; with -R, from the binlog where it is)")(
       "stop-position", po::value<std::string>(),
-      "stop before the first event at or past this position of the last file")(
+      "stop before the event at this position of the last file (an event's start, or the "
+      "file's end: inside an event the run stops there, exit 2)")(
       "start-datetime", po::value<std::string>(),
-      "first transaction at or after 'YYYY-MM-DD HH:MM:SS' (local time, see --timezone)")(
-      "stop-datetime", po::value<std::string>(), "stop at the first event at or after this time")(
+      "first transaction at or after 'YYYY-MM-DD HH:MM:SS[.ffffff]' (local time, see "
+      "--timezone; or with a zone: Z, +05:00, CET)")(
+      "stop-datetime", po::value<std::string>(),
+      "stop at the first event at or after this time (exit 2 when no event is)")(
       "stop-gtid", po::value<std::string>(),
-      "stop before the transaction with this GTID (0-1-42, uuid:42 or uuid:tag:42); an error "
-      "(exit 4) when no transaction has it")(
+      "stop before the transaction with this GTID (0-1-42, uuid:42 or uuid:tag:42); exit 2 "
+      "when the log goes past it without it")(
       "timezone", po::value<std::string>(),
       "time zone of the datetimes and of printed times: UTC, +HH:MM, Europe/Berlin, SYSTEM")(
       "verify-binlog-checksum,c", po::value<std::string>()->implicit_value("1"),
@@ -222,7 +225,8 @@ Group filter_group() {
       "leave out the transactions whose GTID is in this MySQL GTID set")(
       "skip-event", po::value<std::vector<std::string>>(),
       "leave out the transaction containing the event at [FILE:]POS, or with this GTID "
-      "(repeatable; binrecover plan prints it); an error (exit 4) when none matches")(
+      "(repeatable; binrecover plan prints it); exit 2, before anything past it is written, "
+      "when the position is not an event's start or the log goes past the GTID")(
       "rewrite-db", po::value<std::vector<std::string>>(),
       "'FROM->TO': write database FROM as TO (repeatable; applied before --database, which "
       "then names TO): the default database, row events' tables and database-qualified names "
@@ -634,7 +638,8 @@ constexpr CommandSpec kCommands[] = {
     {Command::kPlan,
      "plan",
      {{"binrecover plan --dump=BACKUP FILE...",
-       "the destructive events since the backup, and the command that recovers around them"},
+       "what lost data since the backup, the incident, and the command that recovers to "
+       "just before it"},
       {}},
      "binrecover plan --dump=shop.sql --index-file=/var/lib/mysql/mysql-bin.index "
      "--database=shop"},
@@ -829,10 +834,10 @@ std::string help_text(Command c) {
     help << "Usage:\n" << usage_lines(s);
   }
   help << "\nExample:\n  " << s.example << "\n\n" << command_options(c);
-  help << "\nExit status: 0 ok, 2 bad option, 3 file or output error, 4 damaged or unreadable\n"
-       << "binlog, or a --skip-event / --stop-gtid target that is not there, 5 a format\n"
-       << "binrecover cannot read (e.g. encrypted), 6 server error, 7 drill failed, 1 internal\n"
-       << "error. See docs/errors.md.\n";
+  help << "\nExit status: 0 ok, 2 bad option or a target (position, GTID, time) not met, 3\n"
+       << "file or output error, 4 damaged or unreadable binlog, 5 a format binrecover cannot\n"
+       << "read (e.g. encrypted), 6 server error, 7 drill failed, 1 internal error. See\n"
+       << "docs/errors.md.\n";
   return help.str();
 }
 

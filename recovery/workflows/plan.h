@@ -80,6 +80,10 @@ std::string stop_before_command(const Plan& plan, const PlanOptions& opts, std::
 // Replay everything but the incident ("" without one).
 std::string skip_command(const Plan& plan, const PlanOptions& opts);
 
+// "stop just before it: leaves out N transaction(s) up to the incident: db.t 5 inserted"
+// ("" for the incident itself).
+std::string left_out_text(const Plan& plan, std::size_t i);
+
 void write_plan_text(const Plan& plan, const PlanOptions& opts, Output& out);
 void write_plan_json(const Plan& plan, const PlanOptions& opts, Output& out);
 

@@ -81,19 +81,6 @@ std::string start_text(const Plan& plan) {
   return s;
 }
 
-std::string left_out_text(const Plan& plan, std::size_t i) {
-  const RangeCounts c = plan.left_out(i);
-  const std::string tables = c.tables.empty() ? "" : ": " + printable(counts_text(c));
-  if (plan.incident && i == *plan.incident) return "";
-  if (plan.incident && i > *plan.incident)
-    return "stop just before it: replays the incident (#" +
-           std::to_string(plan.damage[*plan.incident].number) + ") and " +
-           with_commas(c.transactions) + " transaction(s) after it" + tables;
-  return "stop just before it: leaves out " + with_commas(c.transactions) +
-         " transaction(s) up to " + (plan.incident ? "the incident" : "the end of the binlogs") +
-         tables;
-}
-
 std::string damage_label(const Damage& d) {
   std::string s = std::string(severity_name(d.severity));
   if (d.routine()) s += ", routine (" + std::to_string(d.repeats) + " alike in the range)";
@@ -138,6 +125,19 @@ std::string stop_before_command(const Plan& plan, const PlanOptions& opts, std::
 std::string skip_command(const Plan& plan, const PlanOptions& opts) {
   if (!plan.incident) return {};
   return command(plan, opts, std::nullopt, &plan.damage[*plan.incident]);
+}
+
+std::string left_out_text(const Plan& plan, std::size_t i) {
+  const RangeCounts c = plan.left_out(i);
+  const std::string tables = c.tables.empty() ? "" : ": " + printable(counts_text(c));
+  if (plan.incident && i == *plan.incident) return "";
+  if (plan.incident && i > *plan.incident)
+    return "stop just before it: replays the incident (#" +
+           std::to_string(plan.damage[*plan.incident].number) + ") and " +
+           with_commas(c.transactions) + " transaction(s) after it" + tables;
+  return "stop just before it: leaves out " + with_commas(c.transactions) +
+         " transaction(s) up to " + (plan.incident ? "the incident" : "the end of the binlogs") +
+         tables;
 }
 
 void write_plan_text(const Plan& plan, const PlanOptions& opts, Output& out) {
@@ -190,6 +190,19 @@ void write_plan_text(const Plan& plan, const PlanOptions& opts, Output& out) {
     fmt::format_to(it, "The incident: #{} {} {} at {} ({}; --incident=N chooses another).\n",
                    d.number, d.what, printable(d.target), local_time_text(d.timestamp, true),
                    plan.incident_why);
+    std::string replayed;  // certain losses before the incident that its command replays
+    for (std::size_t i = 0; i < *plan.incident; ++i) {
+      const Damage& e = plan.damage[i];
+      if (e.severity != Severity::kCertainLoss) continue;
+      replayed += (replayed.empty() ? "#" : ", #") + std::to_string(e.number) + " " + e.what + " " +
+                  printable(e.target) + (e.routine() ? " (routine)" : "") +
+                  (e.allowed_by.empty() ? "" : " (allowed)");
+    }
+    if (!replayed.empty())
+      fmt::format_to(it,
+                     "Replayed before it, as legitimate: {} (--incident=N stops before one, "
+                     "--database chooses the databases).\n",
+                     replayed);
     const RangeCounts after = plan.after_incident();
     if (after.transactions > 0)
       fmt::format_to(it,
