@@ -632,17 +632,8 @@ void write_drill_report(const DrillResult& r, const DrillOptions&, Output& out) 
   append_json_string(b, r.stop_time != 0 ? local_time_text(r.stop_time, true) : std::string());
   fmt::format_to(it, ",\"timestamp\":{}}},\"incident\":", static_cast<long long>(r.stop_time));
   append_json_string(b, r.incident);
-  fmt::format_to(it, ",\"left_out\":{{\"transactions\":{},\"tables\":[", r.left_out.transactions);
-  bool first = true;
-  for (const auto& [name, t] : r.left_out.tables) {
-    if (!first) append(b, ",");
-    first = false;
-    append(b, "{\"table\":");
-    append_json_string(b, name);
-    fmt::format_to(it, ",\"inserted\":{},\"updated\":{},\"deleted\":{},\"statements\":{}}}",
-                   t.inserted, t.updated, t.deleted, t.statements);
-  }
-  append(b, "]}");
+  append(b, ",\"left_out\":");
+  append_counts_json(b, r.left_out);
   append(b, ",\"error\":");
   append_json_string(b, r.error);
   append(b, ",\"steps\":[");

@@ -84,6 +84,10 @@ std::string skip_command(const Plan& plan, const PlanOptions& opts);
 // ("" for the incident itself).
 std::string left_out_text(const Plan& plan, std::size_t i);
 
+// {"transactions":N,"tables":[{"table":"db.t","inserted":..,"updated":..,"deleted":..,
+// "statements":..}]}
+void append_counts_json(fmt::memory_buffer& b, const RangeCounts& c);
+
 void write_plan_text(const Plan& plan, const PlanOptions& opts, Output& out);
 void write_plan_json(const Plan& plan, const PlanOptions& opts, Output& out);
 

@@ -88,6 +88,15 @@ std::string damage_label(const Damage& d) {
   return s;
 }
 
+void append_kv(fmt::memory_buffer& out, std::string_view key, std::string_view value) {
+  append(out, "\"");
+  append(out, key);
+  append(out, "\":");
+  append_json_string(out, value);
+}
+
+}  // namespace
+
 void append_counts_json(fmt::memory_buffer& b, const RangeCounts& c) {
   auto it = std::back_inserter(b);
   fmt::format_to(it, "{{\"transactions\":{},\"tables\":[", c.transactions);
@@ -102,15 +111,6 @@ void append_counts_json(fmt::memory_buffer& b, const RangeCounts& c) {
   }
   append(b, "]}");
 }
-
-void append_kv(fmt::memory_buffer& out, std::string_view key, std::string_view value) {
-  append(out, "\"");
-  append(out, key);
-  append(out, "\":");
-  append_json_string(out, value);
-}
-
-}  // namespace
 
 std::string recovery_command(const Plan& plan, const PlanOptions& opts) {
   if (!plan.incident) return command(plan, opts, std::nullopt, nullptr);
