@@ -4,7 +4,6 @@
 #include "recovery/decisions/dump_rows.h"
 #include "recovery/reading/sql_lexer.h"
 #include "recovery/reading/statement_dbs.h"
-#include "recovery/sql/event_info.h"
 
 namespace binrecover::recovery {
 
