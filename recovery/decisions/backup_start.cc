@@ -10,6 +10,7 @@
 
 #include "binlog/error.h"
 #include "recovery/reading/local_time.h"
+#include "recovery/sql/event_info.h"
 
 namespace binrecover::recovery {
 namespace {
@@ -78,8 +79,7 @@ std::int64_t nanoseconds(std::int64_t sec, std::uint32_t nsec) {
 std::optional<std::int64_t> born_ns(const InputFile& in, std::time_t opened) {
   if (in.memory || in.open || in.path.empty() || in.path == "-") return std::nullopt;
   struct statx sx {};
-  if (::statx(AT_FDCWD, in.path.c_str(), 0, STATX_BTIME, &sx) != 0 ||
-      !(sx.stx_mask & STATX_BTIME))
+  if (::statx(AT_FDCWD, in.path.c_str(), 0, STATX_BTIME, &sx) != 0 || !(sx.stx_mask & STATX_BTIME))
     return std::nullopt;
   if (sx.stx_btime.tv_sec < opened - 1 || sx.stx_btime.tv_sec > opened + 1) return std::nullopt;
   return nanoseconds(sx.stx_btime.tv_sec, sx.stx_btime.tv_nsec);
@@ -107,8 +107,7 @@ DumpTimes read_dump_times(const std::string& path) {
   // `mysqldump ... > dump.sql`: the shell made the file as the dump started, and the dump's
   // last write was its completion line. A copy made later has later times: not used.
   struct statx sx {};
-  if (out.completed &&
-      ::statx(fd, "", AT_EMPTY_PATH, STATX_BTIME | STATX_MTIME, &sx) == 0) {
+  if (out.completed && ::statx(fd, "", AT_EMPTY_PATH, STATX_BTIME | STATX_MTIME, &sx) == 0) {
     const std::int64_t end = *out.completed;
     if ((sx.stx_mask & STATX_BTIME) && sx.stx_btime.tv_sec <= end + 1 &&
         sx.stx_btime.tv_sec + 7 * 86400 >= end) {
@@ -182,9 +181,72 @@ StartChoice flush_start(const std::string& dump_path, const DumpTimes& times,
   StartChoice c;
   c.input = opened.back().first;
   c.opened = opened.back().second;
-  c.why = "the dump has no coordinates; its --flush-logs opened this binlog at " +
-          when(c.opened) + ", " + ran;
+  c.why = "the dump has no coordinates; its --flush-logs opened this binlog at " + when(c.opened) +
+          ", " + ran;
   return c;
+}
+
+namespace {
+
+// The GTIDs before a binlog, as its Previous_gtids (MySQL) or Gtid_list (MariaDB) say; nullopt
+// when it has neither.
+std::optional<std::string> gtids_before(const InputFile& in, const binlog::ReaderOptions& options) {
+  std::unique_ptr<binlog::Source> source = open_input(in);
+  binlog::EventReader reader(*source, options, {});
+  for (int k = 0; k < 4; ++k) {  // the format description, then Previous_gtids or Gtid_list
+    const std::optional<binlog::Event> ev = reader.next();
+    if (!ev) break;
+    fmt::memory_buffer text;
+    if (const auto* p = std::get_if<binlog::PreviousGtids>(&ev->body)) {
+      if (p->data.size() >= 8 && binlog::ByteCursor(p->data, 0).u64le() != 0)
+        append_gtid_set(text, p->data);
+      return std::string(text.data(), text.size());
+    }
+    if (const auto* l = std::get_if<binlog::MariaGtidList>(&ev->body)) {
+      append_maria_gtid_list(text, *l);
+      return std::string(text.data(), text.size());
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+StartChoice gtid_start(const std::string& mysql_set, const std::string& maria_pos,
+                       const std::vector<InputFile>& inputs, const binlog::ReaderOptions& reader) {
+  AppliedGtids backup;
+  if (!mysql_set.empty()) backup.add_mysql_set(mysql_set);
+  if (!maria_pos.empty()) backup.add_maria_position(maria_pos);
+  const auto covered = [&](const std::string& text) {
+    if (!maria_pos.empty()) {
+      for (std::size_t at = 0; at < text.size();) {
+        std::size_t end = text.find(',', at);
+        if (end == std::string::npos) end = text.size();
+        if (!backup.contains(text.substr(at, end - at))) return false;
+        at = end + 1;
+      }
+      return true;
+    }
+    AppliedGtids before;
+    if (!text.empty()) before.add_mysql_set(text);
+    return before.subset_of(backup);
+  };
+  for (std::size_t k = inputs.size(); k-- > 0;) {
+    const std::optional<std::string> before = gtids_before(inputs[k], reader);
+    if (!before) continue;
+    if (!covered(*before)) continue;
+    StartChoice c;
+    c.input = k;
+    c.why = "the backup names GTIDs, no position: the newest binlog whose earlier GTIDs (" +
+            (before->empty() ? std::string("none") : *before) +
+            ") the backup has all, its own transactions left out by GTID";
+    return c;
+  }
+  throw Error(ErrorCode::kUsage,
+              "the backup's GTIDs (" + (mysql_set.empty() ? maria_pos : mysql_set) +
+                  ") do not reach the first binlog given (" + inputs.front().display_name +
+                  "): the transactions between them are not in these binlogs (an earlier binlog "
+                  "is missing, or these are another server's)");
 }
 
 }  // namespace binrecover::recovery

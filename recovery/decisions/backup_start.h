@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "binlog/reader.h"
+#include "recovery/reading/gtid_set.h"
 #include "recovery/reading/walker.h"
 
 namespace binrecover::recovery {
@@ -39,5 +40,14 @@ struct StartChoice {
 };
 StartChoice flush_start(const std::string& dump_path, const DumpTimes& times,
                         const std::vector<InputFile>& inputs, const binlog::ReaderOptions& reader);
+
+// Where replay starts for a backup that names GTIDs but no binlog position (a mysqldump of a
+// GTID server: SET @@GLOBAL.GTID_PURGED): as a server picks the binlog for a replica that
+// connects by GTID, the newest input whose GTIDs before it (Previous_gtids, Gtid_list) are all
+// the backup's; the backup's own transactions in it and after are then left out by GTID.
+// `mysql_set` (MySQL GTID set) or `maria_pos` (MariaDB GTID position). Throws Error(kUsage) when
+// even the first input begins after transactions the backup does not have (a binlog missing).
+StartChoice gtid_start(const std::string& mysql_set, const std::string& maria_pos,
+                       const std::vector<InputFile>& inputs, const binlog::ReaderOptions& reader);
 
 }  // namespace binrecover::recovery

@@ -61,11 +61,20 @@ PlanStart choose_start(const std::vector<InputFile>& inputs, const PlanOptions& 
                                 : "the backup's coordinates";
     return s;
   }
-  if (opts.dump && (!backup.mysql_gtid_set.empty() || !backup.mariadb_gtid_pos.empty()))
-    throw Error(ErrorCode::kUsage,
-                "the backup names GTIDs but no binlog file and position (GTID-only coordinates "
-                "are not supported yet): give --start-file (and --start-position)")
-        .with_file(*opts.dump);
+  if (opts.dump && (!backup.mysql_gtid_set.empty() || !backup.mariadb_gtid_pos.empty())) {
+    const StartChoice c =
+        gtid_start(backup.mysql_gtid_set, backup.mariadb_gtid_pos, inputs, decode.reader);
+    s.input = c.input;
+    if (opts.start_position) {  // a position given overrides the GTIDs
+      s.position = opts.start_position;
+      s.why = "--start-position in the binlog the backup's GTIDs reach";
+      return s;
+    }
+    s.why = c.why;
+    s.mysql_gtids = backup.mysql_gtid_set;
+    s.maria_gtids = backup.mariadb_gtid_pos;
+    return s;
+  }
   if (opts.dump) {
     const StartChoice c =
         flush_start(*opts.dump, read_dump_times(*opts.dump), inputs, decode.reader);
@@ -155,6 +164,10 @@ Plan make_plan(const std::vector<InputFile>& inputs, const PlanOptions& opts,
   wo.decode = decode;
   wo.filter = filter;
   wo.filter.start_position = plan.start.position;
+  if (!plan.start.mysql_gtids.empty())
+    wo.filter.exclude_gtids.add_mysql_set(plan.start.mysql_gtids);
+  if (!plan.start.maria_gtids.empty())
+    wo.filter.exclude_gtids.add_maria_position(plan.start.maria_gtids);
   if (also != nullptr) {
     TeeConsumer tee({&finder, also});
     walk(plan.files, wo, tee, warn);

@@ -39,6 +39,9 @@ struct PlanStart {
   std::size_t input = 0;                  // the first input read
   std::optional<std::uint64_t> position;  // in it; none: from its beginning
   std::string why;  // in words: the backup's coordinates, its flush, an option
+  // A backup that names GTIDs but no position: its transactions are left out by GTID (the
+  // commands printed say --exclude-gtids=SET, or --start-position=GTIDS for MariaDB).
+  std::string mysql_gtids, maria_gtids;
 };
 
 struct Plan {

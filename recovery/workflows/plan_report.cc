@@ -54,7 +54,19 @@ std::string command(const Plan& plan, const PlanOptions& opts, const std::option
   for (const auto& a : opts.command_prefix) cmd += " " + shell_quote(a);
   cmd += " -D";
   if (plan.start.position) cmd += " --start-position=" + std::to_string(*plan.start.position);
-  for (const auto& a : opts.filter_args) cmd += " " + shell_quote(a);
+  if (!plan.start.maria_gtids.empty())
+    cmd += " " + shell_quote("--start-position=" + plan.start.maria_gtids);
+  bool excluded = false;  // the backup's GTIDs join the --exclude-gtids given
+  for (const auto& a : opts.filter_args) {
+    if (!plan.start.mysql_gtids.empty() && a.rfind("--exclude-gtids=", 0) == 0) {
+      cmd += " " + shell_quote(a + "," + plan.start.mysql_gtids);
+      excluded = true;
+    } else {
+      cmd += " " + shell_quote(a);
+    }
+  }
+  if (!plan.start.mysql_gtids.empty() && !excluded)
+    cmd += " " + shell_quote("--exclude-gtids=" + plan.start.mysql_gtids);
   const std::size_t stop_file = stop ? file_index(plan, stop->file) : plan.files.size();
   // The transactions --skip-event left out, where the command still reads them.
   for (const auto& [f, p] : plan.skipped) {

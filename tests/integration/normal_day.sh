@@ -33,8 +33,8 @@ if [ "$FLAVOR" = mysql ]; then
   }
   trap cleanup_mysql EXIT
   start() { SERVERS_MYSQL+=("$WORK/$1"); "$MYSQL_SERVER" start "$WORK/$1" "${@:2}"; }
-  dump_tool() { "$MYSQL_SERVER" exec mysqldump --no-defaults -h127.0.0.1 -P"$PA" -uroot \
-    --set-gtid-purged=OFF "$@"; }
+  # (a GTID server's mysqldump writes SET @@GLOBAL.GTID_PURGED: the backup's GTIDs, no position)
+  dump_tool() { "$MYSQL_SERVER" exec mysqldump --no-defaults -h127.0.0.1 -P"$PA" -uroot "$@"; }
   COORDS=--source-data=2
   client() { "$MYSQL_SERVER" exec mysql --no-defaults -h127.0.0.1 -P"$1" -uroot "${@:2}"; }
 else
@@ -74,10 +74,19 @@ INDEX=$WORK/a/binlog/mysql-bin.index
 
 # --- 04:00: the dumps -------------------------------------------------------------------------------
 dump_tool -F -B zyyshop > "$WORK/dump_f.sql" || fail "mysqldump -F failed"
+flush_file=$(tail -1 "$INDEX" | xargs basename)
+# DUMP_TIME: the -F dump whose start is found by its time (on MySQL, the same dump made without
+# the GTIDs that dump_f.sql has; its flush opens the next binlog).
+DUMP_TIME=$WORK/dump_f.sql
+if [ "$FLAVOR" = mysql ]; then
+  gtid_flush_file=$flush_file
+  DUMP_TIME=$WORK/dump_f_nogtid.sql
+  dump_tool --set-gtid-purged=OFF -F -B zyyshop > "$DUMP_TIME" || fail "mysqldump -F --set-gtid-purged=OFF failed"
+  flush_file=$(tail -1 "$INDEX" | xargs basename)
+fi
 dump_tool $COORDS --single-transaction -B zyyshop shop2 > "$WORK/dump_c.sql" ||
   fail "mysqldump $COORDS failed"
-flush_file=$(tail -1 "$INDEX" | xargs basename)
-grep -q "CHANGE MASTER TO\|CHANGE REPLICATION SOURCE TO" "$WORK/dump_f.sql" &&
+grep -q "CHANGE MASTER TO\|CHANGE REPLICATION SOURCE TO" "$DUMP_TIME" &&
   fail "the -F dump has coordinates: it does not test what it should"
 
 # --- the day -------------------------------------------------------------------------------------------
@@ -129,14 +138,16 @@ expected shop2
 sql "$PA" -e "DELETE FROM shop2.orders2"
 day_part 100 551
 sleep 2  # (the dump below starts two clock seconds after the last binlog was opened)
-dump_tool -B zyyshop > "$WORK/dump_noflush.sql" || fail "the dump without -F failed"
+NOGTID=()  # (a MySQL dump with its GTIDs has a start without a flush: these have none)
+[ "$FLAVOR" = mysql ] && NOGTID=(--set-gtid-purged=OFF)
+dump_tool "${NOGTID[@]}" -B zyyshop > "$WORK/dump_noflush.sql" || fail "the dump without -F failed"
 day_part 50 651
 # 18:00: the DROP, then writes elsewhere.
 expected zyyshop
 sql "$PA" -e "DROP DATABASE zyyshop"
 sql "$PA" -e "INSERT INTO crm.notes (customer_id, body) VALUES (1, 'after the drop'), (2, 'still working')"
 sleep 2
-dump_tool -F -B crm shop2 > "$WORK/dump_2f.sql" || fail "the two-database -F dump failed"
+dump_tool "${NOGTID[@]}" -F -B crm shop2 > "$WORK/dump_2f.sql" || fail "the two-database -F dump failed"
 
 "$BINRECOVER" events --format=tsv --index-file="$INDEX" > "$WORK/all.tsv"
 # (the DROP's event, and its transaction's first event: its GTID)
@@ -180,8 +191,8 @@ plan_json() {  # DUMP DB OUT
 jq_py() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2" "$1"; }
 
 # --- 1. zyyshop from the -F dump: the start is the binlog the flush opened --------------------------
-plan_json "$WORK/dump_f.sql" zyyshop "$WORK/plan_f.json"
-"$BINRECOVER" plan --dump="$WORK/dump_f.sql" --index-file="$INDEX" --database=zyyshop > "$WORK/plan_f.txt"
+plan_json "$DUMP_TIME" zyyshop "$WORK/plan_f.json"
+"$BINRECOVER" plan --dump="$DUMP_TIME" --index-file="$INDEX" --database=zyyshop > "$WORK/plan_f.txt"
 cat "$WORK/plan_f.txt"
 [ "$(jq_py "$WORK/plan_f.json" 'print(d["start"]["file"], d["start"]["position"])')" = "$flush_file None" ] ||
   fail "the -F dump's start is not $flush_file from its beginning: $(jq_py "$WORK/plan_f.json" 'print(d["start"])')"
@@ -197,10 +208,26 @@ i=[x for x in d["destructive"] if x["incident"]][0]
 assert u[0]["left_out"]["transactions"] > 400 and "zyyshop.orders" in [t["table"] for t in u[0]["left_out"]["tables"]], u[0]["left_out"]
 assert u[0]["stop_command"].count("--stop-position=%d" % u[0]["pos"]) == 1
 ' || fail "the interest UPDATE (certain, not the incident) or the archive DELETE (suspect) are not listed as they should be"
-fresh_target "$WORK/dump_f.sql"
+fresh_target "$DUMP_TIME"
 run_headline "$WORK/plan_f.json"
 compare zyyshop "the -F dump + plan's headline"
-pass "$FLAVOR: -F dump without coordinates: plan starts at $flush_file, stops before the DROP (not the interest UPDATE), its command restores zyyshop"
+if [ "$FLAVOR" = mysql ]; then
+  # GTID_PURGED and no position: the newest binlog whose earlier GTIDs the dump has (the two
+  # dumps' binlogs hold nothing between them: either), its own transactions left out by GTID.
+  plan_json "$WORK/dump_f.sql" zyyshop "$WORK/plan_g.json"
+  "$BINRECOVER" plan --dump="$WORK/dump_f.sql" --index-file="$INDEX" --database=zyyshop > "$WORK/plan_g.txt"
+  case "$(jq_py "$WORK/plan_g.json" 'print(d["start"]["file"], d["start"]["position"])')" in
+    "$gtid_flush_file None" | "$flush_file None") ;;
+    *) fail "the GTID dump's start is not where its GTIDs end: $(jq_py "$WORK/plan_g.json" 'print(d["start"])')" ;;
+  esac
+  grep -q "^Start: .*the backup names GTIDs" "$WORK/plan_g.txt" || fail "plan does not say it starts by GTID"
+  jq_py "$WORK/plan_g.json" 'assert "--exclude-gtids=" in d["recovery_command"], d["recovery_command"]' ||
+    fail "the GTID dump's command does not leave out its GTIDs"
+  fresh_target "$WORK/dump_f.sql"
+  run_headline "$WORK/plan_g.json"
+  compare zyyshop "the GTID dump (GTID_PURGED, no position) + plan's headline"
+fi
+pass "$FLAVOR: -F dump without coordinates (and on MySQL by its GTID_PURGED): plan starts where it stands, stops before the DROP (not the interest UPDATE), its command restores zyyshop"
 
 # --- 2. zyyshop and shop2 from the dump with coordinates -------------------------------------------
 plan_json "$WORK/dump_c.sql" zyyshop "$WORK/plan_c.json"
@@ -231,7 +258,7 @@ drill() {  # ARGS...: the drill, on a throwaway MariaDB or on the MySQL target
   fi
 }
 rc=0
-drill --dump="$WORK/dump_f.sql" --database=zyyshop --expect="$WORK/zyyshop.tsv" \
+drill --dump="$DUMP_TIME" --database=zyyshop --expect="$WORK/zyyshop.tsv" \
   --report="$WORK/drill_f.json" > "$WORK/drill_f.out" 2>&1 || rc=$?
 cat "$WORK/drill_f.out"
 [ $rc = 0 ] || fail "drill from the -F dump: exit $rc"
@@ -281,7 +308,7 @@ for target in "--skip-event=$drop_file:$((drop_pos + 1))" "--stop-position=$((dr
   "$BINRECOVER" -D --database=zyyshop "$target" "${from_flush[@]}" > "$WORK/obo.sql" 2> "$WORK/obo.err" || rc=$?
   [ $rc = 2 ] || fail "SQL output with $target: exit $rc: $(cat "$WORK/obo.err")"
   grep -q "DROP DATABASE" "$WORK/obo.sql" && fail "SQL output with $target wrote the DROP"
-  fresh_target "$WORK/dump_f.sql"
+  fresh_target "$DUMP_TIME"
   rc=0
   "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot -D --database=zyyshop \
     --state-file="$WORK/obo.state" "$target" "${from_flush[@]}" > /dev/null 2> "$WORK/obo.err" || rc=$?
@@ -290,7 +317,7 @@ for target in "--skip-event=$drop_file:$((drop_pos + 1))" "--stop-position=$((dr
   [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = 'zyyshop'")" = 1 ] ||
     fail "replay with $target dropped the database"
   rc=0
-  drill --dump="$WORK/dump_f.sql" --database=zyyshop "$target" > "$WORK/obo.out" 2> "$WORK/obo.err" || rc=$?
+  drill --dump="$DUMP_TIME" --database=zyyshop "$target" > "$WORK/obo.out" 2> "$WORK/obo.err" || rc=$?
   [ $rc = 2 ] || fail "drill with $target: exit $rc: $(cat "$WORK/obo.out" "$WORK/obo.err")"
 done
 pass "$FLAVOR: off-by-one --skip-event / --stop-position: exit 2 for SQL output, replay and drill, the DROP never written or applied"
