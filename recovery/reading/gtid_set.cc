@@ -157,6 +157,13 @@ bool AppliedGtids::contains(std::string_view gtid) const {
   return false;
 }
 
+std::vector<AppliedGtids::Interval> AppliedGtids::mysql_intervals() const {
+  std::vector<Interval> out;
+  for (const auto& [key, ranges] : mysql_)
+    for (const Range& r : ranges) out.push_back({key, r.first, r.last});
+  return out;
+}
+
 std::string AppliedGtids::canonical() const {
   std::vector<std::pair<std::string, std::vector<Range>>> sets = mysql_;
   std::sort(sets.begin(), sets.end(),

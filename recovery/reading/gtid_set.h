@@ -44,6 +44,13 @@ class AppliedGtids {
   // the other's for that domain).
   bool subset_of(const AppliedGtids& other) const;
 
+  // The MySQL intervals: "uuid" (or "uuid:tag", lower case) and first..last.
+  struct Interval {
+    std::string source;
+    std::uint64_t first, last;
+  };
+  std::vector<Interval> mysql_intervals() const;
+
  private:
   struct Range {
     std::uint64_t first, last;

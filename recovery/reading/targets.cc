@@ -41,6 +41,8 @@ RangeTargets::RangeTargets(const FilterOptions& filter) : filter_(filter) {
     if (auto p = parse_place(filter.skip_gtids[k])) gtid_targets_.push_back({*p, k});
   if (filter.stop_gtid)
     if (auto p = parse_place(*filter.stop_gtid)) gtid_targets_.push_back({*p, kNone});
+  if (filter.exclude_gtids_given)
+    for (auto& i : filter.exclude_gtids.mysql_intervals()) excluded_.push_back({std::move(i)});
 }
 
 std::string RangeTargets::position_text(std::size_t k) const {
@@ -186,11 +188,40 @@ std::optional<RangeTargets::GtidPlace> RangeTargets::parse_place(std::string_vie
 
 // A server writes a domain's (MariaDB) or a uuid's (MySQL) numbers in increasing order: a later
 // number of the sequence means the log went past a target it did not meet.
-void RangeTargets::gtid_read(const std::string& gtid, const Event& ev,
-                             const std::string& file) const {
-  if (gtid_targets_.empty()) return;
-  const auto here = parse_place(gtid);
+void RangeTargets::gtid_read(const std::string& gtid, const Event& ev, const std::string& file) {
+  if (gtid_targets_.empty() && excluded_.empty()) return;
+  auto here = parse_place(gtid);
   if (!here) return;
+  if (!excluded_.empty()) {
+    for (char& c : here->source) c = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    bool known = false;
+    for (auto& [source, n] : highest_)
+      if (source == here->source) {
+        n = std::max(n, here->number);
+        known = true;
+      }
+    if (!known) highest_.emplace_back(here->source, here->number);
+    for (ExcludeInterval& x : excluded_) {
+      if (x.interval.source != here->source) continue;
+      if (here->number < x.interval.first) {
+        x.below = true;
+      } else if (here->number <= x.interval.last) {
+        x.met = true;
+      } else if (x.below && !x.met) {
+        throw Error(ErrorCode::kNotFound,
+                    "--exclude-gtids: the binlogs went through " + x.interval.source + ":" +
+                        std::to_string(x.interval.first) +
+                        (x.interval.last != x.interval.first ? "-" + std::to_string(x.interval.last)
+                                                             : std::string()) +
+                        " without any of it (" + gtid + " at " + file + ":" +
+                        std::to_string(ev.pos) +
+                        " comes after it): stopped there, nothing from that transaction on "
+                        "was written",
+                    ev.pos)
+            .with_event(type_name(ev));
+      }
+    }
+  }
   for (const GtidTarget& t : gtid_targets_) {
     if (t.place.source != here->source || here->number <= t.place.number) continue;
     const bool stop = t.skip_index == kNone;
@@ -220,13 +251,17 @@ bool RangeTargets::skip_gtid_hit(const std::string& gtid) {
 void RangeTargets::at_end(bool stopped) const {
   // A stop point ended the run: targets after it had nothing to act on.
   if (stopped) return;
-  if (filter_.exclude_gtids_given && !exclude_met_)
-    throw Error(ErrorCode::kNotFound,
-                "--exclude-gtids matched no transaction of the binlogs read: nothing was left "
-                "out for it");
-  if (filter_.include_gtids && !include_met_)
-    throw Error(ErrorCode::kNotFound,
-                "--include-gtids matched no transaction of the binlogs read: nothing was kept");
+  // An --exclude-gtids interval after the last GTID read of its sequence: never met.
+  for (const ExcludeInterval& x : excluded_) {
+    if (x.met) continue;
+    for (const auto& [source, n] : highest_)
+      if (source == x.interval.source && n < x.interval.first)
+        throw Error(ErrorCode::kNotFound,
+                    "--exclude-gtids: " + x.interval.source + ":" +
+                        std::to_string(x.interval.first) +
+                        " and after are past the last GTID of that sequence read (" + source + ":" +
+                        std::to_string(n) + "): nothing was left out for them");
+  }
   if (filter_.stop_datetime)
     throw Error(ErrorCode::kNotFound,
                 "--stop-datetime: no event of the binlogs read is at or after " +

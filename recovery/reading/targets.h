@@ -9,6 +9,7 @@
 
 #include "binlog/events.h"
 #include "recovery/reading/filter.h"
+#include "recovery/reading/gtid_set.h"
 
 namespace binrecover::recovery {
 
@@ -18,8 +19,9 @@ struct InputFile;
 // --stop-datetime, --include/--exclude-gtids. Each is checked as soon as the reading could
 // know it is wrong: a file never read or a position past a file's known end before anything
 // is read; a position inside an event, or jumped over, when that event is read (before it is
-// used); a GTID when a later one of its sequence is read; the rest at the end. Every failure
-// is Error(kUsage) or Error(kNotFound): exit 2.
+// used); a GTID, or an --exclude-gtids interval the log reached from below, when a later one of
+// its sequence is read; the rest at the end. Every failure is Error(kUsage) or Error(kNotFound):
+// exit 2.
 class RangeTargets {
  public:
   explicit RangeTargets(const FilterOptions& filter);
@@ -39,12 +41,10 @@ class RangeTargets {
   void at_file_end(const std::string& file, std::uint64_t end, bool last_file) const;
 
   // A unit's GTID, at its GTID event: throws when the log went past a GTID target unmet.
-  void gtid_read(const std::string& gtid, const binlog::Event& ev, const std::string& file) const;
+  void gtid_read(const std::string& gtid, const binlog::Event& ev, const std::string& file);
   // A complete unit with this GTID: whether --skip-event names it.
   bool skip_gtid_hit(const std::string& gtid);
   void stop_gtid_met() { stop_gtid_met_ = true; }
-  void exclude_met() { exclude_met_ = true; }
-  void include_met() { include_met_ = true; }
 
   // The end of the walk: `stopped` when a stop point ended it (then the targets after it had
   // nothing to act on, and are not checked).
@@ -70,7 +70,14 @@ class RangeTargets {
   std::vector<bool> skip_gtid_met_;
   std::vector<GtidTarget> gtid_targets_;
   bool stop_gtid_met_ = false;
-  bool exclude_met_ = false, include_met_ = false;
+  // --exclude-gtids' intervals: met, and whether a GTID of their sequence before them was read
+  // (the log then went through their place); the highest number read of each sequence.
+  struct ExcludeInterval {
+    AppliedGtids::Interval interval;
+    bool met = false, below = false;
+  };
+  std::vector<ExcludeInterval> excluded_;
+  std::vector<std::pair<std::string, std::uint64_t>> highest_;
 };
 
 }  // namespace binrecover::recovery

@@ -525,11 +525,9 @@ class Walker {
       if (u.kind != UnitKind::kMeta &&
           ((filter_.include_gtids && !filter_.include_gtids->contains(u.gtid)) ||
            filter_.exclude_gtids.contains(u.gtid))) {
-        if (filter_.exclude_gtids.contains(u.gtid)) targets_.exclude_met();
         consumer_.left_out(u, LeftOut::kGtidSet);
         return done();
       }
-      if (filter_.include_gtids) targets_.include_met();
       if (!filter_.applied_gtids.empty() && filter_.applied_gtids.contains(u.gtid)) {
         ++stats_.transactions_already_applied;
         consumer_.left_out(u, LeftOut::kAlreadyApplied);
