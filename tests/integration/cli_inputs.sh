@@ -116,3 +116,27 @@ rc=0
 "$BINRECOVER" events --binlog-dir="$WORK/copy" "$WORK/live/mysql-bin.000001" > /dev/null 2>&1 || rc=$?
 [ "$rc" = 2 ] || fail "--binlog-dir without --index-file: exit $rc"
 pass "an index of live paths with copies beside it is refused; --binlog-dir chooses the folder"
+
+# GTID targets on a real MySQL log of the corpus (GTIDs :6 to :26 of one uuid): a --stop-gtid the
+# log goes past stops there, before that transaction; --exclude-gtids intervals before the log
+# or of another uuid are plain filters, one past its last GTID is exit 2.
+CORPUS=${CORPUS:-$ROOT/../shared/corpus}
+G=$CORPUS/maxwell/src/test/resources/sql/replay/binlog.000004
+if [ -f "$G" ]; then
+  U=83759871-1141-11ed-b12d-0242ac130003
+  rc=0
+  "$BINRECOVER" --stop-gtid="$U:3" "$G" > "$WORK/g.sql" 2> "$WORK/g.err" || rc=$?
+  [ $rc = 2 ] && grep -q "went past it without it ($U:6 at" "$WORK/g.err" ||
+    fail "--stop-gtid before the log: exit $rc: $(cat "$WORK/g.err")"
+  ! grep -q "GTID_NEXT" "$WORK/g.sql" || fail "--stop-gtid before the log: a transaction was written"
+  for ok in "$U:1-3" "aaaaaaaa-1141-11ed-b12d-0242ac130003:10" "$U:10"; do
+    "$BINRECOVER" --exclude-gtids="$ok" "$G" > /dev/null || fail "--exclude-gtids=$ok refused"
+  done
+  rc=0
+  "$BINRECOVER" --exclude-gtids="$U:40" "$G" > /dev/null 2> "$WORK/g.err" || rc=$?
+  [ $rc = 2 ] && grep -q "past the last GTID of that sequence read ($U:26)" "$WORK/g.err" ||
+    fail "--exclude-gtids past the log: exit $rc: $(cat "$WORK/g.err")"
+  pass "GTID targets on a MySQL log: --stop-gtid passed over stops at once; --exclude-gtids past the log is exit 2, a filter otherwise"
+else
+  echo "SKIPPED: GTID targets (no $G)"
+fi
