@@ -31,6 +31,10 @@ double since(Clock::time_point t) {
 std::string choose_range(const Plan& plan, const DrillOptions& opts, FilterOptions& filter,
                          std::vector<InputFile>& replay_inputs, DrillResult& r) {
   filter.start_position = plan.start.position;
+  // (a backup that names GTIDs only: its own transactions left out by GTID, as plan's commands)
+  if (!plan.start.mysql_gtids.empty()) filter.exclude_gtids.add_mysql_set(plan.start.mysql_gtids);
+  if (!plan.start.maria_gtids.empty())
+    filter.exclude_gtids.add_maria_position(plan.start.maria_gtids);
   replay_inputs = plan.files;
   r.start = plan.files.front().display_name +
             (plan.start.position ? ":" + std::to_string(*plan.start.position) : "") + " (" +
