@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -87,8 +88,9 @@ std::string skip_command(const Plan& plan, const PlanOptions& opts);
 // ("" for the incident itself).
 std::string left_out_text(const Plan& plan, std::size_t i);
 
-// {"transactions":N,"tables":[{"table":"db.t","inserted":..,"updated":..,"deleted":..,
-// "statements":..}]}
+// [{"table":"db.t","inserted":..,"updated":..,"deleted":..,"statements":..}, ...]
+void append_tables_json(fmt::memory_buffer& b, const std::map<std::string, TableCounts>& tables);
+// {"transactions":N,"tables":[...]}
 void append_counts_json(fmt::memory_buffer& b, const RangeCounts& c);
 
 void write_plan_text(const Plan& plan, const PlanOptions& opts, Output& out);

@@ -109,19 +109,25 @@ void append_kv(fmt::memory_buffer& out, std::string_view key, std::string_view v
 
 }  // namespace
 
-void append_counts_json(fmt::memory_buffer& b, const RangeCounts& c) {
-  auto it = std::back_inserter(b);
-  fmt::format_to(it, "{{\"transactions\":{},\"tables\":[", c.transactions);
+void append_tables_json(fmt::memory_buffer& b, const std::map<std::string, TableCounts>& tables) {
+  append(b, "[");
   bool first = true;
-  for (const auto& [name, t] : c.tables) {
+  for (const auto& [name, t] : tables) {
     if (!first) append(b, ",");
     first = false;
     append(b, "{\"table\":");
     append_json_string(b, name);
-    fmt::format_to(it, ",\"inserted\":{},\"updated\":{},\"deleted\":{},\"statements\":{}}}",
-                   t.inserted, t.updated, t.deleted, t.statements);
+    fmt::format_to(std::back_inserter(b),
+                   ",\"inserted\":{},\"updated\":{},\"deleted\":{},\"statements\":{}}}", t.inserted,
+                   t.updated, t.deleted, t.statements);
   }
-  append(b, "]}");
+  append(b, "]");
+}
+
+void append_counts_json(fmt::memory_buffer& b, const RangeCounts& c) {
+  fmt::format_to(std::back_inserter(b), "{{\"transactions\":{},\"tables\":", c.transactions);
+  append_tables_json(b, c.tables);
+  append(b, "}");
 }
 
 std::string recovery_command(const Plan& plan, const PlanOptions& opts) {

@@ -11,6 +11,7 @@
 #include "recovery/reading/walker.h"
 #include "recovery/sql/event_info.h"
 #include "recovery/workflows/event_table.h"
+#include "recovery/workflows/plan.h"
 
 namespace binrecover::recovery {
 
@@ -151,19 +152,11 @@ void write_stats_table(const Stats& s, Output& out) {
 void write_stats_json(const Stats& s, Output& out) {
   auto& b = out.buf();
   auto it = std::back_inserter(b);
-  fmt::format_to(it, "{{\"events\":{},\"transactions\":{},\"rows\":{},\"bytes\":{},\"tables\":[",
+  fmt::format_to(it, "{{\"events\":{},\"transactions\":{},\"rows\":{},\"bytes\":{},\"tables\":",
                  s.events, s.transactions, s.rows, s.bytes);
+  append_tables_json(b, s.tables);
+  append(b, ",\"event_types\":{");
   bool first = true;
-  for (const auto& [name, t] : s.tables) {
-    if (!first) append(b, ",");
-    first = false;
-    append(b, "{\"table\":");
-    append_json_string(b, name);
-    fmt::format_to(it, ",\"inserted\":{},\"updated\":{},\"deleted\":{},\"statements\":{}}}",
-                   t.inserted, t.updated, t.deleted, t.statements);
-  }
-  append(b, "],\"event_types\":{");
-  first = true;
   for (const auto& [type, n] : s.event_types) {
     if (!first) append(b, ",");
     first = false;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "recovery/decisions/incident.h"
 #include "recovery/reading/walker.h"
 #include "recovery/sql/output.h"
 
@@ -12,10 +13,8 @@ namespace binrecover::recovery {
 
 // What a range of binlogs did: rows per table and kind, events per type, the largest and
 // longest transactions. Memory is bounded by the number of tables and the top-N lists.
-struct TableStats {
-  std::uint64_t inserted = 0, updated = 0, deleted = 0;
-  std::uint64_t statements = 0;  // statement-format DML/DDL naming the table
-};
+// Rows inserted, updated, deleted and statement-format DML/DDL naming the table.
+using TableStats = TableCounts;
 
 struct TransactionStats {
   std::string file;
