@@ -51,6 +51,8 @@ class RangeTargets {
   void at_end(bool stopped) const;
 
   bool any_positions_left() const { return !positions_left_.empty(); }
+  // Whether before_event has anything to check (most runs: nothing, no call per event).
+  bool watches_events() const { return !positions_left_.empty() || filter_.stop_position; }
 
  private:
   struct GtidPlace {

@@ -207,7 +207,8 @@ class Walker {
           continue;
         }
       }
-      if (!ev->in_payload) targets_.before_event(*ev, in.display_name, last_file_);
+      if (!ev->in_payload && targets_.watches_events())
+        targets_.before_event(*ev, in.display_name, last_file_);
       if (last_file_ && filter_.stop_position && ev->pos >= *filter_.stop_position) {
         stopped_ = true;
         break;

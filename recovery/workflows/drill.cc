@@ -267,34 +267,39 @@ DrillResult run_drill(const std::vector<InputFile>& inputs, const DrillOptions& 
   return r;
 }
 
+// (every name and text in it may come from the binlogs or a server: printable() for the
+// terminal)
 std::string drill_summary(const DrillResult& r) {
   std::ostringstream o;
   for (const auto& s : r.steps)
     o << (s.ok ? "ok    " : "FAILED") << "  " << s.name << " (" << std::fixed
-      << std::setprecision(1) << s.seconds << " s): " << s.detail << "\n";
+      << std::setprecision(1) << s.seconds << " s): " << printable(s.detail) << "\n";
   for (const auto& t : r.tables) {
-    o << (t.ok ? "  " : "! ") << t.table << "  rows " << t.rows << "  checksum " << t.checksum;
+    o << (t.ok ? "  " : "! ") << printable(t.table) << "  rows " << t.rows << "  checksum "
+      << printable(t.checksum);
     if (t.expected_rows)
-      o << "  (expected rows " << *t.expected_rows << ", checksum " << t.expected_checksum << ")";
+      o << "  (expected rows " << *t.expected_rows << ", checksum "
+        << printable(t.expected_checksum) << ")";
     o << "\n";
   }
-  if (!r.start.empty()) o << "start: " << r.start << "\n";
+  if (!r.start.empty()) o << "start: " << printable(r.start) << "\n";
   if (!r.stop_file.empty() || !r.stop_gtid.empty() || r.stop_time != 0) {
     o << "stop point: just before";
-    if (!r.stop_file.empty()) o << " " << r.stop_file << ":" << r.stop_pos;
-    if (!r.stop_gtid.empty()) o << " (GTID " << r.stop_gtid << ")";
+    if (!r.stop_file.empty()) o << " " << printable(r.stop_file) << ":" << r.stop_pos;
+    if (!r.stop_gtid.empty()) o << " (GTID " << printable(r.stop_gtid) << ")";
     if (r.stop_time != 0) o << ", " << local_time_text(r.stop_time, true);
     o << "\n";
   }
   if (!r.incident.empty()) {
-    o << "incident: " << r.incident << "\n";
+    o << "incident: " << printable(r.incident) << "\n";
     o << "left out after it: " << with_commas(r.left_out.transactions) << " transaction(s)";
-    if (!r.left_out.tables.empty()) o << ": " << counts_text(r.left_out);
+    if (!r.left_out.tables.empty()) o << ": " << printable(counts_text(r.left_out));
     o << "\n";
   }
   o << (r.passed ? "PASS" : "FAIL") << ": drill " << (r.passed ? "restored" : "did not restore")
     << " the backup and replayed "
-    << (r.target.empty() ? std::string("nothing (the plan failed)") : "to just before " + r.target)
+    << (r.target.empty() ? std::string("nothing (the plan failed)")
+                         : "to just before " + printable(r.target))
     << "\n";
   return o.str();
 }

@@ -73,6 +73,13 @@ std::size_t digits(std::uint64_t v) {
 
 }  // namespace
 
+std::string printable(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return out;
+}
+
 void append_json_string(fmt::memory_buffer& out, std::string_view s) {
   out.push_back('"');
   for (std::size_t i = 0; i < s.size();) {

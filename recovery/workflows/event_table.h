@@ -35,5 +35,8 @@ std::uint64_t run_event_list(const std::vector<InputFile>& inputs, const DecodeO
 void append_tsv_field(fmt::memory_buffer& out, std::string_view s);
 // A JSON string literal; bytes that are not UTF-8 become U+FFFD.
 void append_json_string(fmt::memory_buffer& out, std::string_view s);
+// Text for a terminal: control bytes (an escape sequence or a line break in a hostile name or
+// statement) as '?'.
+std::string printable(std::string_view s);
 
 }  // namespace binrecover::recovery

@@ -27,15 +27,6 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-// A name or statement for a terminal: control bytes (an escape sequence in a hostile name, a
-// line break) as '?'.
-std::string printable(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return out;
-}
-
 std::size_t file_index(const Plan& plan, const std::string& name) {
   for (std::size_t i = 0; i < plan.files.size(); ++i)
     if (plan.files[i].display_name == name) return i;

@@ -7,6 +7,7 @@
 #include "recovery/reading/row_counter.h"
 #include "recovery/reading/statement_dbs.h"
 #include "recovery/sql/event_info.h"
+#include "recovery/workflows/event_table.h"
 
 namespace binrecover::recovery {
 
@@ -170,13 +171,6 @@ std::string counts_text(const TimelineCounts& c) {
   add(c.deleted, "del", true);
   add(c.ddl, "DDL", false);
   add(c.statements, c.statements == 1 ? "statement" : "statements", false);
-  return s;
-}
-
-// A name for the terminal: control bytes (an escape sequence in a hostile name) as '?'.
-std::string printable(std::string s) {
-  for (char& c : s)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
   return s;
 }
 
