@@ -123,22 +123,21 @@ void DamageFinder::statement(const binlog::Query& q, const Event& ev) {
   Damage d = base(ev.pos, ev.header.timestamp);
   d.target = names.front();
   d.statement = cut(q.query);
+  const auto certain = [&d](std::string what, const char* why) {
+    d.what = std::move(what);
+    d.severity = Severity::kCertainLoss;
+    d.why = why;
+  };
   switch (t.action) {
     case A::kDropDatabase:
-      d.what = "DROP DATABASE";
-      d.severity = Severity::kCertainLoss;
-      d.why = "the database and every table in it";
+      certain("DROP DATABASE", "the database and every table in it");
       break;
     case A::kDropTable:
       if (has_keyword(q.query, "TEMPORARY")) return;  // a session's own table
-      d.what = "DROP TABLE";
-      d.severity = Severity::kCertainLoss;
-      d.why = "the table and all its rows";
+      certain("DROP TABLE", "the table and all its rows");
       break;
     case A::kTruncate:
-      d.what = "TRUNCATE";
-      d.severity = Severity::kCertainLoss;
-      d.why = "every row of the table";
+      certain("TRUNCATE", "every row of the table");
       break;
     case A::kDelete:
     case A::kUpdate: {
@@ -146,9 +145,7 @@ void DamageFinder::statement(const binlog::Query& q, const Event& ev) {
       const WhereKind wk = where_kind(q.query);
       if (wk == WhereKind::kPinned) return;
       if (wk == WhereKind::kNone) {
-        d.what = verb + " without WHERE";
-        d.severity = Severity::kCertainLoss;
-        d.why = "every row of the table";
+        certain(verb + " without WHERE", "every row of the table");
       } else {
         d.what = verb + " with a WHERE that pins no key";
         d.severity = Severity::kSuspect;

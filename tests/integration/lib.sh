@@ -96,3 +96,16 @@ shop_expected() {
       "$(sql "$port" -N -e "CHECKSUM TABLE $t" | cut -f2)"
   done > "$WORK/expected.tsv"
 }
+
+# use_mysql: MySQL 9.7 servers for this test (scripts/mysql_server.sh, its chroot built on first
+# use), stopped on exit with the MariaDB ones. Then start_mysql NAME PORT [mysqld options...].
+use_mysql() {
+  MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
+  "$MYSQL_SERVER" chroot > /dev/null || fail "cannot build the MySQL chroot (see above)"
+  SERVERS_MYSQL=()
+  trap 'for s in "${SERVERS_MYSQL[@]}"; do "$MYSQL_SERVER" stop "$s" || true; done; cleanup' EXIT
+}
+start_mysql() {
+  SERVERS_MYSQL+=("$WORK/$1")
+  "$MYSQL_SERVER" start "$WORK/$1" "${@:2}"
+}

@@ -24,15 +24,8 @@ PT=$((PA + 1))
 export TZ=UTC
 
 if [ "$FLAVOR" = mysql ]; then
-  MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
-  "$MYSQL_SERVER" chroot > /dev/null || fail "cannot build the MySQL chroot (see above)"
-  SERVERS_MYSQL=()
-  cleanup_mysql() {
-    for s in "${SERVERS_MYSQL[@]}"; do "$MYSQL_SERVER" stop "$s" || true; done
-    cleanup
-  }
-  trap cleanup_mysql EXIT
-  start() { SERVERS_MYSQL+=("$WORK/$1"); "$MYSQL_SERVER" start "$WORK/$1" "${@:2}"; }
+  use_mysql
+  start() { start_mysql "$@"; }
   # (a GTID server's mysqldump writes SET @@GLOBAL.GTID_PURGED: the backup's GTIDs, no position)
   dump_tool() { "$MYSQL_SERVER" exec mysqldump --no-defaults -h127.0.0.1 -P"$PA" -uroot "$@"; }
   COORDS=--source-data=2
@@ -328,6 +321,26 @@ for target in "--skip-event=$drop_file:$((drop_pos + 1))" "--stop-position=$((dr
   [ $rc = 2 ] || fail "drill with $target: exit $rc: $(cat "$WORK/obo.out" "$WORK/obo.err")"
 done
 pass "$FLAVOR: off-by-one --skip-event / --stop-position: exit 2 for SQL output, replay and drill, the DROP never written or applied"
+
+# --- 5b. datetimes read exactly, on this day's binlogs ---------------------------------------------
+# The DROP's second in UTC, in +05:00 and in a named zone: the same stop, the same output;
+# trailing text and a date alone are refused before anything is written.
+drop_ts=$(jq_py "$WORK/plan_f.json" 'print([x["timestamp"] for x in d["destructive"] if x["incident"]][0])')
+at() { TZ=$1 date -d "@$drop_ts" +"$2"; }
+"$BINRECOVER" --timezone=UTC --stop-datetime="$(at UTC '%F %T')" "${from_flush[@]}" > "$WORK/dt.utc" ||
+  fail "--stop-datetime in UTC failed"
+grep -q "DROP DATABASE" "$WORK/dt.utc" && fail "--stop-datetime at the DROP's second wrote the DROP"
+for form in "$(at Asia/Karachi '%F %T')+05:00" "$(at Europe/Berlin '%F %T') Europe/Berlin" \
+  "$(at UTC '%FT%T')Z"; do
+  "$BINRECOVER" --timezone=UTC --stop-datetime="$form" "${from_flush[@]}" | cmp -s - "$WORK/dt.utc" ||
+    fail "--stop-datetime='$form' is not the same stop as in UTC"
+done
+for bad in "$(at UTC '%F %T')garbage" "$(at UTC '%F')" "$(at UTC '%F %T') Mars/Base"; do
+  rc=0
+  "$BINRECOVER" --stop-datetime="$bad" "${from_flush[@]}" > "$WORK/dt.bad" 2> /dev/null || rc=$?
+  [ $rc = 2 ] && ! grep -q "BINLOG\|INSERT" "$WORK/dt.bad" || fail "--stop-datetime='$bad': exit $rc"
+done
+pass "$FLAVOR: --stop-datetime with +05:00, a zone name and Z stops where UTC does; trailing text, a date alone and an unknown zone exit 2"
 
 # --- 6. a STATEMENT-format day (MariaDB) -------------------------------------------------------------
 [ "$FLAVOR" = mariadb ] || exit 0
