@@ -277,6 +277,22 @@ if [ "$FLAVOR" = mysql ]; then  # the dump with GTID_PURGED and no position
 fi
 pass "$FLAVOR: drill passes from both dumps (zyyshop before the DROP, shop2 before its DELETE), naming stop point and incident"
 
+# --incident and --allow choose another stop, in plan and drill alike.
+upd=$(jq_py "$WORK/plan_f.json" 'print([x for x in d["destructive"] if x["target"]=="zyyshop.customers"][0]["number"])')
+upd_pos=$(jq_py "$WORK/plan_f.json" 'print([x for x in d["destructive"] if x["target"]=="zyyshop.customers"][0]["pos"])')
+"$BINRECOVER" plan --dump="$DUMP_TIME" --index-file="$INDEX" --database=zyyshop --format=json \
+  --allow=zyyshop > "$WORK/plan_allow.json" || fail "plan --allow failed"
+jq_py "$WORK/plan_allow.json" '
+i=[x for x in d["destructive"] if x["incident"]]
+assert len(i)==1 and i[0]["target"]=="zyyshop.customers", i
+assert [x["allowed_by"] for x in d["destructive"] if x["what"]=="DROP DATABASE"]==["zyyshop"]
+' || fail "--allow=zyyshop did not pass over the DROP"
+rc=0
+drill --dump="$DUMP_TIME" --database=zyyshop --incident="$upd" > "$WORK/drill_inc.out" 2>&1 || rc=$?
+[ $rc = 0 ] && grep -q "^stop point: just before [^ ]*:$upd_pos " "$WORK/drill_inc.out" ||
+  { cat "$WORK/drill_inc.out"; fail "drill --incident=$upd: exit $rc, or not stopped before the UPDATE"; }
+pass "$FLAVOR: --allow passes over the DROP (the interest UPDATE becomes the incident); drill --incident=$upd stops before the UPDATE"
+
 # --- 4. dumps plan cannot start from ----------------------------------------------------------------
 expect_refusal() {  # PATTERN ARGS...: exit 2, one line with PATTERN
   local pattern=$1 rc=0
