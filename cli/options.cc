@@ -908,6 +908,259 @@ std::vector<CommandInfo> command_table() {
   return out;
 }
 
+namespace {
+
+// The options as parsed: whether one was given, its text, its number.
+class Given {
+ public:
+  explicit Given(const po::variables_map& vm) : vm_(vm) {}
+  bool has(const char* name) const { return vm_.count(name) > 0; }
+  std::optional<std::string> text(const char* name) const {
+    if (!vm_.count(name)) return std::nullopt;
+    return vm_[name].as<std::string>();
+  }
+  std::optional<std::uint64_t> u64(const char* name) const {
+    if (!vm_.count(name)) return std::nullopt;
+    return parse_u64(vm_[name].as<std::string>(), name);
+  }
+  std::vector<std::string> list(const char* name) const {
+    if (!vm_.count(name)) return {};
+    return vm_[name].as<std::vector<std::string>>();
+  }
+
+ private:
+  const po::variables_map& vm_;
+};
+
+// The reading path's range and filters: the same for every command. Returns a MariaDB GTID
+// --start-position when one was given (its transactions are left out by the filter).
+std::optional<std::string> read_range_and_filters(const Given& g, Options& o) {
+  std::optional<std::string> start_gtids;
+  // The reading path and its filters: the same for every command.
+  if (auto tz = g.text("timezone")) apply_timezone(*tz);
+  // --start-position=0-1-42[,1-2-7]: a MariaDB GTID position (as mariadb-binlog 10.8+ takes
+  // it): what comes after it, per domain; the transactions at or before it are left out.
+  if (auto v = g.text("start-position"); v && maria_gtid_list(*v)) {
+    start_gtids = *v;
+    o.filter.exclude_gtids.add_maria_position(*v);
+  } else {
+    o.filter.start_position = g.u64("start-position");
+  }
+  if (auto from = g.u64("from")) {
+    if (o.filter.start_position) usage_error("--from and --start-position are the same: give one");
+    o.filter.start_position = from;
+  }
+  o.filter.stop_position = g.u64("stop-position");
+  if (o.filter.start_position && *o.filter.start_position < 4)
+    usage_error("--start-position must be at least 4 (the first event follows the magic)");
+  if (o.filter.start_position && o.filter.stop_position &&
+      *o.filter.stop_position <= *o.filter.start_position && !g.has("index-file") &&
+      g.has("files") && g.list("files").size() == 1)
+    usage_error("--stop-position must be past --start-position for a single file");
+  if (auto t = g.text("start-datetime"))
+    o.filter.start_datetime = recovery::parse_datetime(*t, "--start-datetime").first_whole_second();
+  if (auto t = g.text("stop-datetime"))
+    o.filter.stop_datetime = recovery::parse_datetime(*t, "--stop-datetime").first_whole_second();
+  if (auto gtid = g.text("stop-gtid")) {
+    if (!valid_gtid(*gtid))
+      usage_error(
+          "--stop-gtid needs a GTID (0-1-42, or 3e11fa47-71ca-11e1-9e33-c80aa9429562:42 "
+          "with an optional :tag before the number), not '" +
+          *gtid + "'");
+    o.filter.stop_gtid = *gtid;
+  }
+  if (auto id = g.u64("server-id")) {
+    if (*id > 0xffffffffULL) usage_error("--server-id is at most 4294967295");
+    o.filter.server_id = static_cast<std::uint32_t>(*id);
+  }
+  if (g.has("rewrite-db"))
+    for (const auto& r : g.list("rewrite-db")) o.filter.rewrite_db.push_back(parse_rewrite(r));
+  o.sql.rewrite_db = o.filter.rewrite_db;
+  if (g.has("database")) o.filter.databases = g.list("database");
+  if (g.has("table"))
+    for (const auto& t : g.list("table")) o.filter.tables.push_back(parse_table(t));
+  for (const char* name : {"include-gtids", "exclude-gtids"}) {
+    const auto set = g.text(name);
+    if (!set) continue;
+    recovery::AppliedGtids gtids;
+    try {
+      gtids.add_mysql_set(*set);
+    } catch (const Error&) {
+      usage_error(std::string("--") + name +
+                  " needs a MySQL GTID set (uuid:1-5:7 or uuid:tag:1-3, " +
+                  "comma-separated), not '" + *set + "'");
+    }
+    if (gtids.empty()) usage_error(std::string("--") + name + " is empty");
+    if (name[0] == 'i')
+      o.filter.include_gtids = std::move(gtids);
+    else
+      o.filter.exclude_gtids.add_mysql_set(*set);
+    if (name[0] == 'e') o.filter.exclude_gtids_given = true;
+  }
+  if (g.has("skip-event"))
+    for (const auto& v : g.list("skip-event")) {
+      if (valid_gtid(v)) {
+        o.filter.skip_gtids.push_back(v);
+        continue;
+      }
+      const auto colon = v.rfind(':');
+      if (colon == std::string::npos)
+        o.filter.skip_positions.emplace_back("", parse_u64(v, "skip-event"));
+      else
+        o.filter.skip_positions.emplace_back(
+            std::filesystem::path(v.substr(0, colon)).filename().string(),
+            parse_u64(v.substr(colon + 1), "skip-event"));
+    }
+  o.decode.reader.force_read = g.has("force-read");
+  if (auto v = g.text("verify-binlog-checksum"))
+    o.decode.reader.verify_checksum =
+        !(*v == "0" || *v == "OFF" || *v == "off" || *v == "FALSE" || *v == "false");
+  if (g.has("skip-verify-binlog-checksum")) o.decode.reader.verify_checksum = false;
+  if (auto n = g.u64("offset")) o.decode.skip_events = *n;
+  if (auto t = g.text("transaction-memory"))
+    o.decode.max_unit_memory = parse_size(*t, "transaction-memory");
+  o.progress = !g.has("no-progress");
+  o.result_file = g.text("result-file");
+  return start_gtids;
+}
+
+// plan and drill: the backup, where to start, the incident, the filters repeated in the
+// commands printed, and the drill's own options.
+void read_plan_and_drill(const Given& g, Command cmd, Options& o) {
+  if (auto d = g.text("dump")) o.plan.dump = *d;
+  if (auto n = g.u64("rows-threshold")) o.plan.rows_threshold = std::max<std::uint64_t>(*n, 1);
+  o.plan.databases = o.filter.databases;
+  // The filters plan repeats in the commands it prints.
+  for (const char* name : {"database", "table", "rewrite-db"})
+    if (g.has(name))
+      for (const auto& v : g.list(name))
+        o.plan.filter_args.push_back(std::string("--") + name + "=" + v);
+  for (const char* name : {"server-id", "start-datetime", "stop-datetime", "stop-gtid",
+                           "include-gtids", "exclude-gtids", "offset", "transaction-memory"})
+    if (auto v = g.text(name)) o.plan.filter_args.push_back(std::string("--") + name + "=" + *v);
+  if (g.has("force-read")) o.plan.filter_args.emplace_back("--force-read");
+  if (g.has("read-from-remote-server") || g.has("read-from-remote-source")) {
+    // The commands plan prints read from the same server (never with its password: the
+    // option files or the prompt give it, as they gave it here).
+    if (!o.connection.read_defaults) o.plan.command_prefix.emplace_back("--no-defaults");
+    if (o.connection.defaults_file)
+      o.plan.command_prefix.push_back("--defaults-file=" + *o.connection.defaults_file);
+    o.plan.filter_args.emplace_back("-R");
+    for (const char* name :
+         {"host", "port", "user", "socket", "connection-server-id", "ssl-mode", "ssl-ca",
+          "ssl-capath", "ssl-cert", "ssl-key", "ssl-cipher", "protocol", "bind-address",
+          "compression-algorithms", "ssl-crl", "ssl-crlpath", "tls-version"})
+      if (auto v = g.text(name)) o.plan.filter_args.push_back(std::string("--") + name + "=" + *v);
+    for (const char* name : {"ssl", "ssl-verify-server-cert"})
+      if (g.has(name)) o.plan.filter_args.push_back(std::string("--") + name);
+    if (g.has("password")) o.plan.filter_args.emplace_back("-p");
+  }
+  if (!o.decode.reader.verify_checksum)
+    o.plan.filter_args.emplace_back("--skip-verify-binlog-checksum");
+  o.plan.stop_position = o.filter.stop_position;
+  if (cmd == Command::kPlan || cmd == Command::kDrill) {
+    o.plan.start_position = o.filter.start_position;
+    o.plan.start_file = g.text("start-file");
+    o.plan.start_datetime = o.filter.start_datetime.has_value();
+    o.plan.incident = g.text("incident");
+    if (g.has("allow")) o.plan.allow = g.list("allow");
+    if (o.plan.incident && o.plan.incident->empty()) usage_error("--incident is empty");
+    if (o.plan.incident && g.has("to-end"))
+      usage_error("--to-end replays everything: not with --incident");
+  }
+  if (cmd == Command::kPlan && !o.plan.dump && !o.plan.start_position && !o.plan.start_file &&
+      !o.plan.start_datetime)
+    usage_error(
+        "plan needs to know where the backup stands: --dump=BACKUP, or --start-file / "
+        "--start-position / --start-datetime");
+  if (cmd == Command::kDrill) {
+    if (!o.plan.dump) usage_error("drill needs --dump=BACKUP (a mysqldump/mariadb-dump file)");
+    if (o.plan.incident && (o.filter.stop_position || o.filter.stop_datetime || o.filter.stop_gtid))
+      usage_error(
+          "--incident chooses the stop point: not with --stop-position, --stop-datetime "
+          "or --stop-gtid");
+    o.drill.plan = o.plan;
+    o.drill.filter = o.filter;
+    o.drill.to_end = g.has("to-end");
+    o.drill.keep = g.has("keep");
+    o.drill.expect_file = g.text("expect");
+    o.drill.write_expect_file = g.text("write-expect");
+    o.drill.report_file = g.text("report");
+    if (auto b = g.text("server-binary")) o.drill.server_binary = *b;
+    o.drill.server_applier = g.has("server-applier");
+    if (o.drill.server_applier && g.has("no-preserve-commit-order"))
+      usage_error(
+          "--no-preserve-commit-order does not apply with --server-applier (the "
+          "server's applier commits in the log's order)");
+  }
+}
+
+// The inputs: files, an index (its names, or --binlog-dir), stdin, s3:// objects; with -R the
+// server's files by name (listed once connected).
+void read_inputs(const Given& g, bool stdin_is_tty, Options& o) {
+  std::vector<std::string> paths;
+  if (g.has("files")) paths = g.list("files");
+  if (o.remote) {  // the server's binlogs by name: listed once connected (cli/remote.cc)
+    o.remote_files = paths;
+    return;
+  }
+  if (auto index = g.text("index-file")) {
+    if (!paths.empty()) usage_error("give either binlog files or --index-file, not both");
+    if (recovery::s3::is_url(*index)) {
+      if (g.has("binlog-dir")) usage_error("--binlog-dir applies to an index file, not s3://");
+      paths.push_back(*index);  // (an index object: its files below)
+    } else {
+      paths = binlog::read_index_file(*index, g.text("binlog-dir").value_or(""));
+    }
+  } else if (g.has("binlog-dir")) {
+    usage_error("--binlog-dir names where the files of an --index-file are: give --index-file");
+  }
+  if (paths.empty()) {
+    if (stdin_is_tty)
+      usage_error(
+          "no binlog given: name files, --index-file, or pipe one into standard input "
+          "(see binrecover --help)");
+    paths.push_back("-");
+  }
+  // The --s3-* options mean something only where a store is read.
+  if (std::none_of(paths.begin(), paths.end(),
+                   [](const std::string& p) { return recovery::s3::is_url(p); }))
+    for (const char* n : {"s3-endpoint", "s3-region", "s3-profile", "s3-addressing"})
+      if (g.has(n)) usage_error(std::string("--") + n + " applies to s3:// inputs");
+  for (const auto& p : paths) {
+    if (!recovery::s3::is_url(p)) {
+      o.inputs.push_back({p, base_name(p), std::nullopt, {}, {}, std::nullopt});
+      continue;
+    }
+    // An object, an index object or an archive folder of a bucket: read by ranged GETs
+    // (recovery/storage/s3_archive.h).
+    const recovery::s3::Url url = recovery::s3::parse_url(p);
+    const auto client = recovery::s3::reader_client();
+    const auto manifest =
+        std::make_shared<std::optional<recovery::s3::Manifest>>(recovery::s3::read_manifest(
+            *client, recovery::s3::folder_of(url.key.empty() || url.key.back() == '/'
+                                                 ? recovery::s3::Url{url.bucket, url.key + "x"}
+                                                 : url)));
+    for (const recovery::s3::Url& u : recovery::s3::expand_inputs(*client, url)) {
+      const std::string name = recovery::s3::base_name_of(u.key);
+      recovery::InputFile in{u.text(), name, std::nullopt, {}, {}, std::nullopt};
+      if (*manifest)
+        for (const auto& f : (*manifest)->files)
+          if (f.name == name && recovery::s3::folder_of(u).key == recovery::s3::folder_of(url).key)
+            in.size = f.size;
+      if (!in.size)
+        if (auto info = client->head(u)) in.size = info->size;
+      in.open = [u, name, manifest]() -> std::unique_ptr<binlog::Source> {
+        return std::make_unique<recovery::s3::S3Source>(recovery::s3::reader_client(), u, name,
+                                                        manifest.get());
+      };
+      o.inputs.push_back(std::move(in));
+    }
+  }
+}
+
+}  // namespace
+
 Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty) {
   std::vector<std::string> args = args_in;
   Options o;
@@ -1111,95 +1364,8 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     return parse_u64(vm[name].as<std::string>(), name);
   };
 
-  // The reading path and its filters: the same for every command.
-  if (auto tz = text("timezone")) apply_timezone(*tz);
-  // --start-position=0-1-42[,1-2-7]: a MariaDB GTID position (as mariadb-binlog 10.8+ takes
-  // it): what comes after it, per domain; the transactions at or before it are left out.
-  std::optional<std::string> start_gtids;
-  if (auto v = text("start-position"); v && maria_gtid_list(*v)) {
-    start_gtids = *v;
-    o.filter.exclude_gtids.add_maria_position(*v);
-  } else {
-    o.filter.start_position = u64("start-position");
-  }
-  if (auto from = u64("from")) {
-    if (o.filter.start_position) usage_error("--from and --start-position are the same: give one");
-    o.filter.start_position = from;
-  }
-  o.filter.stop_position = u64("stop-position");
-  if (o.filter.start_position && *o.filter.start_position < 4)
-    usage_error("--start-position must be at least 4 (the first event follows the magic)");
-  if (o.filter.start_position && o.filter.stop_position &&
-      *o.filter.stop_position <= *o.filter.start_position && !has("index-file") && has("files") &&
-      vm["files"].as<std::vector<std::string>>().size() == 1)
-    usage_error("--stop-position must be past --start-position for a single file");
-  if (auto t = text("start-datetime"))
-    o.filter.start_datetime = recovery::parse_datetime(*t, "--start-datetime").first_whole_second();
-  if (auto t = text("stop-datetime"))
-    o.filter.stop_datetime = recovery::parse_datetime(*t, "--stop-datetime").first_whole_second();
-  if (auto g = text("stop-gtid")) {
-    if (!valid_gtid(*g))
-      usage_error(
-          "--stop-gtid needs a GTID (0-1-42, or 3e11fa47-71ca-11e1-9e33-c80aa9429562:42 "
-          "with an optional :tag before the number), not '" +
-          *g + "'");
-    o.filter.stop_gtid = *g;
-  }
-  if (auto id = u64("server-id")) {
-    if (*id > 0xffffffffULL) usage_error("--server-id is at most 4294967295");
-    o.filter.server_id = static_cast<std::uint32_t>(*id);
-  }
-  if (has("rewrite-db"))
-    for (const auto& r : vm["rewrite-db"].as<std::vector<std::string>>())
-      o.filter.rewrite_db.push_back(parse_rewrite(r));
-  o.sql.rewrite_db = o.filter.rewrite_db;
-  if (has("database")) o.filter.databases = vm["database"].as<std::vector<std::string>>();
-  if (has("table"))
-    for (const auto& t : vm["table"].as<std::vector<std::string>>())
-      o.filter.tables.push_back(parse_table(t));
-  for (const char* name : {"include-gtids", "exclude-gtids"}) {
-    const auto set = text(name);
-    if (!set) continue;
-    recovery::AppliedGtids gtids;
-    try {
-      gtids.add_mysql_set(*set);
-    } catch (const Error&) {
-      usage_error(std::string("--") + name +
-                  " needs a MySQL GTID set (uuid:1-5:7 or uuid:tag:1-3, " +
-                  "comma-separated), not '" + *set + "'");
-    }
-    if (gtids.empty()) usage_error(std::string("--") + name + " is empty");
-    if (name[0] == 'i')
-      o.filter.include_gtids = std::move(gtids);
-    else
-      o.filter.exclude_gtids.add_mysql_set(*set);
-    if (name[0] == 'e') o.filter.exclude_gtids_given = true;
-  }
-  if (has("skip-event"))
-    for (const auto& v : vm["skip-event"].as<std::vector<std::string>>()) {
-      if (valid_gtid(v)) {
-        o.filter.skip_gtids.push_back(v);
-        continue;
-      }
-      const auto colon = v.rfind(':');
-      if (colon == std::string::npos)
-        o.filter.skip_positions.emplace_back("", parse_u64(v, "skip-event"));
-      else
-        o.filter.skip_positions.emplace_back(
-            std::filesystem::path(v.substr(0, colon)).filename().string(),
-            parse_u64(v.substr(colon + 1), "skip-event"));
-    }
-  o.decode.reader.force_read = has("force-read");
-  if (auto v = text("verify-binlog-checksum"))
-    o.decode.reader.verify_checksum =
-        !(*v == "0" || *v == "OFF" || *v == "off" || *v == "FALSE" || *v == "false");
-  if (has("skip-verify-binlog-checksum")) o.decode.reader.verify_checksum = false;
-  if (auto n = u64("offset")) o.decode.skip_events = *n;
-  if (auto t = text("transaction-memory"))
-    o.decode.max_unit_memory = parse_size(*t, "transaction-memory");
-  o.progress = !has("no-progress");
-  o.result_file = text("result-file");
-
+  const Given given(vm);
+  const std::optional<std::string> start_gtids = read_range_and_filters(given, o);
   // What each command adds.
   o.sql.short_form = has("short-form");
   o.sql.hexdump = has("hexdump");
@@ -1328,77 +1494,12 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       o.events.limit_count = parse_u64(trim(l->substr(comma + 1)), "limit");
     }
   }
-  if (auto d = text("dump")) o.plan.dump = *d;
-  if (auto n = u64("rows-threshold")) o.plan.rows_threshold = std::max<std::uint64_t>(*n, 1);
-  o.plan.databases = o.filter.databases;
-  // The filters plan repeats in the commands it prints.
-  for (const char* name : {"database", "table", "rewrite-db"})
-    if (has(name))
-      for (const auto& v : vm[name].as<std::vector<std::string>>())
-        o.plan.filter_args.push_back(std::string("--") + name + "=" + v);
-  for (const char* name : {"server-id", "start-datetime", "stop-datetime", "stop-gtid",
-                           "include-gtids", "exclude-gtids", "offset", "transaction-memory"})
-    if (auto v = text(name)) o.plan.filter_args.push_back(std::string("--") + name + "=" + *v);
-  if (has("force-read")) o.plan.filter_args.emplace_back("--force-read");
-  if (has("read-from-remote-server") || has("read-from-remote-source")) {
-    // The commands plan prints read from the same server (never with its password: the
-    // option files or the prompt give it, as they gave it here).
-    if (!o.connection.read_defaults) o.plan.command_prefix.emplace_back("--no-defaults");
-    if (o.connection.defaults_file)
-      o.plan.command_prefix.push_back("--defaults-file=" + *o.connection.defaults_file);
-    o.plan.filter_args.emplace_back("-R");
-    for (const char* name :
-         {"host", "port", "user", "socket", "connection-server-id", "ssl-mode", "ssl-ca",
-          "ssl-capath", "ssl-cert", "ssl-key", "ssl-cipher", "protocol", "bind-address",
-          "compression-algorithms", "ssl-crl", "ssl-crlpath", "tls-version"})
-      if (auto v = text(name)) o.plan.filter_args.push_back(std::string("--") + name + "=" + *v);
-    for (const char* name : {"ssl", "ssl-verify-server-cert"})
-      if (has(name)) o.plan.filter_args.push_back(std::string("--") + name);
-    if (has("password")) o.plan.filter_args.emplace_back("-p");
-  }
-  if (!o.decode.reader.verify_checksum)
-    o.plan.filter_args.emplace_back("--skip-verify-binlog-checksum");
-  o.plan.stop_position = o.filter.stop_position;
-  if (cmd == Command::kPlan || cmd == Command::kDrill) {
-    o.plan.start_position = o.filter.start_position;
-    o.plan.start_file = text("start-file");
-    o.plan.start_datetime = o.filter.start_datetime.has_value();
-    o.plan.incident = text("incident");
-    if (has("allow")) o.plan.allow = vm["allow"].as<std::vector<std::string>>();
-    if (o.plan.incident && o.plan.incident->empty()) usage_error("--incident is empty");
-    if (o.plan.incident && has("to-end"))
-      usage_error("--to-end replays everything: not with --incident");
-  }
-  if (cmd == Command::kPlan && !o.plan.dump && !o.plan.start_position && !o.plan.start_file &&
-      !o.plan.start_datetime)
-    usage_error(
-        "plan needs to know where the backup stands: --dump=BACKUP, or --start-file / "
-        "--start-position / --start-datetime");
+  read_plan_and_drill(given, cmd, o);
   const bool connection_given =
       has("host") || has("port") || has("user") || has("password") || has("socket") ||
       has("ssl-mode") || has("ssl") || has("ssl-ca") || has("ssl-capath") || has("ssl-cert") ||
       has("ssl-key") || has("ssl-cipher") || has("ssl-verify-server-cert") || has("protocol") ||
       has("bind-address") || has("compression-algorithms") || has("zstd-compression-level");
-  if (cmd == Command::kDrill) {
-    if (!o.plan.dump) usage_error("drill needs --dump=BACKUP (a mysqldump/mariadb-dump file)");
-    if (o.plan.incident && (o.filter.stop_position || o.filter.stop_datetime || o.filter.stop_gtid))
-      usage_error(
-          "--incident chooses the stop point: not with --stop-position, --stop-datetime "
-          "or --stop-gtid");
-    o.drill.plan = o.plan;
-    o.drill.filter = o.filter;
-    o.drill.to_end = has("to-end");
-    o.drill.keep = has("keep");
-    o.drill.expect_file = text("expect");
-    o.drill.write_expect_file = text("write-expect");
-    o.drill.report_file = text("report");
-    if (auto b = text("server-binary")) o.drill.server_binary = *b;
-    o.drill.server_applier = has("server-applier");
-    if (o.drill.server_applier && has("no-preserve-commit-order"))
-      usage_error(
-          "--no-preserve-commit-order does not apply with --server-applier (the "
-          "server's applier commits in the log's order)");
-  }
   o.remote = has("read-from-remote-server") || has("read-from-remote-source");
   if ((cmd == Command::kSql || cmd == Command::kEvents) && has("stop-never") && !has("raw")) {
     if (!o.remote) usage_error("--stop-never follows a server: give -R");
@@ -1803,65 +1904,7 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     }
   }
 
-  std::vector<std::string> paths;
-  if (has("files")) paths = vm["files"].as<std::vector<std::string>>();
-  if (o.remote) {  // the server's binlogs by name: listed once connected (cli/remote.cc)
-    o.remote_files = paths;
-    return o;
-  }
-  if (auto index = text("index-file")) {
-    if (!paths.empty()) usage_error("give either binlog files or --index-file, not both");
-    if (recovery::s3::is_url(*index)) {
-      if (has("binlog-dir")) usage_error("--binlog-dir applies to an index file, not s3://");
-      paths.push_back(*index);  // (an index object: its files below)
-    } else {
-      paths = binlog::read_index_file(*index, text("binlog-dir").value_or(""));
-    }
-  } else if (has("binlog-dir")) {
-    usage_error("--binlog-dir names where the files of an --index-file are: give --index-file");
-  }
-  if (paths.empty()) {
-    if (stdin_is_tty)
-      usage_error(
-          "no binlog given: name files, --index-file, or pipe one into standard input "
-          "(see binrecover --help)");
-    paths.push_back("-");
-  }
-  // The --s3-* options mean something only where a store is read.
-  if (std::none_of(paths.begin(), paths.end(),
-                   [](const std::string& p) { return recovery::s3::is_url(p); }))
-    for (const char* n : {"s3-endpoint", "s3-region", "s3-profile", "s3-addressing"})
-      if (has(n)) usage_error(std::string("--") + n + " applies to s3:// inputs");
-  for (const auto& p : paths) {
-    if (!recovery::s3::is_url(p)) {
-      o.inputs.push_back({p, base_name(p), std::nullopt, {}, {}, std::nullopt});
-      continue;
-    }
-    // An object, an index object or an archive folder of a bucket: read by ranged GETs
-    // (recovery/storage/s3_archive.h).
-    const recovery::s3::Url url = recovery::s3::parse_url(p);
-    const auto client = recovery::s3::reader_client();
-    const auto manifest =
-        std::make_shared<std::optional<recovery::s3::Manifest>>(recovery::s3::read_manifest(
-            *client, recovery::s3::folder_of(url.key.empty() || url.key.back() == '/'
-                                                 ? recovery::s3::Url{url.bucket, url.key + "x"}
-                                                 : url)));
-    for (const recovery::s3::Url& u : recovery::s3::expand_inputs(*client, url)) {
-      const std::string name = recovery::s3::base_name_of(u.key);
-      recovery::InputFile in{u.text(), name, std::nullopt, {}, {}, std::nullopt};
-      if (*manifest)
-        for (const auto& f : (*manifest)->files)
-          if (f.name == name && recovery::s3::folder_of(u).key == recovery::s3::folder_of(url).key)
-            in.size = f.size;
-      if (!in.size)
-        if (auto info = client->head(u)) in.size = info->size;
-      in.open = [u, name, manifest]() -> std::unique_ptr<binlog::Source> {
-        return std::make_unique<recovery::s3::S3Source>(recovery::s3::reader_client(), u, name,
-                                                        manifest.get());
-      };
-      o.inputs.push_back(std::move(in));
-    }
-  }
+  read_inputs(given, stdin_is_tty, o);
   return o;
 }
 
