@@ -356,6 +356,20 @@ std::int64_t zigzag(std::uint64_t v) {
   return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1);
 }
 
+// A GTID tag as MySQL defines it (8.4+): at most 32 characters, a letter or '_' first, then
+// letters, digits and '_'. Anything else is refused here: a tag is written into SQL literals,
+// comments and reports, and no byte of one may end them.
+std::string_view checked_tag(const ByteCursor& cur, std::string_view tag) {
+  if (tag.size() > 32) bad(cur, "GTID tag longer than 32 characters");
+  for (std::size_t i = 0; i < tag.size(); ++i) {
+    const auto c = static_cast<unsigned char>(tag[i]);
+    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    if (!letter && !(i > 0 && c >= '0' && c <= '9'))
+      bad(cur, "GTID tag is not letters, digits and '_' beginning with a letter or '_'");
+  }
+  return tag;
+}
+
 Gtid decode_gtid_tagged(ByteCursor& cur) {
   Gtid g;
   const std::uint64_t start = cur.offset();
@@ -380,7 +394,7 @@ Gtid decode_gtid_tagged(ByteCursor& cur) {
       case 3: {
         const std::uint64_t len = cur.varlen();
         if (len > 32) bad(cur, "GTID tag longer than 32 characters");
-        g.tag = cur.str(len);
+        g.tag = checked_tag(cur, cur.str(len));
         break;
       }
       case 4:
@@ -658,7 +672,11 @@ Event decode_event(Bytes raw, std::uint64_t pos, const FormatContext& ctx) {
       if (tagged) n = (n >> 8) & 0xffffffffffffULL;
       for (std::uint64_t i = 0; i < n; ++i) {
         check.skip(16);
-        if (tagged) check.skip(check.varlen());
+        if (tagged) {
+          const std::uint64_t len = check.varlen();
+          if (len > 32) bad(check, "GTID tag longer than 32 characters");
+          checked_tag(check, check.str(len));
+        }
         const std::uint64_t intervals = check.u64le();
         if (intervals > check.remaining() / 16) bad(check, "GTID set longer than the event");
         check.skip(intervals * 16);

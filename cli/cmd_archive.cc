@@ -9,6 +9,7 @@
 #include "binlog/error.h"
 #include "cli/commands.h"
 #include "recovery/storage/s3.h"
+#include "recovery/text/escape.h"
 #include "recovery/workflows/archive.h"
 
 namespace binrecover::cli {
@@ -19,8 +20,9 @@ namespace {
 int report(const std::string& name, const std::vector<recovery::VerifyProblem>& problems,
            std::uint64_t events, const char* what) {
   for (const auto& p : problems)
-    std::fprintf(stderr, "binrecover: %s: at %llu: %s\n", p.file.c_str(),
-                 static_cast<unsigned long long>(p.offset), p.what.c_str());
+    std::fprintf(stderr, "binrecover: %s: at %llu: %s\n", recovery::terminal_text(p.file).c_str(),
+                 static_cast<unsigned long long>(p.offset),
+                 recovery::terminal_text(p.what).c_str());
   if (!problems.empty()) return 4;
   std::printf("%s: whole: %llu events, %s\n", name.c_str(), static_cast<unsigned long long>(events),
               what);
@@ -61,6 +63,18 @@ std::string utc_text(std::int64_t t) {
   return buf;
 }
 
+// archive --status: after every folder is listed, a folder whose manifest was refused makes the
+// exit status its error's (6 for a name refused, 3 for a manifest that cannot be read).
+int refused(const std::vector<recovery::ArchiveStatusRow>& rows) {
+  int status = 0;
+  for (const auto& r : rows) {
+    if (r.problem.empty()) continue;
+    warn("the archive folder " + r.folder + " is not listed: " + r.problem);
+    if (status == 0) status = exit_status(r.problem_code);
+  }
+  return status;
+}
+
 int status(const Options& o) {
   if (o.remote_files.size() != 1 || !recovery::s3::is_url(o.remote_files.front()))
     throw Error(ErrorCode::kUsage, "archive --status takes one s3://BUCKET/[PREFIX/]");
@@ -83,23 +97,34 @@ int status(const Options& o) {
       j["files"] = r.files;
       j["bytes"] = r.bytes;
       j["gaps"] = r.gaps;
+      if (!r.problem.empty()) j["problem"] = r.problem;
       out.push_back(j);
     }
-    std::printf("%s\n", out.dump(1).c_str());
-    return 0;
+    std::printf("%s\n", out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    return refused(rows);
   }
   std::printf("%-44s %-8s %10s %-18s %12s %-19s %8s %6s %12s %s\n", "Folder", "Flavor", "Server_id",
               "Last_file", "Position", "Last_event (UTC)", "Lag_s", "Files", "Bytes", "Gaps");
+  // Every field from a manifest is shown as text: no byte of it can end a row or reach the
+  // terminal as a control.
   for (const auto& r : rows) {
+    if (!r.problem.empty()) {
+      std::printf("%-44s refused: %s\n", recovery::terminal_text(r.folder).c_str(),
+                  recovery::terminal_text(r.problem).c_str());
+      continue;
+    }
     std::string gaps;
     for (const auto& g : r.gaps) gaps += (gaps.empty() ? "" : "; ") + g;
-    std::printf("%-44s %-8s %10u %-18s %12llu %-19s %8lld %6llu %12llu %s\n", r.folder.c_str(),
-                r.flavor.c_str(), r.server_id, r.last_file.c_str(),
+    std::printf("%-44s %-8s %10u %-18s %12llu %-19s %8lld %6llu %12llu %s\n",
+                recovery::terminal_text(r.folder).c_str(),
+                recovery::terminal_text(r.flavor).c_str(), r.server_id,
+                recovery::terminal_text(r.last_file).c_str(),
                 static_cast<unsigned long long>(r.last_pos), utc_text(r.last_event_time).c_str(),
                 static_cast<long long>(r.lag_seconds), static_cast<unsigned long long>(r.files),
-                static_cast<unsigned long long>(r.bytes), gaps.empty() ? "none" : gaps.c_str());
+                static_cast<unsigned long long>(r.bytes),
+                gaps.empty() ? "none" : recovery::terminal_text(gaps).c_str());
   }
-  return 0;
+  return refused(rows);
 }
 
 }  // namespace
@@ -122,14 +147,15 @@ int archive_command(Options& o) {
   bool shown = false;
   if (o.progress && ::isatty(STDERR_FILENO) != 0)
     a.progress = [&shown](const std::string& s) {
-      std::fprintf(stderr, "\rbinrecover: archived to %s   ", s.c_str());
+      std::fprintf(stderr, "\rbinrecover: archived to %s   ", recovery::terminal_text(s).c_str());
       shown = true;
     };
   const recovery::ArchiveResult r = recovery::run_archive(a, warn);
   if (shown) std::fputs("\n", stderr);
   std::fprintf(stderr, "binrecover: archived %llu events (%llu bytes) into %s, up to %s:%llu\n",
                static_cast<unsigned long long>(r.events), static_cast<unsigned long long>(r.bytes),
-               a.to ? a.to->c_str() : a.dir.c_str(), r.last_file.c_str(),
+               recovery::terminal_text(a.to ? *a.to : a.dir).c_str(),
+               recovery::terminal_text(r.last_file).c_str(),
                static_cast<unsigned long long>(r.last_pos));
   return 0;
 }

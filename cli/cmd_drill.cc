@@ -3,6 +3,7 @@
 
 #include "cli/commands.h"
 #include "recovery/sql/output.h"
+#include "recovery/storage/private_file.h"
 #include "recovery/workflows/drill.h"
 
 namespace binrecover::cli {
@@ -12,13 +13,13 @@ int drill_command(Options& o) {
   return with_output(o, [&](recovery::Output& out) {
     const recovery::DrillResult r = recovery::run_drill(o.inputs, o.drill, o.decode, warn);
     if (o.drill.report_file) {
-      const int fd = recovery::Output::open_file(*o.drill.report_file);
+      recovery::PrivateFile file(*o.drill.report_file);
       {
-        recovery::Output report(fd, *o.drill.report_file);
+        recovery::Output report(file.fd(), *o.drill.report_file);
         recovery::write_drill_report(r, o.drill, report);
         report.flush();
       }
-      ::close(fd);
+      file.commit();
     }
     out.append(recovery::drill_summary(r));
     out.flush();

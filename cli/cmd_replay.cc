@@ -8,6 +8,8 @@
 
 #include "cli/commands.h"
 #include "recovery/sql/schema.h"
+#include "recovery/storage/private_file.h"
+#include "recovery/text/escape.h"
 #include "recovery/workflows/replay.h"
 #include "recovery/workflows/server_applier.h"
 
@@ -44,12 +46,12 @@ int replay_command(Options& o) {
         busy = ", " + std::to_string(p.in_flight) + " sent, not yet applied";
       else if (p.workers > 1)
         busy = ", " + std::to_string(p.busy) + "/" + std::to_string(p.workers) + " workers busy";
-      std::fprintf(stderr,
-                   "\rbinrecover: %s:%llu, %llu transactions (%.0f/s), %.1f MB%s, %.1f MB/s%s%s   ",
-                   p.file.c_str(), static_cast<unsigned long long>(p.position),
-                   static_cast<unsigned long long>(p.transactions),
-                   secs > 0 ? static_cast<double>(p.transactions) / secs : 0.0, mb, total.c_str(),
-                   rate, eta.c_str(), busy.c_str());
+      std::fprintf(
+          stderr, "\rbinrecover: %s:%llu, %llu transactions (%.0f/s), %.1f MB%s, %.1f MB/s%s%s   ",
+          recovery::terminal_text(p.file).c_str(), static_cast<unsigned long long>(p.position),
+          static_cast<unsigned long long>(p.transactions),
+          secs > 0 ? static_cast<double>(p.transactions) / secs : 0.0, mb, total.c_str(), rate,
+          eta.c_str(), busy.c_str());
       shown = true;
     };
   }
@@ -73,29 +75,34 @@ int replay_command(Options& o) {
   if (!kept_any && r.stats.transactions_already_applied == 0 && !o.replay.resume)
     throw Error(ErrorCode::kNotFound, "nothing was applied: " + nothing_kept_text());
   if (o.replay_report) {
-    const int fd = recovery::Output::open_file(*o.replay_report);
-    recovery::Output out(fd, *o.replay_report);
-    fmt::format_to(std::back_inserter(out.buf()),
-                   "{{\"transactions\":{},\"events\":{},\"workers\":{},\"max_busy\":{},"
-                   "\"parallel\":{},\"alone\":{},\"retries\":{},\"merged\":{},"
-                   "\"merged_into\":{},\"seconds\":{:.3f},\"rate\":{:.1f}}}\n",
-                   r.transactions_applied, r.events_applied, r.workers, r.max_busy,
-                   r.parallel_units, r.barriers, r.retries, r.merged_transactions, r.merged_groups,
-                   r.seconds,
-                   r.seconds > 0 ? static_cast<double>(r.transactions_applied) / r.seconds : 0.0);
-    out.flush();
-    ::close(fd);
+    recovery::PrivateFile file(*o.replay_report);
+    {
+      recovery::Output out(file.fd(), *o.replay_report);
+      fmt::format_to(std::back_inserter(out.buf()),
+                     "{{\"transactions\":{},\"events\":{},\"workers\":{},\"max_busy\":{},"
+                     "\"parallel\":{},\"alone\":{},\"retries\":{},\"merged\":{},"
+                     "\"merged_into\":{},\"seconds\":{:.3f},\"rate\":{:.1f}}}\n",
+                     r.transactions_applied, r.events_applied, r.workers, r.max_busy,
+                     r.parallel_units, r.barriers, r.retries, r.merged_transactions,
+                     r.merged_groups, r.seconds,
+                     r.seconds > 0 ? static_cast<double>(r.transactions_applied) / r.seconds : 0.0);
+      out.flush();
+    }
+    file.commit();
   }
   if (tty) {
     const std::string merged = r.merged_groups == 0 ? std::string()
                                                     : " (" + std::to_string(r.merged_transactions) +
                                                           " of them merged into " +
                                                           std::to_string(r.merged_groups) + ")";
-    std::fprintf(stderr, "binrecover: %llu transactions applied to %s%s%s%s\n",
-                 static_cast<unsigned long long>(r.transactions_applied), session.where().c_str(),
-                 r.last ? ", up to " : "",
-                 r.last ? (r.last->file + ":" + std::to_string(r.last->position)).c_str() : "",
-                 merged.c_str());
+    std::fprintf(
+        stderr, "binrecover: %llu transactions applied to %s%s%s%s\n",
+        static_cast<unsigned long long>(r.transactions_applied), session.where().c_str(),
+        r.last ? ", up to " : "",
+        r.last
+            ? recovery::terminal_text(r.last->file + ":" + std::to_string(r.last->position)).c_str()
+            : "",
+        merged.c_str());
   }
   return 0;
 }

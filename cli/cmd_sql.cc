@@ -10,6 +10,7 @@
 #include "recovery/sql/output.h"
 #include "recovery/sql/schema.h"
 #include "recovery/sql/sql_sink.h"
+#include "recovery/text/escape.h"
 #include "recovery/workflows/flashback.h"
 #include "recovery/workflows/pipeline.h"
 
@@ -47,8 +48,8 @@ recovery::ProgressFn progress_line(bool* shown) {
                       static_cast<long long>((static_cast<double>(*size - pos) / 1e6) / rate)) +
                   " s left";
         }
-        std::fprintf(stderr, "\rbinrecover: %s %s%.0f MB, %.0f MB/s%s   ", file.c_str(),
-                     share.c_str(), mb, rate, eta.c_str());
+        std::fprintf(stderr, "\rbinrecover: %s %s%.0f MB, %.0f MB/s%s   ",
+                     recovery::terminal_text(file).c_str(), share.c_str(), mb, rate, eta.c_str());
         *shown = true;
       };
 }

@@ -16,12 +16,14 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "recovery/sql/output.h"
+#include "recovery/storage/private_file.h"
+#include "recovery/text/escape.h"
 #include "version.h"
 
 namespace binrecover::cli {
 
 void warn(const std::string& msg) {
-  std::fprintf(stderr, "binrecover: warning: %s\n", msg.c_str());
+  std::fprintf(stderr, "binrecover: warning: %s\n", recovery::terminal_text(msg).c_str());
 }
 
 std::string nothing_kept_text() {
@@ -89,11 +91,31 @@ void hide_password_args(int argc, char** argv) {
 
 namespace {
 
-// --result-file: a private temporary file beside the target that replaces it at the end.
+// --result-file: a private file (recovery/storage/private_file.h) that replaces the target at
+// the end; never one of the inputs.
 class ResultFile {
  public:
   ResultFile(const std::string& path, const std::vector<recovery::InputFile>& inputs)
-      : path_(path) {
+      : file_(checked(path, inputs)) {}
+  int fd() const { return file_.fd(); }
+  void finish() { file_.commit(); }
+  // After a failure: cut back to the last whole transaction `out` wrote, then finish().
+  void finish_partial(const recovery::Output& out) {
+    if (out.bytes_written() > out.whole_bytes()) {
+      if (::ftruncate(file_.fd(), static_cast<off_t>(out.whole_bytes())) != 0) {
+        warn(file_.path() + ": cannot cut the torn end of the output (" + std::strerror(errno) +
+             "): removed");
+        return;  // the destructor removes it
+      }
+      warn(file_.path() + ": output cut back to its last whole transaction (" +
+           std::to_string(out.whole_bytes()) + " bytes)");
+    }
+    finish();
+  }
+
+ private:
+  static std::string checked(const std::string& path,
+                             const std::vector<recovery::InputFile>& inputs) {
     struct stat target {};
     if (::stat(path.c_str(), &target) == 0) {
       for (const recovery::InputFile& in : inputs) {
@@ -105,53 +127,9 @@ class ResultFile {
               .with_file(path);
       }
     }
-    const std::filesystem::path p(path);
-    const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : ".";
-    temp_ = (dir / ("." + p.filename().string() + ".binrecover-XXXXXX")).string();
-    fd_ = ::mkostemp(temp_.data(), O_CLOEXEC);  // 0600, O_EXCL
-    if (fd_ < 0)
-      throw Error(ErrorCode::kIo, "cannot create result file: " + std::string(std::strerror(errno)))
-          .with_file(path);
+    return path;
   }
-  ~ResultFile() {
-    if (fd_ >= 0) {
-      ::close(fd_);
-      ::unlink(temp_.c_str());
-    }
-  }
-  ResultFile(const ResultFile&) = delete;
-  ResultFile& operator=(const ResultFile&) = delete;
-  int fd() const { return fd_; }
-
-  // The file takes its name (a link there is replaced, not followed).
-  void finish() {
-    const int fd = fd_;
-    fd_ = -1;
-    const bool ok = ::close(fd) == 0 && ::rename(temp_.c_str(), path_.c_str()) == 0;
-    if (!ok) {
-      const int err = errno;
-      ::unlink(temp_.c_str());
-      throw Error(ErrorCode::kIo, "cannot write result file: " + std::string(std::strerror(err)))
-          .with_file(path_);
-    }
-  }
-  // After a failure: cut back to the last whole transaction `out` wrote, then finish().
-  void finish_partial(const recovery::Output& out) {
-    if (out.bytes_written() > out.whole_bytes()) {
-      if (::ftruncate(fd_, static_cast<off_t>(out.whole_bytes())) != 0) {
-        warn(path_ + ": cannot cut the torn end of the output (" + std::strerror(errno) +
-             "): removed");
-        return;  // the destructor removes it
-      }
-      warn(path_ + ": output cut back to its last whole transaction (" +
-           std::to_string(out.whole_bytes()) + " bytes)");
-    }
-    finish();
-  }
-
- private:
-  std::string path_, temp_;
-  int fd_ = -1;
+  recovery::PrivateFile file_;
 };
 
 }  // namespace
@@ -235,13 +213,15 @@ int main(int argc, char** argv) {
   try {
     return run(args);
   } catch (const Error& e) {
-    std::fprintf(stderr, "binrecover: %s\n", e.describe().c_str());
+    std::fprintf(stderr, "binrecover: %s\n",
+                 binrecover::recovery::terminal_text(e.describe()).c_str());
     return binrecover::exit_status(e.code());
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "binrecover: out of memory\n");
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "binrecover: internal error: %s\n", e.what());
+    std::fprintf(stderr, "binrecover: internal error: %s\n",
+                 binrecover::recovery::terminal_text(e.what()).c_str());
     return 1;
   }
 }

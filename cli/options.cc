@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -14,7 +15,9 @@
 #include "binlog/error.h"
 #include "binlog/index_file.h"
 #include "recovery/reading/local_time.h"
+#include "recovery/server/option_files.h"
 #include "recovery/storage/s3_archive.h"
+#include "recovery/text/escape.h"
 
 namespace binrecover::cli {
 
@@ -33,52 +36,6 @@ std::string trim(std::string s) {
   if (b == std::string::npos) return {};
   const auto e = s.find_last_not_of(" \t\r\n");
   return s.substr(b, e - b + 1);
-}
-
-void read_option_file(const std::filesystem::path& file, std::vector<std::string>& out, int depth,
-                      const std::vector<std::string>& groups) {
-  std::ifstream in(file);
-  if (!in || depth > 8) return;
-  std::string line;
-  bool in_group = false;
-  while (std::getline(in, line)) {
-    line = trim(line);
-    if (line.empty() || line[0] == '#' || line[0] == ';') continue;
-    if (line.rfind("!includedir", 0) == 0) {
-      const std::filesystem::path dir = trim(line.substr(11));
-      std::error_code ec;
-      std::vector<std::filesystem::path> files;
-      for (const auto& e : std::filesystem::directory_iterator(dir, ec))
-        if (e.path().extension() == ".cnf") files.push_back(e.path());
-      std::sort(files.begin(), files.end());
-      for (const auto& f : files) read_option_file(f, out, depth + 1, groups);
-      continue;
-    }
-    if (line.rfind("!include", 0) == 0) {
-      read_option_file(trim(line.substr(8)), out, depth + 1, groups);
-      continue;
-    }
-    if (line[0] == '[') {
-      const auto end = line.find(']');
-      in_group =
-          end != std::string::npos &&
-          std::find(groups.begin(), groups.end(), trim(line.substr(1, end - 1))) != groups.end();
-      continue;
-    }
-    if (!in_group) continue;
-    const auto eq = line.find('=');
-    std::string key = trim(line.substr(0, eq));
-    std::replace(key.begin(), key.end(), '_', '-');
-    if (eq == std::string::npos) {
-      out.push_back("--" + key);
-      continue;
-    }
-    std::string value = trim(line.substr(eq + 1));
-    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
-        value.back() == value.front())
-      value = value.substr(1, value.size() - 2);
-    out.push_back("--" + key + "=" + value);
-  }
 }
 
 std::uint64_t parse_u64(const std::string& text, const std::string& option) {
@@ -120,6 +77,14 @@ std::pair<std::string, std::string> parse_table(const std::string& text) {
 
 }  // namespace
 
+// Our own options come from the groups mysqlbinlog and mariadb-binlog read theirs from, then
+// [binrecover]; the connection's from the client groups (recovery/server/option_files.h), read
+// by the client library. --print-defaults shows both, as mariadb-binlog does.
+const std::vector<std::string> kOwnGroups = {"mysqlbinlog", "mariadb-binlog", "binrecover"};
+const std::vector<std::string> kPrintedGroups = {
+    "client",      "client-server",  "client-mariadb", "mariadb-client",
+    "mysqlbinlog", "mariadb-binlog", "binrecover"};
+
 std::vector<std::string> default_option_files() {
   std::vector<std::string> files = {"/etc/my.cnf", "/etc/mysql/my.cnf"};
   if (const char* home = std::getenv("HOME")) files.push_back(std::string(home) + "/.my.cnf");
@@ -129,7 +94,12 @@ std::vector<std::string> default_option_files() {
 std::vector<std::string> option_file_args(const std::vector<std::string>& files,
                                           const std::vector<std::string>& groups) {
   std::vector<std::string> out;
-  for (const auto& f : files) read_option_file(f, out, 0, groups);
+  const auto warn = [](const std::string& m) {
+    std::fprintf(stderr, "binrecover: warning: %s\n", recovery::terminal_text(m).c_str());
+  };
+  for (const recovery::OptionLine& l : recovery::read_option_files(files, warn))
+    if (std::find(groups.begin(), groups.end(), l.group) != groups.end())
+      out.push_back("--" + l.key + (l.has_value ? "=" + l.value : std::string()));
   return out;
 }
 
@@ -476,7 +446,11 @@ Group remote_group(bool source_options = false) {
                                                      "the older name of --connection-server-id")(
       "connection-server-id", po::value<std::string>(),
       "with -R: the server id binrecover reads as (default 0: no replica of that id is "
-      "displaced)");
+      "displaced)")(
+      "net-read-timeout", po::value<std::string>(),
+      "with -R and archive: seconds to wait for the server's next bytes (default 60, a "
+      "replica's slave_net_timeout): then exit 6; with --stop-never, a heartbeat missed twice "
+      "(2 x --heartbeat-period) makes it connect again instead");
   return grp;
 }
 
@@ -544,7 +518,8 @@ Group archive_group() {
       "fsync the file being written at most every N seconds (default 1; each file is fsynced "
       "when the server rotates)")(
       "heartbeat-period", po::value<std::string>(),
-      "with --stop-never: the server sends a heartbeat after N quiet seconds (default 30)")(
+      "with --stop-never: the server sends a heartbeat after N quiet seconds (default 30); "
+      "two missed (no byte for 2 x N seconds) and binrecover connects again")(
       "status-file", po::value<std::string>(),
       "rewrite this one-line JSON status (file, position, events, time) as the archive grows")(
       "verify",
@@ -1221,7 +1196,7 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     o.command = Command::kHelp;
     o.help_text = "binrecover would have been started with the following arguments:\n";
     if (read_defaults)
-      for (std::string a : option_file_args(files, {"client", "binrecover"})) {
+      for (std::string a : option_file_args(files, kPrintedGroups)) {
         for (const char* key : {"--password=", "--source-password="})
           if (a.rfind(key, 0) == 0) a = std::string(key) + "*****";
         o.help_text += a + " ";
@@ -1311,10 +1286,13 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     if (read_defaults) {
       // Values from option files only fill what the command line left unset, and only for
       // options this command takes (the connection comes from [client] through the library).
-      std::vector<std::string> fargs = option_file_args(files);
-      if (!fargs.empty())
-        po::store(po::command_line_parser(fargs)
-                      .options(command_options(cmd, true))
+      // As in every MySQL program, a later line (a later file) wins: each line is stored on
+      // its own, the last first (what is stored first stays).
+      const std::vector<std::string> fargs = option_file_args(files, kOwnGroups);
+      const po::options_description takes = command_options(cmd, true);
+      for (auto a = fargs.rbegin(); a != fargs.rend(); ++a)
+        po::store(po::command_line_parser(std::vector<std::string>{*a})
+                      .options(takes)
                       .allow_unregistered()
                       .run(),
                   vm);
@@ -1667,14 +1645,18 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   if (start_gtids && o.remote && !has("files") && !has("to-last-log") && cmd != Command::kArchive &&
       o.command != Command::kArchive)
     o.gtid_start = true;
-  if (!o.remote && (has("to-last-log") || has("connection-server-id")))
-    usage_error("--to-last-log and --connection-server-id apply with -R");
+  if (!o.remote && (has("to-last-log") || has("connection-server-id") || has("net-read-timeout")))
+    usage_error("--to-last-log, --connection-server-id and --net-read-timeout apply with -R");
   if (!o.remote && connection_given && cmd != Command::kReplay && cmd != Command::kDrill)
     usage_error("-h, -P, -u, -p and -S name the server to read from: give -R too");
   if (o.remote) {
     if (has("index-file") || has("binlog-dir"))
       usage_error("-R reads the server's own list of binlogs: no --index-file or --binlog-dir");
     o.to_last_log = has("to-last-log");
+    if (auto n = u64("net-read-timeout")) {
+      if (*n == 0 || *n > 86400) usage_error("--net-read-timeout must be 1..86400 seconds");
+      o.net_read_timeout = static_cast<unsigned>(*n);
+    }
     if (auto id = u64("connection-server-id")) {
       if (*id > 0xffffffffULL) usage_error("--connection-server-id is at most 4294967295");
       o.remote_server_id = static_cast<std::uint32_t>(*id);
@@ -1772,6 +1754,7 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   // The server -R reads from: the connection options, or for replay and drill (whose -h ...
   // name the target) the --source-* ones; option files and --no-defaults alike for both.
   o.source = o.connection;
+  o.source.read_timeout = o.net_read_timeout;  // (the target's sessions wait as apply.h says)
   o.source_password_prompt = o.password_prompt;
   if (cmd == Command::kReplay || cmd == Command::kDrill) {
     const bool source_given = has("source-host") || has("source-port") || has("source-user") ||

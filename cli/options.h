@@ -40,6 +40,7 @@ struct Options {
   bool gtid_start = false;  // --read-from-remote-source=BINLOG-DUMP-GTID
   bool follow = false;      // -R --stop-never (SQL output): wait for more, go on with each new file
   std::uint32_t remote_server_id = 0;
+  unsigned net_read_timeout = 60;      // --net-read-timeout (seconds)
   recovery::ConnectionOptions source;  // the server -R reads from
   recovery::ArchiveOptions archive;
   bool archive_verify = false;  // archive --verify

@@ -1,10 +1,12 @@
 #include "recovery/server/apply.h"
 
+#include <fcntl.h>
 #include <mysql.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -12,6 +14,7 @@
 
 #include "binlog/error.h"
 #include "binlog/event_type.h"
+#include "recovery/server/option_files.h"
 
 namespace binrecover::recovery {
 
@@ -152,41 +155,6 @@ struct ConnectionTarget {
   unsigned port = 0;
 };
 
-void read_target(const std::string& file, ConnectionTarget& t, int depth) {
-  std::ifstream in(file);
-  if (!in || depth > 8) return;
-  std::string line;
-  bool in_group = false;
-  while (std::getline(in, line)) {
-    const std::string_view l = trim(line);
-    if (l.empty() || l[0] == '#' || l[0] == ';') continue;
-    if (l.starts_with("!include ")) {
-      read_target(std::string(trim(l.substr(9))), t, depth + 1);
-      continue;
-    }
-    if (l[0] == '[') {
-      const std::string_view g = trim(l.substr(1, l.find(']') - 1));
-      in_group =
-          g == "client" || g == "client-server" || g == "client-mariadb" || g == "binrecover";
-      continue;
-    }
-    if (!in_group) continue;
-    const auto eq = l.find('=');
-    if (eq == std::string_view::npos) continue;
-    const std::string_view key = trim(l.substr(0, eq));
-    std::string_view value = trim(l.substr(eq + 1));
-    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
-        value.back() == value.front())
-      value = value.substr(1, value.size() - 2);
-    if (key == "host")
-      t.host = value;
-    else if (key == "socket")
-      t.socket = value;
-    else if (key == "port")
-      if (auto n = parse_number(value); n && *n < 65536) t.port = static_cast<unsigned>(*n);
-  }
-}
-
 ConnectionTarget target_from_option_files(const ConnectionOptions& o) {
   ConnectionTarget t;
   std::vector<std::string> files;
@@ -196,7 +164,15 @@ ConnectionTarget target_from_option_files(const ConnectionOptions& o) {
     files = o.default_files;
     files.insert(files.end(), o.extra_files.begin(), o.extra_files.end());
   }
-  for (const auto& f : files) read_target(f, t, 0);
+  for (const OptionLine& l : read_option_files(files, nullptr)) {
+    if (!is_connection_group(l.group)) continue;
+    if (l.key == "host")
+      t.host = l.value;
+    else if (l.key == "socket")
+      t.socket = l.value;
+    else if (l.key == "port")
+      if (auto n = parse_number(l.value); n && *n < 65536) t.port = static_cast<unsigned>(*n);
+  }
   return t;
 }
 
@@ -259,33 +235,40 @@ Session::Session(const ConnectionOptions& o) : impl_(std::make_unique<Impl>()) {
   if (m == nullptr) throw Error(ErrorCode::kServer, "cannot start a client session: out of memory");
   impl_->mysql = m;
   if (o.read_defaults) {
-    // The client library reads [client] (and its own variants) and [binrecover]: host, user,
-    // password, socket, ssl-* and the rest, as every MySQL program does.
-    std::string file;
+    // The client library reads the option files' client groups and [binrecover] (host, user,
+    // password, socket, ssl-* ...) as every MySQL program does: given a private file holding
+    // the lines of those groups from the files binrecover reads (the usual ones and any
+    // --defaults-extra-file, or --defaults-file alone), never a world-writable one
+    // (recovery/server/option_files.h; the warning was given when the options were read).
+    std::vector<std::string> files;
     if (o.defaults_file) {
-      file = *o.defaults_file;
-    } else if (!o.extra_files.empty()) {
-      // The library reads either the usual files or one given file: give it one that includes
-      // the usual ones and then the extra ones.
-      const char* tmp = std::getenv("TMPDIR");
-      std::string tmpl =
-          std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/binrecover-defaults-XXXXXX";
-      const int fd = ::mkstemp(tmpl.data());
-      if (fd < 0) throw Error(ErrorCode::kIo, "cannot create a temporary option file");
-      ::close(fd);
-      impl_->temp_defaults = tmpl;
-      std::ofstream inc(tmpl);
-      std::vector<std::string> all = o.default_files;
-      all.insert(all.end(), o.extra_files.begin(), o.extra_files.end());
-      for (const auto& f : all) {
-        std::error_code ec;
-        if (std::filesystem::exists(f, ec)) inc << "!include " << f << "\n";
-      }
-      file = tmpl;
+      files.push_back(*o.defaults_file);
+    } else {
+      files = o.default_files;
+      files.insert(files.end(), o.extra_files.begin(), o.extra_files.end());
     }
-    if (!file.empty()) mysql_options(m, MYSQL_READ_DEFAULT_FILE, file.c_str());
+    std::string text = "[binrecover]\n";
+    for (const OptionLine& l : read_option_files(files, nullptr))
+      if (is_connection_group(l.group)) text += l.text + "\n";
+    const char* tmp = std::getenv("TMPDIR");
+    std::string tmpl =
+        std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/binrecover-defaults-XXXXXX";
+    const int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);  // 0600, O_EXCL
+    if (fd < 0) throw Error(ErrorCode::kIo, "cannot create a temporary option file");
+    impl_->temp_defaults = tmpl;
+    const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    ::close(fd);
+    if (!written) throw Error(ErrorCode::kIo, "cannot write a temporary option file");
+    mysql_options(m, MYSQL_READ_DEFAULT_FILE, tmpl.c_str());
     mysql_options(m, MYSQL_READ_DEFAULT_GROUP, "binrecover");
   }
+  // Nothing waits forever: a server or a link that stops answering is an error (2013).
+  unsigned read_timeout = o.read_timeout != 0 ? o.read_timeout : 8 * 3600;
+  unsigned connect_timeout = o.read_timeout != 0 ? o.read_timeout : 600;
+  mysql_options(m, MYSQL_OPT_CONNECT_TIMEOUT, &connect_timeout);
+  mysql_options(m, MYSQL_OPT_READ_TIMEOUT, &read_timeout);
+  mysql_options(m, MYSQL_OPT_WRITE_TIMEOUT, &read_timeout);
+  read_timeout_ = read_timeout;
   // LOAD DATA is replayed as LOAD DATA LOCAL INFILE from the files SqlSink writes.
   unsigned int local_infile = 1;
   mysql_options(m, MYSQL_OPT_LOCAL_INFILE, &local_infile);
@@ -491,8 +474,19 @@ void Session::start_binlog_dump(std::string_view file, std::uint32_t pos, std::u
 
 std::optional<binlog::Bytes> Session::next_binlog_packet() {
   MYSQL* m = impl_->mysql;
+  const auto asked = std::chrono::steady_clock::now();
   const unsigned long len = mysql_net_read_packet(m);
-  if (len == packet_error || len == 0) impl_->fail("reading the binary log");
+  if (len == packet_error || len == 0) {
+    const auto waited =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - asked)
+            .count();
+    if (read_timeout_ > 0 && waited + 1 >= static_cast<long long>(read_timeout_))
+      throw Error(ErrorCode::kServer, "reading the binary log: the server at " + where_ +
+                                          " sent nothing for " + std::to_string(waited) +
+                                          " s (a read timeout, error " +
+                                          std::to_string(mysql_errno(m)) + ")");
+    impl_->fail("reading the binary log");
+  }
   const auto* p = reinterpret_cast<const std::byte*>(m->net.read_pos);
   if (p[0] == std::byte{0xfe} && len < 8) return std::nullopt;  // EOF: the end of the logs
   if (p[0] != std::byte{0})

@@ -43,6 +43,10 @@ struct ConnectionOptions {
   Protocol protocol = Protocol::kDefault;   // --protocol
   std::optional<std::string> bind_address;  // --bind-address: the local address to connect from
   bool compress = false;                    // --compression-algorithms=zlib (the protocol's)
+  // Seconds to wait for the server: to connect and for each read or write. 0: a session that
+  // applies statements, which may run long: 10 minutes to connect, 8 hours for a result (a
+  // server's default wait_timeout); nothing waits forever.
+  unsigned read_timeout = 0;
 };
 
 // One piece of mysql-client input: a statement for the server or a client command.
@@ -119,6 +123,8 @@ class Session {
   std::uint64_t max_allowed_packet() const { return max_allowed_packet_; }
   // "host:port" or "socket PATH", for messages.
   const std::string& where() const { return where_; }
+  // Seconds a read waits for the server (ConnectionOptions::read_timeout, or its default).
+  unsigned read_timeout() const { return read_timeout_; }
 
  private:
   struct Impl;
@@ -127,6 +133,7 @@ class Session {
   std::string version_;
   std::uint64_t max_allowed_packet_ = 0;
   std::string where_;
+  unsigned read_timeout_ = 0;
   bool multi_ = false;
   std::vector<std::pair<std::string, bool>> comment_rules_;
 };

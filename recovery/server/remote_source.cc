@@ -8,6 +8,7 @@
 #include "binlog/byte_cursor.h"
 #include "binlog/error.h"
 #include "binlog/event_type.h"
+#include "binlog/log_name.h"
 #include "binlog/reader.h"
 #include "recovery/sql/event_info.h"
 
@@ -22,6 +23,7 @@ std::vector<RemoteLog> remote_logs(Session& session) {
     if (row.size() < 2) continue;
     RemoteLog log;
     log.name = row[0];
+    binlog::check_log_name(log.name, "the server at " + session.where());
     try {
       log.size = std::stoull(row[1]);
     } catch (...) {
@@ -58,7 +60,11 @@ void RemoteSource::start(std::uint64_t pos) {
     throw Error(ErrorCode::kUsage, "position " + std::to_string(pos) + " of " + log_.name +
                                        " is past 4 GiB, which COM_BINLOG_DUMP cannot ask for");
   session_.reset();
-  auto s = std::make_unique<Session>(opts_.connection);
+  // A blocking read waits at the end of the logs: the server's heartbeats say it is alive, and
+  // two of them missed end the wait (the stream is then made again, or the read fails).
+  ConnectionOptions c = opts_.connection;
+  if (opts_.blocking && opts_.heartbeat_seconds > 0) c.read_timeout = 2 * opts_.heartbeat_seconds;
+  auto s = std::make_unique<Session>(c);
   // The events with their checksums as in the file (a replica that does not say it can take
   // them is refused or sent none), and MariaDB's GTID events as they are (capability 4).
   s->execute("SET @master_binlog_checksum = @@global.binlog_checksum");
@@ -105,13 +111,14 @@ std::optional<binlog::Frame> RemoteSource::next_frame() {
     } catch (const Error& e) {
       if (!opts_.reconnect || is_permanent_server_error(e)) throw;
       std::string why = e.what();
-      for (unsigned backoff = 1;; backoff = std::min(backoff * 2, 30U)) {
+      for (unsigned& backoff = backoff_;; backoff = std::min(backoff * 2, 30U)) {
         if (opts_.warn)
           opts_.warn(why + ": reconnecting in " + std::to_string(backoff) + " s (" + log_.name +
                      " at " + std::to_string(next_pos_) + ")");
         std::this_thread::sleep_for(std::chrono::seconds(backoff));
         try {
           start(next_pos_);
+          backoff = std::min(backoff * 2, 30U);
           break;
         } catch (const Error& again) {
           if (is_permanent_server_error(again)) throw;
@@ -142,6 +149,7 @@ std::optional<binlog::Frame> RemoteSource::next_frame() {
       // Artificial: the first names this file; a later one, another file, which the server
       // goes on with because this one ended without a Rotate of its own (a server restart).
       const std::string next = rotate_target(*p, crc_);
+      binlog::check_log_name(next, "a Rotate event of the server at " + session_->where());
       if (!named_) {
         named_ = true;
         if (next == log_.name) continue;
@@ -181,9 +189,13 @@ std::optional<binlog::Frame> RemoteSource::next_frame() {
     if (type == binlog::EventType::kRotate) {  // the file's own: its last event
       ended_ = true;
       next_file_ = rotate_target(*p, crc_);
+      binlog::check_log_name(next_file_, "the Rotate event at " + std::to_string(at) + " of " +
+                                             log_.name + " from the server at " +
+                                             session_->where());
       if (next_out_) *next_out_ = next_file_;
     }
     next_pos_ = at + size;
+    backoff_ = 1;  // (an event came: the next loss waits 1 s again)
     return binlog::Frame{at, *p};
   }
 }

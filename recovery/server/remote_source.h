@@ -89,7 +89,10 @@ class RemoteSource : public binlog::Source {
   bool ended_ = false;          // after the file's Rotate
   std::uint64_t next_pos_ = 4;  // where the last event handed out ends (reconnect resumes there)
   bool named_ = false;          // the artificial Rotate naming this file was read
-  bool crc_ = false;            // the server sends checksums
+  // The wait before the next reconnect: doubles (to 30 s) while reconnects bring no event, so
+  // a server that accepts connections and then sends nothing is not asked again every second.
+  unsigned backoff_ = 1;
+  bool crc_ = false;  // the server sends checksums
   std::string next_file_;
   std::shared_ptr<std::string> next_out_;
 };

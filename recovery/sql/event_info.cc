@@ -7,6 +7,7 @@
 #include "binlog/error.h"
 #include "binlog/row_layout.h"
 #include "binlog/row_values.h"
+#include "recovery/sql/sql_quote.h"
 
 namespace binrecover::recovery {
 
@@ -524,7 +525,7 @@ void append_table_metadata(fmt::memory_buffer& out, const TableMap& tm, bool mar
       const auto [index, prefix] = m.primary_key[k];
       if (k != 0) append(out, ", ");
       if (index < m.names.size())
-        append(out, m.names[index]);
+        append_comment_text(out, m.names[index]);  // (as both clients print it, line kept)
       else
         fmt::format_to(std::back_inserter(out), "{}", index);
       if (prefix != 0) fmt::format_to(std::back_inserter(out), "({})", prefix);

@@ -10,6 +10,7 @@
 
 #include "binlog/error.h"
 #include "recovery/sql/event_info.h"
+#include "recovery/sql/sql_quote.h"
 #include "recovery/sql/sql_sink.h"
 
 namespace binrecover::recovery {
@@ -141,6 +142,20 @@ void SqlSink::create_file(const Event& ev, const LoadData& l) {
   // 4.x LOAD DATA: CREATE_FILE carries the statement's options and the first block of the data,
   // APPEND_BLOCKs the rest, EXEC_LOAD runs it. The data goes to --local-load and the statement
   // becomes LOAD DATA LOCAL INFILE on that file, as mysqlbinlog writes it.
+  // A name the mysql client would read otherwise than the server (a backslash before a
+  // backtick, CR, NUL) cannot go into this statement, which is sent as text: refused.
+  const auto check_name = [&](std::string_view name) {
+    if (client_reads_ident_alike(name) && !client_alters(name)) return;
+    throw Error(ErrorCode::kUnsupportedFormat,
+                "a LOAD DATA table or column name holds bytes the mysql client would misread "
+                "(a backslash before a backtick, CR or NUL)",
+                ev.pos);
+  };
+  check_name(l.table);
+  {
+    ByteCursor names(l.field_names, ev.pos);
+    for (std::uint32_t k = 0; k < l.num_fields; ++k) check_name(names.cstr());
+  }
   write_load_block(ev, LoadBlock{l.file_id, l.block}, true);
   const std::string path = load_file_path(l.file_id, ev.pos, false);
   fmt::memory_buffer st;
@@ -188,9 +203,7 @@ void SqlSink::exec_load(const Event& ev, std::uint32_t file_id) {
   auto it = std::back_inserter(buf_);
   if (!p->db.empty() && db_name(p->db) != st_.db) {
     st_.db = db_name(p->db);
-    append("use ");
-    append_quoted_ident(buf_, st_.db);
-    delimiter();
+    use_statement(st_.db);  // (safe for any name: a line break, a backslash, CR or NUL)
   }
   fmt::format_to(it, "SET TIMESTAMP={}", ev.header.timestamp);
   delimiter();

@@ -27,14 +27,6 @@ Output::~Output() {
   }
 }
 
-int Output::open_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0)
-    throw Error(ErrorCode::kIo, "cannot create result file: " + std::string(std::strerror(errno)))
-        .with_file(path);
-  return fd;
-}
-
 void Output::write_fd(const char* p, std::size_t left) {
   while (left > 0) {
     const ssize_t n = ::write(fd_, p, left);

@@ -51,9 +51,6 @@ class Output {
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
 
-  // Opens a file for writing: created 0600, truncated, a symbolic link not followed.
-  static int open_file(const std::string& path);
-
   fmt::memory_buffer& buf() { return buf_; }
   void append(std::string_view s) { buf_.append(s.data(), s.data() + s.size()); }
   // Mark that everything up to here is complete; flush if the buffer is large.

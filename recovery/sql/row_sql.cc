@@ -422,7 +422,9 @@ struct Literal {
   }
   void bits(std::uint64_t x, std::uint16_t /*width*/) { uinteger(x); }
   void enumeration(std::uint64_t x) {
-    if (col < table.enum_literals.size() && x >= 1 && x <= table.enum_literals[col].size())
+    if (!kSql && col < table.breaks_comment.size() && table.breaks_comment[col] != 0)
+      uinteger(x);
+    else if (col < table.enum_literals.size() && x >= 1 && x <= table.enum_literals[col].size())
       out.put(table.enum_literals[col][x - 1]);
     else
       uinteger(x);
@@ -430,7 +432,8 @@ struct Literal {
   void set(std::uint64_t x) {
     const auto& names = table.info.set_values[col];
     if (names.empty() || (names.size() < 64 && (x >> names.size()) != 0) ||
-        table.set_numeric[col] != 0)
+        table.set_numeric[col] != 0 ||
+        (!kSql && col < table.breaks_comment.size() && table.breaks_comment[col] != 0))
       uinteger(x);
     else if (col < table.set_literals.size() && x < table.set_literals[col].size())
       out.put(table.set_literals[col][x]);
@@ -757,11 +760,18 @@ void SqlTable::prepare() {
   enum_literals.assign(info.layout.size(), {});
   set_literals.assign(info.layout.size(), {});
   set_numeric.assign(info.layout.size(), 0);
+  breaks_comment.assign(info.layout.size(), 0);
+  const auto breaks_line = [](const std::string& n) {
+    return n.find_first_of("\n\r") != std::string::npos;
+  };
   for (std::size_t c = 0; c < info.layout.size(); ++c) {
     if (c >= info.enum_values.size() || c >= info.set_values.size()) break;
     // A member whose name has no quoted form valid under every sql_mode is written by number
     // (its index; for SET, the bitmask), which the server takes as well.
     const auto& names = info.enum_values[c];
+    breaks_comment[c] =
+        std::any_of(names.begin(), names.end(), breaks_line) ||
+        std::any_of(info.set_values[c].begin(), info.set_values[c].end(), breaks_line);
     const bool enum_by_name = std::all_of(names.begin(), names.end(), sql_quotable);
     for (std::size_t k = 0; k < names.size(); ++k)
       enum_literals[c].push_back(

@@ -23,6 +23,9 @@ struct SqlTable {
   // Per column: 1 when a SET member's name has no quoted form that every sql_mode reads alike,
   // so values are written as bitmasks.
   std::vector<char> set_numeric;
+  // Per column: 1 when an ENUM or SET member's name holds a line break, which would end the
+  // `###` comment line of -v: its values are shown there by number (as mysqlbinlog shows them).
+  std::vector<char> breaks_comment;
   // Whether a name holds bytes the mysql client alters (client_alters): statements for a pipe
   // into it are then PREPAREd from their hex text.
   bool client_alters_names = false;

@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -560,8 +562,17 @@ void SqlSink::session_state(const Query& q, const FormatContext& ctx) {
   if (s.time_zone && (!st_.time_zone_printed || st_.time_zone != *s.time_zone)) {
     st_.time_zone.assign(*s.time_zone);
     st_.time_zone_printed = true;
+    // The log's text: a zone name or offset reads alike in any sql_mode and character set;
+    // anything else goes as a hex literal (a string to the server, never SQL to anyone).
     append("SET @@session.time_zone=");
-    append_quoted_string(buf_, *s.time_zone);
+    const bool plain = std::all_of(s.time_zone->begin(), s.time_zone->end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '/' || c == '+' ||
+             c == '-' || c == ':' || c == '.';
+    });
+    if (plain)
+      append_quoted_string(buf_, *s.time_zone);
+    else
+      append(hex_literal(*s.time_zone));
     delimiter();
   }
   const std::uint16_t lc = s.lc_time_names.value_or(0);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "binlog/error.h"
+#include "binlog/log_name.h"
 
 // nlohmann/json (Debian's nlohmann-json3-dev) reads and writes the manifest: a well-kept,
 // header-only parser beats a hand-written one for a format a monitoring script reads too.
@@ -71,8 +72,7 @@ Manifest Manifest::from_json(const std::string& text, const std::string& where) 
     for (const json& jf : j.at("files")) {
       ArchivedFile f;
       f.name = jf.at("name").get<std::string>();
-      if (f.name.empty() || f.name.find('/') != std::string::npos || f.name[0] == '.')
-        throw Error(ErrorCode::kIo, where + ": a file name '" + f.name + "' that is not a name");
+      binlog::check_log_name(f.name, "the manifest " + where);
       f.size = jf.at("size").get<std::uint64_t>();
       f.complete = jf.at("complete").get<bool>();
       f.etag = jf.value("etag", "");
@@ -81,6 +81,7 @@ Manifest Manifest::from_json(const std::string& text, const std::string& where) 
       f.events = jf.value("events", std::uint64_t{0});
       f.checksum = jf.value("checksum", false);
       f.next = jf.value("next", "");
+      if (!f.next.empty() && f.next != "?") binlog::check_log_name(f.next, "the manifest " + where);
       std::uint64_t at = 0;
       for (const json& jp : jf.at("pieces")) {
         Piece p;
@@ -121,7 +122,16 @@ std::optional<Manifest> read_manifest(Client& c, const Url& folder) {
   const Url u{folder.bucket, folder.key + kManifestName};
   const auto text = c.get(u);
   if (!text) return std::nullopt;
-  return Manifest::from_json(*text, u.text());
+  Manifest m = Manifest::from_json(*text, u.text());
+  // A piece is ours only under the folder's .active/NAME/: a manifest naming any other key
+  // would have us read, and the archiver delete, an object that is not a piece.
+  for (const ArchivedFile& f : m.files)
+    for (const Piece& p : f.pieces)
+      if (!f.complete && p.key.rfind(folder.key + ".active/" + f.name + "/", 0) != 0)
+        throw Error(ErrorCode::kServer, u.text() + ": a piece of " + f.name +
+                                            " is not under the folder's .active/" + f.name +
+                                            "/, which binrecover refuses");
+  return m;
 }
 
 namespace {

@@ -25,6 +25,8 @@
 #include "recovery/reading/gtid_set.h"
 #include "recovery/reading/transaction.h"
 #include "recovery/sql/event_info.h"
+#include "recovery/storage/private_file.h"
+#include "recovery/text/escape.h"
 #include "recovery/workflows/archive_sink.h"
 
 namespace binrecover::recovery {
@@ -562,17 +564,19 @@ class Archive : public ArchiveSink {
   void write_status() {
     if (o_.progress) o_.progress(file_ + " " + std::to_string(pos_));
     if (!o_.status_file) return;
-    const std::string tmp = *o_.status_file + ".tmp";
-    {
-      std::ofstream s(tmp, std::ios::trunc);
-      s << "{\"file\":\"" << file_ << "\",\"position\":" << pos_ << ",\"events\":" << result_.events
-        << ",\"bytes\":" << result_.bytes << ",\"time\":"
-        << std::chrono::duration_cast<std::chrono::seconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-               .count()
-        << "}\n";
-    }
-    std::filesystem::rename(tmp, *o_.status_file);
+    // A private file renamed over the last one (never written through a planted link); the
+    // server's file name as a JSON string.
+    fmt::memory_buffer s;
+    constexpr std::string_view kOpen = "{\"file\":";
+    s.append(kOpen.data(), kOpen.data() + kOpen.size());
+    append_json_string(s, file_);
+    fmt::format_to(std::back_inserter(s),
+                   ",\"position\":{},\"events\":{},\"bytes\":{},\"time\":{}}}\n", pos_,
+                   result_.events, result_.bytes,
+                   std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count());
+    write_private_file(*o_.status_file, std::string_view(s.data(), s.size()));
   }
 
   // (under mu_)

@@ -543,13 +543,25 @@ std::vector<ArchiveStatusRow> archive_status(const std::string& url) {
   if (!u.key.empty() && u.key.back() != '/') u.key += '/';
   // The server folders: those with a manifest, found down to 4 levels below PREFIX (not
   // inside a server's folder, nor in the pieces' ".active/").
+  // A folder whose manifest is refused is listed with its problem, as its own row.
   std::vector<std::pair<std::string, s3::Manifest>> found;
+  std::vector<ArchiveStatusRow> refused;
   std::vector<std::pair<std::string, int>> todo{{u.key, 0}};
   while (!todo.empty()) {
     const auto [key, depth] = todo.back();
     todo.pop_back();
-    if (auto m = s3::read_manifest(*client, Url{u.bucket, key})) {
-      found.emplace_back(key, std::move(*m));
+    try {
+      if (auto m = s3::read_manifest(*client, Url{u.bucket, key})) {
+        found.emplace_back(key, std::move(*m));
+        continue;
+      }
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::kInterrupted) throw;
+      ArchiveStatusRow r;
+      r.folder = Url{u.bucket, key}.text();
+      r.problem = e.what();
+      r.problem_code = e.code();
+      refused.push_back(std::move(r));
       continue;
     }
     if (depth >= 4) continue;
@@ -597,6 +609,10 @@ std::vector<ArchiveStatusRow> archive_status(const std::string& url) {
     }
     rows.push_back(std::move(r));
   }
+  rows.insert(rows.end(), std::make_move_iterator(refused.begin()),
+              std::make_move_iterator(refused.end()));
+  std::sort(rows.begin(), rows.end(),
+            [](const auto& a, const auto& b) { return a.folder < b.folder; });
   return rows;
 }
 

@@ -11,6 +11,7 @@
 #include "recovery/reading/local_time.h"
 #include "recovery/sql/event_info.h"
 #include "recovery/sql/sql_quote.h"
+#include "recovery/storage/private_file.h"
 #include "recovery/workflows/drill_server.h"
 #include "recovery/workflows/event_table.h"
 #include "recovery/workflows/replay.h"
@@ -128,6 +129,7 @@ std::string verify_tables(const ThrowawayServer& server, const DrillOptions& opt
       std::getline(f, table, '\t');
       std::getline(f, rows, '\t');
       std::getline(f, checksum, '\t');
+      table = tsv_field(table);
       seen.push_back(table);
       auto it = std::find_if(r.tables.begin(), r.tables.end(),
                              [&](const TableResult& t) { return t.table == table; });
@@ -156,9 +158,14 @@ std::string verify_tables(const ThrowawayServer& server, const DrillOptions& opt
                   std::to_string(mismatches) + " table(s) differ from " + *opts.expect_file);
   }
   if (opts.write_expect_file) {
-    std::ofstream o(*opts.write_expect_file);
-    o << "# table\trows\tchecksum (binrecover drill)\n";
-    for (const auto& t : r.tables) o << t.table << '\t' << t.rows << '\t' << t.checksum << '\n';
+    // (a table's name as the mysql client's batch mode writes it: no byte of it ends a field)
+    fmt::memory_buffer text;
+    fmt::format_to(std::back_inserter(text), "# table\trows\tchecksum (binrecover drill)\n");
+    for (const auto& t : r.tables) {
+      append_tsv_field(text, t.table);
+      fmt::format_to(std::back_inserter(text), "\t{}\t{}\n", t.rows, t.checksum);
+    }
+    write_private_file(*opts.write_expect_file, std::string_view(text.data(), text.size()));
   }
   return std::to_string(r.tables.size()) + " tables";
 }
@@ -267,39 +274,39 @@ DrillResult run_drill(const std::vector<InputFile>& inputs, const DrillOptions& 
   return r;
 }
 
-// (every name and text in it may come from the binlogs or a server: printable() for the
+// (every name and text in it may come from the binlogs or a server: terminal_text() for the
 // terminal)
 std::string drill_summary(const DrillResult& r) {
   std::ostringstream o;
   for (const auto& s : r.steps)
     o << (s.ok ? "ok    " : "FAILED") << "  " << s.name << " (" << std::fixed
-      << std::setprecision(1) << s.seconds << " s): " << printable(s.detail) << "\n";
+      << std::setprecision(1) << s.seconds << " s): " << terminal_text(s.detail) << "\n";
   for (const auto& t : r.tables) {
-    o << (t.ok ? "  " : "! ") << printable(t.table) << "  rows " << t.rows << "  checksum "
-      << printable(t.checksum);
+    o << (t.ok ? "  " : "! ") << terminal_text(t.table) << "  rows " << t.rows << "  checksum "
+      << terminal_text(t.checksum);
     if (t.expected_rows)
       o << "  (expected rows " << *t.expected_rows << ", checksum "
-        << printable(t.expected_checksum) << ")";
+        << terminal_text(t.expected_checksum) << ")";
     o << "\n";
   }
-  if (!r.start.empty()) o << "start: " << printable(r.start) << "\n";
+  if (!r.start.empty()) o << "start: " << terminal_text(r.start) << "\n";
   if (!r.stop_file.empty() || !r.stop_gtid.empty() || r.stop_time != 0) {
     o << "stop point: just before";
-    if (!r.stop_file.empty()) o << " " << printable(r.stop_file) << ":" << r.stop_pos;
-    if (!r.stop_gtid.empty()) o << " (GTID " << printable(r.stop_gtid) << ")";
+    if (!r.stop_file.empty()) o << " " << terminal_text(r.stop_file) << ":" << r.stop_pos;
+    if (!r.stop_gtid.empty()) o << " (GTID " << terminal_text(r.stop_gtid) << ")";
     if (r.stop_time != 0) o << ", " << local_time_text(r.stop_time, true);
     o << "\n";
   }
   if (!r.incident.empty()) {
-    o << "incident: " << printable(r.incident) << "\n";
+    o << "incident: " << terminal_text(r.incident) << "\n";
     o << "left out after it: " << with_commas(r.left_out.transactions) << " transaction(s)";
-    if (!r.left_out.tables.empty()) o << ": " << printable(counts_text(r.left_out));
+    if (!r.left_out.tables.empty()) o << ": " << terminal_text(counts_text(r.left_out));
     o << "\n";
   }
   o << (r.passed ? "PASS" : "FAIL") << ": drill " << (r.passed ? "restored" : "did not restore")
     << " the backup and replayed "
     << (r.target.empty() ? std::string("nothing (the plan failed)")
-                         : "to just before " + printable(r.target))
+                         : "to just before " + terminal_text(r.target))
     << "\n";
   return o.str();
 }

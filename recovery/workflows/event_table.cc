@@ -11,56 +11,7 @@ namespace binrecover::recovery {
 
 using binlog::Event;
 
-void append_tsv_field(fmt::memory_buffer& out, std::string_view s) {
-  for (char c : s) {
-    switch (c) {
-      case '\\':
-        append(out, "\\\\");
-        break;
-      case '\t':
-        append(out, "\\t");
-        break;
-      case '\n':
-        append(out, "\\n");
-        break;
-      case '\0':
-        append(out, "\\0");
-        break;
-      default:
-        out.push_back(c);
-    }
-  }
-}
-
 namespace {
-
-// Length of the valid UTF-8 sequence at s[i], or 0.
-std::size_t utf8_len(std::string_view s, std::size_t i) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  std::size_t n = 0;
-  std::uint32_t min = 0;
-  if (c >= 0xc2 && c <= 0xdf) {
-    n = 2;
-    min = 0x80;
-  } else if (c >= 0xe0 && c <= 0xef) {
-    n = 3;
-    min = 0x800;
-  } else if (c >= 0xf0 && c <= 0xf4) {
-    n = 4;
-    min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  std::uint32_t cp = c & (0x7f >> n);
-  for (std::size_t k = 1; k < n; ++k) {
-    const auto d = static_cast<unsigned char>(s[i + k]);
-    if ((d & 0xc0) != 0x80) return 0;
-    cp = (cp << 6) | (d & 0x3f);
-  }
-  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
-  return n;
-}
 
 std::size_t digits(std::uint64_t v) {
   std::size_t n = 1;
@@ -72,55 +23,6 @@ std::size_t digits(std::uint64_t v) {
 }
 
 }  // namespace
-
-std::string printable(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return out;
-}
-
-void append_json_string(fmt::memory_buffer& out, std::string_view s) {
-  out.push_back('"');
-  for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      switch (c) {
-        case '"':
-          append(out, "\\\"");
-          break;
-        case '\\':
-          append(out, "\\\\");
-          break;
-        case '\n':
-          append(out, "\\n");
-          break;
-        case '\t':
-          append(out, "\\t");
-          break;
-        case '\r':
-          append(out, "\\r");
-          break;
-        default:
-          if (c < 0x20)
-            fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
-          else
-            out.push_back(static_cast<char>(c));
-      }
-      ++i;
-      continue;
-    }
-    const std::size_t n = utf8_len(s, i);
-    if (n == 0) {
-      append(out, "\\ufffd");
-      ++i;
-    } else {
-      append(out, s.substr(i, n));
-      i += n;
-    }
-  }
-  out.push_back('"');
-}
 
 namespace {
 
@@ -187,9 +89,16 @@ class EventList : public WalkConsumer {
     const std::string_view text(info_.data(), info_.size());
     switch (opts_.format) {
       case TableFormat::kTable:
-        fmt::format_to(it, "{:<{}}  {:>{}}  {:<{}}  {:>{}}  {:>{}}  ", name, w_name_, pos, w_pos_,
-                       type, kWidthType, ev.header.server_id, kWidthServer, end, w_end_);
-        append_tsv_field(buf_, text);
+        // For a person: the name and the text as terminal text (no escape sequence or line
+        // break from the log reaches the terminal), the text's tabs and line breaks as \t \n.
+        field_.clear();
+        append_terminal_text(field_, name);
+        fmt::format_to(it, "{:<{}}  {:>{}}  {:<{}}  {:>{}}  {:>{}}  ",
+                       std::string_view(field_.data(), field_.size()), w_name_, pos, w_pos_, type,
+                       kWidthType, ev.header.server_id, kWidthServer, end, w_end_);
+        field_.clear();
+        append_tsv_field(field_, text);
+        append_terminal_text(buf_, std::string_view(field_.data(), field_.size()));
         buf_.push_back('\n');
         break;
       case TableFormat::kTsv:
@@ -219,6 +128,7 @@ class EventList : public WalkConsumer {
   std::size_t w_name_ = 8, w_pos_ = 3, w_end_ = 11;
   const std::string* file_ = nullptr;
   std::uint64_t payload_end_ = 0;
+  fmt::memory_buffer field_;  // (kTable: a field escaped for the terminal)
   std::uint64_t index_ = 0;
   std::uint64_t shown_ = 0;
   fmt::memory_buffer info_;

@@ -9,6 +9,7 @@
 #include "recovery/reading/filter.h"
 #include "recovery/reading/walker.h"
 #include "recovery/sql/output.h"
+#include "recovery/text/escape.h"
 
 namespace binrecover::recovery {
 
@@ -29,14 +30,5 @@ struct EventListOptions {
 std::uint64_t run_event_list(const std::vector<InputFile>& inputs, const DecodeOptions& decode,
                              const FilterOptions& filter, const EventListOptions& opts, Output& out,
                              const binlog::WarningSink& warn);
-
-// Escapes as the mysql client's batch mode does (\\, \t, \n, \0), so the TSV diffs against
-// `mysql -B -N -e 'SHOW BINLOG EVENTS'`.
-void append_tsv_field(fmt::memory_buffer& out, std::string_view s);
-// A JSON string literal; bytes that are not UTF-8 become U+FFFD.
-void append_json_string(fmt::memory_buffer& out, std::string_view s);
-// Text for a terminal: control bytes (an escape sequence or a line break in a hostile name or
-// statement) as '?'.
-std::string printable(std::string_view s);
 
 }  // namespace binrecover::recovery

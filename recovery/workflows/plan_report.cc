@@ -138,7 +138,7 @@ std::string skip_command(const Plan& plan, const PlanOptions& opts) {
 
 std::string left_out_text(const Plan& plan, std::size_t i) {
   const RangeCounts c = plan.left_out(i);
-  const std::string tables = c.tables.empty() ? "" : ": " + printable(counts_text(c));
+  const std::string tables = c.tables.empty() ? "" : ": " + terminal_text(counts_text(c));
   if (plan.incident && i == *plan.incident) return "";
   if (plan.incident && i > *plan.incident)
     return "stop just before it: replays the incident (#" +
@@ -154,17 +154,19 @@ void write_plan_text(const Plan& plan, const PlanOptions& opts, Output& out) {
   auto it = std::back_inserter(b);
   if (!plan.backup.source.empty()) {
     if (!plan.backup.file.empty())
-      fmt::format_to(it, "Backup ({}): {}:{}\n", plan.backup.source, printable(plan.backup.file),
-                     plan.backup.position.value_or(0));
+      fmt::format_to(it, "Backup ({}): {}:{}\n", plan.backup.source,
+                     terminal_text(plan.backup.file), plan.backup.position.value_or(0));
     else
       fmt::format_to(it, "Backup ({}): no binlog coordinates\n", plan.backup.source);
   }
-  fmt::format_to(it, "Start: {} ({})\n", printable(start_text(plan)), printable(plan.start.why));
-  fmt::format_to(it, "Scanned from {} through {}: {} transaction(s)\n", printable(start_text(plan)),
-                 printable(plan.files.back().display_name), with_commas(plan.total.transactions));
+  fmt::format_to(it, "Start: {} ({})\n", terminal_text(start_text(plan)),
+                 terminal_text(plan.start.why));
+  fmt::format_to(it, "Scanned from {} through {}: {} transaction(s)\n",
+                 terminal_text(start_text(plan)), terminal_text(plan.files.back().display_name),
+                 with_commas(plan.total.transactions));
   if (plan.damage.empty()) {
     append(b, "No destructive event found.\n\nReplay everything since the backup:\n  ");
-    append(b, printable(recovery_command(plan, opts)));
+    append(b, terminal_text(recovery_command(plan, opts)));
     append(b, "\n");
     out.flush();
     return;
@@ -176,35 +178,35 @@ void write_plan_text(const Plan& plan, const PlanOptions& opts, Output& out) {
   for (std::size_t i = 0; i < plan.damage.size(); ++i) {
     const Damage& d = plan.damage[i];
     const bool incident = plan.incident && *plan.incident == i;
-    fmt::format_to(it, "  #{} {}:{}-{}  {}  {}  {}", d.number, printable(d.file), d.pos, d.end_pos,
-                   local_time_text(d.timestamp), d.what, printable(d.target));
+    fmt::format_to(it, "  #{} {}:{}-{}  {}  {}  {}", d.number, terminal_text(d.file), d.pos,
+                   d.end_pos, local_time_text(d.timestamp), d.what, terminal_text(d.target));
     if (d.rows > 0 && d.what.find("rows") == std::string::npos)
       fmt::format_to(it, " ({} rows)", with_commas(d.rows));
-    if (!d.gtid.empty()) fmt::format_to(it, "  GTID {}", d.gtid);
+    if (!d.gtid.empty()) fmt::format_to(it, "  GTID {}", terminal_text(d.gtid));
     if (d.thread_id) fmt::format_to(it, "  thread {}", d.thread_id);
     append(b, incident ? "   <== the incident\n" : "\n");
-    fmt::format_to(it, "      [{}] {}\n", damage_label(d), printable(d.why));
+    fmt::format_to(it, "      [{}] {}\n", terminal_text(damage_label(d)), terminal_text(d.why));
     if (!d.statement.empty()) {
-      const std::string s = printable(d.statement.substr(0, 200));
+      const std::string s = terminal_text(d.statement.substr(0, 200));
       fmt::format_to(it, "      {}{}\n", s, d.statement.size() > 200 ? " ..." : "");
     }
     if (!incident) {
       fmt::format_to(it, "      {}\n        {}\n", left_out_text(plan, i),
-                     printable(stop_before_command(plan, opts, i)));
+                     terminal_text(stop_before_command(plan, opts, i)));
     }
   }
   append(b, "\n");
   if (plan.incident) {
     const Damage& d = plan.damage[*plan.incident];
     fmt::format_to(it, "The incident: #{} {} {} at {} ({}; --incident=N chooses another).\n",
-                   d.number, d.what, printable(d.target), local_time_text(d.timestamp, true),
-                   plan.incident_why);
+                   d.number, d.what, terminal_text(d.target), local_time_text(d.timestamp, true),
+                   terminal_text(plan.incident_why));
     std::string replayed;  // certain losses before the incident that its command replays
     for (std::size_t i = 0; i < *plan.incident; ++i) {
       const Damage& e = plan.damage[i];
       if (e.severity != Severity::kCertainLoss) continue;
       replayed += (replayed.empty() ? "#" : ", #") + std::to_string(e.number) + " " + e.what + " " +
-                  printable(e.target) + (e.routine() ? " (routine)" : "") +
+                  terminal_text(e.target) + (e.routine() ? " (routine)" : "") +
                   (e.allowed_by.empty() ? "" : " (allowed)");
     }
     if (!replayed.empty())
@@ -217,19 +219,19 @@ void write_plan_text(const Plan& plan, const PlanOptions& opts, Output& out) {
       fmt::format_to(it,
                      "After it the binlogs hold {} more transaction(s), not replayed below{}.\n",
                      with_commas(after.transactions),
-                     after.tables.empty() ? "" : ": " + printable(counts_text(after)));
+                     after.tables.empty() ? "" : ": " + terminal_text(counts_text(after)));
     fmt::format_to(it, "\nRecover to just before the incident (#{}):\n  ", d.number);
-    append(b, printable(recovery_command(plan, opts)));
+    append(b, terminal_text(recovery_command(plan, opts)));
     fmt::format_to(it, "\n\nOr replay everything except the incident (#{}):\n  ", d.number);
-    append(b, printable(skip_command(plan, opts)));
+    append(b, terminal_text(skip_command(plan, opts)));
     append(b, "\n");
   } else {
     fmt::format_to(it,
                    "No incident chosen ({}): nothing is certain to be lost; each event listed has "
                    "its own command above, --incident=N makes it the incident.\n\nReplay "
                    "everything since the backup:\n  ",
-                   plan.incident_why);
-    append(b, printable(recovery_command(plan, opts)));
+                   terminal_text(plan.incident_why));
+    append(b, terminal_text(recovery_command(plan, opts)));
     append(b, "\n");
   }
   out.flush();

@@ -129,20 +129,22 @@ void write_stats_table(const Stats& s, Output& out) {
   auto it = std::back_inserter(b);
   fmt::format_to(it, "{} events, {} transactions, {} rows changed, {:.1f} MB\n\n", s.events,
                  s.transactions, s.rows, static_cast<double>(s.bytes) / 1e6);
+  // Names from the log as terminal text: no byte of one ends a row or reaches the terminal.
   std::size_t w = 5;
-  for (const auto& [name, t] : s.tables) w = std::max(w, name.size());
+  for (const auto& [name, t] : s.tables) w = std::max(w, terminal_text(name).size());
   fmt::format_to(it, "{:<{}}  {:>12}  {:>12}  {:>12}  {:>10}\n", "Table", w, "Inserted", "Updated",
                  "Deleted", "Statements");
   for (const auto& [name, t] : s.tables)
-    fmt::format_to(it, "{:<{}}  {:>12}  {:>12}  {:>12}  {:>10}\n", name, w, t.inserted, t.updated,
-                   t.deleted, t.statements);
+    fmt::format_to(it, "{:<{}}  {:>12}  {:>12}  {:>12}  {:>10}\n", terminal_text(name), w,
+                   t.inserted, t.updated, t.deleted, t.statements);
   append(b, "\nEvents by type\n");
   for (const auto& [type, n] : s.event_types) fmt::format_to(it, "  {:<24} {:>12}\n", type, n);
   auto list = [&](const char* title, const std::vector<TransactionStats>& l) {
     fmt::format_to(it, "\n{}\n", title);
     for (const auto& t : l)
-      fmt::format_to(it, "  {}:{}  {} bytes  {} s  {} rows{}{}\n", t.file, t.pos, t.bytes,
-                     t.seconds, t.rows, t.gtid.empty() ? "" : "  GTID ", t.gtid);
+      fmt::format_to(it, "  {}:{}  {} bytes  {} s  {} rows{}{}\n", terminal_text(t.file), t.pos,
+                     t.bytes, t.seconds, t.rows, t.gtid.empty() ? "" : "  GTID ",
+                     terminal_text(t.gtid));
   };
   list("Largest transactions", s.largest);
   list("Longest transactions", s.longest);

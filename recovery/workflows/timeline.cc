@@ -176,34 +176,15 @@ std::string counts_text(const TimelineCounts& c) {
 
 std::string damage_line(const Damage& d) {
   std::string s = "!! " + clock_text(d.timestamp, "%Y-%m-%d %H:%M:%S") + "  " + d.what;
-  if (!d.target.empty()) s += " " + printable(d.target);
-  s += "  at " + printable(d.file) + ":" + std::to_string(d.pos) + "-" + std::to_string(d.end_pos);
-  if (!d.gtid.empty()) s += "  GTID " + d.gtid;
+  if (!d.target.empty()) s += " " + terminal_text(d.target);
+  s += "  at " + terminal_text(d.file) + ":" + std::to_string(d.pos) + "-" +
+       std::to_string(d.end_pos);
+  if (!d.gtid.empty()) s += "  GTID " + terminal_text(d.gtid);
   return s;
 }
 
-// Text for HTML: the five characters that could end an element, an attribute or an entity.
-void html(fmt::memory_buffer& b, std::string_view text) {
-  for (const char c : text) switch (c) {
-      case '&':
-        append(b, "&amp;");
-        break;
-      case '<':
-        append(b, "&lt;");
-        break;
-      case '>':
-        append(b, "&gt;");
-        break;
-      case '"':
-        append(b, "&quot;");
-        break;
-      case '\'':
-        append(b, "&#39;");
-        break;
-      default:
-        b.push_back(c);
-    }
-}
+// Text for HTML (recovery/text/escape.h).
+void html(fmt::memory_buffer& b, std::string_view text) { append_html_text(b, text); }
 
 }  // namespace
 
@@ -259,7 +240,7 @@ void write_timeline_text(const Timeline& t, std::uint32_t seconds, Output& out) 
       bar.append(static_cast<std::size_t>(std::min<std::uint64_t>(c.ddl, 5)), 'D');
       bar.append(static_cast<std::size_t>(std::min<std::uint64_t>(c.statements, 5)), 'S');
       fmt::format_to(it, "{:<16}  {:<{}}  {:<{}}  {}\n",
-                     first ? clock_text(bk.start, "%Y-%m-%d %H:%M") : "", printable(key), key_w,
+                     first ? clock_text(bk.start, "%Y-%m-%d %H:%M") : "", terminal_text(key), key_w,
                      bar, kWidth + 10, counts_text(c));
       first = false;
     }

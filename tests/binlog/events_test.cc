@@ -1476,6 +1476,34 @@ TEST(EventsTest, PreviousGtidsIntervalCountPastEndIsBadEvent) {
   }
 }
 
+// A tagged Previous_gtids (MySQL 8.4+): a tag is letters, digits and '_' (MySQL's rule);
+// anything else, which would be written into SQL literals and comments, is a damaged event.
+Fixture tagged_previous_gtids(std::string_view tag) {
+  Wire w = header(EventType::kPreviousGtids);
+  w.u64le((1ULL << 56) | (1ULL << 8))                  // tagged format, one sid
+      .raw(kSid)                                       // sid
+      .u8(static_cast<std::uint8_t>(tag.size() << 1))  // varlen tag length
+      .str(tag)                                        // the tag
+      .u64le(1)                                        // n_intervals
+      .u64le(1)                                        // start
+      .u64le(2);                                       // end
+  return make("TaggedPrevious", std::move(w), 0, kNever);
+}
+
+TEST(EventsTest, PreviousGtidsTagsAreMySqlTagsOnly) {
+  EXPECT_NO_THROW((void)decode(tagged_previous_gtids("night_job_2")));
+  for (const std::string_view bad :
+       {std::string_view("a';DROP DATABASE x;--"), std::string_view("tag\nDROP"),
+        std::string_view("9lives"), std::string_view("t\x1b]0;x")}) {
+    try {
+      (void)decode(tagged_previous_gtids(bad));
+      FAIL() << "expected an error for " << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kBadEvent) << bad;
+    }
+  }
+}
+
 TEST(EventsTest, MariaGtidStandalone) {
   const Fixture f = maria_gtid_standalone();
   const Event g_ev = decode(f);

@@ -180,3 +180,55 @@ for mode in "" NO_BACKSLASH_ESCAPES ANSI_QUOTES; do
   cmp -s "$WORK/ddl_only.txt" "$WORK/got.txt" || fail "--flashback (sql_mode '$mode'): not undone"
   pass "--flashback of hostile names and values, target sql_mode '$mode'"
 done
+
+# Text from the log in comments and text for a person (issue 29): ENUM/SET members (FULL row
+# metadata) and a primary-key column named with a line break and a DROP after it, a table
+# named with terminal escape sequences (set the title, erase the line) and a C1 CSI. -v, -vv
+# and --print-table-metadata piped into the client leave the canary; events, stats and plan
+# print no control byte but the line break that ends their own lines.
+cat >"$WORK/setup2.sql" <<'EOF2'
+FLUSH BINARY LOGS;
+SET SESSION binlog_format = ROW;
+CREATE DATABASE h2;
+SET @m = CONCAT('m', CHAR(10), 'DROP DATABASE victim;', CHAR(10), '#');
+SET @k = CONCAT('k', CHAR(10), 'DROP DATABASE victim;', CHAR(10), '#');
+SET @t = CONCAT('t', CHAR(27), ']0;owned', CHAR(7), CHAR(27), '[2K', _utf8mb4 X'C29B', '2K');
+CALL h.run(CONCAT('CREATE TABLE h2.', h.qi(@t), ' (', h.qi(@k), ' INT PRIMARY KEY, e ENUM(''ok'', ',
+  QUOTE(@m), '), st SET(''x'', ', QUOTE(@m), '))'));
+CALL h.run(CONCAT('INSERT INTO h2.', h.qi(@t), ' VALUES (1, ', QUOTE(@m), ', ', QUOTE(@m), '), (2, ''ok'', ''x'')'));
+CALL h.run(CONCAT('UPDATE h2.', h.qi(@t), ' SET e = ''ok'' WHERE ', h.qi(@k), ' = 1'));
+CALL h.run(CONCAT('DROP TABLE h2.', h.qi(@t)));
+FLUSH BINARY LOGS;
+EOF2
+sql "$PORT" <"$WORK/setup2.sql" || fail "setup of the terminal and comment names"
+mapfile -t ALL < <(binlogs_between "$WORK/src/binlog" mysql-bin.000001)
+PREV=${ALL[${#ALL[@]}-2]}
+[ -s "$PREV" ] || fail "no binlog with the terminal and comment names"
+"$BINRECOVER" events "$PREV" | grep -q "Table_map" || fail "the new binlog holds no row event"
+for opts in "-v" "-vv" "--print-table-metadata" "--base64-output=decode-rows -vv --print-table-metadata"; do
+  reset_target ""
+  sql "$TPORT" -e "CREATE DATABASE h"  # (the statements ran with h as the current database)
+  # shellcheck disable=SC2086
+  "$BINRECOVER" $opts "$PREV" >"$WORK/c.sql" || fail "binrecover $opts (comment names)"
+  grep -q "DROP DATABASE victim" "$WORK/c.sql" || fail "$opts: the hostile text is not in the output at all"
+  # (inside the logged CREATE TABLE the text is quoted; after a comment line it would run)
+  if awk 'prev ~ /^#[ #]/ && /^DROP DATABASE victim/ { bad = 1 } { prev = $0 } END { exit !bad }' "$WORK/c.sql"; then
+    fail "$opts: a member or name ended its comment"
+  fi
+  sql "$TPORT" <"$WORK/c.sql" >"$WORK/client.log" 2>&1 || { cat "$WORK/client.log" >&2; fail "$opts | mariadb"; }
+  [ "$(sql "$TPORT" -N -e 'SELECT COUNT(*) FROM victim.canary' 2>&1)" = 1 ] ||
+    fail "binrecover $opts | mariadb: the canary database victim is gone"
+done
+pass "ENUM/SET members and key names with a line break stay in their -v/-vv/metadata comments"
+controls() { LC_ALL=C grep -c $'[\x01-\x08\x0b-\x1f\x7f]' "$1" || true; }
+"$BINRECOVER" events "$PREV" >"$WORK/t_events.txt"
+"$BINRECOVER" stats "$PREV" >"$WORK/t_stats.txt"
+"$BINRECOVER" plan --start-position=4 "$PREV" >"$WORK/t_plan.txt" 2>"$WORK/t_plan.err" || true
+for f in t_events.txt t_stats.txt t_plan.txt t_plan.err; do
+  [ "$(controls "$WORK/$f")" = 0 ] || { LC_ALL=C grep -n $'[\x01-\x08\x0b-\x1f\x7f]' "$WORK/$f" | od -c | head >&2; fail "$f holds a raw control byte"; }
+  if LC_ALL=C grep -q $'\xc2\x9b' "$WORK/$f"; then fail "$f holds a raw C1 CSI"; fi
+done
+grep -qF '\x1b]0;owned\x07' "$WORK/t_events.txt" || fail "events does not show the escape sequence as \\xNN"
+grep -qF '\x1b]0;owned\x07' "$WORK/t_stats.txt" || fail "stats does not show the table name as \\xNN"
+grep -qF 'DROP TABLE' "$WORK/t_plan.txt" || { cat "$WORK/t_plan.txt" "$WORK/t_plan.err" >&2; fail "plan lists no DROP TABLE"; }
+pass "events, stats and plan show names with escape sequences as \\xNN text"
