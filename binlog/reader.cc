@@ -132,8 +132,15 @@ std::optional<Event> EventReader::next(EventArena* arena) {
     try {
       ev = decode_event(raw, f.pos, ctx_);
       inflate_compressed_query(ev, *arena);
-    } catch (Error& e) {
-      if (!options_.force_read || type == EventType::kFormatDescription) throw;
+    } catch (Error& body_error) {
+      // The frame is whole (its length, its checksum): a field running past its end is a
+      // damaged body, never a file its server had not finished writing (kTruncated).
+      Error e = body_error;
+      if (e.code() == ErrorCode::kTruncated) {
+        e = Error(ErrorCode::kBadEvent, body_error.what());
+        if (body_error.has_offset()) e.with_offset(body_error.offset());
+      }
+      if (!options_.force_read || type == EventType::kFormatDescription) throw e;
       // The frame is sound (length, checksum), its body is not: with --force-read the event is
       // passed on as damaged, and its transaction is left out.
       e.with_file(source_.name());

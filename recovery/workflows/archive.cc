@@ -814,9 +814,12 @@ ArchiveResult copy_from_server(ArchiveSink& archive, const ArchiveOptions& opts,
     try {
       RemoteSource src(opts.remote, RemoteLog{file, 0, false});
       if (pos > 4) src.seek(pos);
+      const std::uint64_t from = pos;
       while (auto f = src.next_frame()) {
         archive.append(*f);
-        backoff = 1;
+        // (only progress resets the wait: the format description a new stream begins with
+        // does not, so a server that greets and then sends nothing is asked less and less)
+        if (archive.pos() > from) backoff = 1;
       }
       if (src.next_file().empty()) {  // the end of the server's logs (non-blocking)
         archive.sync(true);

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <functional>
 #include <set>
+#include <thread>
 
 #include "binlog/error.h"
 #include "binlog/event_type.h"
@@ -22,6 +23,7 @@
 #include "recovery/workflows/apply_engine.h"
 #include "recovery/workflows/replay_common.h"
 #include "recovery/workflows/target_keys.h"
+#include "recovery/workflows/test_pause.h"
 #include "recovery/workflows/write_set.h"
 
 namespace binrecover::recovery {
@@ -1091,6 +1093,7 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
   if (schema != nullptr) replay.sink().set_schema(schema);
   replay.last() = result.last;
   replay.set_paths(inputs);
+  std::uint64_t units_handed = 0;
   replay.set_progress([&](const UnitInfo& u) {
     if (progress) {
       const std::string& file = *u.file;
@@ -1110,6 +1113,15 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
                              0,
                              false};
       progress(p);
+    }
+    if (test_pause_after_units() != 0 && ++units_handed == test_pause_after_units()) {
+      // (test_pause.h: what was handed out is applied, then nothing more until a signal; the
+      // target is asked after it every 50 ms, so its loss ends the run as it would)
+      replay.engine().drain();
+      while (stop_signal() == 0) {
+        (void)session.value("SELECT 1");
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
     }
     if (const int sig = stop_signal(); sig != 0)
       throw Error(ErrorCode::kInterrupted,

@@ -19,6 +19,7 @@
 #include "recovery/server/remote_source.h"
 #include "recovery/server/replication_source.h"
 #include "recovery/workflows/replay_common.h"
+#include "recovery/workflows/test_pause.h"
 
 namespace binrecover::recovery {
 
@@ -421,6 +422,20 @@ class Feed : public WalkConsumer {
     }
     ++sent_;
     if (Clock::now() - last_flush_ > std::chrono::milliseconds(20)) flush();
+    if (test_pause_after_units() != 0 && sent_ == test_pause_after_units()) pause_for_test();
+  }
+
+  // test_pause.h: the units sent are applied by the target, then nothing more until a signal
+  // (or the target's failure, which check() throws as it would).
+  void pause_for_test() {
+    for (;;) {
+      check();
+      if (const int sig = stop_signal(); sig != 0)
+        throw Error(ErrorCode::kInterrupted,
+                    std::string("stopped by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") +
+                        " (the target stops after the transactions it is applying)");
+      idle(std::chrono::milliseconds(20));
+    }
   }
 
   // After the walk: everything out, and applied.

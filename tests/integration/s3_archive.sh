@@ -276,6 +276,27 @@ check_status "$M" "$WORK/m/binlog"
 grep -q "server-2/ *mariadb" "$WORK/status.txt" || { cat "$WORK/status.txt"; fail "the --status table"; }
 pass "three servers archived into one bucket at once: --status lists the three, last event and lag right"
 
+# A hostile manifest (issue 29): a folder whose manifest names a file '../x.000001' (or a piece
+# outside its .active/NAME/) is refused, exit 6, as its own row: --status lists the three good
+# servers all the same, and a field holding an escape sequence reaches the table as \xNN.
+printf '%s' '{"format":1,"server_id":9,"server":"evil","flavor":"mariadb\u001b]0;x\u0007","files":[{"name":"../x.000001","size":0,"complete":false,"pieces":[]}]}' > "$WORK/evil.json"
+s3 put "$WORK/evil.json" s3://fleet/evil/binrecover-manifest.json
+printf '%s' '{"format":1,"server_id":8,"server":"evil2","flavor":"mariadb","files":[{"name":"mysql-bin.000001","size":4,"complete":false,"pieces":[{"offset":0,"size":4,"key":"'"$A"'/mysql-bin.000001"}]}]}' > "$WORK/evil2.json"
+s3 put "$WORK/evil2.json" s3://fleet/evil2/binrecover-manifest.json
+rc=0
+"$BINRECOVER" archive --status s3://fleet/ > "$WORK/status2.txt" 2> "$WORK/status2.err" || rc=$?
+[ $rc = 6 ] || { cat "$WORK/status2.txt" "$WORK/status2.err"; fail "--status with a hostile manifest: exit $rc, not 6"; }
+[ "$(grep -c ' mariadb\| mysql' "$WORK/status2.txt")" -ge 3 ] || { cat "$WORK/status2.txt"; fail "--status lost the good servers"; }
+grep -q "^s3://fleet/evil/ *refused: .*x.000001" "$WORK/status2.txt" &&
+  grep -q "^s3://fleet/evil2/ *refused: .*not under" "$WORK/status2.txt" ||
+  { cat "$WORK/status2.txt"; fail "--status does not list the hostile manifests as refused"; }
+! LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$WORK/status2.txt" "$WORK/status2.err" || fail "--status printed a control byte"
+rc=0
+"$BINRECOVER" archive --verify s3://fleet/evil/ > /dev/null 2> "$WORK/evil.err" || rc=$?
+[ $rc = 6 ] || { cat "$WORK/evil.err"; fail "--verify of a folder with a hostile manifest: exit $rc, not 6"; }
+s3 del s3://fleet/evil/binrecover-manifest.json s3://fleet/evil2/binrecover-manifest.json
+pass "hostile manifests: refused as their own rows (exit 6), every other server listed"
+
 # TLS: the gateway's certificate is of a CA made for this test, unknown to the system: refused
 # at once (exit 3); trusted with AWS_CA_BUNDLE. Virtual-hosted addressing (BUCKET.localhost).
 rc=0

@@ -113,13 +113,18 @@ pass "--server-applier --database=cut --stop-position (before the DROP): cut.a r
 for sig in KILL TERM target; do
   fresh_target
   # (merged transactions, exactly once all the same: --merge-transactions 4)
-  "$BINRECOVER" replay "${R[@]}" --state-file="$WORK/r.state" --parallel 4 --window=1 \
-    --merge-transactions 4 "${files[@]}" 2> "$WORK/k.err" &
+  # (the moment is certain: binrecover sends 150 transactions and then waits there, a test-only
+  # fault point, so the kill comes with 100 or more of them applied and the rest not sent)
+  BINRECOVER_TEST_PAUSE_AFTER_UNITS=150 "$BINRECOVER" replay "${R[@]}" --state-file="$WORK/r.state" \
+    --parallel 4 --window=1 --merge-transactions 4 "${files[@]}" 2> "$WORK/k.err" &
   rp=$!
-  for _ in $(seq 1 200); do
-    [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM par.marks" 2> /dev/null || echo 0)" -gt 100 ] && break
-    sleep 0.02
+  for _ in $(seq 1 1200); do
+    [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM par.marks" 2> /dev/null || echo 0)" -ge 100 ] && break
+    kill -0 "$rp" 2> /dev/null || { cat "$WORK/k.err"; fail "the paused replay ended by itself"; }
+    sleep 0.1
   done
+  [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM par.marks" 2> /dev/null || echo 0)" -ge 100 ] ||
+    fail "the target did not apply 100 transactions in 120 s"
   if [ "$sig" = target ]; then
     kill -9 "$(cat "$WORK/t/mysqld.pid")"
   else

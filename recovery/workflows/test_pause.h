@@ -1,0 +1,20 @@
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+
+namespace binrecover::recovery {
+
+// A test-only fault point: with BINRECOVER_TEST_PAUSE_AFTER_UNITS=N in the environment, replay
+// (and --server-applier) hands out no unit past the N-th: it waits there, the first N applied,
+// until SIGINT/SIGTERM or a kill (or the target failing), so a test that must stop a run
+// part-way has a certain moment instead of a sleep and a hope. Never set in a real run (0).
+inline std::uint64_t test_pause_after_units() {
+  static const std::uint64_t n = [] {
+    const char* v = std::getenv("BINRECOVER_TEST_PAUSE_AFTER_UNITS");
+    return v == nullptr ? std::uint64_t{0} : std::strtoull(v, nullptr, 10);
+  }();
+  return n;
+}
+
+}  // namespace binrecover::recovery
