@@ -192,7 +192,7 @@ SET SESSION binlog_format = ROW;
 CREATE DATABASE h2;
 SET @m = CONCAT('m', CHAR(10), 'DROP DATABASE victim;', CHAR(10), '#');
 SET @k = CONCAT('k', CHAR(10), 'DROP DATABASE victim;', CHAR(10), '#');
-SET @t = CONCAT('t', CHAR(27), ']0;owned', CHAR(7), CHAR(27), '[2K', _utf8mb4 X'C29B', '2K');
+SET @t = CONCAT('t', CHAR(27), ']0;owned', CHAR(7), CHAR(27), '[2K', _utf8mb4 X'C29B', '2K<b>&');
 CALL h.run(CONCAT('CREATE TABLE h2.', h.qi(@t), ' (', h.qi(@k), ' INT PRIMARY KEY, e ENUM(''ok'', ',
   QUOTE(@m), '), st SET(''x'', ', QUOTE(@m), '))'));
 CALL h.run(CONCAT('INSERT INTO h2.', h.qi(@t), ' VALUES (1, ', QUOTE(@m), ', ', QUOTE(@m), '), (2, ''ok'', ''x'')'));
@@ -205,8 +205,9 @@ mapfile -t ALL < <(binlogs_between "$WORK/src/binlog" mysql-bin.000001)
 PREV=${ALL[${#ALL[@]}-2]}
 [ -s "$PREV" ] || fail "no binlog with the terminal and comment names"
 "$BINRECOVER" events "$PREV" | grep -q "Table_map" || fail "the new binlog holds no row event"
+for mode in "" NO_BACKSLASH_ESCAPES ANSI_QUOTES; do
 for opts in "-v" "-vv" "--print-table-metadata" "--base64-output=decode-rows -vv --print-table-metadata"; do
-  reset_target ""
+  reset_target "$mode"
   sql "$TPORT" -e "CREATE DATABASE h"  # (the statements ran with h as the current database)
   # shellcheck disable=SC2086
   "$BINRECOVER" $opts "$PREV" >"$WORK/c.sql" || fail "binrecover $opts (comment names)"
@@ -217,9 +218,10 @@ for opts in "-v" "-vv" "--print-table-metadata" "--base64-output=decode-rows -vv
   fi
   sql "$TPORT" <"$WORK/c.sql" >"$WORK/client.log" 2>&1 || { cat "$WORK/client.log" >&2; fail "$opts | mariadb"; }
   [ "$(sql "$TPORT" -N -e 'SELECT COUNT(*) FROM victim.canary' 2>&1)" = 1 ] ||
-    fail "binrecover $opts | mariadb: the canary database victim is gone"
+    fail "binrecover $opts | mariadb (sql_mode '$mode'): the canary database victim is gone"
 done
-pass "ENUM/SET members and key names with a line break stay in their -v/-vv/metadata comments"
+done
+pass "ENUM/SET members and key names with a line break stay in their -v/-vv/metadata comments (every sql_mode)"
 controls() { LC_ALL=C grep -c $'[\x01-\x08\x0b-\x1f\x7f]' "$1" || true; }
 "$BINRECOVER" events "$PREV" >"$WORK/t_events.txt"
 "$BINRECOVER" stats "$PREV" >"$WORK/t_stats.txt"
@@ -232,3 +234,17 @@ grep -qF '\x1b]0;owned\x07' "$WORK/t_events.txt" || fail "events does not show t
 grep -qF '\x1b]0;owned\x07' "$WORK/t_stats.txt" || fail "stats does not show the table name as \\xNN"
 grep -qF 'DROP TABLE' "$WORK/t_plan.txt" || { cat "$WORK/t_plan.txt" "$WORK/t_plan.err" >&2; fail "plan lists no DROP TABLE"; }
 pass "events, stats and plan show names with escape sequences as \\xNN text"
+# JSON and HTML show the name as text: the JSON's target parses back to the name itself, the
+# page holds its markup as entities.
+"$BINRECOVER" plan --start-position=4 --format=json "$PREV" >"$WORK/t_plan.json" 2>/dev/null || true
+python3 - "$WORK/t_plan.json" <<'PY' || fail "plan --format=json does not hold the table name as text"
+import json, sys
+d = json.load(open(sys.argv[1]))
+name = "t\x1b]0;owned\x07\x1b[2K\u009b2K<b>&"
+assert any(name in (e.get("target") or "") for e in d["destructive"]), d["destructive"]
+PY
+"$BINRECOVER" plan --start-position=4 --html="$WORK/t_plan.html" "$PREV" >/dev/null 2>&1 || true
+[ -s "$WORK/t_plan.html" ] || fail "plan --html wrote no page"
+grep -qF '2K&lt;b&gt;&amp;' "$WORK/t_plan.html" || fail "plan --html does not show the name's markup as entities"
+if grep -qF '2K<b>&' "$WORK/t_plan.html"; then fail "plan --html holds the name's markup raw"; fi
+pass "plan's JSON and HTML show a hostile table name as text"
