@@ -270,7 +270,7 @@ Session::Session(const ConnectionOptions& o) : impl_(std::make_unique<Impl>()) {
   mysql_options(m, MYSQL_OPT_WRITE_TIMEOUT, &read_timeout);
   read_timeout_ = read_timeout;
   // LOAD DATA is replayed as LOAD DATA LOCAL INFILE from the files SqlSink writes.
-  unsigned int local_infile = 1;
+  unsigned int local_infile = o.local_infile ? 1 : 0;
   mysql_options(m, MYSQL_OPT_LOCAL_INFILE, &local_infile);
   // The client's own packet limit must not be the one that bites: the server's is checked.
   unsigned long client_packet = 1UL << 30;
@@ -480,11 +480,13 @@ std::optional<binlog::Bytes> Session::next_binlog_packet() {
     const auto waited =
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - asked)
             .count();
-    if (read_timeout_ > 0 && waited + 1 >= static_cast<long long>(read_timeout_))
+    // (a timeout is the client's lost connection, 2013, after the whole wait; a server's own
+    // error keeps its "(error N)" form, which is_server_error reads)
+    if (mysql_errno(m) == 2013 && read_timeout_ > 0 &&
+        waited + 1 >= static_cast<long long>(read_timeout_))
       throw Error(ErrorCode::kServer, "reading the binary log: the server at " + where_ +
                                           " sent nothing for " + std::to_string(waited) +
-                                          " s (a read timeout, error " +
-                                          std::to_string(mysql_errno(m)) + ")");
+                                          " s (a read timeout, error 2013)");
     impl_->fail("reading the binary log");
   }
   const auto* p = reinterpret_cast<const std::byte*>(m->net.read_pos);

@@ -47,6 +47,10 @@ struct ConnectionOptions {
   // applies statements, which may run long: 10 minutes to connect, 8 hours for a result (a
   // server's default wait_timeout); nothing waits forever.
   unsigned read_timeout = 0;
+  // Whether the server may ask for a local file (LOAD DATA LOCAL INFILE, which replay sends for
+  // the LOAD files it writes). Off for a server binrecover reads from: there a request is a
+  // hostile server reading this machine's files.
+  bool local_infile = true;
 };
 
 // One piece of mysql-client input: a statement for the server or a client command.

@@ -1,6 +1,7 @@
 #include "recovery/storage/s3_archive.h"
 
 #include <algorithm>
+#include <limits>
 #include <mutex>
 #include <nlohmann/json.hpp>
 
@@ -53,46 +54,70 @@ std::string Manifest::to_json() const {
   return j.dump(1) + "\n";
 }
 
+// A whole number of a manifest within T's range (a float, a string or a number out of range
+// is not a manifest: nlohmann's own conversion of those is undefined behaviour).
+template <typename T>
+T whole(const json& j, const char* key, const std::string& where, std::optional<T> missing) {
+  const auto it = j.find(key);
+  if (it == j.end()) {
+    if (missing) return *missing;
+    throw Error(ErrorCode::kIo, where + ": not a binrecover manifest (no " + key + ")");
+  }
+  const bool fits = it->is_number_unsigned()
+                        ? it->template get<std::uint64_t>() <=
+                              static_cast<std::uint64_t>(std::numeric_limits<T>::max())
+                        : it->is_number_integer() && std::numeric_limits<T>::is_signed &&
+                              it->template get<std::int64_t>() >=
+                                  static_cast<std::int64_t>(std::numeric_limits<T>::min());
+  if (!fits)
+    throw Error(ErrorCode::kIo,
+                where + ": not a binrecover manifest (" + key + " is not a whole number in range)");
+  return it->is_number_unsigned() ? static_cast<T>(it->template get<std::uint64_t>())
+                                  : static_cast<T>(it->template get<std::int64_t>());
+}
+
 Manifest Manifest::from_json(const std::string& text, const std::string& where) {
   try {
     const json j = json::parse(text);
     Manifest m;
-    m.format = j.at("format").get<int>();
+    m.format = whole<int>(j, "format", where, std::nullopt);
     if (m.format != 1)
       throw Error(ErrorCode::kUnsupportedFormat, where + ": manifest format " +
                                                      std::to_string(m.format) +
                                                      " is newer than this binrecover reads");
-    m.server_id = j.value("server_id", 0U);
+    m.server_id = whole<std::uint32_t>(j, "server_id", where, 0U);
     m.server_uuid = j.value("server_uuid", "");
     m.flavor = j.value("flavor", "");
     m.version = j.value("version", "");
     m.server = j.value("server", "");
-    m.updated = j.value("updated", std::int64_t{0});
-    m.last_event_time = j.value("last_event_time", std::int64_t{0});
+    m.updated = whole<std::int64_t>(j, "updated", where, std::int64_t{0});
+    m.last_event_time = whole<std::int64_t>(j, "last_event_time", where, std::int64_t{0});
     for (const json& jf : j.at("files")) {
       ArchivedFile f;
       f.name = jf.at("name").get<std::string>();
       binlog::check_log_name(f.name, "the manifest " + where);
-      f.size = jf.at("size").get<std::uint64_t>();
+      f.size = whole<std::uint64_t>(jf, "size", where, std::nullopt);
       f.complete = jf.at("complete").get<bool>();
       f.etag = jf.value("etag", "");
       f.first_gtid = jf.value("first_gtid", "");
       f.last_gtid = jf.value("last_gtid", "");
-      f.events = jf.value("events", std::uint64_t{0});
+      f.events = whole<std::uint64_t>(jf, "events", where, std::uint64_t{0});
       f.checksum = jf.value("checksum", false);
       f.next = jf.value("next", "");
       if (!f.next.empty() && f.next != "?") binlog::check_log_name(f.next, "the manifest " + where);
       std::uint64_t at = 0;
       for (const json& jp : jf.at("pieces")) {
         Piece p;
-        p.offset = jp.at("offset").get<std::uint64_t>();
-        p.size = jp.at("size").get<std::uint64_t>();
+        p.offset = whole<std::uint64_t>(jp, "offset", where, std::nullopt);
+        p.size = whole<std::uint64_t>(jp, "size", where, std::nullopt);
         p.key = jp.value("key", "");
         p.sha256 = jp.value("sha256", "");
         p.sealed = jp.value("sealed", false);
         if (p.offset != at)
           throw Error(ErrorCode::kIo, where + ": the pieces of " + f.name + " leave a gap at " +
                                           std::to_string(at));
+        if (p.size > (std::uint64_t{1} << 40))
+          throw Error(ErrorCode::kIo, where + ": a piece of " + f.name + " is over 1 TiB");
         at += p.size;
         f.pieces.push_back(std::move(p));
       }

@@ -47,11 +47,17 @@ pass "archive: $n files byte-identical (sha256) to the server's, private, readab
 
 # --stop-never on a quiet server: what the server sent is in the file on disk within moments
 # (written out and fsynced when the server pauses, not held for the next event).
-"$BINRECOVER" archive "${R[@]}" -P"$PA" --dir="$WORK/live" --stop-never 2> /dev/null &
+"$BINRECOVER" archive "${R[@]}" -P"$PA" --dir="$WORK/live" --stop-never 2> "$WORK/live.err" &
 live=$!
-sleep 1
-sql "$PA" -e "INSERT INTO d.t (v) VALUES ('while followed')"
+# (it has copied what there is, and follows, before the write)
 last=$(ls "$WORK/a/binlog"/mysql-bin.[0-9]* | tail -1)
+live_caught_up() {
+  kill -0 "$live" 2> /dev/null || { cat "$WORK/live.err"; fail "archive --stop-never ended by itself"; }
+  cmp -s "$last" "$WORK/live/$(basename "$last")"
+}
+wait_for 120 "archive --stop-never did not copy the server's files" live_caught_up
+sql "$PA" -e "INSERT INTO d.t (v) VALUES ('while followed')"
+[ "$(ls "$WORK/a/binlog"/mysql-bin.[0-9]* | tail -1)" = "$last" ] || fail "the server began a new binlog"
 for _ in $(seq 1 30); do
   cmp -s "$last" "$WORK/live/$(basename "$last")" && break
   sleep 0.1
@@ -86,16 +92,34 @@ pass "-R --raw --result-file=PREFIX: $n files PREFIX+name, byte-identical; filte
   done ) &
 writer=$!
 kills=0
+# (archive_follows: the archive of this round has written its status file, removed before it
+# started: it copies what the server sends)
+archive_follows() {
+  kill -0 "$ap" 2> /dev/null || { cat "$WORK/follow.err"; fail "round $round: the archive ended by itself"; }
+  [ -e "$WORK/status.json" ]
+}
+# (dump_thread: the restarted server sends its binlogs to a reader, this round's archive: no
+# other is left)
+dump_thread() {
+  kill -0 "$ap" 2> /dev/null || { cat "$WORK/follow.err"; fail "round $round: the archive ended by itself"; }
+  [ "$(sql "$PA" -N -e "SELECT COUNT(*) FROM information_schema.PROCESSLIST
+    WHERE COMMAND = 'Binlog Dump'" 2> /dev/null)" = 1 ]
+}
 for round in $(seq 1 22); do
+  restart=
+  case $round in 8 | 16) restart=1; rm -f "$WORK/status.json" ;; esac
   "$BINRECOVER" archive "${R[@]}" -P"$PA" --dir="$WORK/arch" --stop-never --fsync-interval=0 \
     --heartbeat-period=1 --status-file="$WORK/status.json" 2>> "$WORK/follow.err" &
   ap=$!
+  # (a random moment: a kill that comes before the archive has done anything is one too)
   sleep "0.$((RANDOM % 9 + 1))"
-  if [ "$round" = 8 ] || [ "$round" = 16 ]; then
-    # The server restarts under the archive: it reconnects by itself.
+  if [ -n "$restart" ]; then
+    # The server restarts under the archive, which is certainly copying when it stops; the
+    # archive reconnects by itself, certainly before it is killed.
+    wait_for 120 "round $round: the archive did not come to copy" archive_follows
     "$ROOT/scripts/mariadb_server.sh" stop "$WORK/a"
     "$ROOT/scripts/mariadb_server.sh" restart "$WORK/a" "$PA" || fail "the server did not restart"
-    sleep 1.5
+    wait_for 180 "round $round: the archive did not connect again to the restarted server" dump_thread
   fi
   kill -9 "$ap" 2> /dev/null && kills=$((kills + 1))
   wait "$ap" 2> /dev/null || true
@@ -172,14 +196,15 @@ for k in 1 2; do
   sleep 1
 done
 ended=
-for _ in $(seq 1 200); do
+one_ended() {
+  local k p
   for k in 1 2; do
     eval "p=\$dup$k"
-    kill -0 "$p" 2> /dev/null || { ended=$k; break 2; }
+    kill -0 "$p" 2> /dev/null || { ended=$k; return 0; }
   done
-  sleep 0.1
-done
-[ -n "$ended" ] || fail "neither reader with the same server id ended"
+  return 1
+}
+wait_for 120 "neither reader with the same server id ended" one_ended
 eval "p=\$dup$ended"
 rc=0
 wait "$p" || rc=$?

@@ -93,13 +93,14 @@ if [ "$FORMAT" = ROW ]; then
   trap 'kill -INT "$drill" 2>/dev/null || true; sleep 2; kill -9 "$drill" 2>/dev/null || true; cleanup' EXIT
   cat "$WORK/dump.sql" > "$WORK/dump.fifo" || true  # the plan reads the dump's coordinates
   srv=""
-  for _ in $(seq 1 300); do
-    srv=$(pgrep -f -- "--socket=${TMPDIR:-/tmp}/binrecover-drill-" | head -1 || true)
+  sql_sock=""
+  drill_server_up() {  # the drill's server (its child) is up, its socket there; the drill waits
+    kill -0 "$drill" 2> /dev/null || { cat "$WORK/drill4.out"; fail "the drill ended before its server came up"; }
+    srv=$(pgrep -P "$drill" -f -- "--socket=${TMPDIR:-/tmp}/binrecover-drill-" | sed -n 1p || true)
     [ -n "$srv" ] && sql_sock=$(tr '\0' '\n' < "/proc/$srv/cmdline" | sed -n 's/^--socket=//p') &&
-      [ -S "$sql_sock" ] && break
-    sleep 0.1
-  done
-  [ -n "$srv" ] && [ -S "$sql_sock" ] || { cat "$WORK/drill4.out"; fail "no drill server came up"; }
+      [ -S "$sql_sock" ]
+  }
+  WAIT_FOR_SHOW=$WORK/drill4.out wait_for 180 "no drill server came up" drill_server_up
   tr '\0' '\n' < "/proc/$srv/cmdline" | grep -qx -- "--skip-networking" || fail "the drill server listens on TCP"
   [ "$(ps -o user= -p "$srv")" != root ] || fail "the drill server runs as root"
   ! ss -ltnp 2>/dev/null | grep -q "pid=$srv," || fail "the drill server has a TCP listener"
@@ -115,8 +116,7 @@ if [ "$FORMAT" = ROW ]; then
   rc=0
   wait "$drill" || rc=$?
   [ "$rc" = 130 ] || { cat "$WORK/drill4.out"; fail "SIGINT: the drill exited $rc, not 130"; }
-  for _ in $(seq 1 100); do kill -0 "$srv" 2>/dev/null || break; sleep 0.1; done
-  ! kill -0 "$srv" 2>/dev/null || fail "SIGINT left the drill server running"
+  wait_for 120 "SIGINT left the drill server running" ended "$srv"
   [ ! -e "$(dirname "$sql_sock")" ] || fail "SIGINT left the drill folder behind"
   trap cleanup EXIT
   pass "drill server: socket only, not root, private secure_file_priv; SIGINT stops it and removes its folder"

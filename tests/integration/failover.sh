@@ -34,13 +34,12 @@ start_server r "$PB" --server-id=2 --log-bin="$WORK/r/binlog/replica-bin" --log-
 sql "$PB" -e "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=$PA, MASTER_USER='root',
   MASTER_USE_GTID=slave_pos; START SLAVE"
 sync_replica() {
-  local want
+  local want deadline=$((SECONDS + 120))
   want=$(sql "$PA" -N -e "SELECT @@gtid_binlog_pos")
-  for _ in $(seq 1 100); do
-    [ "$(sql "$PB" -N -e "SELECT @@gtid_slave_pos")" = "$want" ] && return 0
+  until [ "$(sql "$PB" -N -e "SELECT @@gtid_slave_pos")" = "$want" ]; do
+    [ "$SECONDS" -lt "$deadline" ] || fail "the replica did not reach $want in 120 s"
     sleep 0.1
   done
-  fail "the replica did not reach $want"
 }
 sql "$PA" -e "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(100), n INT);
   CREATE TABLE d.k (v VARCHAR(100))"
@@ -132,8 +131,8 @@ sql "$MB" -e "CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=
 msync() {
   local want
   want=$(sql "$MA" -N -e "SELECT @@gtid_executed" | tr -d '\n')
-  [ "$(sql "$MB" -N -e "SELECT WAIT_FOR_EXECUTED_GTID_SET('$want', 20)")" = 0 ] ||
-    fail "MySQL: the replica did not reach $want"
+  [ "$(sql "$MB" -N -e "SELECT WAIT_FOR_EXECUTED_GTID_SET('$want', 120)")" = 0 ] ||
+    fail "MySQL: the replica did not reach $want in 120 s"
 }
 sql "$MA" -e "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(100), n INT)"
 for i in $(seq 1 8); do sql "$MA" -e "INSERT INTO d.t VALUES ($i, 'p$i', $i)"; done

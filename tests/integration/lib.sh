@@ -34,6 +34,66 @@ fail() {
 
 pass() { echo "PASS: $*"; }
 
+# wait_for SECONDS WHAT COMMAND...: runs COMMAND every 0.1 s until it succeeds, and fails
+# naming WHAT if it has not after SECONDS. For a moment a test must reach, a condition it can
+# see (a line in a log, a file, a row count, a session's state), never a fixed sleep; the
+# deadline generous (a loaded machine), only there to end a test that went wrong. (With
+# WAIT_FOR_SHOW=FILE, FILE is shown when the deadline passes.)
+wait_for() {
+  local secs=$1 what=$2 deadline
+  shift 2
+  deadline=$((SECONDS + secs))
+  until "$@"; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      [ -z "${WAIT_FOR_SHOW:-}" ] || cat "$WAIT_FOR_SHOW" >&2 || true
+      fail "$what (not after $secs s)"
+    fi
+    sleep 0.1
+  done
+}
+
+# hold NAME PORT SQL: a session of the test's own on the server on PORT that runs SQL (takes a
+# lock, say) and then stays, what it took held, until `release NAME`. Its statements come from
+# a FIFO that a keeper process holds open (not this shell: a process started later would
+# inherit the writing end, and the session would outlive the release); the keeper ends with
+# this shell at the latest. Returns once SQL has run (the session prints "held" after it).
+hold() {
+  local name=$1 port=$2 stmt=$3 keeper
+  rm -f "$WORK/$name.fifo"
+  mkfifo "$WORK/$name.fifo"
+  sql "$port" -N --unbuffered < "$WORK/$name.fifo" > "$WORK/$name.out" 2>&1 &
+  printf -v "HOLD_SESSION_$name" %s $!
+  tail -f /dev/null --pid=$$ > "$WORK/$name.fifo" &
+  keeper=$!
+  printf -v "HOLD_KEEPER_$name" %s "$keeper"
+  # (the keeper holds the FIFO before the statements go in: else the session could read them
+  # and then the end of its input)
+  wait_for 120 "the keeper of the session $name did not open its FIFO" \
+    fd_is "$keeper" 1 "$WORK/$name.fifo"
+  printf '%s;\nSELECT %s;\n' "$stmt" "'held'" > "$WORK/$name.fifo"
+  wait_for 120 "the session $name did not run: $stmt" held_now "$name"
+}
+# ended PID: the process is gone (or a zombie, its parent not yet told)
+ended() {
+  [ ! -e "/proc/$1" ] || [ "$(sed 's/.*) //' "/proc/$1/stat" 2> /dev/null | cut -d' ' -f1)" = Z ]
+}
+fd_is() {  # PID FD PATH: the process has PATH open as FD
+  [ "$(readlink "/proc/$1/fd/$2" 2> /dev/null)" = "$3" ]
+}
+held_now() {  # NAME: the session has run its SQL (fails the test if it ended instead)
+  local pid_var="HOLD_SESSION_$1"
+  grep -qx held "$WORK/$1.out" && return 0
+  kill -0 "${!pid_var}" 2> /dev/null || { cat "$WORK/$1.out" >&2; fail "the session $1 ended"; }
+  return 1
+}
+# release NAME: the FIFO closed, the session ends and what it held is let go.
+release() {
+  local keeper_var="HOLD_KEEPER_$1" pid_var="HOLD_SESSION_$1"
+  kill "${!keeper_var}" 2> /dev/null || true
+  wait "${!keeper_var}" 2> /dev/null || true
+  wait "${!pid_var}" 2> /dev/null || true
+}
+
 # binlogs_between DIR FIRST [LAST]: the paths of DIR's binlogs from FIRST to LAST (or to the
 # end), in the order of DIR/mysql-bin.index.
 binlogs_between() {
@@ -58,16 +118,16 @@ find_drop() {
 # until the newest file has that second one, after which a quiet server appends nothing to it,
 # so a copy taken then is of the whole file.
 wait_checkpoint() {
-  local last name
-  for _ in $(seq 1 300); do
+  local last name deadline=$((SECONDS + 120))
+  while :; do
     last=$(ls "$1"/mysql-bin.[0-9]* | tail -1)
     name=$(basename "$last")
     "$BINRECOVER" events --format=tsv "$last" 2> /dev/null |
       awk -F'\t' -v n="$name" '$3 == "Binlog_checkpoint" && $6 == n { found = 1 } END { exit !found }' &&
       return 0
+    [ "$SECONDS" -lt "$deadline" ] || fail "no Binlog_checkpoint naming $name in it after 120 s"
     sleep 0.1
   done
-  fail "no Binlog_checkpoint naming $name in it after 30 s"
 }
 
 # shop_scenario PORT: on a server with an empty database shop, the dump (WORK/dump.sql, with its

@@ -349,26 +349,27 @@ check "replay --resume at a file boundary (--gtids=strip)" new-gtids
 
 fresh_target
 rm -f "$WORK/k.state"
-# A gap lock where the last file inserts other.t (2, 2): replay waits there, mid-file.
-sql "$PT" -e "BEGIN; SELECT * FROM other.t WHERE id = 2 FOR UPDATE; SELECT SLEEP(120)" \
-  > /dev/null 2>&1 &
-locker=$!
+# A gap lock where the last file inserts other.t (2, 2): replay waits there, mid-file. The lock
+# is taken, by a session of the test's own, before the replay starts, and held until the
+# target is killed; the replay's sessions wait for a lock as long as the target lets them
+# (the global innodb_lock_wait_timeout they start with: an hour here).
+sql "$PT" -e "SET GLOBAL innodb_lock_wait_timeout = 3600"
+hold gap "$PT" "BEGIN; SELECT * FROM other.t WHERE id = 2 FOR UPDATE"
 "$BINRECOVER" replay "${CONN[@]}" -P"$PT" --state-file="$WORK/k.state" \
   --start-position="$dump_pos" --stop-position="$drop_pos" "${files[@]}" 2> "$WORK/k.err" &
 replayer=$!
-for _ in $(seq 1 300); do
+lock_waited() {
+  kill -0 "$replayer" 2> /dev/null || { cat "$WORK/k.err" >&2; fail "replay ended before it waited on the lock"; }
   [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM information_schema.innodb_trx
-    WHERE trx_state = 'LOCK WAIT'" 2> /dev/null)" = 1 ] && break
-  sleep 0.1
-done
-[ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT'")" = 1 ] ||
-  fail "replay never waited on the lock"
+    WHERE trx_state = 'LOCK WAIT'" 2> /dev/null)" = 1 ]
+}
+wait_for 180 "replay never waited on the lock" lock_waited
 tpid=$(cat "$WORK/t/mysqld.pid")
 kill -9 "$tpid"
-for _ in $(seq 1 100); do kill -0 "$tpid" 2> /dev/null || break; sleep 0.1; done
+wait_for 120 "the killed target (pid $tpid) did not end" ended "$tpid"
 rc=0
 wait "$replayer" || rc=$?
-wait "$locker" || true
+release gap
 [ "$rc" != 0 ] || fail "replay exited 0 although its server was killed"
 [ -s "$WORK/k.state" ] || { cat "$WORK/k.err" >&2; fail "no state after the kill"; }
 "$MYSQL_SERVER" restart "$WORK/t" "$PT" || fail "the target did not restart"

@@ -7,7 +7,10 @@
 #    order: every table's CHECKSUM TABLE equals the source's (and so the serial replay's);
 #  - with the commit order kept (--parallel 8), a sampler reading the target while the replay
 #    runs only ever sees the marks of a prefix of the source's commits (and sees the replay
-#    part-way at least once); the workers did run side by side (the report's max_busy);
+#    part-way at least once: each mode's replay runs up to par.child's creation, then goes on
+#    with --resume while a session of the test's own holds par.child's metadata lock, which the
+#    DDL between the halves waits for until a read has seen that); the workers did run side by
+#    side (the report's max_busy);
 #  - a second replay with the same state file while one runs is refused (exit 2).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/parallel_workload.sh"
@@ -46,15 +49,49 @@ total=$(grep -c . "$WORK/order")
 [ "$total" = "$((8 * N + 21))" ] || fail "the binlogs hold $total marks, not $((8 * N + 21))"
 [ "$(sql "$PA" -N -e 'SELECT COUNT(*) FROM par.marks')" = "$total" ] || fail "marks on the source"
 
+# (where the first run of each mode stops: the GTID event of CREATE TABLE par.users)
+schema_at=$("$BINRECOVER" events --format=tsv "${files[0]}" |
+  awk -F'\t' '$3 == "Gtid" { g = $2 } $3 == "Query" && $6 ~ /^CREATE TABLE par\.users/ && !d { print g; d = 1 }')
+[ -n "$schema_at" ] || fail "no CREATE TABLE par.users in ${files[0]}"
 fresh_target() {
   sql "$PT" -e "DROP DATABASE IF EXISTS par; DROP DATABASE IF EXISTS binrecover; $reset_gtids"
   rm -f "$WORK/r.state" "$WORK/r.state.lock"
 }
+# The waits of the transactions blocked by the session holding row 0 (its connection id in
+# $holder), "transaction started-waiting" each (sys.innodb_lock_waits, MariaDB and MySQL alike).
+held_row_waits() {
+  sql "$PT" -N -e "SELECT CONCAT(waiting_trx_id, ' ', wait_started) FROM sys.innodb_lock_waits
+    WHERE blocking_pid = $holder"
+}
+held_row_waited_for() {
+  local w
+  kill -0 "$rp" 2> /dev/null || { cat "$WORK/replay.err"; fail "replay --parallel $mode ended with the row held"; }
+  w=$(held_row_waits) || return 1
+  waiter=$(sed -n 1p <<< "$w")
+  [ -n "$waiter" ]
+}
+held_row_wait_ended() {
+  local w
+  kill -0 "$rp" 2> /dev/null || { cat "$WORK/replay.err"; fail "replay --parallel $mode ended with the row held"; }
+  w=$(held_row_waits) || return 1
+  ! grep -qxF "$waiter" <<< "$w"
+}
+alter_waits() {  # the ALTER TABLE par.child waits for the metadata lock held by the session
+  kill -0 "$rp" 2> /dev/null || { cat "$WORK/replay.err"; fail "replay --parallel $mode ended with par.child's lock held"; }
+  [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID()
+    AND INFO LIKE '%ALTER TABLE par.child%' AND STATE = 'Waiting for table metadata lock'" 2> /dev/null)" = 1 ]
+}
+seen_part_way() {
+  local samples mid bad
+  read -r samples mid bad < <(prefix_check "$WORK/samples")
+  [ "$mid" -ge 1 ]
+}
 # (the last: a target whose sessions binlog statements, where the workers keep REPEATABLE READ
 # and its gap locks, so that units wait for each other's locks and are run again)
-# (held-lock: a reader on the target holds a row of par.hot for 2.5 s while the replay runs:
-# the unit that needs it times out waiting, is run again, and the later units that wait for
-# their turn to commit are rolled back and run again after it)
+# (held-lock: a session of the test's own holds a row of par.hot while the replay runs: the
+# unit that needs it times out waiting, is run again, and the later units that wait for their
+# turn to commit are rolled back and run again after it; the lock is let go once that wait
+# has ended, see below)
 # (merge: --merge-transactions 4, on MySQL with --gtids=strip: its gtid_mode=ON target would
 # keep only one GTID of each group, so it is refused without it)
 modes=(1 4 8 "8 --no-preserve-commit-order" "8 held-lock" "1 merge" "8 merge")
@@ -74,12 +111,7 @@ for mode in "${modes[@]}"; do
     sql "$PT" -e "SET GLOBAL binlog_format = 'STATEMENT'"
   elif [ "$extra" = held-lock ]; then
     extra=
-    (for _ in $(seq 1 200); do
-      sql "$PT" -e "BEGIN; SELECT * FROM par.hot WHERE id = 0 FOR UPDATE; DO SLEEP(2.5); COMMIT" \
-        > /dev/null 2>&1 && break
-      sleep 0.02
-    done) &
-    held=$!
+    held=1
   fi
   # (mariadb, 4: the target logs every statement, see below)
   logged=
@@ -87,16 +119,49 @@ for mode in "${modes[@]}"; do
     logged=$WORK/general-$workers.log
     sql "$PT" -e "SET GLOBAL general_log_file = '$logged', general_log = 1"
   fi
+  # The moments are certain. The replay first applies the log up to par.child's creation
+  # (--stop-position: the GTID event before CREATE TABLE par.users), and goes on from there with
+  # --resume while sessions of the test's own hold what it will need: par.child's metadata lock
+  # (an open transaction that read it), which the ALTER TABLE between the workload's halves
+  # waits for, every unit before it committed: the target is then part-way for certain, and the
+  # lock is let go once a read of the sampler has seen that. (held-lock: also row 0 of par.hot,
+  # which the clients update from their 32nd transaction on; let go once a worker's wait for it
+  # has ended with the row still held, a timeout.)
+  "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
+    --state-file="$WORK/r.state" --parallel "$workers" $extra --stop-position="$schema_at" \
+    "${files[0]}" 2> "$WORK/replay.err" ||
+    { cat "$WORK/replay.err"; fail "replay --parallel $mode up to par.child"; }
+  [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'par'")" = 3 ] &&
+    [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM par.hot")" = 8 ] ||
+    fail "replay --parallel $mode up to par.child: not where the first run was to stop"
+  hold mdl "$PT" "BEGIN; SELECT COUNT(*) FROM par.child"
+  if [ -n "$held" ]; then
+    hold row0 "$PT" "BEGIN; SELECT CONCAT('conn ', CONNECTION_ID()); SELECT id FROM par.hot WHERE id = 0 FOR UPDATE"
+    holder=$(sed -n 's/^conn //p' "$WORK/row0.out")
+  fi
   rm -f "$WORK/stop"
   sampler "$WORK/samples" &
   spid=$!
   rc=0
   "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
-    --state-file="$WORK/r.state" --parallel "$workers" $extra --report="$WORK/report.json" \
-    "${files[@]}" 2> "$WORK/replay.err" || rc=$?
+    --state-file="$WORK/r.state" --parallel "$workers" $extra --resume \
+    --report="$WORK/report.json" "${files[@]}" 2> "$WORK/replay.err" &
+  rp=$!
+  if [ -n "$held" ]; then
+    # A worker waits for row 0; that wait ends while the row is still held: it timed out (the
+    # workers' innodb_lock_wait_timeout is 1 s) and the unit is run again. Then the row is let
+    # go (before binrecover's 20 tries of the unit are spent).
+    waiter=
+    wait_for 120 "replay --parallel $mode: no worker waited for the held row" held_row_waited_for
+    wait_for 120 "replay --parallel $mode: the wait for the held row did not end" held_row_wait_ended
+    release row0
+  fi
+  wait_for 120 "replay --parallel $mode: the ALTER TABLE par.child did not wait for its lock" alter_waits
+  wait_for 120 "replay --parallel $mode: no read of the target saw the replay part-way" seen_part_way
+  release mdl
+  wait "$rp" || rc=$?
   touch "$WORK/stop"
   wait "$spid"
-  [ -z "$held" ] || wait "$held"
   sql "$PT" -e "SET GLOBAL binlog_format = 'ROW'"
   [ $rc = 0 ] || { cat "$WORK/replay.err"; fail "replay --parallel $mode exited $rc"; }
   content "$PT" > "$WORK/got"
@@ -155,19 +220,26 @@ if [ "$FLAVOR" = mysql ]; then
   pass "mysql: --merge-transactions into a target that keeps the log's GTIDs is refused (exit 2)"
 fi
 
-# One replay per state file: the first is held up by a global read lock while the second tries.
+# One replay per state file: the first is held up by a global read lock, which a session of
+# the test's own holds until the second has tried.
 fresh_target
-sql "$PT" -e "FLUSH TABLES WITH READ LOCK; SELECT SLEEP(3)" > /dev/null &
-holder=$!
-sleep 0.5
+hold gate "$PT" "FLUSH TABLES WITH READ LOCK"
 "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
   --state-file="$WORK/r.state" --parallel 2 "${files[@]}" 2> "$WORK/first.err" &
 first=$!
-for _ in $(seq 1 100); do [ -e "$WORK/r.state.lock" ] && break; sleep 0.02; done
+# (the first has locked the state file once the lock file holds its pid, written after)
+first_locked() {
+  kill -0 "$first" 2> /dev/null || { cat "$WORK/first.err"; fail "the first replay ended under the read lock"; }
+  [ "$(cat "$WORK/r.state.lock" 2> /dev/null)" = "$first" ]
+}
+wait_for 120 "the first replay did not lock its state file" first_locked
 rc=0
 "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
   --state-file="$WORK/r.state" --resume "${files[@]}" 2> "$WORK/second.err" || rc=$?
-wait "$holder"
+first_locked || fail "the first replay let go of its state file under the read lock"
+[ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'par'")" = 0 ] ||
+  fail "the first replay applied something under the read lock"
+release gate
 wait "$first" || { cat "$WORK/first.err"; fail "the first replay failed"; }
 [ $rc = 2 ] && grep -q "one replay per state file" "$WORK/second.err" ||
   { cat "$WORK/second.err"; fail "a second replay with the same state file exited $rc"; }

@@ -9,6 +9,18 @@ start_server src "$PORT"
 sql "$PORT" -e "CREATE USER 'rp'@'127.0.0.1' IDENTIFIED BY 'S3cretPw'; GRANT ALL ON *.* TO 'rp'@'127.0.0.1'"
 LOG=$ROOT/testdata/row/mysql-bin.000001
 
+# replay_waits PID: binrecover is past its start: it has a session on the server, or a thread of
+# it waits in read(2) on its standard input (/proc/PID/task/*/syscall: "0 0x0 ...")
+replay_waits() {
+  local t
+  kill -0 "$1" 2> /dev/null || { cat "$WORK/replay.log" >&2; fail "the replay ended"; }
+  [ "$(sql "$PORT" -N -e "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = 'rp'" \
+    2> /dev/null)" -ge 1 ] 2> /dev/null && return 0
+  for t in /proc/"$1"/task/*/syscall; do
+    grep -q '^0 0x0 ' "$t" 2> /dev/null && return 0
+  done
+  return 1
+}
 for form in "-pS3cretPw" "--password=S3cretPw" "--pass=S3cretPw"; do
   rm -f "$WORK/fifo" "$WORK/state"
   for db in $(sql "$PORT" -N -e "SELECT schema_name FROM information_schema.schemata WHERE
@@ -20,11 +32,9 @@ for form in "-pS3cretPw" "--password=S3cretPw" "--pass=S3cretPw"; do
     <"$WORK/fifo" >"$WORK/replay.log" 2>&1 &
   pid=$!
   exec 7>"$WORK/fifo"  # the replay waits for its binlog: it is running now
-  for _ in $(seq 1 50); do
-    [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "replay" && break
-    sleep 0.1
-  done
-  sleep 0.3
+  # (binrecover hides the password first thing in main(); read its command line once it is past
+  # that for certain: connected to the server as rp, or reading its binlog from the FIFO)
+  wait_for 120 "replay $form did not come to wait for its binlog" replay_waits "$pid"
   cmdline=$(tr '\0' ' ' <"/proc/$pid/cmdline")
   cat "$LOG" >&7
   exec 7>&-

@@ -185,18 +185,22 @@ fi
 "$BINRECOVER" --no-defaults -R -h127.0.0.1 -P"$PA" -uroot --stop-never -v > "$WORK/follow.sql" \
   2> "$WORK/follow.err" &
 follower=$!
-sleep 1
+# follows FILE TEXT: the follower, still running, has written TEXT to FILE
+follows() {
+  kill -0 "$follower" 2> /dev/null || { cat "$WORK/follow.err"; fail "--stop-never ended by itself"; }
+  grep -q "$2" "$1"
+}
 sql "$PA" -e "INSERT INTO d.t VALUES (101, 'followed one', 1); FLUSH BINARY LOGS;
   INSERT INTO d.t VALUES (102, 'followed two', 2)"
-for _ in $(seq 1 50); do grep -q "followed two" "$WORK/follow.sql" && break; sleep 0.1; done
+# (it has read up to the end, and follows, before the server stops)
+wait_for 120 "-R --stop-never did not follow the server across FLUSH BINARY LOGS" \
+  follows "$WORK/follow.sql" "followed two"
 # The server restarts under it: it connects again by itself and goes on.
 "$ROOT/scripts/mariadb_server.sh" stop "$WORK/m0"
 "$ROOT/scripts/mariadb_server.sh" restart "$WORK/m0" "$PA" || fail "the server did not restart"
 sql "$PA" -e "INSERT INTO d.t VALUES (103, 'after restart', 3)"
-for _ in $(seq 1 100); do grep -q "after restart" "$WORK/follow.sql" && break; sleep 0.1; done
-kill -0 "$follower" 2> /dev/null || { cat "$WORK/follow.err"; fail "--stop-never ended by itself"; }
-grep -q "after restart" "$WORK/follow.sql" ||
-  { cat "$WORK/follow.err"; fail "-R --stop-never did not go on after a server restart"; }
+WAIT_FOR_SHOW=$WORK/follow.err wait_for 180 "-R --stop-never did not go on after a server restart" \
+  follows "$WORK/follow.sql" "after restart"
 grep -q "reconnecting" "$WORK/follow.err" || fail "-R --stop-never did not say it reconnected"
 kill "$follower"
 wait "$follower" 2> /dev/null || true
@@ -204,14 +208,16 @@ grep -q "followed one" "$WORK/follow.sql" && grep -q "followed two" "$WORK/follo
   fail "-R --stop-never did not follow the server across FLUSH BINARY LOGS"
 # events -R --stop-never lists as it comes.
 "$BINRECOVER" events --no-defaults -R -h127.0.0.1 -P"$PA" -uroot --stop-never --format=tsv \
-  > "$WORK/follow.tsv" 2> /dev/null &
+  > "$WORK/follow.tsv" 2> "$WORK/follow.err" &
 follower=$!
-sleep 1
+# (it has listed what there was, and waits, before the new write)
+wait_for 120 "events -R --stop-never did not list the server's events" \
+  follows "$WORK/follow.tsv" "after restart"
 sql "$PA" -e "INSERT INTO d.t VALUES (104, 'listed as it comes', 4)"
-for _ in $(seq 1 50); do grep -q "listed as it comes" "$WORK/follow.tsv" && break; sleep 0.1; done
+wait_for 120 "events -R --stop-never did not list a new event" \
+  follows "$WORK/follow.tsv" "listed as it comes"
 kill "$follower"
 wait "$follower" 2> /dev/null || true
-grep -q "listed as it comes" "$WORK/follow.tsv" || fail "events -R --stop-never did not list a new event"
 rc=0
 "$BINRECOVER" --no-defaults -R -h127.0.0.1 -P"$PA" -uroot --stop-never --stop-position=100 \
   > /dev/null 2>&1 || rc=$?

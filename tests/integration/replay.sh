@@ -251,12 +251,14 @@ restart_server() {  # NAME PORT: the server again on its data folder, as mariadb
     --innodb-buffer-pool-size=64M --innodb-log-file-size=48M --skip-name-resolve \
     --character-set-server=utf8mb4 --collation-server=utf8mb4_general_ci \
     --default-time-zone=+00:00 > /dev/null 2>&1 &
-  for _ in $(seq 1 300); do
+  # (crash recovery first: a generous deadline for a loaded machine)
+  local deadline=$((SECONDS + 180))
+  while [ "$SECONDS" -lt "$deadline" ]; do
     sql "$port" -e 'SELECT 1' > /dev/null 2>&1 && return 0
     sleep 0.1
   done
   cat "$dir/error.log" >&2
-  fail "the server in $dir did not restart"
+  fail "the server in $dir did not restart in 180 s"
 }
 sql "$PA" -e "FLUSH BINARY LOGS"
 crash_file=$(sql "$PA" -N -e "SHOW MASTER STATUS" | cut -f1)
@@ -264,14 +266,27 @@ sql "$PA" -e "CREATE DATABASE crash; CREATE TABLE crash.c (id INT PRIMARY KEY, n
   INSERT INTO crash.c VALUES (1, 0)"
 seq 1 3000 | sed 's/.*/UPDATE crash.c SET n = n + 1;/' | sql "$PA"
 rc=0
-replay -h127.0.0.1 -P"$PD" -uroot --state-file="$WORK/c.state" "$WORK/a/binlog/$crash_file" \
-  2> "$WORK/c.err" &
+# The moment is certain: a test-only fault point makes the replay hand out the units up to the
+# 300th update (the file's header events are units too: the format description, the GTID list,
+# the checkpoints, wherever the server wrote them) and wait there with them applied, asking the
+# target every 50 ms; the kill comes with the counter at 300 and the rest not sent.
+# (awk reads to the end: an early exit would fail the pipe)
+units=$("$BINRECOVER" events --format=tsv "$WORK/a/binlog/$crash_file" | awk -F'\t' '
+  $3 == "Gtid" && ++g == 304 && !done { print k; done = 1 }  # (the 301st update)
+  $3 ~ /^(Gtid|Format_desc|Gtid_list|Binlog_checkpoint)$/ { k++ }')
+[ -n "$units" ] || fail "(c) no 304th transaction in $crash_file"
+BINRECOVER_TEST_PAUSE_AFTER_UNITS=$units replay -h127.0.0.1 -P"$PD" -uroot \
+  --state-file="$WORK/c.state" "$WORK/a/binlog/$crash_file" 2> "$WORK/c.err" &
 rpid=$!
-for _ in $(seq 1 200); do
+n=
+deadline=$((SECONDS + 120))
+until [ "${n:-0}" -ge 300 ]; do
+  kill -0 "$rpid" 2> /dev/null || { cat "$WORK/c.err"; fail "(c) the paused replay ended by itself"; }
+  [ "$SECONDS" -lt "$deadline" ] || fail "(c) the target's counter is ${n:-?}, not 300, after 120 s"
+  sleep 0.1
   n=$(sql "$PD" -N -e "SELECT n FROM crash.c" 2> /dev/null || true)
-  [ "${n:-0}" -ge 300 ] && break
-  sleep 0.05
 done
+[ "$n" = 300 ] || fail "(c) the replay paused after $units units, but the counter is $n, not 300"
 kill -9 "$(cat "$WORK/d/mysqld.pid")"
 wait "$rpid" || rc=$?
 [ $rc = 6 ] || { cat "$WORK/c.err"; fail "(c) the replay exited $rc when its server was killed"; }

@@ -53,6 +53,14 @@ fresh_target() {
   sql "$PT" -e "DROP DATABASE IF EXISTS par; DROP DATABASE IF EXISTS binrecover; RESET MASTER"
   rm -f "$WORK/r.state" "$WORK/r.state.lock"
 }
+# others_gone [SQL CONDITION]: the target has no session but this query's (and those the
+# condition leaves out). A stopped replay's sessions stay on the target until it notices the
+# client is gone (and a statement in flight ends); --resume refuses to start while the stopped
+# run's own session still holds the replay's lock on the target, so it waits for this first.
+others_gone() {
+  [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM information_schema.PROCESSLIST
+    WHERE ID <> CONNECTION_ID() AND ${1:-TRUE}" 2> /dev/null)" = 0 ]
+}
 
 for workers in ${CRASH_WORKERS:-1 8}; do
   # How long a whole replay takes: the stops fall inside it.
@@ -91,12 +99,15 @@ for workers in ${CRASH_WORKERS:-1 8}; do
       esac
       rc=0
       { wait "$pid"; } 2> /dev/null || rc=$?
+      # (the run's own time, before the restart of a killed target: else a run that ended before
+      # its stop never shortens the window, and the stops keep falling after the end)
+      took=$((($(date +%s%N) - t0) / 1000000))
       if [ "$how" = target-kill ]; then
         "$ROOT/scripts/mariadb_server.sh" restart "$WORK/t" "$PT" > /dev/null
       fi
+      wait_for 120 "--parallel $workers, $how: the stopped replay's sessions stayed on the target" others_gone
       case "$how:$rc" in
         *:0) # it had finished
-          took=$((($(date +%s%N) - t0) / 1000000))
           [ "$took" -lt "$ms" ] && ms=$took ;;
         target-kill:6 | kill:137 | int:130 | term:130 | term:143) stopped_mid=$((stopped_mid + 1)) ;;
         *) cat "$WORK/first.err"; fail "--parallel $workers, $how after ${delay} ms: exit $rc" ;;
@@ -146,22 +157,51 @@ unset 'files[${#files[@]}-1]'
 "$BINRECOVER" events --format=tsv "${files[@]}" > "$WORK/events.tsv"
 slow_sum() { sql "$1" -N -e "CHECKSUM TABLE slow.t; SELECT COUNT(*), SUM(w) FROM slow.t"; }
 slow_sum "$PA" > "$WORK/slow.expected"
+# The moments. The replay first runs up to the ALTER (--stop-gtid) and goes on from there
+# (--resume). (2), (3): a session of the test's own has read slow.t in an open transaction: the
+# ALTER copies the table and then waits for that session's metadata lock to put the copy in
+# place, where it certainly is when the target is killed. (1) cannot be held so (an ALTER that
+# waits for a metadata lock is ended by the target within a second of its client's end, so it
+# would not go on): binrecover is killed once the target reports the ALTER copying rows, the
+# rest of the copy and the swap to come (a second here, more on a loaded machine, against the
+# moment a signal takes); --resume saying the target has it shows the kill came mid-ALTER.
+alter_gtid=$(awk -F'\t' '$3 == "Gtid" { g = $6 } $3 == "Query" && $6 ~ /^ALTER TABLE slow\.t/ { print g }' \
+  "$WORK/events.tsv" | sed 's/^.*GTID //')
+[ -n "$alter_gtid" ] || fail "no GTID of the ALTER TABLE slow.t in the log"
+alter_in() {  # STATE: the ALTER runs on the target, in that state
+  kill -0 "$pid" 2> /dev/null || { cat "$WORK/first.err"; fail "$how: the replay ended before the ALTER was $1"; }
+  [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM information_schema.PROCESSLIST
+    WHERE INFO LIKE 'ALTER TABLE slow.t%' AND STATE = '$1'" 2> /dev/null)" = 1 ]
+}
 for how in kill target-kill same-second; do
   sql "$PT" -e "DROP DATABASE IF EXISTS par; DROP DATABASE IF EXISTS slow;
     DROP DATABASE IF EXISTS binrecover; RESET MASTER"
   rm -f "$WORK/r.state" "$WORK/r.state.lock"
+  replay --stop-gtid="$alter_gtid" 2> "$WORK/first.err" ||
+    { cat "$WORK/first.err"; fail "$how: the replay up to the ALTER"; }
+  [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM slow.t")" = 300000 ] &&
+    [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM information_schema.COLUMNS
+      WHERE TABLE_SCHEMA = 'slow' AND TABLE_NAME = 't' AND COLUMN_NAME = 'w'")" = 0 ] ||
+    fail "$how: the replay up to the ALTER did not stop before it"
+  [ "$how" = kill ] || hold mdl "$PT" "BEGIN; SELECT COUNT(*) FROM slow.t WHERE id = 1"
   (exec "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
-    --state-file="$WORK/r.state" "${files[@]}" 2> "$WORK/first.err") &
+    --state-file="$WORK/r.state" --resume "${files[@]}" 2> "$WORK/first.err") &
   pid=$!
-  for _ in $(seq 1 600); do
-    sql "$PT" -N -e "SELECT COUNT(*) FROM information_schema.PROCESSLIST
-      WHERE INFO LIKE 'ALTER TABLE slow.t%'" 2> /dev/null | grep -qx 1 && break
-    sleep 0.05
-  done
+  if [ "$how" = kill ]; then
+    wait_for 300 "$how: the target did not report the ALTER copying rows" alter_in "copy to tmp table"
+  else
+    wait_for 300 "$how: the ALTER did not come to wait for the metadata lock" \
+      alter_in "Waiting for table metadata lock"
+  fi
   grep -q '^in_doubt_begin=' "$WORK/r.state" || fail "$how: the ALTER is not marked in doubt: $(cat "$WORK/r.state")"
   if [ "$how" = kill ]; then kill -9 "$pid"; else kill -9 "$(cat "$WORK/t/mysqld.pid")"; fi
   { wait "$pid"; } 2> /dev/null || true
-  if [ "$how" != kill ]; then
+  if [ "$how" = kill ]; then
+    # (the ALTER goes on on the target; the killed run's other session is gone before --resume)
+    wait_for 120 "kill during the ALTER: the killed replay's session stayed on the target" \
+      others_gone "COALESCE(INFO, '') NOT LIKE 'ALTER TABLE slow.t%'"
+  else
+    release mdl
     "$ROOT/scripts/mariadb_server.sh" restart "$WORK/t" "$PT" > /dev/null
     if [ "$how" = same-second ]; then
       now=$(sql "$PT" -N -e "SELECT UNIX_TIMESTAMP() - VARIABLE_VALUE FROM
@@ -261,9 +301,10 @@ while [ "$stopped_mid" -lt "$RUNS" ]; do
   esac
   rc=0
   { wait "$pid"; } 2> /dev/null || rc=$?
+  took=$((($(date +%s%N) - t0) / 1000000))  # (before a restart: see above)
   [ "$how" = target-kill ] && restart_target
   case "$how:$rc" in
-    *:0) took=$((($(date +%s%N) - t0) / 1000000)); [ "$took" -lt "$ms" ] && ms=$took ;;
+    *:0) [ "$took" -lt "$ms" ] && ms=$took ;;
     target-kill:6 | kill:137 | term:130 | term:143) stopped_mid=$((stopped_mid + 1)) ;;
     *) cat "$WORK/first.err"; fail "--server-applier, $how after ${delay} ms: exit $rc" ;;
   esac
