@@ -1755,7 +1755,6 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   // name the target) the --source-* ones; option files and --no-defaults alike for both.
   o.source = o.connection;
   o.source.read_timeout = o.net_read_timeout;  // (the target's sessions wait as apply.h says)
-  o.source.local_infile = false;               // (a source never gets a local file)
   o.source_password_prompt = o.password_prompt;
   if (cmd == Command::kReplay || cmd == Command::kDrill) {
     const bool source_given = has("source-host") || has("source-port") || has("source-user") ||

@@ -212,7 +212,8 @@ std::optional<std::vector<std::string>> binlog_fragments(std::string_view base64
 
 struct Session::Impl {
   MYSQL* mysql = nullptr;
-  std::string temp_defaults;  // the include file made for --defaults-extra-file
+  LocalFileFolder local_files;  // (the handler's userdata: lives as long as the session)
+  std::string temp_defaults;    // the include file made for --defaults-extra-file
   ~Impl() {
     if (mysql != nullptr) mysql_close(mysql);
     if (!temp_defaults.empty()) ::unlink(temp_defaults.c_str());
@@ -269,9 +270,12 @@ Session::Session(const ConnectionOptions& o) : impl_(std::make_unique<Impl>()) {
   mysql_options(m, MYSQL_OPT_READ_TIMEOUT, &read_timeout);
   mysql_options(m, MYSQL_OPT_WRITE_TIMEOUT, &read_timeout);
   read_timeout_ = read_timeout;
-  // LOAD DATA is replayed as LOAD DATA LOCAL INFILE from the files SqlSink writes.
-  unsigned int local_infile = o.local_infile ? 1 : 0;
+  // LOAD DATA is replayed as LOAD DATA LOCAL INFILE from the files SqlSink writes: a request
+  // is answered from that folder only (also when an option file turns local-infile on).
+  impl_->local_files = o.local_files;
+  unsigned int local_infile = o.local_files ? 1 : 0;
   mysql_options(m, MYSQL_OPT_LOCAL_INFILE, &local_infile);
+  install_local_file_handler(m, impl_->local_files ? &impl_->local_files : nullptr);
   // The client's own packet limit must not be the one that bites: the server's is checked.
   unsigned long client_packet = 1UL << 30;
   mysql_options(m, MYSQL_OPT_MAX_ALLOWED_PACKET, &client_packet);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "binlog/byte_cursor.h"
+#include "recovery/server/local_files.h"
 #include "recovery/sql/output.h"
 
 namespace binrecover::recovery {
@@ -47,10 +48,11 @@ struct ConnectionOptions {
   // applies statements, which may run long: 10 minutes to connect, 8 hours for a result (a
   // server's default wait_timeout); nothing waits forever.
   unsigned read_timeout = 0;
-  // Whether the server may ask for a local file (LOAD DATA LOCAL INFILE, which replay sends for
-  // the LOAD files it writes). Off for a server binrecover reads from: there a request is a
-  // hostile server reading this machine's files.
-  bool local_infile = true;
+  // The folder the server may read local files from (LOAD DATA LOCAL INFILE, which replay sends
+  // for the LOAD files the SQL writer makes; recovery/server/local_files.h): a request for any
+  // other file is refused. Not set (every session but replay's appliers): every request refused,
+  // as from a server binrecover reads, where a request is a hostile server reading this machine.
+  LocalFileFolder local_files;
 };
 
 // One piece of mysql-client input: a statement for the server or a client command.

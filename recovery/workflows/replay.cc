@@ -357,6 +357,12 @@ ProgressRows read_progress(Session& session, const std::string& table, const std
   return out;
 }
 
+// The target's sessions may read the LOAD files the SQL writer makes (and nothing else).
+ConnectionOptions with_load_folder(ConnectionOptions conn, const SharedFolder& folder) {
+  conn.local_files = folder.reader();
+  return conn;
+}
+
 // One replay: the reading path's consumer. Every unit's SQL is made by the SQL writer (in a
 // form that needs nothing of the units before it when there are several workers); a
 // transaction of row events on tables the target has keys for goes to the workers with what
@@ -373,7 +379,7 @@ class Replayer : public WalkConsumer {
         by_gtids_(by_gtids),
         workers_write_state_(static_cast<bool>(engine_opts.on_commit)),
         rewrites_(sql.rewrite_db),
-        engine_(conn, std::move(engine_opts)),
+        engine_(with_load_folder(conn, load_folder_), std::move(engine_opts)),
         keys_(session),
         builder_(keys_, &rewrites_),
         skip_(std::move(skip)),
@@ -466,6 +472,10 @@ class Replayer : public WalkConsumer {
     }
     if (parallel_) builder_.add(ev, ctx);
     sink_.event(ev, marks, ctx);
+    if (!load_folder_known_ && !sink_.load_dir().empty()) {
+      load_folder_.set(sink_.load_dir());  // (the sessions may read files from it now)
+      load_folder_known_ = true;
+    }
   }
   void end_unit(const UnitInfo& u) override {
     if (skipping_) {
@@ -822,6 +832,8 @@ class Replayer : public WalkConsumer {
   bool by_gtids_ = false;             // the target's GTIDs record the progress
   bool workers_write_state_ = false;  // no progress rows: the state file after each commit
   std::vector<std::pair<std::string, std::string>> rewrites_;
+  SharedFolder load_folder_;  // the SQL writer's LOAD files: what the target may read
+  bool load_folder_known_ = false;
   ApplyEngine engine_;
   TargetKeys keys_;
   WriteSetBuilder builder_;

@@ -618,7 +618,7 @@ void client(const Script& s, std::uint16_t position) {
   ro.connection.user = "fuzz";
   ro.connection.password = "fuzz";
   ro.connection.read_defaults = false;
-  ro.connection.local_infile = false;  // (as cli/ sets every source session)
+  // (ro.connection.local_files is not set: every LOAD DATA LOCAL request is refused)
   ro.connection.protocol = recovery::ConnectionOptions::Protocol::kTcp;
   ro.connection.read_timeout = (s.flags & kLongerTimeout) != 0 ? 2 : 1;
   ro.server_id = 4242;

@@ -23,6 +23,10 @@ Scenarios (--scenario):
   garbage           after the artificial Rotate and the format description, a broken packet
                     (--variant N, see GARBAGE), then the EOF packet (non-blocking reads), then
                     it waits for the client to close.
+With --infile PATH (any scenario), a query matching --infile-on (a regular expression; default:
+any) is answered with a LOAD DATA LOCAL request for PATH instead, as a hostile server or target
+would send; the bytes the client then sends are counted into --received FILE (one line per
+request: "PATH BYTES") and the query gets an OK.
 At the end of the last file: the EOF packet when the dump asked for BINLOG_DUMP_NON_BLOCK, else
 the connection stays open and silent (no heartbeats), as a server with nothing new to send.
 
@@ -263,8 +267,25 @@ class Connection:
         log(f"#{self.id} login as {user!r}, client capabilities {self.caps:#x}")
         self.ok()  # whatever the user, password and auth plugin
 
+    def local_infile(self, q):
+        """Asks for ARGS.infile instead of answering; counts what comes back."""
+        log(f"#{self.id} asking for the local file {ARGS.infile!r} instead of answering {q!r}")
+        self.send(b"\xfb" + os.fsencode(ARGS.infile))
+        got = 0
+        while True:
+            p = self.recv()
+            if not p:
+                break
+            got += len(p)
+        with open(ARGS.received, "a") as f:
+            f.write(f"{ARGS.infile} {got}\n")
+        self.ok()
+
     def query(self, q):
         log(f"#{self.id} query {q!r}")
+        if ARGS.infile and re.search(ARGS.infile_on, q, re.I):
+            self.local_infile(q)
+            return
         q = q.strip().rstrip(";").strip()
         u = " ".join(q.split()).upper()
         var = re.fullmatch(r"SELECT\s+(@@(?:GLOBAL\.|SESSION\.)?(\w+))", q, re.I)
@@ -282,6 +303,8 @@ class Connection:
                 self.error(1193, "HY000", f"Unknown system variable '{var.group(2)}'")
             else:
                 self.result([var.group(1).encode()], [[value]])
+        elif u.startswith(("SELECT GET_LOCK(", "SELECT RELEASE_LOCK(")):
+            self.result([b"lock"], [["1"]])
         elif u in ("SELECT VERSION()", "SELECT 1"):
             self.result([q[7:].encode()], [[self.version if "VERSION" in u else "1"]])
         else:
@@ -394,6 +417,12 @@ def main():
                     help="mariadb: 10.11.6-MariaDB-hostile; mysql: 8.0.36")
     ap.add_argument("--unlisted", action="store_true",
                     help="SHOW BINARY LOGS lists the first file only (the others still served)")
+    ap.add_argument("--infile", metavar="PATH",
+                    help="answer a query matching --infile-on with a LOAD DATA LOCAL request")
+    ap.add_argument("--infile-on", default="", metavar="REGEX",
+                    help="which queries get the request (default: every one)")
+    ap.add_argument("--received", default=os.devnull, metavar="FILE",
+                    help="where the bytes sent for each request are counted")
     ap.add_argument("--quiet", action="store_true", help="no log of commands on stderr")
     ARGS = ap.parse_args()
     logs = build_logs()

@@ -164,3 +164,27 @@ stop_hostile
 python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["file"] == "mysql-bin.000002"' \
   "$WORK/shared/status.json" || fail "the status file is not the archive's JSON"
 pass "a planted link at the status file: not followed"
+
+# 6. A server or a replay target that asks for a local file (LOAD DATA LOCAL INFILE) where
+#    binrecover sent no LOAD: refused, not one byte of the file sent. The source's sessions
+#    (-R), the target's main session and its appliers' sessions (which may read only the LOAD
+#    files binrecover wrote; load_data.sh replays real ones).
+echo "private: $(date +%s%N)" >"$WORK/canary" && chmod 600 "$WORK/canary"
+for on in 'SHOW BINARY LOGS' 'GET_LOCK' "BINLOG '"; do
+  rm -f "$WORK/received" "$WORK/binrecover-replay.state"
+  start_hostile --scenario names --log mysql-bin.000001 --infile "$WORK/canary" --infile-on "$on" \
+    --received "$WORK/received"
+  rc=0
+  if [ "$on" = 'SHOW BINARY LOGS' ]; then
+    remote events mysql-bin.000001 >/dev/null 2>"$WORK/i.err" || rc=$?
+  else
+    (cd "$WORK" && timeout 120 "$BINRECOVER" --no-defaults replay -h 127.0.0.1 -P "$HPORT" -u root \
+      "$BIN") >/dev/null 2>"$WORK/i.err" || rc=$?
+  fi
+  stop_hostile
+  [ "$rc" = 6 ] || { cat "$WORK/i.err" >&2; fail "a request for a local file at '$on': exit $rc, not 6"; }
+  [ "$(cat "$WORK/received" 2>/dev/null)" = "$WORK/canary 0" ] ||
+    fail "a request for a local file at '$on': $(cat "$WORK/received" 2>/dev/null || echo 'never asked') (bytes sent)"
+  grep -q "forbidden\|refused" "$WORK/i.err" || { cat "$WORK/i.err" >&2; fail "'$on': the refusal is not named"; }
+done
+pass "LOAD DATA LOCAL requests from a source or a target for a file binrecover did not write: refused, 0 bytes sent"

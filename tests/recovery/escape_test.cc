@@ -10,6 +10,7 @@
 
 #include "binlog/error.h"
 #include "binlog/log_name.h"
+#include "recovery/server/local_files.h"
 
 namespace binrecover::recovery {
 namespace {
@@ -99,6 +100,21 @@ TEST(LogNameTest, RefusalIsExitSixAndShowsTheNameEscaped) {
     EXPECT_NE(what.find("the server at h:1"), std::string::npos) << what;
     EXPECT_NE(what.find("'../x\\x1b.000001'"), std::string::npos) << what;
   }
+}
+
+// A LOAD DATA LOCAL request from a target names a file directly inside the load folder, or it
+// is refused before anything is opened.
+TEST(LocalFilesTest, OnlyFilesDirectlyInsideTheLoadFolder) {
+  const std::string dir = "/tmp/binrecover-load-Ab12Cd";
+  EXPECT_TRUE(local_file_allowed(dir, dir + "/SQL_LOAD-1-2-3.data"));
+  for (const std::string& bad :
+       {std::string("/etc/passwd"), dir, dir + "/", dir + "/..", dir + "/.", dir + "/../x",
+        dir + "/sub/x", dir + "x/SQL_LOAD-1", std::string("/tmp/binrecover-load-Ab12C/x"),
+        std::string("SQL_LOAD-1"), std::string()})
+    EXPECT_FALSE(local_file_allowed(dir, bad)) << bad;
+  EXPECT_FALSE(local_file_allowed(dir, dir + std::string("/a\0b", 4)));  // (a NUL)
+  EXPECT_FALSE(local_file_allowed("", "/x"));                            // no folder yet: nothing
+  EXPECT_FALSE(local_file_allowed("/tmp/d/", "/tmp/d/x"));  // (a folder is named without '/')
 }
 
 }  // namespace
