@@ -6,24 +6,8 @@
 # wait; a world-writable option file is ignored with the mysql client's warning; a status file
 # is never written through a link planted by another user.
 source "$(dirname "$0")/lib.sh"
-HS=$ROOT/tests/integration/hostile_server.py
-HPIDS=()
-stop_hostile() { for p in "${HPIDS[@]}"; do kill "$p" 2>/dev/null || true; done; HPIDS=(); }
 trap 'stop_hostile; cleanup' EXIT
 
-# start_hostile ARGS...: a server on a free port (HPORT), ready when it says so.
-start_hostile() {
-  local out=$WORK/hs.$RANDOM
-  python3 "$HS" --quiet --port 0 "$@" >"$out" &
-  HPIDS+=($!)
-  for _ in $(seq 1 100); do
-    grep -q '^ready ' "$out" 2>/dev/null && break
-    kill -0 "${HPIDS[-1]}" || fail "the hostile server did not start"
-    sleep 0.1
-  done
-  HPORT=$(awk '/^ready /{print $2}' "$out")
-  [ -n "$HPORT" ] || fail "no port from the hostile server"
-}
 R=(--no-defaults)
 remote() { "$BINRECOVER" "${R[@]}" "$@" -R -h 127.0.0.1 -P "$HPORT" -u root --net-read-timeout=5; }
 files_outside() { find "$WORK" -newer "$WORK/mark" -type f ! -path "$WORK/out/*" ! -name 'hs.*' ! -name '*.err' | sort; }

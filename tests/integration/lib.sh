@@ -169,3 +169,24 @@ start_mysql() {
   SERVERS_MYSQL+=("$WORK/$1")
   "$MYSQL_SERVER" start "$WORK/$1" "${@:2}"
 }
+
+# A hostile server of the tests' own (hostile_server.py): start_hostile ARGS... listens on a free
+# port (HPORT), ready when it says so; stop_hostile stops every one started. A test using it
+# traps EXIT with stop_hostile as well as its own cleanup.
+HPIDS=()
+start_hostile() {
+  local out=$WORK/hs.$RANDOM
+  python3 "$ROOT/tests/integration/hostile_server.py" --quiet --port 0 "$@" >"$out" &
+  HPIDS+=($!)
+  for _ in $(seq 1 300); do
+    grep -q '^ready ' "$out" 2>/dev/null && break
+    kill -0 "${HPIDS[-1]}" || fail "the hostile server did not start"
+    sleep 0.1
+  done
+  HPORT=$(awk '/^ready /{print $2}' "$out")
+  [ -n "$HPORT" ] || fail "no port from the hostile server"
+}
+stop_hostile() {
+  for p in "${HPIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  HPIDS=()
+}

@@ -26,6 +26,7 @@ writers=()
 cleanup_all() {
   for w in "${writers[@]}"; do kill "$w" 2> /dev/null || true; done
   pkill -9 -f "binrecover archive.*s3://fleet" 2> /dev/null || true
+  stop_hostile
   "$RGW" stop "$WORK/rgw" 2> /dev/null || true
   for s in "${SERVERS_MYSQL[@]}"; do "$MYSQL_SERVER" stop "$s" || true; done
   cleanup
@@ -296,6 +297,40 @@ rc=0
 [ $rc = 6 ] || { cat "$WORK/evil.err"; fail "--verify of a folder with a hostile manifest: exit $rc, not 6"; }
 s3 del s3://fleet/evil/binrecover-manifest.json s3://fleet/evil2/binrecover-manifest.json
 pass "hostile manifests: refused as their own rows (exit 6), every other server listed"
+
+# A hostile server (issue 29; hostile_server.py) archived into the same bucket: a binlog name
+# that is a path, one of our keys or a Rotate to a file outside the folder stops the run with
+# exit 6; no key outside its folder is written, no key of another server's changes, the
+# manifest and index stay ours, and --status of the whole bucket still lists every server.
+keys_elsewhere() { s3cmd -c "$WORK/s3cfg" ls -r s3://fleet/ | grep -v ' s3://fleet/hostile/' | awk '{print $4, $3}' | sort; }
+keys_elsewhere > "$WORK/keys.before"
+hostile_case() {  # NAME-ARGS...: one run against a server started with them
+  start_hostile "$@"
+  local rc=0
+  timeout 120 "$BINRECOVER" archive "${R[@]}" -P"$HPORT" --net-read-timeout=5 --to s3://fleet/hostile/ \
+    mysql-bin.000001 2> "$WORK/h.err" || rc=$?
+  stop_hostile
+  [ $rc = 6 ] || { cat "$WORK/h.err"; fail "archive --to s3:// from a server naming '$*': exit $rc, not 6"; }
+  grep -q "which binrecover refuses" "$WORK/h.err" || { cat "$WORK/h.err"; fail "'$*': no reason given"; }
+  keys_elsewhere | cmp -s - "$WORK/keys.before" || fail "'$*': a key outside s3://fleet/hostile/ changed"
+  if s3cmd -c "$WORK/s3cfg" ls -r s3://fleet/hostile/ | awk '{print $4}' | grep -v '^s3://fleet/hostile/server-1/' | grep -q .; then
+    fail "'$*': a key outside the server's folder: $(s3cmd -c "$WORK/s3cfg" ls -r s3://fleet/hostile/)"
+  fi
+  if obj hostile/server-1/binrecover-manifest.json > "$WORK/hm.json"; then
+    python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert [f["name"] for f in m["files"]] == ["mysql-bin.000001"], m' \
+      "$WORK/hm.json" || fail "'$*': the manifest names another file"
+  fi
+}
+for name in ../escaped.000002 binrecover-manifest.json mysql-bin.index .active.000002 a/b.000002; do
+  hostile_case --scenario names --log mysql-bin.000001 --log "$name"
+done
+hostile_case --scenario escape-rotate --unlisted
+"$BINRECOVER" archive --verify s3://fleet/hostile/server-1/ > /dev/null 2> "$WORK/hv.err" ||
+  { cat "$WORK/hv.err"; fail "--verify of the hostile server's folder (what was archived before the refusal)"; }
+"$BINRECOVER" archive --status s3://fleet/ > "$WORK/status3.txt" 2> "$WORK/status3.err" ||
+  { cat "$WORK/status3.txt" "$WORK/status3.err"; fail "--status of the bucket after the hostile runs"; }
+[ "$(grep -c ' mariadb\| mysql' "$WORK/status3.txt")" -ge 4 ] || { cat "$WORK/status3.txt"; fail "--status lost a server"; }
+pass "a hostile server archived to s3://: 6 hostile names refused (exit 6), no key outside its folder, other servers' keys unchanged, --verify and --status pass"
 
 # TLS: the gateway's certificate is of a CA made for this test, unknown to the system: refused
 # at once (exit 3); trusted with AWS_CA_BUNDLE. Virtual-hosted addressing (BUCKET.localhost).
