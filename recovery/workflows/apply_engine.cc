@@ -451,15 +451,21 @@ std::vector<std::uint64_t> DependencyTracker::add(std::uint64_t seq, const Write
     need(find(rows_, key));
     need(find(tables_whole_, table));
   }
-  for (const std::uint64_t table : ws.tables) need(find(tables_any_, table));
+  for (const std::uint64_t table : ws.tables)
+    if (const auto it = tables_any_.find(table); it != tables_any_.end())
+      for (const std::uint64_t d : it->second) need(d);
   if (barrier_ > forgotten_) deps.push_back(barrier_);
   for (const auto& [table, key] : ws.rows) {
     rows_[key] = seq;
-    tables_any_[table] = seq;
+    std::vector<std::uint64_t>& on = tables_any_[table];
+    if (!on.empty() && on.back() == seq) continue;
+    if (on.size() >= 64 && on.size() % 64 == 0)  // (what has committed needs no waiting for)
+      std::erase_if(on, [&](std::uint64_t u) { return u <= forgotten_; });
+    on.push_back(seq);
   }
   for (const std::uint64_t table : ws.tables) {
     tables_whole_[table] = seq;
-    tables_any_[table] = seq;
+    tables_any_[table].assign(1, seq);
   }
   std::sort(deps.begin(), deps.end());
   deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
@@ -478,7 +484,10 @@ void DependencyTracker::forget_below(std::uint64_t seq) {
   forgotten_ = std::max(forgotten_, seq);
   if (size() < (std::size_t{1} << 18)) return;
   std::erase_if(rows_, [&](const auto& e) { return e.second <= seq; });
-  std::erase_if(tables_any_, [&](const auto& e) { return e.second <= seq; });
+  for (auto it = tables_any_.begin(); it != tables_any_.end();) {
+    std::erase_if(it->second, [&](std::uint64_t u) { return u <= seq; });
+    it = it->second.empty() ? tables_any_.erase(it) : std::next(it);
+  }
   std::erase_if(tables_whole_, [&](const auto& e) { return e.second <= seq; });
 }
 

@@ -214,8 +214,11 @@ class DependencyTracker {
   std::size_t size() const { return rows_.size() + tables_any_.size(); }
 
  private:
-  std::unordered_map<std::uint64_t, std::uint64_t> rows_;          // key hash -> last unit
-  std::unordered_map<std::uint64_t, std::uint64_t> tables_any_;    // table -> last unit on it
+  std::unordered_map<std::uint64_t, std::uint64_t> rows_;  // key hash -> last unit
+  // table -> the units on it since the last that held it whole (that one first): a unit that
+  // holds the table waits for every one of them, not only the last (which, without commit
+  // order, may commit before an earlier one).
+  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> tables_any_;
   std::unordered_map<std::uint64_t, std::uint64_t> tables_whole_;  // table -> last holding it
   std::uint64_t barrier_ = 0;
   std::uint64_t forgotten_ = 0;

@@ -9,7 +9,8 @@
 namespace binrecover::recovery {
 
 // The keys of the target's tables, read from its information_schema (TABLES, COLUMNS,
-// STATISTICS, KEY_COLUMN_USAGE) when a table is first asked for, kept until invalidate().
+// STATISTICS, KEY_COLUMN_USAGE, REFERENTIAL_CONSTRAINTS) when a table is first asked for, kept
+// until invalidate().
 class TargetKeys : public KeySource {
  public:
   explicit TargetKeys(Session& session) : session_(session) {}

@@ -152,6 +152,9 @@ void WriteSetBuilder::add(const binlog::Event& ev, const binlog::FormatContext& 
     for (const UniqueKey& k : t.keys->unique)
       for (const KeyPart& p : k.parts)
         if (p.column < t.wanted.size()) t.wanted[p.column] = 1;
+    t.cascade_hash.clear();
+    for (const auto& [db, table] : t.keys->cascades)
+      t.cascade_hash.push_back(table_hash(db, table));
     t.parent_hash.clear();
     t.parent_keys.clear();
     for (const ForeignKey& f : t.keys->foreign) {
@@ -171,6 +174,8 @@ void WriteSetBuilder::rows(const binlog::Event& ev, const binlog::Rows& r) {
   const auto it = tables_.find(r.table_id);
   if (it == tables_.end()) return ws_.make_barrier("a rows event without its table map");
   const Table& t = it->second;
+  if (r.kind != binlog::RowsKind::kWrite)  // (what the target's foreign keys change by themselves)
+    for (const std::uint64_t c : t.cascade_hash) hold(c);
   if (capped_) {  // a large transaction: its tables whole
     hold(t.hash);
     for (const std::uint64_t p : t.parent_hash) hold(p);
@@ -237,14 +242,22 @@ void WriteSetBuilder::image(const Table& t, const binlog::Rows& r, Bytes present
     }
     return 1;
   };
+  bool named = false;  // a key without NULL names the row
   for (std::size_t k = 0; k < t.keys->unique.size(); ++k) {
     const int got = key_of(t.hash, k, t.keys->unique[k].parts, nullptr);
     if (got < 0) {  // (its foreign keys still count)
       hold(t.hash);
+      named = true;
       break;
     }
-    if (got > 0) ws_.rows.push_back({t.hash, hash_bytes(key_)});
+    if (got > 0) {
+      ws_.rows.push_back({t.hash, hash_bytes(key_)});
+      named = true;
+    }
   }
+  // Every unique key NULL somewhere (nullable unique keys, no primary key): the row has no
+  // name another change of it would share, so it holds the table.
+  if (!named && !t.keys->unique.empty()) hold(t.hash);
   for (std::size_t f = 0; f < t.keys->foreign.size(); ++f) {
     const ForeignKey& fk = t.keys->foreign[f];
     const std::uint64_t parent = t.parent_hash[f];

@@ -56,6 +56,10 @@ struct TableKeys {
   std::vector<std::string> names;   // the columns' names
   std::vector<UniqueKey> unique;    // the primary key first, when there is one
   std::vector<ForeignKey> foreign;  // this table's references to parents
+  // The tables a DELETE or UPDATE here may change by itself: children whose foreign key does
+  // something ON DELETE/UPDATE (CASCADE, SET NULL, SET DEFAULT), theirs in turn. Those changes
+  // are not in the log: such a row change holds them whole.
+  std::vector<std::pair<std::string, std::string>> cascades;
 };
 
 // Where the keys of tables come from: the target server in replay (information_schema, read
@@ -116,6 +120,7 @@ class WriteSetBuilder {
     const SqlTable* map = nullptr;
     const TableKeys* keys = nullptr;
     std::uint64_t hash = 0;
+    std::vector<std::uint64_t> cascade_hash;    // TableKeys::cascades
     std::vector<std::uint64_t> parent_hash;     // per foreign key
     std::vector<const TableKeys*> parent_keys;  // per foreign key (null: no parent key)
     std::vector<char> wanted;                   // per column: part of a key

@@ -133,6 +133,45 @@ TEST(WriteSetTest, TheSourceClockLetsUnitsOfOneGroupRunTogether) {
   EXPECT_EQ(beside.add(8, sets[6], 1), (std::vector<std::uint64_t>{7}));
 }
 
+// A DELETE or UPDATE on a table whose children cascade holds those children whole (their
+// changes are not in the log); an INSERT does not.
+TEST(WriteSetTest, ChangesOfAParentWithCascadingChildrenHoldTheChildren) {
+  FixedKeys keys;
+  keys.tables["zyyshop.tt"] = with_primary_key(5, 0);
+  keys.tables["zyyshop.tt"].cascades = {{"crm", "child"}, {"crm", "grandchild"}};
+  keys.tables["crm.tags"] = with_primary_key(2, 0);
+  const std::vector<WriteSet> sets = write_sets(keys);
+  ASSERT_EQ(sets.size(), 8u);
+  const std::vector<std::uint64_t> held = {table_hash("crm", "child"),
+                                           table_hash("crm", "grandchild")};
+  EXPECT_TRUE(sets[0].tables.empty());  // inserts into tt
+  EXPECT_EQ(sets[5].tables, held);      // updates of tt rows 4 and 2
+  EXPECT_EQ(sets[6].tables, held);      // update of row 1
+}
+
+// A unit that holds a table whole waits for every earlier unit on it, not only the last one:
+// without commit order the last may commit before an earlier one (issue 30: a bulk UPDATE ran
+// before an earlier small transaction on one of its rows, whose after image then won).
+TEST(DependencyTrackerTest, AWholeTableHoldWaitsForEveryEarlierUnitOnIt) {
+  const std::uint64_t t = table_hash("d", "t"), u = table_hash("d", "u");
+  DependencyTracker deps;
+  auto rows = [](std::uint64_t table, std::uint64_t key) {
+    WriteSet ws;
+    ws.rows.push_back({table, key});
+    return ws;
+  };
+  WriteSet whole;
+  whole.tables.push_back(t);
+  EXPECT_TRUE(deps.add(1, rows(t, 11), 0).empty());
+  EXPECT_TRUE(deps.add(2, rows(t, 12), 1).empty());
+  EXPECT_TRUE(deps.add(3, rows(u, 13), 2).empty());
+  EXPECT_EQ(deps.add(4, whole, 3), (std::vector<std::uint64_t>{1, 2}));
+  EXPECT_EQ(deps.add(5, rows(t, 14), 4), (std::vector<std::uint64_t>{4}));
+  EXPECT_EQ(deps.add(6, whole, 5), (std::vector<std::uint64_t>{4, 5}));
+  deps.forget_below(5);  // (1..5 committed)
+  EXPECT_EQ(deps.add(7, whole, 6), (std::vector<std::uint64_t>{6}));
+}
+
 TEST(SourceClockTest, MySqlLastCommittedAndMariaDbCommitGroups) {
   SourceClock c;
   c.new_file(10);                     // units 1..10 came before this file
