@@ -179,7 +179,9 @@ ApplyEngine::Slot* ApplyEngine::take(Worker& w) {
     if (stopping_) return nullptr;
     for (auto& s : slots_) {
       if (s->state != State::kWaiting) continue;
-      if (error_ && s->task.seq > error_seq_) continue;
+      // (the unit that failed is not run again: a non-transactional table would keep its rows
+      // from every run until the replay noticed)
+      if (error_ && s->task.seq >= error_seq_) continue;
       // A unit that met a lock held by later ones runs again before any later one starts.
       if (gate_ != 0 && s->task.seq > gate_) break;
       if (s->retry_after != 0 && !is_committed(s->retry_after)) continue;

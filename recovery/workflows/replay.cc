@@ -389,6 +389,8 @@ class Replayer : public WalkConsumer {
         sql_(prepare(std::move(sql))),
         sink_(out_, sql_) {
     parallel_ = engine_.workers() > 1;
+    // (merging asks the target's tables too: only transactional ones may share a transaction)
+    keys_wanted_ = parallel_ || opts_.merge_transactions > 1;
     sink_.set_unit_hook([this](const UnitInfo& u) { unit_written(u); });
   }
 
@@ -439,7 +441,7 @@ class Replayer : public WalkConsumer {
     clock_.reset();
     maria_commit_.reset();
     maria_gtid_ = false;
-    if (parallel_) builder_.begin_unit();
+    if (keys_wanted_) builder_.begin_unit();
     if (file_ != clock_file_) {
       clock_file_ = file_;
       source_clock_.new_file(engine_.next_seq() - 1);
@@ -470,7 +472,7 @@ class Replayer : public WalkConsumer {
       maria_gtid_ = true;
       maria_ = MariaUnit{mg->domain_id, ev.header.server_id, mg->seq_no, mg->flags};
     }
-    if (parallel_) builder_.add(ev, ctx);
+    if (keys_wanted_) builder_.add(ev, ctx);
     sink_.event(ev, marks, ctx);
     if (!load_folder_known_ && !sink_.load_dir().empty()) {
       load_folder_.set(sink_.load_dir());  // (the sessions may read files from it now)
@@ -603,6 +605,9 @@ class Replayer : public WalkConsumer {
     // end with a COMMIT query, and would stay applied when a later unit of the group fails).
     if (last == nullptr || last->event_type != static_cast<std::uint8_t>(binlog::EventType::kXid))
       return false;
+    // Every table transactional on the target too (InnoDB in the log may be MyISAM there: a
+    // group that failed would leave the rows of its earlier units applied).
+    if (builder_.result().barrier) return false;
     if (!maria_gtid_) return true;
     constexpr std::uint8_t kAlone = binlog::MariaGtid::kStandalone | binlog::MariaGtid::kDdl |
                                     binlog::MariaGtid::kPreparedXa |
@@ -844,6 +849,7 @@ class Replayer : public WalkConsumer {
   SqlOptions sql_;
   SqlSink sink_;
   bool parallel_ = false;
+  bool keys_wanted_ = false;  // the write set builder runs (parallel or merging)
   Mode mode_ = Mode::kUnits;
   Prelude header_;
   UnitInfo unit_;

@@ -114,6 +114,7 @@ class WriteSetBuilder {
   void begin_unit();
   void add(const binlog::Event& ev, const binlog::FormatContext& ctx);
   WriteSet& result() { return ws_; }
+  const WriteSet& result() const { return ws_; }
 
  private:
   struct Table {
