@@ -11,22 +11,30 @@ using binlog::Event;
 using binlog::EventType;
 
 ContentFilter::ContentFilter(const FilterOptions& opts)
-    : dbs_(opts.databases), tables_(opts.tables), rewrites_(opts.rewrite_db) {
+    : dbs_(opts.databases),
+      exclude_dbs_(opts.exclude_databases),
+      exclude_tables_(opts.exclude_tables),
+      tables_(opts.tables),
+      rewrites_(opts.rewrite_db) {
   for (const auto& [db, table] : tables_)
     if (std::find(dbs_.begin(), dbs_.end(), db) == dbs_.end()) dbs_.push_back(db);
-  active_ = !dbs_.empty();
+  narrowed_ = !dbs_.empty();
+  active_ = narrowed_ || !exclude_dbs_.empty() || !exclude_tables_.empty();
 }
 
 bool ContentFilter::keep_database(std::string_view db) const {
   if (!active_) return true;
   db = rewritten_database(db, rewrites_);  // the rules name the new database
-  return std::find(dbs_.begin(), dbs_.end(), db) != dbs_.end();
+  if (std::find(exclude_dbs_.begin(), exclude_dbs_.end(), db) != exclude_dbs_.end()) return false;
+  return !narrowed_ || std::find(dbs_.begin(), dbs_.end(), db) != dbs_.end();
 }
 
 bool ContentFilter::keep_table(std::string_view db, std::string_view table) const {
   if (!active_) return true;
   if (!keep_database(db)) return false;
   db = rewritten_database(db, rewrites_);
+  for (const auto& [xdb, xt] : exclude_tables_)
+    if (xdb == db && xt == table) return false;
   bool db_narrowed = false;
   for (const auto& [tdb, tt] : tables_) {
     if (tdb != db) continue;

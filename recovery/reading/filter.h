@@ -22,6 +22,10 @@ struct FilterOptions {
   std::optional<std::uint32_t> server_id;
   std::vector<std::string> databases;                       // --database, repeatable
   std::vector<std::pair<std::string, std::string>> tables;  // --table db.t, repeatable
+  // Left out whatever the rules above keep (replay: its own progress table, or the whole
+  // `binrecover` database, in a log of a server that was itself a replay's target).
+  std::vector<std::string> exclude_databases;
+  std::vector<std::pair<std::string, std::string>> exclude_tables;
   // --rewrite-db FROM->TO, repeatable: applied before the database and table rules, which name
   // the new database.
   std::vector<std::pair<std::string, std::string>> rewrite_db;
@@ -55,8 +59,11 @@ class ContentFilter {
   bool keep_query(const binlog::Query& q) const;
 
  private:
-  bool active_ = false;
+  bool active_ = false;    // any rule
+  bool narrowed_ = false;  // --database/--table: only the databases named
   std::vector<std::string> dbs_;
+  std::vector<std::string> exclude_dbs_;
+  std::vector<std::pair<std::string, std::string>> exclude_tables_;
   std::vector<std::pair<std::string, std::string>> tables_;
   std::vector<std::pair<std::string, std::string>> rewrites_;
 };

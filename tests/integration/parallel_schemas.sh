@@ -12,6 +12,9 @@
 #  - --merge-transactions onto a target whose keyless table is MyISAM (InnoDB in the log): a
 #    failing group never leaves part of itself applied; after the cause is fixed, --resume ends
 #    with each row once.
+#  - the log of a server that was itself a replay's target (its transactions hold that
+#    replay's progress rows): replayed with --parallel 8, killed part-way (a fault point makes
+#    the moment certain), --resume: each transaction once (its progress rows are left out).
 # The source's log is made by one client (no group commit: every order comes from binrecover's
 # write sets), then replayed in each mode several times; every table must equal the source's.
 source "$(dirname "$0")/lib.sh"
@@ -112,3 +115,51 @@ for par in 1 8; do
   [ "$got" = "9 9 45 9 " ] || fail "merge onto MyISAM (--parallel=$par), --resume: m.k/m.t hold '$got', not each row once"
 done
 pass "--merge-transactions onto a MyISAM table: stops after exactly the transactions before the failing one, --resume applies each row once (serial and --parallel 8)"
+
+# A log holding a replay's progress rows: A's transactions replayed into PT (which binlogs
+# them with its progress rows), then PT's log into a third server, killed part-way, resumed.
+PU=$((PA + 2))
+start_server u "$PU"
+sql "$PA" -e "FLUSH BINARY LOGS"
+prfile=$(sql "$PA" -N -e "SHOW MASTER STATUS" | cut -f1)
+sql "$PA" -e "CREATE DATABASE pr; CREATE TABLE pr.t (id INT PRIMARY KEY, v INT) ENGINE=InnoDB"
+seq 1 300 | awk '{ print "INSERT INTO pr.t VALUES (" $1 ", " $1 * 7 ");" }' | sql "$PA"
+sql "$PA" -e "FLUSH BINARY LOGS"
+sql "$PT" -e "DROP DATABASE IF EXISTS pr; DROP DATABASE IF EXISTS binrecover; RESET MASTER"
+# (both replays as a DBA runs them from one folder: the default state file, so the same name
+# for their progress rows; the table, not the target's GTIDs, records their progress)
+PR=(--progress-table=binrecover.replay_progress --state-file="$WORK/binrecover-replay.state")
+"$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot "${PR[@]}" \
+  "$WORK/a/binlog/$prfile" 2> "$WORK/t1.err" || { cat "$WORK/t1.err"; fail "replay into the first target"; }
+sql "$PT" -e "FLUSH BINARY LOGS"
+mapfile -t t1files < <(binlogs_between "$WORK/t/binlog" mysql-bin.000001)
+unset 't1files[${#t1files[@]}-1]'
+"$BINRECOVER" --no-defaults -v "${t1files[@]}" | grep -c 'binrecover`.`replay_progress' > /dev/null ||
+  fail "the first target's log holds no progress rows"
+# The units the fault point lets through (as the walker counts them: a file's header events are
+# units too, the DDL of the progress table is left out whole), and how many of pr.t's rows
+# those are.
+read -r units want < <("$BINRECOVER" events --format=tsv "${t1files[@]}" | awk -F'\t' '
+  $3 ~ /^(Gtid|Format_desc|Gtid_list|Binlog_checkpoint)$/ { k++ }
+  $3 == "Query" && prev == "Gtid" && $6 ~ /`binrecover`/ { k-- }  # (left out whole: not handed)
+  { prev = $3 }
+  $3 == "Table_map" && $6 ~ /\(pr\.t\)/ && k <= 200 && !seen[k]++ { c++ }
+  END { print 200, c }')
+[ "${want:-0}" -gt 50 ] || fail "the fault point would stop after $want rows of pr.t"
+sql "$PU" -e "DROP DATABASE IF EXISTS pr; DROP DATABASE IF EXISTS binrecover"
+rm -f "$WORK/binrecover-replay.state" "$WORK/binrecover-replay.state.lock"
+BINRECOVER_TEST_PAUSE_AFTER_UNITS=$units "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 \
+  -P"$PU" -uroot --parallel=8 "${PR[@]}" "${t1files[@]}" 2> "$WORK/u.err" &
+upid=$!
+u_at() { kill -0 "$upid" 2> /dev/null || { cat "$WORK/u.err"; fail "the paused replay ended"; }
+  sql "$PU" -N -e "SELECT COUNT(*) FROM pr.t" > "$WORK/u.count" 2>&1 || true
+  [ "$(cat "$WORK/u.count")" = "$want" ]; }
+WAIT_FOR_SHOW=$WORK/u.count wait_for 120 "the paused replay did not apply $want rows of pr.t (shown: what it has)" u_at
+kill -9 "$upid"
+{ wait "$upid"; } 2> /dev/null || true
+"$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PU" -uroot --parallel=8 \
+  "${PR[@]}" --resume "${t1files[@]}" 2> "$WORK/u.err" ||
+  { cat "$WORK/u.err"; fail "--resume of the log with progress rows"; }
+got=$(sql "$PU" -N -e "SELECT COUNT(*), SUM(v) FROM pr.t" | tr '\t' ' ')
+[ "$got" = "300 $((7 * 300 * 301 / 2))" ] || fail "a log with a replay's progress rows, killed at $want and resumed: pr.t holds '$got'"
+pass "a log holding a replay's progress rows: --parallel 8 killed after $want of 300 rows (a certain moment), --resume: each row once"
