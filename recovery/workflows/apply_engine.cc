@@ -467,7 +467,11 @@ std::vector<std::uint64_t> DependencyTracker::add(std::uint64_t seq, const Write
   }
   for (const std::uint64_t table : ws.tables) {
     tables_whole_[table] = seq;
-    tables_any_[table].assign(1, seq);
+    // Those it did not wait for (the source ran them beside it) stay for later units to wait
+    // for: a later unit waiting for this one alone would not wait for them.
+    std::vector<std::uint64_t>& on = tables_any_[table];
+    std::erase_if(on, [&](std::uint64_t u) { return u <= clock_floor || u == seq; });
+    on.push_back(seq);
   }
   std::sort(deps.begin(), deps.end());
   deps.erase(std::unique(deps.begin(), deps.end()), deps.end());

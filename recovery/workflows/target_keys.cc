@@ -181,25 +181,28 @@ TableKeys TargetKeys::load(const std::string& db, const std::string& table) {
     k.foreign.push_back(std::move(fk));
   }
 
-  // The children a change here changes by itself, and theirs (a child met twice, or this
-  // table again, is listed once).
-  auto add_cascade = [&k](const std::string& cdb, const std::string& ctable) {
-    for (const auto& [d, t] : k.cascades)
-      if (d == cdb && t == ctable) return false;
-    k.cascades.emplace_back(cdb, ctable);
-    return true;
-  };
-  for (const auto& r : session_.rows(
-           "SELECT CONSTRAINT_SCHEMA, TABLE_NAME FROM information_schema.REFERENTIAL_CONSTRAINTS "
-           "WHERE UNIQUE_CONSTRAINT_SCHEMA = " +
-           hex_literal(db) + " AND REFERENCED_TABLE_NAME = " + hex_literal(table) +
-           " AND (DELETE_RULE IN ('CASCADE', 'SET NULL', 'SET DEFAULT') OR "
-           "UPDATE_RULE IN ('CASCADE', 'SET NULL', 'SET DEFAULT')) ORDER BY 1, 2")) {
-    if (r.size() < 2 || !add_cascade(r[0], r[1])) continue;
-    if (r[0] == db && r[1] == table) continue;  // (itself: its rows are held already)
-    // (a table still being read, in a cycle, has no cascades yet: its own list has ours)
-    const std::vector<std::pair<std::string, std::string>> further = keys(r[0], r[1]).cascades;
-    for (const auto& [d, t] : further) add_cascade(d, t);
+  // The children a change here changes by itself, and theirs: by name, breadth first (not
+  // through keys(): a child's keys read while this table is still being read would see it
+  // without keys, and hold it whole for every row). A table met twice is listed once.
+  for (std::size_t next = 0;; ++next) {
+    const std::string pdb = next == 0 ? db : k.cascades[next - 1].first;
+    const std::string ptable = next == 0 ? table : k.cascades[next - 1].second;
+    if (next > 0 && pdb == db && ptable == table) {  // (itself: its rows are held already)
+      if (next >= k.cascades.size()) break;
+      continue;
+    }
+    for (const auto& r : session_.rows(
+             "SELECT CONSTRAINT_SCHEMA, TABLE_NAME FROM information_schema.REFERENTIAL_CONSTRAINTS "
+             "WHERE UNIQUE_CONSTRAINT_SCHEMA = " +
+             hex_literal(pdb) + " AND REFERENCED_TABLE_NAME = " + hex_literal(ptable) +
+             " AND (DELETE_RULE IN ('CASCADE', 'SET NULL', 'SET DEFAULT') OR "
+             "UPDATE_RULE IN ('CASCADE', 'SET NULL', 'SET DEFAULT')) ORDER BY 1, 2")) {
+      if (r.size() < 2) continue;
+      bool seen = false;
+      for (const auto& [d, t] : k.cascades) seen = seen || (d == r[0] && t == r[1]);
+      if (!seen) k.cascades.emplace_back(r[0], r[1]);
+    }
+    if (next >= k.cascades.size()) break;
   }
   return k;
 }
