@@ -103,7 +103,8 @@ marks_order() {
 # source's commit order, `total` their number)
 # sampler OUT: the target's marks, one consistent read per line, until $WORK/stop exists.
 sampler() {
-  while [ ! -e "$WORK/stop" ]; do
+  # (it ends with the test too: killed or timed out, its folder gone)
+  while [ ! -e "$WORK/stop" ] && [ -d "$WORK" ] && kill -0 $$ 2> /dev/null; do
     sql "$PT" -N -e "SET SESSION group_concat_max_len = 16777216;
       SELECT IFNULL(GROUP_CONCAT(k), '') FROM par.marks" 2> /dev/null || true
   done > "$1"
