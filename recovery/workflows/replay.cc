@@ -288,6 +288,18 @@ struct ProgressRows {
   std::set<std::pair<std::string, std::uint64_t>> applied;
 };
 
+// A log of a server that was itself a replay's target holds that replay's progress rows (and
+// the statements that made its table): never this run's. The `binrecover` database is ours by
+// name; a --progress-table elsewhere is left out alone.
+void leave_out_progress(const std::string& progress_table, FilterOptions& filter) {
+  if (progress_table == "auto" || progress_table.rfind("binrecover.", 0) == 0) {
+    filter.exclude_databases.emplace_back("binrecover");
+  } else if (const auto dot = progress_table.find('.'); dot != std::string::npos) {
+    filter.exclude_tables.emplace_back(progress_table.substr(0, dot),
+                                       progress_table.substr(dot + 1));
+  }
+}
+
 // The `db`.`table` of --progress-table=DB.TABLE, created when the target lacks it.
 std::string progress_table(Session& session, const std::string& spec) {
   const auto dot = spec.find('.');
@@ -970,15 +982,7 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
                              : "performance_schema.global_status") +
           " WHERE VARIABLE_NAME = 'Uptime'"))
     started_at = std::strtoull(v->c_str(), nullptr, 10);
-  // A log of a server that was itself a replay's target holds that replay's progress rows (and
-  // the statements that made its table): never this run's. The `binrecover` database is ours
-  // by name; a --progress-table elsewhere is left out alone.
-  if (opts.progress_table == "auto" || opts.progress_table.rfind("binrecover.", 0) == 0) {
-    filter.exclude_databases.emplace_back("binrecover");
-  } else if (const auto dot = opts.progress_table.find('.'); dot != std::string::npos) {
-    filter.exclude_tables.emplace_back(opts.progress_table.substr(0, dot),
-                                       opts.progress_table.substr(dot + 1));
-  }
+  leave_out_progress(opts.progress_table, filter);
   if (use_table) {
     // The table is binlogged where its rows are (replicas of the target then have it too).
     if (no_log_bin) session.execute("SET SESSION sql_log_bin = 0");

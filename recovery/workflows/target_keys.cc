@@ -183,14 +183,9 @@ TableKeys TargetKeys::load(const std::string& db, const std::string& table) {
 
   // The children a change here changes by itself, and theirs: by name, breadth first (not
   // through keys(): a child's keys read while this table is still being read would see it
-  // without keys, and hold it whole for every row). A table met twice is listed once.
-  for (std::size_t next = 0;; ++next) {
-    const std::string pdb = next == 0 ? db : k.cascades[next - 1].first;
-    const std::string ptable = next == 0 ? table : k.cascades[next - 1].second;
-    if (next > 0 && pdb == db && ptable == table) {  // (itself: its rows are held already)
-      if (next >= k.cascades.size()) break;
-      continue;
-    }
+  // without keys, and hold it whole for every row). A table met twice is listed once; this
+  // table met again (a cycle) is listed, its children are not read twice.
+  auto add_children = [&](const std::string& pdb, const std::string& ptable) {
     for (const auto& r : session_.rows(
              "SELECT CONSTRAINT_SCHEMA, TABLE_NAME FROM information_schema.REFERENTIAL_CONSTRAINTS "
              "WHERE UNIQUE_CONSTRAINT_SCHEMA = " +
@@ -198,11 +193,15 @@ TableKeys TargetKeys::load(const std::string& db, const std::string& table) {
              " AND (DELETE_RULE IN ('CASCADE', 'SET NULL', 'SET DEFAULT') OR "
              "UPDATE_RULE IN ('CASCADE', 'SET NULL', 'SET DEFAULT')) ORDER BY 1, 2")) {
       if (r.size() < 2) continue;
-      bool seen = false;
-      for (const auto& [d, t] : k.cascades) seen = seen || (d == r[0] && t == r[1]);
-      if (!seen) k.cascades.emplace_back(r[0], r[1]);
+      const std::pair<std::string, std::string> child(r[0], r[1]);
+      if (std::find(k.cascades.begin(), k.cascades.end(), child) == k.cascades.end())
+        k.cascades.push_back(child);
     }
-    if (next >= k.cascades.size()) break;
+  };
+  add_children(db, table);
+  for (std::size_t i = 0; i < k.cascades.size(); ++i) {
+    const auto [cdb, ctable] = k.cascades[i];  // (a copy: the list grows)
+    if (cdb != db || ctable != table) add_children(cdb, ctable);
   }
   return k;
 }
