@@ -7,6 +7,7 @@
 #   replay   binrecover replay F                 (one session, crash-safe)
 #   par4     binrecover replay --parallel 4 F
 #   par8     binrecover replay --parallel 8 F
+#   par8n    binrecover replay --parallel 8 --no-preserve-commit-order F
 #   replaym  binrecover replay --merge-transactions 8 F (up to 8 small transactions as one)
 #   par8m    binrecover replay --parallel 8 --merge-transactions 8 F
 #   sa1      binrecover replay --server-applier F (the target's own applier, binrecover its source)
@@ -84,6 +85,15 @@ checksum() {  # CHECKSUM TABLE of every table outside the system schemas, by nam
 # kernel's network and disk work for them. On C cores no way can take less than CPU / C seconds.
 busy_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
 
+# br_replay OPTION...: binrecover replay of F with the options; its retries (the report's) go to
+# $work/retries.
+br_replay() {
+  rm -f "$work/report.json"
+  "$BINRECOVER" replay "${conn[@]}" --no-progress --state-file="$work/state" \
+    --report="$work/report.json" "$@" "$F"
+  sed -n 's/.*"retries":\([0-9]*\).*/\1/p' "$work/report.json" > "$work/retries"
+}
+
 # run METHOD FLUSH: one run into a fresh server; appends "seconds" to $work/METHOD.FLUSH and the
 # machine's CPU seconds during it to $work/METHOD.FLUSH.cpu.
 run() {
@@ -95,24 +105,21 @@ run() {
   [ "$m" = relay8 ] && "${client[@]}" -e "CHANGE MASTER TO MASTER_HOST='127.0.0.1',
       MASTER_PORT=$source_port, MASTER_USER='root', MASTER_LOG_FILE='mysql-bin.000001',
       MASTER_LOG_POS=4, MASTER_USE_GTID=no"
-  rm -f "$work/state"
+  rm -f "$work/state" "$work/retries"
   c0=$(busy_ticks)
   t0=$(date +%s.%N)
   case $m in
     mb_pipe) mariadb-binlog --no-defaults "$F" | "${client[@]}" ;;
     br_pipe) "$BINRECOVER" "$F" | "${client[@]}" ;;
-    replay) "$BINRECOVER" replay "${conn[@]}" --no-progress --state-file="$work/state" "$F" ;;
-    par4) "$BINRECOVER" replay "${conn[@]}" --no-progress --state-file="$work/state" --parallel 4 "$F" ;;
-    par8) "$BINRECOVER" replay "${conn[@]}" --no-progress --state-file="$work/state" --parallel 8 "$F" ;;
-    replaym) "$BINRECOVER" replay "${conn[@]}" --no-progress --state-file="$work/state" \
-      --merge-transactions 8 "$F" ;;
-    par8m) "$BINRECOVER" replay "${conn[@]}" --no-progress --state-file="$work/state" --parallel 8 \
-      --merge-transactions 8 "$F" ;;
-    sa1) "$BINRECOVER" replay "${conn[@]}" --no-progress --state-file="$work/state" --server-applier "$F" ;;
-    sa8) "$BINRECOVER" replay "${conn[@]}" --no-progress --state-file="$work/state" --server-applier \
-      --parallel 8 "$F" ;;
-    sa8m) "$BINRECOVER" replay "${conn[@]}" --no-progress --state-file="$work/state" --server-applier \
-      --parallel 8 --merge-transactions 8 "$F" ;;
+    replay) br_replay ;;
+    par4) br_replay --parallel 4 ;;
+    par8) br_replay --parallel 8 ;;
+    par8n) br_replay --parallel 8 --no-preserve-commit-order ;;
+    replaym) br_replay --merge-transactions 8 ;;
+    par8m) br_replay --parallel 8 --merge-transactions 8 ;;
+    sa1) br_replay --server-applier ;;
+    sa8) br_replay --server-applier --parallel 8 ;;
+    sa8m) br_replay --server-applier --parallel 8 --merge-transactions 8 ;;
     relay8) "${client[@]}" -N -e "START SLAVE; SELECT MASTER_GTID_WAIT('$last_gtid', 3600)" |
       grep -qx 0 || { log "relay8: MASTER_GTID_WAIT failed"; exit 1; } ;;
   esac
@@ -127,6 +134,7 @@ run() {
   awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }' >> "$work/$m.$flush"
   awk -v a="$c0" -v b="$c1" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f\n", (b - a) / hz }' \
     >> "$work/$m.$flush.cpu"
+  cat "$work/retries" 2> /dev/null >> "$work/$m.$flush.retries" || true
   if [ ! -f "$work/sum" ]; then
     echo "$sum" > "$work/sum"
   elif [ "$sum" != "$(cat "$work/sum")" ]; then
@@ -156,15 +164,18 @@ median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }
     echo
     echo "innodb_flush_log_at_trx_commit=$flush:"
     echo
-    echo "| method | seconds | transactions/s | rows/s | vs mb_pipe | machine CPU s | CPU s / $(nproc) cores |"
-    echo "|---|---|---|---|---|---|---|"
+    echo "| method | seconds | transactions/s | rows/s | vs mb_pipe | machine CPU s | CPU s / $(nproc) cores | retries |"
+    echo "|---|---|---|---|---|---|---|---|"
     base=$(median "$work/mb_pipe.$flush" 2> /dev/null || echo 0)
     for m in $BENCH_METHODS; do
       s=$(median "$work/$m.$flush")
       c=$(median "$work/$m.$flush.cpu")
-      awk -v m="$m" -v s="$s" -v t="$transactions" -v r="$rows" -v b="$base" -v c="$c" -v n="$(nproc)" 'BEGIN {
-        printf "| %s | %.2f | %.0f | %.0f | %s | %.2f | %.2f |\n", m, s, t / s, r / s,
-          (b > 0 ? sprintf("%.2fx", b / s) : "-"), c, c / n }'
+      # (binrecover's retries: the most of any run; "-" for the ways that are not binrecover replay)
+      re=$(sort -n "$work/$m.$flush.retries" 2> /dev/null | tail -1)
+      awk -v m="$m" -v s="$s" -v t="$transactions" -v r="$rows" -v b="$base" -v c="$c" -v n="$(nproc)" \
+        -v re="${re:--}" 'BEGIN {
+        printf "| %s | %.2f | %.0f | %.0f | %s | %.2f | %.2f | %s |\n", m, s, t / s, r / s,
+          (b > 0 ? sprintf("%.2fx", b / s) : "-"), c, c / n, re }'
     done
   done
   echo

@@ -605,6 +605,11 @@ Applier::Outcome Applier::apply(std::string_view text,
     run(0, items_.size());
     return outcome;
   }
+  if (hooks.commit_now && hooks.commit_now()) {
+    outcome.committed_now = true;
+    run(0, items_.size());
+    return outcome;
+  }
   run(0, items_.size() - 1);
   ++statements_;
   ++round_trips_;

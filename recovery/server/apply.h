@@ -163,10 +163,15 @@ class Applier {
     // session's worker that holds the turn. Throws to give the unit up (the caller rolls it
     // back).
     std::function<void(std::string_view commit)> commit;
+    // Asked (with `commit` set) before the unit's statements are sent: true when the unit may
+    // commit as soon as it ran (its turn has come): the COMMIT then goes with the statements, in
+    // their last packet, and `commit` is not called.
+    std::function<bool()> commit_now;
   };
   struct Outcome {
     bool after_begin_ran = false;  // the unit had a BEGIN, and Hooks::after_begin ran after it
     bool ended_in_commit = false;  // its last statement was a COMMIT
+    bool committed_now = false;    // Hooks::commit_now said yes: the unit committed here
   };
   // Applies the statements the SQL writer marked in `text` (recovery/output.h): nothing is
   // lexed again, and each statement knows its event. Throws Error(kServer) at the first failing

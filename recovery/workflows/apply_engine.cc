@@ -231,6 +231,14 @@ void ApplyEngine::mark_committed(Slot& slot) {
   committed_ += slot.task.units;
 }
 
+bool ApplyEngine::claim_turn(Slot& slot) {
+  std::lock_guard lock(mu_);
+  if (low_water_ + 1 != slot.task.seq || stopping_ || (error_ && slot.task.seq > error_seq_))
+    return false;
+  slot.commit = Commit::kCommitting;
+  return true;
+}
+
 void ApplyEngine::commit_in_order(Worker& w, Slot& slot, std::string_view commit) {
   {
     std::unique_lock lock(mu_);
@@ -259,23 +267,18 @@ void ApplyEngine::commit_in_order(Worker& w, Slot& slot, std::string_view commit
     slot.commit = Commit::kCommitting;
   }
   // Its turn: this worker commits it, then each parked unit after it, in order.
-  Slot* s = &slot;
-  Session* session = w.session.get();
-  std::string text(commit);
-  for (;;) {
-    try {
-      session->execute(text);
-    } catch (const Error& e) {
-      std::lock_guard lock(mu_);
-      if (s == &slot) {
-        slot.commit = Commit::kNone;
-        throw;
-      }
-      s->commit = Commit::kFailed;
-      s->commit_error = e;
-      s->cv.notify_all();
-      return;
-    }
+  try {
+    w.session->execute(commit);
+  } catch (const Error&) {
+    std::lock_guard lock(mu_);
+    slot.commit = Commit::kNone;
+    throw;
+  }
+  commit_parked_after(slot);
+}
+
+void ApplyEngine::commit_parked_after(Slot& slot) {
+  for (Slot* s = &slot;;) {
     if (opts_.on_commit) {
       try {
         opts_.on_commit(s->task.place);
@@ -293,8 +296,6 @@ void ApplyEngine::commit_in_order(Worker& w, Slot& slot, std::string_view commit
       if (next != nullptr && next->commit == Commit::kParked && !next->abort &&
           !(error_ && next->task.seq > error_seq_) && !stopping_) {
         next->commit = Commit::kCommitting;
-        session = next->session;
-        text = next->commit_text;
       } else {
         if (next != nullptr) next->cv.notify_all();  // (its turn: it commits itself)
         next = nullptr;
@@ -302,6 +303,15 @@ void ApplyEngine::commit_in_order(Worker& w, Slot& slot, std::string_view commit
     }
     cv_.notify_all();
     if (next == nullptr) return;
+    try {
+      next->session->execute(next->commit_text);
+    } catch (const Error& e) {
+      std::lock_guard lock(mu_);
+      next->commit = Commit::kFailed;
+      next->commit_error = e;
+      next->cv.notify_all();
+      return;
+    }
     s = next;
   }
 }
@@ -340,12 +350,18 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
       Applier::Hooks hooks;
       hooks.after_begin = progress;
       bool in_order = false;
-      if (ordered)
+      if (ordered) {
         hooks.commit = [&](std::string_view commit) {
           commit_in_order(w, slot, commit);
           in_order = true;
         };
-      w.applier->apply(slot.task.text, slot.task.statements, hooks);
+        // (a unit whose turn has come when it starts commits in the same round trip)
+        hooks.commit_now = [&] { return claim_turn(slot); };
+      }
+      if (w.applier->apply(slot.task.text, slot.task.statements, hooks).committed_now) {
+        commit_parked_after(slot);
+        in_order = true;
+      }
       if (!in_order) committed_unit(w, slot);
       return;
     } catch (const Aborted&) {
@@ -365,6 +381,10 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
       cv_.notify_all();
       return;
     } catch (const Error& e) {
+      {
+        std::lock_guard lock(mu_);
+        if (slot.commit == Commit::kCommitting) slot.commit = Commit::kNone;  // (claim_turn)
+      }
       // (the applier rolled back a failing statement's transaction; a failed COMMIT too)
       try {
         w.session->execute("ROLLBACK");

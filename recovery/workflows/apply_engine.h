@@ -162,6 +162,12 @@ class ApplyEngine {
   // The commit hook of a unit when the order is kept: commits it in its turn (and the parked
   // units after it), or parks it for the worker holding the turn.
   void commit_in_order(Worker& w, Slot& slot, std::string_view commit);
+  // Whether it is the unit's turn to commit (every unit before it committed): it then holds the
+  // turn, and its COMMIT may go with its statements (Applier::Hooks::commit_now).
+  bool claim_turn(Slot& slot);
+  // The unit committed in its turn: its bookkeeping, then the parked units after it, committed
+  // one after another on their sessions.
+  void commit_parked_after(Slot& slot);
   // (mu_ held) The unit committed: the low-water mark moves, the next unit may commit.
   void mark_committed(Slot& slot);
   void committed_unit(Worker& w, Slot& slot);
