@@ -448,7 +448,7 @@ class Replayer : public WalkConsumer {
     file_ = *u.file;
     skipping_ = u.kind == UnitKind::kTransaction && skip_.count({file_, u.first_pos}) != 0;
     if (skipping_) return;
-    verbatim_ = ctas_ = false;
+    verbatim_ = ctas_ = schema_may_change_ = false;
     format_unit_ = false;
     clock_.reset();
     maria_commit_.reset();
@@ -469,6 +469,7 @@ class Replayer : public WalkConsumer {
       format_unit_ = true;
     if (const auto* q = std::get_if<binlog::Query>(&ev.body)) {
       if (is_atomic_ctas(ev)) ctas_ = true;
+      if (q->compressed || !is_transaction_control(q->query)) schema_may_change_ = true;
       if (q->compressed || !(is_begin(q->query) || is_commit_or_rollback(q->query)) ||
           starts_with_keyword(q->query, "XA"))
         verbatim_ = true;
@@ -783,8 +784,11 @@ class Replayer : public WalkConsumer {
     engine_.end_direct();
     direct_open_ = false;
     tracker_.barrier(direct_seq_);
-    // A DDL may have changed any table's keys.
-    keys_.invalidate();
+    // A DDL may have changed any table's keys. (Not a unit whose statements are only
+    // transaction control, SAVEPOINT or XA with row events: reading every table's keys again
+    // after each of those made a parallel replay of a SAVEPOINT-heavy log several times slower
+    // than serial.)
+    if (schema_may_change_) keys_.invalidate();
     update_last();
     if (in_doubt_marked_ || !direct_transactional_) write_state(true);
     in_doubt_marked_ = false;
@@ -867,6 +871,7 @@ class Replayer : public WalkConsumer {
   UnitInfo unit_;
   std::string file_, clock_file_;
   bool skipping_ = false, verbatim_ = false, ctas_ = false, format_unit_ = false;
+  bool schema_may_change_ = false;  // the unit has a statement that is not transaction control
   std::optional<std::pair<std::int64_t, std::int64_t>> clock_;
   std::optional<std::uint64_t> maria_commit_;
   bool maria_gtid_ = false;
