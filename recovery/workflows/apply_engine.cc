@@ -37,7 +37,13 @@ ApplyEngine::ApplyEngine(const ConnectionOptions& conn, EngineOptions opts)
     if (opts_.workers > 1) {
       // A unit waiting for its turn to commit may hold a lock an earlier one needs: a short
       // wait turns that into a retry (the earlier unit's), not a stall.
-      w->session->execute("SET SESSION innodb_lock_wait_timeout = 1");
+      // With the order kept on MariaDB, no wait at all (it allows 0): a unit that meets a lock
+      // fails at once; an earlier unit waiting out the timeout for a later one parked for its
+      // turn (InnoDB's duplicate check locks the next record of a unique index, which no write
+      // set names) cost a second each (apply() says what a failure does).
+      if (i == 0) fast_fail_ = opts_.preserve_commit_order && w->session->mariadb();
+      w->session->execute(fast_fail_ ? "SET SESSION innodb_lock_wait_timeout = 0"
+                                     : "SET SESSION innodb_lock_wait_timeout = 1");
       // Row changes apply the same in any isolation; READ COMMITTED takes no gap locks, which
       // units that do not share a row would otherwise wait on each other for. (Not where
       // the session binlogs statements: the server refuses DML in that combination.)
@@ -363,6 +369,10 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
         in_order = true;
       }
       if (!in_order) committed_unit(w, slot);
+      if (w.slow) {  // (back to no wait; a failure here is the next unit's)
+        w.slow = false;
+        w.session->execute("SET SESSION innodb_lock_wait_timeout = 0");
+      }
       return;
     } catch (const Aborted&) {
       // Rolled back so that an earlier unit gets the locks this one held.
@@ -391,8 +401,42 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
       } catch (const Error&) {
       }
       w.applier->forget_state();
+      if (retryable(e) && ordered && fast_fail_) {
+        // Not its turn: it met a lock of an earlier unit, or a later one's that may go on
+        // holding it: it runs again once every unit before it committed (then, as the turn
+        // holder, a failure is a retry below). Not counted as an attempt.
+        std::unique_lock lock(mu_);
+        if (low_water_ + 1 != slot.task.seq) {
+          ++retries_;
+          cv_.wait(lock, [&] {
+            return stopping_ || low_water_ + 1 == slot.task.seq ||
+                   (error_ && error_seq_ < slot.task.seq);
+          });
+          if (low_water_ + 1 != slot.task.seq) {  // (stopped: not applied)
+            slot.state = State::kWaiting;
+            cv_.notify_all();
+            return;
+          }
+          --attempt;
+          continue;
+        }
+      }
       if (retryable(e) && attempt < kMaxRetries) {
         ++retries_;
+        // (the turn holder runs again with a short wait: later units roll back meanwhile, and a
+        // lock of a session not ours is waited for as before)
+        if (fast_fail_ && !w.slow) {
+          try {
+            w.session->execute("SET SESSION innodb_lock_wait_timeout = 1");
+            w.slow = true;
+          } catch (const Error& e2) {
+            fail(slot.task.seq, e2, slot.task.place);
+            std::lock_guard lock(mu_);
+            slot.state = State::kWaiting;
+            cv_.notify_all();
+            return;
+          }
+        }
         if (ordered) {
           // Later units waiting for their turn may hold what this one waits for: they roll
           // back, and none after it starts until it committed.

@@ -151,6 +151,7 @@ class ApplyEngine {
     std::unique_ptr<Applier> applier;
     std::shared_ptr<const Prelude> prelude;                      // the one its session ran
     std::vector<std::pair<std::uint64_t, UnitPlace>> committed;  // above the low-water mark
+    bool slow = false;  // (fast_fail_) its session waits 1 s for a lock: a turn holder's retry
     std::thread thread;
   };
   struct Aborted {};  // a unit rolled back to let an earlier one through
@@ -181,6 +182,9 @@ class ApplyEngine {
   EngineOptions opts_;
   bool mysql_target_ = false;
   bool read_committed_ = false;  // the workers' sessions run READ COMMITTED
+  // The workers' sessions do not wait for row locks (MariaDB, the commit order kept): see
+  // apply().
+  bool fast_fail_ = false;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::shared_ptr<const Prelude> prelude_;
 
