@@ -69,6 +69,12 @@ struct ReplayState {
   // ("slave_parallel_threads=0,slave_ddl_exec_mode=IDEMPOTENT"), given back at the end (also by
   // a --resume after a kill); "" : none changed.
   std::string settings_before{};
+  // MariaDB: the target's gtid_binlog_state when the replay started (its first run), kept by
+  // every state after; nullopt: not known (MySQL, a target that does not binlog, an older
+  // state file).
+  std::optional<std::string> target_gtids_at_start{};
+  // The write's number in its run (StateStore: the later of STATE and STATE.journal; 0: none).
+  std::uint64_t write = 0;
 };
 
 // nullopt when there is no such file. Throws Error(kUsage) for a file that is not a state file.

@@ -2,6 +2,7 @@
 
 #include <csignal>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -54,6 +55,37 @@ class StateLock {
  private:
   std::string path_;
   int fd_ = -1;
+};
+
+// The replay's state on disk, written by the replay (from its workers too) and read by
+// --resume: STATE, replaced atomically after each write (what a reader sees), and STATE.journal,
+// where a durable state is written in place and synced (what a crash of the machine leaves).
+// Every write is numbered; the later of the two is the state.
+class StateStore {
+ public:
+  explicit StateStore(std::string state_file);  // opens (makes) STATE.journal; throws Error(kIo)
+  ~StateStore();
+  StateStore(const StateStore&) = delete;
+  StateStore& operator=(const StateStore&) = delete;
+
+  // The state an earlier run left: the later of STATE and the journal; nullopt without STATE.
+  // Throws Error(kUsage) for a STATE that is not one (and no journal to stand for it).
+  std::optional<ReplayState> read();
+  // A new run: the journal of an earlier one (whose STATE was removed) forgotten.
+  void reset();
+  // Every state written from now on says so (ReplayState::target_gtids_at_start).
+  void keep_target_gtids_at_start(std::optional<std::string> gtids);
+  // STATE replaced; with `durable` the state survives a crash of the machine once this returns.
+  void write(const ReplayState& state, bool durable);
+
+ private:
+  std::mutex mu_;
+  std::string path_;
+  int fd_ = -1;
+  std::uint64_t writes_ = 0;  // the last write's number
+  std::size_t next_slot_ = 0;
+  bool state_made_ = false;  // STATE was written durably in this run
+  std::optional<std::string> gtids_at_start_;
 };
 
 // The GTIDs the target has applied (MariaDB: binlogged or replicated; MySQL: executed).

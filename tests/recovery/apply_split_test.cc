@@ -13,6 +13,7 @@
 #include "recovery/sql/sql_sink.h"
 #include "recovery/workflows/pipeline.h"
 #include "recovery/workflows/replay.h"
+#include "recovery/workflows/replay_common.h"
 
 namespace binrecover::recovery {
 namespace {
@@ -162,6 +163,71 @@ TEST(ReplayStateTest, WritesAtomicallyAndReadsBack) {
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
   std::ofstream(path) << "something else\n";
   EXPECT_THROW(read_replay_state(path), Error);
+  std::filesystem::remove_all(dir);
+}
+
+// STATE.journal: the later of STATE and the journal is the state; a torn slot leaves the
+// other; a journal without STATE is an earlier run's.
+TEST(ReplayStateTest, JournalHoldsTheDurableState) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("binrecover-journal-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "r.state").string();
+  {
+    StateStore store(path);
+    EXPECT_FALSE(store.read());
+    store.reset();
+    store.keep_target_gtids_at_start("0-1-5,0-2-9");
+    store.write({"mysql-bin.000001", 300, "", "srv"}, true);  // (STATE made durably)
+    ReplayState doubt{"mysql-bin.000001", 300, "", "srv"};
+    doubt.in_doubt_begin = 300;
+    doubt.in_doubt_end = 900;
+    doubt.in_doubt_gtid = "0-1-7";
+    store.write(doubt, true);                                  // the journal's slot 0
+    store.write({"mysql-bin.000001", 900, "", "srv"}, false);  // STATE only
+  }
+  // What a crash of the machine may leave: STATE as it was before the last writes.
+  const std::string journal = path + ".journal";
+  write_replay_state(path, {"mysql-bin.000001", 300, "", "srv"});
+  {
+    StateStore store(path);
+    auto st = store.read();
+    ASSERT_TRUE(st);
+    EXPECT_EQ(st->in_doubt_begin, 300u);
+    EXPECT_EQ(st->in_doubt_end, 900u);
+    EXPECT_EQ(st->in_doubt_gtid, "0-1-7");
+    EXPECT_EQ(st->target_gtids_at_start, std::optional<std::string>("0-1-5,0-2-9"));
+    // The next durable state goes to the other slot; a crash tearing it leaves this one.
+    store.write({"mysql-bin.000001", 1200, "", "srv"}, true);
+    {
+      std::fstream f(journal, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(4096 + 20);
+      f.write("XXXX", 4);
+    }
+    write_replay_state(path, {"mysql-bin.000001", 300, "", "srv"});
+    st = store.read();
+    ASSERT_TRUE(st);
+    EXPECT_EQ(st->in_doubt_end, 900u);  // (slot 1 fails its sum)
+    // A STATE left empty by a crash: the journal's state.
+    std::ofstream(path, std::ios::trunc).flush();
+    st = store.read();
+    ASSERT_TRUE(st);
+    EXPECT_EQ(st->in_doubt_gtid, "0-1-7");
+    // Later in STATE than in the journal: STATE's.
+    store.write({"mysql-bin.000002", 4, "", "srv"}, false);
+    st = store.read();
+    ASSERT_TRUE(st);
+    EXPECT_EQ(st->file, "mysql-bin.000002");
+    EXPECT_EQ(st->in_doubt_end, 0u);
+  }
+  std::filesystem::remove(path);
+  {
+    StateStore store(path);
+    EXPECT_FALSE(store.read());  // (a journal alone: an earlier run's, whose STATE was removed)
+    store.reset();
+    EXPECT_EQ(std::filesystem::file_size(journal), 0u);
+  }
   std::filesystem::remove_all(dir);
 }
 
