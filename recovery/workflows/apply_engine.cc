@@ -76,6 +76,7 @@ ApplyEngine::~ApplyEngine() {
     for (auto& s : slots_) s->cv.notify_all();
   }
   cv_.notify_all();
+  work_cv_.notify_all();
   for (auto& w : workers_)
     if (w->thread.joinable()) w->thread.join();
 }
@@ -118,6 +119,7 @@ void ApplyEngine::throw_if_failed() {
 }
 
 void ApplyEngine::submit(ApplyTask task) {
+  bool ready = false;
   auto slot = std::make_unique<Slot>();
   slot->bytes = task.text.size();
   slot->task = std::move(task);
@@ -130,9 +132,15 @@ void ApplyEngine::submit(ApplyTask task) {
     throw_if_failed();
     slot->task.seq = next_seq_++;
     waiting_bytes_ += slot->bytes;
+    // (an idle worker is woken for it only when it may start now: else the commit it waits
+    // for wakes one, and a wake-up for nothing per unit cost a chain of dependent units
+    // a context switch each)
+    ready = std::all_of(slot->task.deps.begin(), slot->task.deps.end(),
+                        [&](std::uint64_t d) { return is_committed(d); });
     slots_.push_back(std::move(slot));
   }
   cv_.notify_all();
+  if (ready) work_cv_.notify_one();
 }
 
 void ApplyEngine::drain() {
@@ -180,9 +188,11 @@ ApplyEngine::Slot* ApplyEngine::slot_of(std::uint64_t seq) {
 }
 
 ApplyEngine::Slot* ApplyEngine::take(Worker& w) {
+  (void)w;
   std::unique_lock lock(mu_);
   for (;;) {
     if (stopping_) return nullptr;
+    Slot* found = nullptr;
     for (auto& s : slots_) {
       if (s->state != State::kWaiting) continue;
       // (the unit that failed is not run again: a non-transactional table would keep its rows
@@ -194,13 +204,19 @@ ApplyEngine::Slot* ApplyEngine::take(Worker& w) {
       if (!std::all_of(s->task.deps.begin(), s->task.deps.end(),
                        [&](std::uint64_t d) { return is_committed(d); }))
         continue;
-      s->state = State::kRunning;
-      s->abort = false;
-      s->released = false;
-      (void)w;
-      return s.get();
+      if (found != nullptr) {  // (another is ready too: one more idle worker for it)
+        work_cv_.notify_one();
+        break;
+      }
+      found = s.get();
     }
-    cv_.wait(lock);
+    if (found != nullptr) {
+      found->state = State::kRunning;
+      found->abort = false;
+      found->released = false;
+      return found;
+    }
+    work_cv_.wait(lock);
   }
 }
 
@@ -217,6 +233,8 @@ void ApplyEngine::run_worker(Worker& w) {
       slot->released = true;
       advance_low_water();
     }
+    // (this worker looks for the next unit itself first: a unit waiting for this one goes on
+    // in the same session, and take() wakes another worker only for one more)
     cv_.notify_all();
   }
 }
@@ -307,7 +325,7 @@ void ApplyEngine::commit_parked_after(Slot& slot) {
         next = nullptr;
       }
     }
-    cv_.notify_all();
+    wake();
     if (next == nullptr) return;
     try {
       next->session->execute(next->commit_text);
@@ -328,11 +346,14 @@ void ApplyEngine::fail(std::uint64_t seq, const Error& e, const UnitPlace& place
     if (!error_ || seq < error_seq_) {
       error_ = e;
       if (error_->file().empty()) error_->with_file(place.path.empty() ? place.file : place.path);
+      // (an error without an event of its own, a COMMIT's say, names its unit: else the unit
+      // being read when the replay noticed was named, past the last one committed)
+      if (!error_->has_offset()) error_->with_offset(place.first_pos);
       error_seq_ = seq;
     }
     for (auto& s : slots_) s->cv.notify_all();  // parked units after it roll back
   }
-  cv_.notify_all();
+  wake();
 }
 
 void ApplyEngine::committed_unit(Worker& w, Slot& slot) {
@@ -342,7 +363,7 @@ void ApplyEngine::committed_unit(Worker& w, Slot& slot) {
     if (!opts_.preserve_commit_order) w.committed.emplace_back(slot.task.seq, slot.task.place);
     mark_committed(slot);
   }
-  cv_.notify_all();
+  wake();
 }
 
 void ApplyEngine::apply(Worker& w, Slot& slot) {
@@ -386,9 +407,10 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
       }
       w.applier->forget_state();
       ++retries_;
+      note_contended(slot.task);
       std::lock_guard lock(mu_);
       slot.state = State::kWaiting;
-      cv_.notify_all();
+      wake();
       return;
     } catch (const Error& e) {
       {
@@ -401,6 +423,7 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
       } catch (const Error&) {
       }
       w.applier->forget_state();
+      if (retryable(e)) note_contended(slot.task);
       if (retryable(e) && ordered && fast_fail_) {
         // Not its turn: it met a lock of an earlier unit, or a later one's that may go on
         // holding it: it runs again once every unit before it committed (then, as the turn
@@ -414,7 +437,7 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
           });
           if (low_water_ + 1 != slot.task.seq) {  // (stopped: not applied)
             slot.state = State::kWaiting;
-            cv_.notify_all();
+            wake();
             return;
           }
           --attempt;
@@ -433,7 +456,7 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
             fail(slot.task.seq, e2, slot.task.place);
             std::lock_guard lock(mu_);
             slot.state = State::kWaiting;
-            cv_.notify_all();
+            wake();
             return;
           }
         }
@@ -449,17 +472,22 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
               s->cv.notify_all();
             }
         }
-        cv_.notify_all();
+        wake();
         std::this_thread::sleep_for(std::chrono::milliseconds(std::min(5 * (attempt + 1), 100)));
         continue;
       }
       fail(slot.task.seq, e, slot.task.place);
       std::lock_guard lock(mu_);
       slot.state = State::kWaiting;  // not applied
-      cv_.notify_all();
+      wake();
       return;
     }
   }
+}
+
+void ApplyEngine::note_contended(const ApplyTask& task) {
+  std::lock_guard lock(contended_mu_);
+  contended_.insert(task.tables.begin(), task.tables.end());
 }
 
 void ApplyEngine::begin_direct(const UnitPlace& place) {
@@ -495,7 +523,7 @@ void ApplyEngine::end_direct() {
   }
   ++committed_;
   direct_.reset();
-  cv_.notify_all();
+  wake();
 }
 
 void ApplyEngine::abort_direct() { direct_.reset(); }
@@ -503,7 +531,8 @@ void ApplyEngine::abort_direct() { direct_.reset(); }
 // ---- dependencies ----
 
 std::vector<std::uint64_t> DependencyTracker::add(std::uint64_t seq, const WriteSet& ws,
-                                                  std::uint64_t clock_floor) {
+                                                  std::uint64_t clock_floor,
+                                                  const std::vector<std::uint64_t>& chain) {
   std::vector<std::uint64_t> deps;
   auto need = [&](std::uint64_t d) {
     // The source's clock says units after the floor ran beside this one there.
@@ -521,6 +550,11 @@ std::vector<std::uint64_t> DependencyTracker::add(std::uint64_t seq, const Write
     if (const auto it = tables_any_.find(table); it != tables_any_.end())
       for (const std::uint64_t d : it->second) need(d);
   if (barrier_ > forgotten_) deps.push_back(barrier_);
+  for (const std::uint64_t table : chain) {  // (whatever the clock says)
+    std::uint64_t& last = chain_[table];
+    if (last > forgotten_) deps.push_back(last);
+    last = seq;
+  }
   for (const auto& [table, key] : ws.rows) {
     rows_[key] = seq;
     std::vector<std::uint64_t>& on = tables_any_[table];
@@ -548,6 +582,7 @@ void DependencyTracker::barrier(std::uint64_t seq) {
   rows_.clear();
   tables_any_.clear();
   tables_whole_.clear();
+  chain_.clear();
 }
 
 void DependencyTracker::forget_below(std::uint64_t seq) {

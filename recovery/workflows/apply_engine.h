@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "binlog/error.h"
@@ -48,6 +49,7 @@ struct ApplyTask {
   std::vector<std::uint64_t> deps;
   std::shared_ptr<const Prelude> prelude;
   std::size_t units = 1;  // the log's transactions in it (--merge-transactions: several)
+  std::vector<std::uint64_t> tables;  // the tables it writes (table_hash), for contended()
 };
 
 struct EngineOptions {
@@ -117,6 +119,13 @@ class ApplyEngine {
   std::size_t max_busy() const { return max_busy_.load(); }
   std::uint64_t committed() const { return committed_.load(); }
   std::uint64_t retries() const { return retries_.load(); }
+  // Whether a unit writing `table` (table_hash) has had to run again for a lock: later units
+  // on it then wait for the one before them on it (DependencyTracker::add's `chain`), where
+  // the keys cannot tell (InnoDB's duplicate check of a unique key locks the next record too).
+  bool contended(std::uint64_t table) const {
+    std::lock_guard lock(contended_mu_);
+    return contended_.count(table) != 0;
+  }
   // The end of the last unit of the contiguous committed prefix, and its sequence number.
   std::optional<UnitPlace> low_water() const;
   std::uint64_t low_water_seq() const {
@@ -190,6 +199,15 @@ class ApplyEngine {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
+  // Idle workers (take()) wait here, woken one at a time: a worker that takes a unit wakes
+  // another when one more is ready. (Waking every idle worker at each commit cost a chain of
+  // dependent units a context switch per worker per unit: on 2 cores --parallel 8 was 25%
+  // slower than serial on one contended table.)
+  std::condition_variable work_cv_;
+  void wake() {
+    cv_.notify_all();
+    work_cv_.notify_one();
+  }
   std::deque<std::unique_ptr<Slot>> slots_;  // in seq order, from the low-water mark on
   std::size_t waiting_bytes_ = 0;
   std::uint64_t next_seq_ = 1;
@@ -204,6 +222,9 @@ class ApplyEngine {
   std::atomic<std::size_t> max_busy_{0};
   std::atomic<std::uint64_t> committed_{0};
   std::atomic<std::uint64_t> retries_{0};
+  void note_contended(const ApplyTask& task);
+  mutable std::mutex contended_mu_;
+  std::unordered_set<std::uint64_t> contended_;
   std::optional<UnitPlace> direct_;
   bool direct_recorded_ = false;
 };
@@ -216,7 +237,10 @@ class DependencyTracker {
  public:
   // A unit of sequence number `seq`; `clock_floor`: every unit after this one may run beside
   // it as far as the source says (seq - 1 when the source says nothing).
-  std::vector<std::uint64_t> add(std::uint64_t seq, const WriteSet& ws, std::uint64_t clock_floor);
+  // `chain`: tables whose units wait for the one before them on the table whatever the keys
+  // and the clock say (ApplyEngine::contended).
+  std::vector<std::uint64_t> add(std::uint64_t seq, const WriteSet& ws, std::uint64_t clock_floor,
+                                 const std::vector<std::uint64_t>& chain = {});
   // A barrier: every later unit waits for it.
   void barrier(std::uint64_t seq);
   // Units up to `seq` have committed (their keys may be forgotten).
@@ -230,6 +254,7 @@ class DependencyTracker {
   // order, may commit before an earlier one).
   std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> tables_any_;
   std::unordered_map<std::uint64_t, std::uint64_t> tables_whole_;  // table -> last holding it
+  std::unordered_map<std::uint64_t, std::uint64_t> chain_;  // chained table -> last unit on it
   std::uint64_t barrier_ = 0;
   std::uint64_t forgotten_ = 0;
 };

@@ -8,7 +8,10 @@
 #    changed again and again;
 #  - bulk UPDATEs of more rows than a write set keeps (they hold the table whole) between small
 #    transactions on the same rows;
-#  - a _general_ci unique key whose non-ASCII values move between rows.
+#  - a _general_ci unique key whose non-ASCII values move between rows, and the same under an
+#    accent-insensitive collation (unicode_ci), a prefix key and a key on a generated column;
+#  - a primary key changed and the old key taken again at once, a trigger on the source (its
+#    rows in a keyless table are in the log), a DDL half way.
 #  - --merge-transactions onto a target whose keyless table is MyISAM (InnoDB in the log): a
 #    failing group never leaves part of itself applied; after the cause is fixed, --resume ends
 #    with each row once.
@@ -36,7 +39,18 @@ sql "$PA" -e "CREATE DATABASE s;
   CREATE TABLE s.bulk (id INT PRIMARY KEY, v INT) ENGINE=InnoDB;
   CREATE TABLE s.ci (id INT PRIMARY KEY, name VARCHAR(20) COLLATE utf8mb4_general_ci,
     UNIQUE KEY (name)) ENGINE=InnoDB CHARSET utf8mb4;
+  CREATE TABLE s.ai (id INT PRIMARY KEY, name VARCHAR(20) COLLATE utf8mb4_unicode_ci,
+    UNIQUE KEY (name)) ENGINE=InnoDB CHARSET utf8mb4;
+  CREATE TABLE s.pre (id INT PRIMARY KEY, name VARCHAR(40), UNIQUE KEY (name(4))) ENGINE=InnoDB;
+  CREATE TABLE s.gen (id INT PRIMARY KEY, a INT NOT NULL, b INT AS (a % 1000) PERSISTENT,
+    UNIQUE KEY (b)) ENGINE=InnoDB;
+  CREATE TABLE s.pk (id INT PRIMARY KEY, v INT) ENGINE=InnoDB;
+  CREATE TABLE s.audit (id INT, v INT) ENGINE=InnoDB;
+  CREATE TRIGGER s.pk_audit AFTER INSERT ON s.pk FOR EACH ROW INSERT INTO s.audit VALUES (NEW.id, NEW.v);
   INSERT INTO s.bulk SELECT seq, 0 FROM s.seq_1_to_6000;
+  INSERT INTO s.ai VALUES (1, 'resume'), (2, 'y2'), (3, 'y3');
+  INSERT INTO s.pre VALUES (1, 'abcd-1'), (2, 'zz2'), (3, 'zz3');
+  INSERT INTO s.gen (id, a) VALUES (1, 1), (2, 2), (3, 3);
   INSERT INTO s.nu VALUES (NULL, 1, 0), (NULL, 2, 0), (NULL, 3, 0), (1, 4, 0);
   INSERT INTO s.ci VALUES (1, 'bâton'), (2, 'x2'), (3, 'x3');"
 {
@@ -59,6 +73,22 @@ sql "$PA" -e "CREATE DATABASE s;
     [ $((i % 2)) = 0 ] && name=BÂTON
     echo "BEGIN; UPDATE s.ci SET name = 'tmp' WHERE id = $h; UPDATE s.ci SET name = '$name' WHERE id = $next; COMMIT;"
     echo "UPDATE s.ci SET name = 'x$h' WHERE id = $h;"
+    # The same under an accent-insensitive key (résumé = RESUME), a prefix key (abcd-1 =
+    # abcd-2) and a key on a generated column (a % 1000): the value moved from row to row.
+    name=résumé
+    [ $((i % 2)) = 0 ] && name=RESUME
+    echo "BEGIN; UPDATE s.ai SET name = 'tmp' WHERE id = $h; UPDATE s.ai SET name = '$name' WHERE id = $next; COMMIT;"
+    echo "UPDATE s.ai SET name = 'y$h' WHERE id = $h;"
+    echo "BEGIN; UPDATE s.pre SET name = 'tmp$h' WHERE id = $h; UPDATE s.pre SET name = 'abcd-$i' WHERE id = $next; COMMIT;"
+    echo "UPDATE s.pre SET name = 'zz$h' WHERE id = $h;"
+    echo "BEGIN; UPDATE s.gen SET a = a + 500 WHERE id = $h; UPDATE s.gen SET a = $((i * 1000 + 7)) WHERE id = $next; COMMIT;"
+    echo "UPDATE s.gen SET a = $((i * 1000 + 100 + h)) WHERE id = $h;"
+    # A primary key changed, the old key taken again at once (a trigger writes a keyless
+    # table on the source: its rows are in the log), and a DDL half way.
+    echo "INSERT INTO s.pk (id, v) VALUES ($i, 0);"
+    echo "UPDATE s.pk SET id = id + 100000 WHERE id = $i;"
+    echo "INSERT INTO s.pk (id, v) VALUES ($i, 1);"
+    [ "$i" = 30 ] && echo "ALTER TABLE s.pk ADD COLUMN w INT NOT NULL DEFAULT 5;"
   done
 } > "$WORK/workload.sql"
 sql "$PA" < "$WORK/workload.sql" || fail "the workload failed on the source"
@@ -66,7 +96,8 @@ sql "$PA" -e "FLUSH BINARY LOGS"
 mapfile -t files < <(binlogs_between "$WORK/a/binlog" mysql-bin.000001)
 unset 'files[${#files[@]}-1]'
 tables() {
-  sql "$1" -N -e "CHECKSUM TABLE s.p, s.c, s.g, s.n, s.nu, s.bulk, s.ci;
+  sql "$1" -N -e "CHECKSUM TABLE s.p, s.c, s.g, s.n, s.nu, s.bulk, s.ci, s.ai, s.pre, s.gen, s.pk,
+    s.audit; SELECT 'audit', COUNT(*), SUM(id), SUM(v) FROM s.audit;
     SELECT 'c', COUNT(*), SUM(v) FROM s.c; SELECT 'g', COUNT(*), SUM(v) FROM s.g;
     SELECT 'nu', GROUP_CONCAT(CONCAT_WS(':', a, b, v) ORDER BY b) FROM s.nu;
     SELECT 'ci', GROUP_CONCAT(name ORDER BY id) FROM s.ci"
@@ -86,7 +117,7 @@ for mode in "--parallel=8" "--parallel=8 --no-preserve-commit-order" \
     diff "$WORK/expected" "$WORK/got" || fail "replay $mode (round $round): the target differs from the source"
   done
 done
-pass "cascades (1 and 2 levels, SET NULL), nullable unique keys, bulk whole-table holds, _ci keys: --parallel 8, without commit order, merged: $ROUNDS rounds each equal the source"
+pass "cascades (1 and 2 levels, SET NULL), nullable unique keys, bulk whole-table holds, _ci, accent-insensitive, prefix and generated-column keys, primary key changes, trigger rows, DDL mid-log: --parallel 8, without commit order, merged: $ROUNDS rounds each equal the source"
 
 # Merging onto a non-transactional table: the DDL in one file, nine small transactions in the
 # next; the target made by hand with m.k as MyISAM and row 5 of m.t already there (a 1062).

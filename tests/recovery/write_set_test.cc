@@ -172,6 +172,29 @@ TEST(DependencyTrackerTest, AWholeTableHoldWaitsForEveryEarlierUnitOnIt) {
   EXPECT_EQ(deps.add(7, whole, 6), (std::vector<std::uint64_t>{6}));
 }
 
+// A chained table (ApplyEngine::contended: its units have had to run again for a lock): each
+// unit on it waits for the one before it on it, whatever the keys and the source's clock say.
+TEST(DependencyTrackerTest, AChainedTableOrdersItsUnitsWhateverTheClockSays) {
+  const std::uint64_t t = table_hash("d", "t"), u = table_hash("d", "u");
+  DependencyTracker deps;
+  auto rows = [](std::uint64_t table, std::uint64_t key) {
+    WriteSet ws;
+    ws.rows.push_back({table, key});
+    return ws;
+  };
+  const std::vector<std::uint64_t> chain = {t};
+  EXPECT_TRUE(deps.add(1, rows(t, 11), 0, chain).empty());
+  // (one commit group on the source: floor 0, keys apart)
+  EXPECT_EQ(deps.add(2, rows(t, 12), 0, chain), (std::vector<std::uint64_t>{1}));
+  EXPECT_TRUE(deps.add(3, rows(u, 13), 0).empty());  // another table: beside them
+  EXPECT_EQ(deps.add(4, rows(t, 14), 0, chain), (std::vector<std::uint64_t>{2}));
+  EXPECT_TRUE(deps.add(5, rows(t, 15), 0).empty());  // not chained (yet): the clock's say
+  deps.forget_below(4);
+  EXPECT_TRUE(deps.add(6, rows(t, 16), 5, chain).empty());  // (4 committed)
+  deps.barrier(7);
+  EXPECT_EQ(deps.add(8, rows(t, 17), 7, chain), (std::vector<std::uint64_t>{7}));
+}
+
 TEST(SourceClockTest, MySqlLastCommittedAndMariaDbCommitGroups) {
   SourceClock c;
   c.new_file(10);                     // units 1..10 came before this file
