@@ -1113,6 +1113,7 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
       // (test_pause.h: what was handed out is applied, then nothing more until a signal; the
       // target is asked after it every 50 ms, so its loss ends the run as it would)
       replay.engine().drain();
+      announce_test_pause("applied");
       while (stop_signal() == 0) {
         (void)session.value("SELECT 1");
         std::this_thread::sleep_for(std::chrono::milliseconds(50));

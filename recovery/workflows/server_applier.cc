@@ -428,6 +428,7 @@ class Feed : public WalkConsumer {
   // test_pause.h: the units sent are applied by the target, then nothing more until a signal
   // (or the target's failure, which check() throws as it would).
   void pause_for_test() {
+    announce_test_pause("sent");
     for (;;) {
       check();
       if (const int sig = stop_signal(); sig != 0)

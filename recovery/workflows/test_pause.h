@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 
 namespace binrecover::recovery {
@@ -15,6 +16,14 @@ inline std::uint64_t test_pause_after_units() {
     return v == nullptr ? std::uint64_t{0} : std::strtoull(v, nullptr, 10);
   }();
   return n;
+}
+
+// Said on stderr once the fault point is reached (`what`: "applied", or "sent" where the
+// target's own applier applies), so that a test waits for that line, not for a guess at it.
+inline void announce_test_pause(const char* what) {
+  std::fprintf(stderr, "binrecover: test pause: %llu units %s\n",
+               static_cast<unsigned long long>(test_pause_after_units()), what);
+  std::fflush(stderr);
 }
 
 }  // namespace binrecover::recovery

@@ -40,7 +40,8 @@ if [ "$FLAVOR" = mysql ]; then
   rows6000="WITH RECURSIVE q (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM q WHERE n < 6000) SELECT n, 0 FROM q"
 else
   start_server a "$PA"
-  start_server t "$PT"
+  # (--server-applier: a server id of its own, and what its applier applies binlogged too)
+  start_server t "$PT" --server-id=2 --log-slave-updates=ON
   generated=PERSISTENT
   reset_logs="RESET MASTER"
   merge=(--merge-transactions=10)
@@ -140,6 +141,51 @@ for mode in "--parallel=8" "--parallel=8 --no-preserve-commit-order" \
 done
 pass "$FLAVOR: cascades (1 and 2 levels, SET NULL), nullable unique keys, bulk whole-table holds, _ci, accent-insensitive, prefix and generated-column keys, primary key changes, trigger rows, DDL mid-log: --parallel 8, without commit order, merged: $ROUNDS rounds each equal the source"
 [ "$FLAVOR" = mysql ] && exit 0
+
+# Serial and with the target's own applier, once each; then every parallel way stopped at a
+# certain moment (the fault point: no unit past the N-th handed out; N past half the log, the
+# DDL before it) by a SIGKILL of binrecover, and --resume: each equal to the source.
+"$BINRECOVER" events --format=tsv "${files[@]}" | awk -F'\t' '
+  $3 ~ /^(Gtid|Format_desc|Gtid_list|Binlog_checkpoint)$/ { k++ }
+  $3 == "Gtid" { s = $6; sub(/.*GTID [0-9]+-[0-9]+-/, "", s); seq[k] = s + 0 }
+  END { n = int(k * 2 / 3); while (n > 1 && !seq[n]) n--; print n, seq[n] }' > "$WORK/stop_at"
+read -r stop_unit stop_seq < "$WORK/stop_at"
+[ "${stop_seq:-0}" -gt 0 ] || fail "no unit to stop at"  # (a transaction's, past the DDL)
+fresh_s() {
+  sql "$PT" -e "DROP DATABASE IF EXISTS s; DROP DATABASE IF EXISTS binrecover; RESET MASTER;
+    SET GLOBAL gtid_slave_pos = ''"
+  rm -f "$WORK/r.state" "$WORK/r.state.lock" "$WORK/r.state.journal"
+}
+s_replay() {  # OPTIONS...: a replay of the log into PT
+  "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
+    --state-file="$WORK/r.state" "$@" "${files[@]}"
+}
+for mode in "" "--server-applier --parallel=8"; do
+  fresh_s
+  # shellcheck disable=SC2086
+  s_replay $mode 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "replay ${mode:-serial} failed"; }
+  tables "$PT" > "$WORK/got"
+  diff "$WORK/expected" "$WORK/got" || fail "replay ${mode:-serial}: the target differs from the source"
+done
+for mode in "--parallel=8" "--parallel=8 --no-preserve-commit-order" \
+  "--parallel=8 --merge-transactions=10" "--server-applier --parallel=8"; do
+  fresh_s
+  # shellcheck disable=SC2086
+  (BINRECOVER_TEST_PAUSE_AFTER_UNITS=$stop_unit exec "$BINRECOVER" replay --no-defaults \
+    --no-progress -h127.0.0.1 -P"$PT" -uroot --state-file="$WORK/r.state" $mode "${files[@]}" \
+    2> "$WORK/first.err") &
+  pid=$!  # (binrecover's own: exec)
+  paused() { grep -q "test pause: $stop_unit units" "$WORK/first.err"; }
+  WAIT_FOR_SHOW=$WORK/first.err wait_for 120 "$mode: the replay never reached unit $stop_unit" paused
+  kill -9 "$pid"
+  { wait "$pid"; } 2> /dev/null || true
+  # shellcheck disable=SC2086
+  s_replay $mode --resume 2> "$WORK/resume.err" ||
+    { cat "$WORK/first.err" "$WORK/resume.err"; fail "$mode: --resume after the kill failed"; }
+  tables "$PT" > "$WORK/got"
+  diff "$WORK/expected" "$WORK/got" || fail "$mode: killed after unit $stop_unit and resumed, the target differs from the source"
+done
+pass "the same schemas serially and with --server-applier --parallel 8; --parallel 8, without commit order, merged and --server-applier each SIGKILLed after unit $stop_unit (a certain moment) and resumed: equal to the source"
 
 # Merging onto a non-transactional table: the DDL in one file, nine small transactions in the
 # next; the target made by hand with m.k as MyISAM and row 5 of m.t already there (a 1062).
