@@ -149,17 +149,19 @@ TEST(WriteSetTest, ChangesOfAParentWithCascadingChildrenHoldTheChildren) {
   EXPECT_EQ(sets[6].tables, held);      // update of row 1
 }
 
+// A write set of one row key of `table`.
+WriteSet rows(std::uint64_t table, std::uint64_t key) {
+  WriteSet ws;
+  ws.rows.push_back({table, key});
+  return ws;
+}
+
 // A unit that holds a table whole waits for every earlier unit on it, not only the last one:
 // without commit order the last may commit before an earlier one (issue 30: a bulk UPDATE ran
 // before an earlier small transaction on one of its rows, whose after image then won).
 TEST(DependencyTrackerTest, AWholeTableHoldWaitsForEveryEarlierUnitOnIt) {
   const std::uint64_t t = table_hash("d", "t"), u = table_hash("d", "u");
   DependencyTracker deps;
-  auto rows = [](std::uint64_t table, std::uint64_t key) {
-    WriteSet ws;
-    ws.rows.push_back({table, key});
-    return ws;
-  };
   WriteSet whole;
   whole.tables.push_back(t);
   EXPECT_TRUE(deps.add(1, rows(t, 11), 0).empty());
@@ -177,11 +179,6 @@ TEST(DependencyTrackerTest, AWholeTableHoldWaitsForEveryEarlierUnitOnIt) {
 TEST(DependencyTrackerTest, AChainedTableOrdersItsUnitsWhateverTheClockSays) {
   const std::uint64_t t = table_hash("d", "t"), u = table_hash("d", "u");
   DependencyTracker deps;
-  auto rows = [](std::uint64_t table, std::uint64_t key) {
-    WriteSet ws;
-    ws.rows.push_back({table, key});
-    return ws;
-  };
   const std::vector<std::uint64_t> chain = {t};
   EXPECT_TRUE(deps.add(1, rows(t, 11), 0, chain).empty());
   // (one commit group on the source: floor 0, keys apart)
