@@ -474,8 +474,8 @@ Group replay_group() {
   g.add_options()("state-file", po::value<std::string>(),
                   "where the end of the last applied transaction is kept (default "
                   "./binrecover-replay.state; beside it F.journal, its durable copy, and "
-                  "F.lock)")(
-      "resume", "continue after the state file's position; nothing is applied twice")(
+                  "F.lock)")("resume",
+                             "continue after the state file's position; nothing is applied twice")(
       "progress-table", po::value<std::string>(),
       "what records on the target, atomically with each transaction, how far the replay got: "
       "auto (default): the target's own GTIDs when it records those of the replay (GTIDs kept, "

@@ -851,6 +851,123 @@ class Replayer : public WalkConsumer {
   std::unordered_map<std::string, std::string> paths_;
 };
 
+// Option combinations the target cannot honour, refused before anything is written.
+void refuse_combinations(const ReplayOptions& opts, const SqlOptions& sql, Session& session,
+                         bool target_gtids) {
+  if (opts.idempotent) {  // (before anything is written: refused, nothing to resume)
+    if (session.mariadb())
+      throw Error(ErrorCode::kUsage,
+                  "--idempotent: " + session.where() +
+                      " is MariaDB, which has no session rbr_exec_mode (its slave_exec_mode is "
+                      "for replication threads only)");
+    if (sql.rows_as_sql)
+      throw Error(ErrorCode::kUsage,
+                  "--idempotent applies to row events, not the plain statements of --rows-as-sql");
+  }
+  if (opts.merge_transactions > 1 && target_gtids)
+    throw Error(ErrorCode::kUsage,
+                "--merge-transactions: " + session.where() +
+                    " keeps each transaction's GTID (gtid_mode=ON), and a transaction made of "
+                    "several would keep only one: give --gtids=strip to merge them under new "
+                    "GTIDs");
+  if (opts.merge_transactions > 1 && opts.parallel > 1 && !opts.preserve_commit_order)
+    throw Error(ErrorCode::kUsage,
+                "--merge-transactions needs the commit order (not --no-preserve-commit-order)");
+}
+
+// One replay per state file (`key`: this machine and its full path), also from another machine:
+// a lock the control session holds for the whole run. Each worker's session holds one of its
+// own too: a session of an earlier run that the target still runs (a statement in flight when
+// that run was killed goes on until it ends) is waited for, so that what it does is seen before
+// anything is read. Returns the lock's name.
+std::string take_run_locks(Session& session, const std::string& key,
+                           const std::string& state_file) {
+  const std::string lock_name =
+      "binrecover:" + std::to_string(std::hash<std::string>{}(key)&0xffffffffffffULL);
+  if (session.value("SELECT GET_LOCK(" + hex_literal(lock_name) + ", 0)").value_or("0") != "1")
+    throw Error(ErrorCode::kUsage, "another binrecover replay holds the state of " + state_file +
+                                       " on " + session.where() + ": one replay per state file");
+  for (int w = 0; w < 64; ++w) {
+    const std::string name = hex_literal(lock_name + ":w" + std::to_string(w));
+    if (session.value("SELECT GET_LOCK(" + name + ", 120)").value_or("0") != "1")
+      throw Error(ErrorCode::kServer, "a session of an earlier replay with the state file " +
+                                          state_file + " is still applying on " + session.where() +
+                                          " after 2 minutes: look at its "
+                                          "process list");
+    session.execute("DO RELEASE_LOCK(" + name + ")");
+  }
+  return lock_name;
+}
+
+// When the target started (seconds; 0: unknown): a unit in doubt across a restart of the target
+// is not settled by MariaDB's GTIDs (its DDL recovery may complete a DDL without logging its
+// GTID).
+std::uint64_t target_started_at(Session& session) {
+  // (Uptime is the statement's start less the server's start, in whole seconds: in the same
+  // statement as UNIX_TIMESTAMP() the difference is the server's start exactly.)
+  std::uint64_t started_at = 0;
+  if (const auto v = session.value(
+          std::string("SELECT UNIX_TIMESTAMP() - CAST(VARIABLE_VALUE AS SIGNED) FROM ") +
+          (session.mariadb() ? "information_schema.GLOBAL_STATUS"
+                             : "performance_schema.global_status") +
+          " WHERE VARIABLE_NAME = 'Uptime'"))
+    started_at = std::strtoull(v->c_str(), nullptr, 10);
+  return started_at;
+}
+
+// --resume of a unit that was not a transaction and was being applied when the replay
+// stopped: where to go on (after it, or at it), from the target's GTIDs or --in-doubt.
+std::uint64_t settle_in_doubt(Session& session, const ReplayState& prior, std::uint64_t started_at,
+                              const ReplayOptions& opts, const SqlOptions& sql,
+                              const binlog::WarningSink& warn) {
+  // The unit that is not a transaction may or may not be on the target.
+  // (in_doubt_gtid is written only when the target did not have it before the unit ran:
+  // then having it now says the unit was applied)
+  // (A MariaDB target that started again in the second it had started in has the same
+  // start time, but writes another binary log.)
+  const bool restarted = prior.server_started != 0 && started_at != 0 &&
+                         (prior.server_started != started_at ||
+                          (session.mariadb() && current_binlog(session) != prior.in_doubt_binlog));
+  const std::optional<bool> has =
+      restarted && session.mariadb()
+          ? std::nullopt
+          : target_has_gtid(session, prior.in_doubt_gtid, opts.gtids, sql.disable_log_bin);
+  const bool known = has.has_value();
+  bool applied = has.value_or(false);
+  if (!known && opts.in_doubt == InDoubt::kRefuse)
+    throw Error(ErrorCode::kUsage,
+                "--resume: the statement at " + prior.file + ":" +
+                    std::to_string(prior.in_doubt_begin) +
+                    " (not a transaction) was being applied when the replay stopped, and the "
+                    "target's GTIDs cannot tell whether it has it: look, then resume with "
+                    "--in-doubt=applied or --in-doubt=not-applied");
+  if (!known) applied = opts.in_doubt == InDoubt::kApplied;
+  if (warn)
+    warn("--resume: the statement at " + prior.file + ":" + std::to_string(prior.in_doubt_begin) +
+         " was being applied when the replay stopped; " +
+         (applied ? "the target has it, going on after it"
+                  : "the target does not have it, applying it"));
+  return applied ? prior.in_doubt_end : prior.in_doubt_begin;
+}
+
+// The inputs' sizes (0 where unknown: stdin), for the progress line; `total` their sum.
+std::vector<std::uint64_t> input_sizes(const std::vector<InputFile>& inputs, std::uint64_t& total) {
+  std::vector<std::uint64_t> sizes;
+  total = 0;
+  for (const InputFile& in : inputs) {
+    std::error_code ec;
+    std::uint64_t size = 0;
+    if (in.memory)
+      size = in.memory->size();
+    else if (in.path != "-")
+      size = std::filesystem::file_size(in.path, ec);
+    if (ec) size = 0;
+    sizes.push_back(size);
+    total += size;
+  }
+  return sizes;
+}
+
 }  // namespace
 
 ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, FilterOptions filter,
@@ -884,25 +1001,7 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
   store.keep_target_gtids_at_start(gtids_at_start);
   const bool target_gtids = opts.gtids != GtidMode::kStrip && !session.mariadb() &&
                             session.value("SELECT @@GLOBAL.gtid_mode").value_or("") == "ON";
-  if (opts.idempotent) {  // (before anything is written: refused, nothing to resume)
-    if (session.mariadb())
-      throw Error(ErrorCode::kUsage,
-                  "--idempotent: " + session.where() +
-                      " is MariaDB, which has no session rbr_exec_mode (its slave_exec_mode is "
-                      "for replication threads only)");
-    if (sql.rows_as_sql)
-      throw Error(ErrorCode::kUsage,
-                  "--idempotent applies to row events, not the plain statements of --rows-as-sql");
-  }
-  if (opts.merge_transactions > 1 && target_gtids)
-    throw Error(ErrorCode::kUsage,
-                "--merge-transactions: " + session.where() +
-                    " keeps each transaction's GTID (gtid_mode=ON), and a transaction made of "
-                    "several would keep only one: give --gtids=strip to merge them under new "
-                    "GTIDs");
-  if (opts.merge_transactions > 1 && opts.parallel > 1 && !opts.preserve_commit_order)
-    throw Error(ErrorCode::kUsage,
-                "--merge-transactions needs the commit order (not --no-preserve-commit-order)");
+  refuse_combinations(opts, sql, session, target_gtids);
   const bool by_gtids = opts.progress_table == "auto" && target_gtids;
   const bool use_table = !opts.progress_table.empty() && !by_gtids;
   std::string table;
@@ -914,38 +1013,8 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
   ::gethostname(host, sizeof host - 1);
   const std::string key = std::string(host) + ":" + abs.lexically_normal().string();
   const std::string key_literal = hex_literal(key);
-  // One replay per state file, also from another machine: a lock the control session holds
-  // for the whole run. Each worker's session holds one of its own too: a session of an
-  // earlier run that the target still runs (a statement in flight when that run was killed
-  // goes on until it ends) is waited for, so that what it does is seen before anything is
-  // read.
-  const std::string lock_name =
-      "binrecover:" + std::to_string(std::hash<std::string>{}(key)&0xffffffffffffULL);
-  if (session.value("SELECT GET_LOCK(" + hex_literal(lock_name) + ", 0)").value_or("0") != "1")
-    throw Error(ErrorCode::kUsage, "another binrecover replay holds the state of " +
-                                       opts.state_file + " on " + session.where() +
-                                       ": one replay per state file");
-  for (int w = 0; w < 64; ++w) {
-    const std::string name = hex_literal(lock_name + ":w" + std::to_string(w));
-    if (session.value("SELECT GET_LOCK(" + name + ", 120)").value_or("0") != "1")
-      throw Error(ErrorCode::kServer, "a session of an earlier replay with the state file " +
-                                          opts.state_file + " is still applying on " +
-                                          session.where() +
-                                          " after 2 minutes: look at its "
-                                          "process list");
-    session.execute("DO RELEASE_LOCK(" + name + ")");
-  }
-  // When the target started: a unit in doubt across a restart of the target is not settled by
-  // MariaDB's GTIDs (its DDL recovery may complete a DDL without logging its GTID).
-  // (Uptime is the statement's start less the server's start, in whole seconds: in the same
-  // statement as UNIX_TIMESTAMP() the difference is the server's start exactly.)
-  std::uint64_t started_at = 0;
-  if (const auto v = session.value(
-          std::string("SELECT UNIX_TIMESTAMP() - CAST(VARIABLE_VALUE AS SIGNED) FROM ") +
-          (session.mariadb() ? "information_schema.GLOBAL_STATUS"
-                             : "performance_schema.global_status") +
-          " WHERE VARIABLE_NAME = 'Uptime'"))
-    started_at = std::strtoull(v->c_str(), nullptr, 10);
+  const std::string lock_name = take_run_locks(session, key, opts.state_file);
+  const std::uint64_t started_at = target_started_at(session);
   leave_out_progress(opts.progress_table, filter);
   if (use_table) {
     // The table is binlogged where its rows are (replicas of the target then have it too).
@@ -976,38 +1045,8 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
     from.server = identity;
     from.server_started = started_at;
     if (prior && prior->in_doubt_end > 0 && from.file == prior->file &&
-        from.position <= prior->in_doubt_begin) {
-      // The unit that is not a transaction may or may not be on the target.
-      // (in_doubt_gtid is written only when the target did not have it before the unit ran:
-      // then having it now says the unit was applied)
-      // (A MariaDB target that started again in the second it had started in has the same
-      // start time, but writes another binary log.)
-      const bool restarted =
-          prior->server_started != 0 && started_at != 0 &&
-          (prior->server_started != started_at ||
-           (session.mariadb() && current_binlog(session) != prior->in_doubt_binlog));
-      const std::optional<bool> has =
-          restarted && session.mariadb()
-              ? std::nullopt
-              : target_has_gtid(session, prior->in_doubt_gtid, opts.gtids, sql.disable_log_bin);
-      const bool known = has.has_value();
-      bool applied = has.value_or(false);
-      if (!known && opts.in_doubt == InDoubt::kRefuse)
-        throw Error(ErrorCode::kUsage,
-                    "--resume: the statement at " + prior->file + ":" +
-                        std::to_string(prior->in_doubt_begin) +
-                        " (not a transaction) was being applied when the replay stopped, and the "
-                        "target's GTIDs cannot tell whether it has it: look, then resume with "
-                        "--in-doubt=applied or --in-doubt=not-applied");
-      if (!known) applied = opts.in_doubt == InDoubt::kApplied;
-      from.position = applied ? prior->in_doubt_end : prior->in_doubt_begin;
-      if (warn)
-        warn("--resume: the statement at " + prior->file + ":" +
-             std::to_string(prior->in_doubt_begin) +
-             " was being applied when the replay stopped; " +
-             (applied ? "the target has it, going on after it"
-                      : "the target does not have it, applying it"));
-    }
+        from.position <= prior->in_doubt_begin)
+      from.position = settle_in_doubt(session, *prior, started_at, opts, sql, warn);
     from.in_doubt_begin = from.in_doubt_end = 0;
     from.in_doubt_gtid.clear();
     std::size_t idx = 0;
@@ -1045,19 +1084,8 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
   if (opts.gtids == GtidMode::kSkipApplied) add_target_gtids(session, filter.applied_gtids);
 
   // Sizes for the progress line.
-  std::vector<std::uint64_t> sizes;
   std::uint64_t total = 0;
-  for (const InputFile& in : inputs) {
-    std::error_code ec;
-    std::uint64_t size = 0;
-    if (in.memory)
-      size = in.memory->size();
-    else if (in.path != "-")
-      size = std::filesystem::file_size(in.path, ec);
-    if (ec) size = 0;
-    sizes.push_back(size);
-    total += size;
-  }
+  const std::vector<std::uint64_t> sizes = input_sizes(inputs, total);
   const std::uint64_t skipped = filter.start_position.value_or(4) - 4;
   total = total > skipped ? total - skipped : 0;
   std::size_t current = 0;
