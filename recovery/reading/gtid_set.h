@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "binlog/byte_cursor.h"
+#include "binlog/events.h"
 
 namespace binrecover::recovery {
 
@@ -20,6 +21,12 @@ void append_uuid(fmt::memory_buffer& out, const std::array<std::uint8_t, 16>& si
 void append_xid(fmt::memory_buffer& out, std::uint32_t format_id, binlog::Bytes data,
                 std::size_t gtrid_len, std::size_t bqual_len);
 
+// A serialized GTID set (PREVIOUS_GTIDS body): "uuid:1-5:7,\nuuid2:1-3" (the uuids apart as
+// `separator` says: the server's ",\n"; mysqlbinlog's comment goes on with ",\n# ").
+void append_gtid_set(fmt::memory_buffer& out, binlog::Bytes data,
+                     std::string_view separator = ",\n");
+// MariaDB GTID list entries: "0-1-8,1-2-3".
+void append_maria_gtid_list(fmt::memory_buffer& out, const binlog::MariaGtidList& l);
 // The GTIDs a server has already applied, for `replay --gtids=skip-applied`: MariaDB positions
 // (gtid_binlog_pos / gtid_slave_pos: the last seq_no per domain) and MySQL GTID sets
 // (gtid_executed). A plain value the filter consults; empty means "skip nothing".

@@ -6,6 +6,7 @@
 #include "binlog/error.h"
 #include "binlog/event_type.h"
 #include "binlog/payload.h"
+#include "recovery/reading/one_history.h"
 #include "recovery/reading/targets.h"
 #include "recovery/reading/temp_file.h"
 
@@ -97,6 +98,7 @@ class Walker {
       : inputs_(inputs.begin(), inputs.end()),
         opts_(opts),
         filter_(opts.filter),
+        history_(inputs_, opts.decode.reader),
         consumer_(consumer),
         user_warn_(warn),
         progress_(progress),
@@ -109,7 +111,7 @@ class Walker {
     };
     need_gtid_ = consumer_.wants_gtid() || filter_.stop_gtid || !filter_.skip_gtids.empty() ||
                  !filter_.applied_gtids.empty() || filter_.include_gtids ||
-                 !filter_.exclude_gtids.empty();
+                 !filter_.exclude_gtids.empty() || history_.active();
   }
 
   RunStats run() {
@@ -126,6 +128,7 @@ class Walker {
         if (std::optional<InputFile> more = inputs_[i].next()) inputs_.push_back(std::move(*more));
     }
     if (!consumer_.done()) targets_.at_end(stopped_);
+    for (const std::string& note : history_.at_end()) warn_(note);
     return stats_;
   }
 
@@ -149,6 +152,8 @@ class Walker {
   void read_file(std::size_t i) {
     const InputFile& in = inputs_[i];
     file_ = &in;
+    file_index_ = i;
+    history_.begin_file(i);
     last_file_ = i + 1 == inputs_.size() && !in.next;
     EventStream stream(open_input(in), opts_.decode.reader, warn_);
     const bool seekable = in.memory || in.open || (in.path != "-" && stream.source().size());
@@ -237,9 +242,17 @@ class Walker {
     if (progress_) progress_(in.display_name, pos_done, stream.source().size());
     // Every file but the last ends where its server closed it; without its Rotate (or Stop)
     // event the rest of the file is missing, and the next file does not continue it.
+    // (At a failover the old primary's last file ends where it stopped: the next server's files
+    // go on from what it holds, OneHistory::begin_file checks that.)
     if (!last_file_ && !stopped_ && clean_end && !consumer_.done() &&
         last_outer != EventType::kRotate && last_outer != EventType::kStop &&
-        !stream.reader().in_use()) {
+        history_.server_ends(i)) {
+      warn_(in.display_name + " ends at " + std::to_string(pos_done) +
+            " without a Rotate: its server stopped there; the history goes on in " +
+            inputs_[i + 1].display_name + " (another server's)");
+    } else if (!last_file_ && !stopped_ && clean_end && !consumer_.done() &&
+               last_outer != EventType::kRotate && last_outer != EventType::kStop &&
+               !stream.reader().in_use()) {
       Error e(ErrorCode::kTruncated,
               "the file ends at " + std::to_string(pos_done) + " after a " +
                   std::string(binlog::event_type_name(static_cast<std::uint8_t>(last_outer))) +
@@ -529,6 +542,15 @@ class Walker {
         consumer_.left_out(u, LeftOut::kGtidSet);
         return done();
       }
+      if (u.kind != UnitKind::kMeta && !u.gtid.empty() && history_.active()) {
+        const auto verdict = history_.transaction(
+            file_index_, u.gtid, file_->display_name + ":" + std::to_string(u.first_pos));
+        if (verdict != OneHistory::Verdict::kRead) {
+          consumer_.left_out(u, verdict == OneHistory::Verdict::kReadBefore ? LeftOut::kReadBefore
+                                                                            : LeftOut::kSetAside);
+          return done();
+        }
+      }
       if (!filter_.applied_gtids.empty() && filter_.applied_gtids.contains(u.gtid)) {
         ++stats_.transactions_already_applied;
         consumer_.left_out(u, LeftOut::kAlreadyApplied);
@@ -597,6 +619,7 @@ class Walker {
   std::deque<InputFile> inputs_;  // (a followed server adds its next files as they come)
   const WalkOptions& opts_;
   const FilterOptions& filter_;
+  OneHistory history_;
   WalkConsumer& consumer_;
   binlog::WarningSink user_warn_;
   binlog::WarningSink warn_;
@@ -608,6 +631,7 @@ class Walker {
   bool payload_in_arena_ = false;
   Unit unit_;
   const InputFile* file_ = nullptr;
+  std::size_t file_index_ = 0;
   bool last_file_ = false;
   bool stopped_ = false;
   bool need_gtid_ = false;

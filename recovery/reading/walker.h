@@ -82,6 +82,8 @@ enum class LeftOut : std::uint8_t {
   kAlreadyApplied,  // replay --gtids=skip-applied: the server has its GTID
   kGtidSet,         // --include-gtids / --exclude-gtids
   kDamaged,         // --force-read: one of its events did not decode
+  kReadBefore,      // another server's file had it before (OneHistory)
+  kSetAside,        // the server whose files follow never had it (OneHistory)
 };
 
 // The other end of the reading path. Every command is one of these.

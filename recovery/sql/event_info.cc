@@ -110,53 +110,6 @@ const Collation* client_collation(const OptionalMetadata::Charsets& cs, std::siz
 
 }  // namespace
 
-void append_gtid_set(fmt::memory_buffer& out, Bytes data, std::string_view separator) {
-  ByteCursor cur(data, 0);
-  std::uint64_t n = cur.u64le();
-  const bool tagged = (n >> 56) == 1;
-  if (tagged) n = (n >> 8) & 0xffffffffffffULL;
-  std::array<std::uint8_t, 16> previous{};
-  for (std::uint64_t i = 0; i < n; ++i) {
-    std::array<std::uint8_t, 16> sid{};
-    Bytes b = cur.bytes(16);
-    for (int k = 0; k < 16; ++k) sid[k] = static_cast<std::uint8_t>(b[k]);
-    // The tags of one uuid follow it: "uuid:1-13:mytag:1-2".
-    if (i == 0 || sid != previous) {
-      if (i > 0) append(out, separator);
-      append_uuid(out, sid);
-    }
-    previous = sid;
-    if (tagged) {
-      const std::uint64_t len = cur.varlen();
-      const std::string_view tag = cur.str(len);
-      if (!tag.empty()) {
-        out.push_back(':');
-        append(out, tag);
-      }
-    }
-    const std::uint64_t intervals = cur.u64le();
-    for (std::uint64_t k = 0; k < intervals; ++k) {
-      const auto start = static_cast<std::int64_t>(cur.u64le());
-      const auto end = static_cast<std::int64_t>(cur.u64le());
-      if (end - 1 == start)
-        fmt::format_to(std::back_inserter(out), ":{}", start);
-      else
-        fmt::format_to(std::back_inserter(out), ":{}-{}", start, end - 1);
-    }
-  }
-}
-
-void append_maria_gtid_list(fmt::memory_buffer& out, const MariaGtidList& l) {
-  ByteCursor cur(l.entries, 0);
-  for (std::uint32_t i = 0; i < l.count; ++i) {
-    const std::uint32_t domain = cur.u32le();
-    const std::uint32_t server = cur.u32le();
-    const std::uint64_t seq = cur.u64le();
-    if (i > 0) out.push_back(',');
-    fmt::format_to(std::back_inserter(out), "{}-{}-{}", domain, server, seq);
-  }
-}
-
 void append_user_var_value(fmt::memory_buffer& out, const UserVar& v, bool backtick_collation,
                            bool mysql_hex) {
   if (v.is_null) {

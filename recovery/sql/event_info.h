@@ -19,12 +19,6 @@ constexpr std::string_view incident_name(std::uint16_t type) {
 void append_event_info(fmt::memory_buffer& out, const binlog::Event& ev,
                        const binlog::FormatContext& ctx);
 
-// A serialized GTID set (PREVIOUS_GTIDS body): "uuid:1-5:7,\nuuid2:1-3" (the uuids apart as
-// `separator` says: the server's ",\n"; mysqlbinlog's comment goes on with ",\n# ").
-void append_gtid_set(fmt::memory_buffer& out, binlog::Bytes data,
-                     std::string_view separator = ",\n");
-// MariaDB GTID list entries: "0-1-8,1-2-3".
-void append_maria_gtid_list(fmt::memory_buffer& out, const binlog::MariaGtidList& l);
 // The value of a user variable as SQL: _utf8mb4 X'..' COLLATE `x`, 123, 1.5e0, NULL.
 // `backtick_collation` quotes the collation name as mysqlbinlog does in SQL output;
 // `mysql_hex` writes a string as MySQL's SHOW BINLOG EVENTS does (0x.., "" when empty).

@@ -455,6 +455,14 @@ void SqlSink::left_out(const UnitInfo& u, LeftOut why) {
       comment("transaction " + u.gtid +
               " skipped: the server has applied it (--gtids=skip-applied)");
       break;
+    case LeftOut::kReadBefore:
+      comment("transaction " + u.gtid + " at " + where +
+              " left out: an earlier server's file had it (one history by GTID)");
+      break;
+    case LeftOut::kSetAside:
+      comment("transaction " + u.gtid + " at " + where +
+              " left out: the server whose files follow never had it (lost at the failover)");
+      break;
     case LeftOut::kGtidSet:
       comment("transaction at " + where + (u.gtid.empty() ? "" : " (" + u.gtid + ")") +
               " left out (--include-gtids / --exclude-gtids)");

@@ -22,6 +22,7 @@
 #include "binlog/event_type.h"
 #include "binlog/index_file.h"
 #include "binlog/source.h"
+#include "recovery/reading/gtid_history.h"
 #include "recovery/reading/gtid_set.h"
 #include "recovery/reading/transaction.h"
 #include "recovery/sql/event_info.h"
@@ -137,68 +138,6 @@ std::uint32_t writer_id(const std::string& path) {
   }
   return 0;
 }
-
-// A history as GTIDs: MySQL's GTID set, or MariaDB's last seq_no per domain and server (as its
-// Gtid_list and gtid_binlog_state keep it: a GTID of another server in a domain is not
-// taken for one of this server's).
-class History {
- public:
-  explicit History(bool mariadb) : mariadb_(mariadb) {}
-  // A GTID, a MySQL set, or MariaDB GTIDs "d-s-n,d-s-n".
-  void add(const std::string& text) {
-    if (!mariadb_) {
-      if (!text.empty()) mysql_.add_mysql_set(text);
-      return;
-    }
-    for_each_maria(text, [this](Key key, std::uint64_t seq) {
-      auto& at = maria_[key];
-      at = std::max(at, seq);
-    });
-  }
-  bool contains(const std::string& gtid) const {
-    if (!mariadb_) return mysql_.contains(gtid);
-    bool has = true;
-    for_each_maria(gtid, [&](Key key, std::uint64_t seq) {
-      const auto it = maria_.find(key);
-      has = has && it != maria_.end() && it->second >= seq;
-    });
-    return has;
-  }
-  bool subset_of(const History& o) const {
-    if (!mariadb_) return mysql_.subset_of(o.mysql_);
-    for (const auto& [key, seq] : maria_) {
-      const auto it = o.maria_.find(key);
-      if (it == o.maria_.end() || it->second < seq) return false;
-    }
-    return true;
-  }
-  bool same_as(const History& o) const {
-    return mariadb_ ? maria_ == o.maria_ : mysql_.canonical() == o.mysql_.canonical();
-  }
-  bool empty() const { return mariadb_ ? maria_.empty() : mysql_.empty(); }
-
- private:
-  using Key = std::pair<std::uint32_t, std::uint32_t>;  // domain, server
-  template <class F>
-  static void for_each_maria(const std::string& text, F f) {
-    for (std::size_t at = 0; at < text.size();) {
-      std::size_t end = text.find(',', at);
-      if (end == std::string::npos) end = text.size();
-      const std::string g = text.substr(at, end - at);
-      const auto d1 = g.find('-');
-      const auto d2 = g.find('-', d1 + 1);
-      if (d1 == std::string::npos || d2 == std::string::npos)
-        throw Error(ErrorCode::kServer, "not a MariaDB GTID: " + g);
-      f(Key{static_cast<std::uint32_t>(std::stoul(g.substr(0, d1))),
-            static_cast<std::uint32_t>(std::stoul(g.substr(d1 + 1, d2 - d1 - 1)))},
-        std::stoull(g.substr(d2 + 1)));
-      at = end + 1;
-    }
-  }
-  bool mariadb_;
-  AppliedGtids mysql_;
-  std::map<Key, std::uint64_t> maria_;
-};
 
 // What one archived file holds of the history: the GTIDs before it (Previous_gtids or
 // Gtid_list), then each complete transaction's GTID and where it ends.

@@ -101,6 +101,32 @@ for t in d.t d.k; do
 done
 pass "the archive across the failover replays to the replica's tables (CHECKSUM TABLE of d.t, d.k)"
 
+# Both servers' whole binlogs given at once (the replica's from its first file, which holds
+# the primary's transactions again): one history by GTID, each transaction read once, the
+# one the replica never had left out and named.
+start_server c2 "$((PA + 7))"
+"$BINRECOVER" "$WORK/p/binlog"/mysql-bin.[0-9]* "$WORK/r/binlog"/replica-bin.[0-9]* \
+  2> "$WORK/both.err" | sql "$((PA + 7))" || { cat "$WORK/both.err"; fail "both servers' binlogs do not replay"; }
+for t in d.t d.k; do
+  a=$(sql "$PB" -N -e "CHECKSUM TABLE $t" | cut -f2)
+  b=$(sql "$((PA + 7))" -N -e "CHECKSUM TABLE $t" | cut -f2)
+  [ "$a" = "$b" ] || { cat "$WORK/both.err"; fail "$t from both servers' binlogs: checksum $b, the replica's $a"; }
+done
+grep -q "1 transaction(s) left out: .*never had them.*$lost" "$WORK/both.err" ||
+  { cat "$WORK/both.err"; fail "the transaction the replica never had ($lost) is not named"; }
+pass "both servers' whole binlogs read as one history: the replica's tables, $lost named as left out"
+
+# A real gap: the archive without the replica's first file is refused, naming the GTIDs.
+{ echo ./mysql-bin.000001; echo ./mysql-bin.000002; ls "$WORK/arch" | grep '^replica-bin\.[0-9]*$' |
+  grep -v 'replica-bin.000002' | sed 's#^#./#'; } > "$WORK/arch/gap.index"
+rc=0
+"$BINRECOVER" --index-file="$WORK/arch/gap.index" > /dev/null 2> "$WORK/gap.err" || rc=$?
+rm -f "$WORK/arch/gap.index"
+[ $rc = 4 ] || { cat "$WORK/gap.err"; fail "a gap in the history: exit $rc, not 4"; }
+grep -q "replica-bin.000003.*gap.*0-2-[0-9]*" "$WORK/gap.err" ||
+  { cat "$WORK/gap.err"; fail "the gap's error does not name the file and the missing GTIDs"; }
+pass "a gap at the failover (the replica's first archived file missing) is refused: $(grep -m1 "gap" "$WORK/gap.err")"
+
 # An unrelated server (other history) is refused, the archive left as it is; so is the server
 # the archive was replayed into (the same GTIDs) whose binlog has the name of an archived file.
 start_server u "$((PA + 3))" --server-id=3

@@ -1,0 +1,148 @@
+#include "recovery/reading/one_history.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "binlog/error.h"
+#include "recovery/reading/gtid_set.h"
+
+namespace binrecover::recovery {
+
+namespace {
+
+// Which server's files an input is: its folder and its binlog base name ("mysql-bin" of
+// "mysql-bin.000012"). Empty for standard input.
+std::string server_key(const InputFile& in) {
+  if (in.path == "-" || (in.path.empty() && !in.memory)) return {};
+  const auto slash = in.path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : in.path.substr(0, slash);
+  std::string base = in.display_name;
+  const auto dot = base.rfind('.');
+  if (dot != std::string::npos && dot + 1 < base.size() &&
+      std::all_of(base.begin() + static_cast<std::ptrdiff_t>(dot) + 1, base.end(),
+                  [](unsigned char c) { return std::isdigit(c) != 0; }))
+    base.resize(dot);
+  return dir + "\n" + base;
+}
+
+// The text of a Previous_gtids / Gtid_list event ("" for another event), and its flavour.
+std::optional<std::pair<std::string, bool>> before_text(const binlog::Event& ev) {
+  fmt::memory_buffer text;
+  if (const auto* p = std::get_if<binlog::PreviousGtids>(&ev.body)) {
+    append_gtid_set(text, p->data, ",");
+    return std::pair{std::string(text.data(), text.size()), false};
+  }
+  if (const auto* l = std::get_if<binlog::MariaGtidList>(&ev.body)) {
+    append_maria_gtid_list(text, *l);
+    return std::pair{std::string(text.data(), text.size()), true};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+OneHistory::OneHistory(const std::deque<InputFile>& inputs, const binlog::ReaderOptions& reader)
+    : inputs_(inputs), reader_(reader) {
+  next_.assign(inputs.size(), -1);
+  begins_.resize(inputs.size());
+  std::size_t server_start = 0;
+  for (std::size_t i = 0; i + 1 < inputs.size(); ++i) {
+    const std::string a = server_key(inputs[i]), b = server_key(inputs[i + 1]);
+    if (a.empty() || b.empty() || a == b) continue;
+    std::optional<History> begins = begins_after(inputs[i + 1], reader);
+    if (begins) {
+      for (std::size_t j = server_start; j <= i; ++j) next_[j] = static_cast<long>(i + 1);
+      begins_[i + 1] = std::move(begins);
+      active_ = true;
+    }
+    server_start = i + 1;
+  }
+}
+
+// What a file begins after: its Previous_gtids or Gtid_list (nullopt: none, a server without
+// GTIDs, or the file cannot be read: its own reading says why).
+std::optional<History> OneHistory::begins_after(const InputFile& in,
+                                                const binlog::ReaderOptions& reader) {
+  try {
+    const std::unique_ptr<binlog::Source> src = open_input(in);
+    binlog::EventReader r(*src, reader);
+    for (int k = 0; k < 8; ++k) {
+      const std::optional<binlog::Event> ev = r.next();
+      if (!ev) return std::nullopt;
+      if (const auto text = before_text(*ev)) {
+        History h(text->second);
+        h.add(text->first);
+        return h;
+      }
+    }
+  } catch (const Error&) {
+  }
+  return std::nullopt;
+}
+
+void OneHistory::begin_file(std::size_t i) {
+  if (!active_) return;
+  if (first_read_ == static_cast<std::size_t>(-1)) {
+    // What the first file begins after is known too (a start position skips its event).
+    first_read_ = i;
+    if (i < inputs_.size())
+      if (std::optional<History> b = begins_after(inputs_[i], reader_)) known_ = std::move(b);
+  }
+  if (i == first_read_ || i >= begins_.size() || !begins_[i] || !known_ ||
+      known_->mariadb() != begins_[i]->mariadb())
+    return;
+  const std::vector<std::string> missing = begins_[i]->missing_past(*known_);
+  if (missing.empty()) return;
+  std::string list;
+  for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
+  throw Error(ErrorCode::kTruncated,
+              "the history has a gap: this file (another server's) begins after " + list +
+                  ", which no file before it holds (a binlog missing from the archive?)");
+}
+
+OneHistory::Verdict OneHistory::transaction(std::size_t i, const std::string& gtid,
+                                            const std::string& where) {
+  if (!active_) return Verdict::kRead;
+  const bool maria = gtid.find(':') == std::string::npos;
+  if (!known_) known_.emplace(maria);
+  if (known_->mariadb() != maria) return Verdict::kRead;
+  if (known_->contains(gtid)) {
+    ++read_before_;
+    return Verdict::kReadBefore;
+  }
+  if (i < next_.size() && next_[i] >= 0) {
+    const std::optional<History>& next = begins_[static_cast<std::size_t>(next_[i])];
+    if (next && next->mariadb() == maria && !next->contains(gtid)) {
+      set_aside_.emplace(gtid, where);
+      return Verdict::kNotInNext;
+    }
+  }
+  known_->add(gtid);
+  set_aside_.erase(gtid);  // (the next server's files had it)
+  return Verdict::kRead;
+}
+
+std::vector<std::string> OneHistory::at_end() const {
+  std::vector<std::string> out;
+  if (read_before_ > 0)
+    out.push_back(std::to_string(read_before_) +
+                  " transaction(s) read once: an earlier server's files had them already");
+  if (!set_aside_.empty()) {
+    std::string list;
+    std::size_t n = 0;
+    for (const auto& [gtid, where] : set_aside_) {
+      if (++n > 10) {
+        list += ", ...";
+        break;
+      }
+      list += (list.empty() ? "" : ", ") + gtid + " (" + where + ")";
+    }
+    out.push_back(std::to_string(set_aside_.size()) +
+                  " transaction(s) left out: the server whose files follow never had them "
+                  "(lost at the failover; apply them by hand if they are wanted): " +
+                  list);
+  }
+  return out;
+}
+
+}  // namespace binrecover::recovery

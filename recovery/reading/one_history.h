@@ -1,0 +1,60 @@
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "binlog/events.h"
+#include "binlog/reader.h"
+#include "recovery/reading/gtid_history.h"
+#include "recovery/reading/walker.h"
+
+namespace binrecover::recovery {
+
+// One history across servers (an archive after a failover, or several servers' files given
+// at once): the walker reads the inputs in order, and where one server's files are followed
+// by another's (another folder or another binlog base name), the transactions are read once
+// by GTID:
+//  - a transaction whose GTID was read already (in an earlier server's file) is left out;
+//  - a transaction of the earlier server that the next server's first file does not begin
+//    after (its Previous_gtids / Gtid_list lacks it) is left out there: the next server's own
+//    files have it, or it was lost at the failover (named at the end, "set aside");
+//  - the next server's files must begin at GTIDs read already: GTIDs past what was read is a
+//    gap, an error naming the missing range;
+//  - the earlier server's last file may end without its Rotate (its server stopped there).
+// Inactive (no cost) when the inputs are one server's files, or a file has no GTIDs before it.
+class OneHistory {
+ public:
+  OneHistory(const std::deque<InputFile>& inputs, const binlog::ReaderOptions& reader);
+  OneHistory(const OneHistory&) = delete;
+  OneHistory& operator=(const OneHistory&) = delete;
+  bool active() const { return active_; }
+  // Whether input i is followed by another server's files.
+  bool server_ends(std::size_t i) const { return i < next_.size() && next_[i] >= 0; }
+  // Before input i is read. Throws Error(kTruncated) on a gap where it begins another
+  // server's files.
+  void begin_file(std::size_t i);
+  enum class Verdict : std::uint8_t { kRead, kReadBefore, kNotInNext };
+  // A complete transaction of input i with its GTID (not empty), at `where` (file:pos).
+  Verdict transaction(std::size_t i, const std::string& gtid, const std::string& where);
+  // What was left out, said once at the end.
+  std::vector<std::string> at_end() const;
+
+ private:
+  static std::optional<History> begins_after(const InputFile& in,
+                                             const binlog::ReaderOptions& reader);
+  bool active_ = false;
+  const std::deque<InputFile>& inputs_;
+  binlog::ReaderOptions reader_;
+  std::vector<long> next_;  // per input: the first input of the next server, or -1
+  std::vector<std::optional<History>> begins_;  // per input that starts a server's files
+  std::optional<History> known_;                // GTIDs read, and what the first file began after
+  std::size_t first_read_ = static_cast<std::size_t>(-1);
+  std::uint64_t read_before_ = 0;
+  std::map<std::string, std::string> set_aside_;  // GTID, where
+};
+
+}  // namespace binrecover::recovery
