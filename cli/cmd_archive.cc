@@ -152,11 +152,16 @@ int archive_command(Options& o) {
     };
   const recovery::ArchiveResult r = recovery::run_archive(a, warn);
   if (shown) std::fputs("\n", stderr);
-  std::fprintf(stderr, "binrecover: archived %llu events (%llu bytes) into %s, up to %s:%llu\n",
-               static_cast<unsigned long long>(r.events), static_cast<unsigned long long>(r.bytes),
-               recovery::terminal_text(a.to ? *a.to : a.dir).c_str(),
-               recovery::terminal_text(r.last_file).c_str(),
-               static_cast<unsigned long long>(r.last_pos));
+  const std::string into = recovery::terminal_text(a.to ? *a.to : a.dir);
+  if (r.events == 0 || r.last_file.empty())
+    std::fprintf(stderr, "binrecover: nothing new to archive: %s holds everything the server has\n",
+                 into.c_str());
+  else
+    std::fprintf(stderr, "binrecover: archived %llu events (%llu bytes) into %s, up to %s:%llu\n",
+                 static_cast<unsigned long long>(r.events),
+                 static_cast<unsigned long long>(r.bytes), into.c_str(),
+                 recovery::terminal_text(r.last_file).c_str(),
+                 static_cast<unsigned long long>(r.last_pos));
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -1112,18 +1113,20 @@ void read_inputs(const Given& g, bool stdin_is_tty, Options& o) {
     // (recovery/storage/s3_archive.h).
     const recovery::s3::Url url = recovery::s3::parse_url(p);
     const auto client = recovery::s3::reader_client();
-    const auto manifest =
-        std::make_shared<std::optional<recovery::s3::Manifest>>(recovery::s3::read_manifest(
-            *client, recovery::s3::folder_of(url.key.empty() || url.key.back() == '/'
-                                                 ? recovery::s3::Url{url.bucket, url.key + "x"}
-                                                 : url)));
+    // Each folder's manifest (a prefix above several servers' folders gives files of each).
+    using ManifestPtr = std::shared_ptr<std::optional<recovery::s3::Manifest>>;
+    std::map<std::string, ManifestPtr> manifests;
     for (const recovery::s3::Url& u : recovery::s3::expand_inputs(*client, url)) {
       const std::string name = recovery::s3::base_name_of(u.key);
+      const recovery::s3::Url folder = recovery::s3::folder_of(u);
+      ManifestPtr& manifest = manifests[folder.key];
+      if (!manifest)
+        manifest = std::make_shared<std::optional<recovery::s3::Manifest>>(
+            recovery::s3::read_manifest(*client, folder));
       recovery::InputFile in{u.text(), name, std::nullopt, {}, {}, std::nullopt};
       if (*manifest)
         for (const auto& f : (*manifest)->files)
-          if (f.name == name && recovery::s3::folder_of(u).key == recovery::s3::folder_of(url).key)
-            in.size = f.size;
+          if (f.name == name) in.size = f.size;
       if (!in.size)
         if (auto info = client->head(u)) in.size = info->size;
       in.open = [u, name, manifest]() -> std::unique_ptr<binlog::Source> {

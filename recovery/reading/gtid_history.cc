@@ -67,12 +67,25 @@ bool History::same_as(const History& o) const {
   return mariadb_ ? maria_ == o.maria_ : mysql_.canonical() == o.mysql_.canonical();
 }
 
+std::set<std::string> History::origins() const {
+  std::set<std::string> out;
+  for (const auto& [key, seq] : maria_)
+    out.insert(std::to_string(key.first) + "-" + std::to_string(key.second));
+  for (const auto& iv : mysql_.mysql_intervals()) out.insert(iv.source);
+  return out;
+}
+
 std::vector<std::string> History::missing_past(const History& o) const {
   std::vector<std::string> out;
   if (mariadb_) {
     for (const auto& [key, seq] : maria_) {
+      // (an origin `o` lacks: its sequence numbers go on from its domain's, MariaDB numbers
+      // a domain's transactions whatever server wrote them)
       const auto it = o.maria_.find(key);
-      const std::uint64_t have = it == o.maria_.end() ? 0 : it->second;
+      std::uint64_t have = it == o.maria_.end() ? 0 : it->second;
+      if (it == o.maria_.end())
+        for (const auto& [k, s] : o.maria_)
+          if (k.first == key.first && s < seq) have = std::max(have, s);
       if (seq <= have) continue;
       const std::string origin = std::to_string(key.first) + "-" + std::to_string(key.second) + "-";
       out.push_back(origin + std::to_string(have + 1) +

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +32,8 @@ class History {
   // (Holes below `o`'s last GTID of an origin are not looked for: a reader that started in
   // the middle of a file has not seen what came before its start.)
   std::vector<std::string> missing_past(const History& o) const;
+  // Where its transactions come from: MariaDB "domain-server", MySQL "uuid" (or "uuid:tag").
+  std::set<std::string> origins() const;
 
  private:
   using Key = std::pair<std::uint32_t, std::uint32_t>;  // domain, server

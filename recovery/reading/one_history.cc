@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "binlog/error.h"
 #include "recovery/reading/gtid_set.h"
+#include "recovery/reading/transaction.h"
 
 namespace binrecover::recovery {
 
@@ -41,43 +43,86 @@ std::optional<std::pair<std::string, bool>> before_text(const binlog::Event& ev)
 
 }  // namespace
 
-OneHistory::OneHistory(const std::deque<InputFile>& inputs, const binlog::ReaderOptions& reader)
-    : inputs_(inputs), reader_(reader) {
+OneHistory::OneHistory(const std::deque<InputFile>& inputs, const binlog::ReaderOptions& reader,
+                       std::optional<std::uint64_t> start)
+    : inputs_(inputs), reader_(reader), start_(start) {
   next_.assign(inputs.size(), -1);
   begins_.resize(inputs.size());
   std::size_t server_start = 0;
   for (std::size_t i = 0; i + 1 < inputs.size(); ++i) {
     const std::string a = server_key(inputs[i]), b = server_key(inputs[i + 1]);
     if (a.empty() || b.empty() || a == b) continue;
-    std::optional<History> begins = begins_after(inputs[i + 1], reader);
-    if (begins) {
-      for (std::size_t j = server_start; j <= i; ++j) next_[j] = static_cast<long>(i + 1);
-      begins_[i + 1] = std::move(begins);
-      active_ = true;
+    FileStart next = file_start(inputs[i + 1], reader);
+    if (next.before && next.with_first) {
+      const FileStart last = file_start(inputs[i], reader);
+      if (last.with_first && last.server_id != next.server_id &&
+          last.with_first->mariadb() == next.with_first->mariadb()) {
+        const std::set<std::string> x = last.with_first->origins(), y = next.with_first->origins();
+        if (std::any_of(x.begin(), x.end(), [&](const std::string& o) { return y.count(o); })) {
+          for (std::size_t j = server_start; j <= i; ++j) next_[j] = static_cast<long>(i + 1);
+          begins_[i + 1] = std::move(next.before);
+          active_ = true;
+        }
+      }
     }
     server_start = i + 1;
   }
 }
 
-// What a file begins after: its Previous_gtids or Gtid_list (nullopt: none, a server without
-// GTIDs, or the file cannot be read: its own reading says why).
-std::optional<History> OneHistory::begins_after(const InputFile& in,
-                                                const binlog::ReaderOptions& reader) {
+OneHistory::FileStart OneHistory::file_start(const InputFile& in,
+                                             const binlog::ReaderOptions& reader) {
+  FileStart out;
   try {
     const std::unique_ptr<binlog::Source> src = open_input(in);
     binlog::EventReader r(*src, reader);
-    for (int k = 0; k < 8; ++k) {
+    for (int k = 0; k < 12; ++k) {
       const std::optional<binlog::Event> ev = r.next();
-      if (!ev) return std::nullopt;
+      if (!ev) break;
+      if (k == 0) out.server_id = ev->header.server_id;
       if (const auto text = before_text(*ev)) {
-        History h(text->second);
-        h.add(text->first);
-        return h;
+        out.before.emplace(text->second);
+        out.before->add(text->first);
+        out.with_first = out.before;
+      } else if (is_gtid_event(ev->type())) {
+        const std::string g = event_gtid(*ev);
+        if (!g.empty() && out.with_first &&
+            out.with_first->mariadb() == (g.find(':') == std::string::npos))
+          out.with_first->add(g);
+        break;
       }
     }
   } catch (const Error&) {
   }
-  return std::nullopt;
+  return out;
+}
+
+// What the first file read holds before the reading starts: what it begins after, and the
+// transactions before `start` (a start position): an earlier server's copies of those are
+// not read again.
+std::optional<History> OneHistory::read_before(const InputFile& in,
+                                               std::optional<std::uint64_t> start) const {
+  std::optional<History> out;
+  try {
+    const std::unique_ptr<binlog::Source> src = open_input(in);
+    binlog::EventReader r(*src, reader_);
+    while (const std::optional<binlog::Event> ev = r.next()) {
+      if (!out) {
+        if (const auto text = before_text(*ev)) {
+          out.emplace(text->second);
+          out->add(text->first);
+          if (!start || *start <= 4) break;
+        }
+        continue;
+      }
+      if (!ev->in_payload && ev->pos >= *start) break;
+      if (is_gtid_event(ev->type())) {
+        const std::string g = event_gtid(*ev);
+        if (!g.empty() && out->mariadb() == (g.find(':') == std::string::npos)) out->add(g);
+      }
+    }
+  } catch (const Error&) {  // (the reading proper says what is wrong with the file)
+  }
+  return out;
 }
 
 void OneHistory::begin_file(std::size_t i) {
@@ -85,8 +130,7 @@ void OneHistory::begin_file(std::size_t i) {
   if (first_read_ == static_cast<std::size_t>(-1)) {
     // What the first file begins after is known too (a start position skips its event).
     first_read_ = i;
-    if (i < inputs_.size())
-      if (std::optional<History> b = begins_after(inputs_[i], reader_)) known_ = std::move(b);
+    if (i < inputs_.size()) known_ = read_before(inputs_[i], start_);
   }
   if (i == first_read_ || i >= begins_.size() || !begins_[i] || !known_ ||
       known_->mariadb() != begins_[i]->mariadb())

@@ -25,10 +25,14 @@ namespace binrecover::recovery {
 //  - the next server's files must begin at GTIDs read already: GTIDs past what was read is a
 //    gap, an error naming the missing range;
 //  - the earlier server's last file may end without its Rotate (its server stopped there).
-// Inactive (no cost) when the inputs are one server's files, or a file has no GTIDs before it.
+// Only where the servers differ (server ids) and share a history (an origin of GTIDs: the new
+// server replicated the old one); inactive (no cost) for one server's files, files without
+// GTIDs, and unrelated servers' files given together (read one after the other, as before).
 class OneHistory {
  public:
-  OneHistory(const std::deque<InputFile>& inputs, const binlog::ReaderOptions& reader);
+  // `start`: the start position in the first input (--start-position).
+  OneHistory(const std::deque<InputFile>& inputs, const binlog::ReaderOptions& reader,
+             std::optional<std::uint64_t> start);
   OneHistory(const OneHistory&) = delete;
   OneHistory& operator=(const OneHistory&) = delete;
   bool active() const { return active_; }
@@ -44,11 +48,19 @@ class OneHistory {
   std::vector<std::string> at_end() const;
 
  private:
-  static std::optional<History> begins_after(const InputFile& in,
-                                             const binlog::ReaderOptions& reader);
+  // How a file begins: its server id, what it begins after (Previous_gtids / Gtid_list) with
+  // its first transaction's GTID.
+  struct FileStart {
+    std::uint32_t server_id = 0;
+    std::optional<History> before;  // nullopt: no GTIDs before it (an old server)
+    std::optional<History> with_first;
+  };
+  static FileStart file_start(const InputFile& in, const binlog::ReaderOptions& reader);
+  std::optional<History> read_before(const InputFile& in, std::optional<std::uint64_t> start) const;
   bool active_ = false;
   const std::deque<InputFile>& inputs_;
   binlog::ReaderOptions reader_;
+  std::optional<std::uint64_t> start_;
   std::vector<long> next_;  // per input: the first input of the next server, or -1
   std::vector<std::optional<History>> begins_;  // per input that starts a server's files
   std::optional<History> known_;                // GTIDs read, and what the first file began after

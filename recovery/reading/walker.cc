@@ -98,7 +98,7 @@ class Walker {
       : inputs_(inputs.begin(), inputs.end()),
         opts_(opts),
         filter_(opts.filter),
-        history_(inputs_, opts.decode.reader),
+        history_(inputs_, opts.decode.reader, opts.filter.start_position),
         consumer_(consumer),
         user_warn_(warn),
         progress_(progress),

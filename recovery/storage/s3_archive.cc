@@ -4,6 +4,7 @@
 #include <limits>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "binlog/error.h"
 #include "binlog/log_name.h"
@@ -238,17 +239,96 @@ bool S3Source::reload_pieces() {
   return false;
 }
 
+FoundArchives find_archives(Client& c, const std::string& bucket, const std::string& prefix) {
+  FoundArchives out;
+  std::vector<std::pair<std::string, int>> todo{{prefix, 0}};
+  while (!todo.empty()) {
+    const auto [key, depth] = todo.back();
+    todo.pop_back();
+    try {
+      if (auto m = read_manifest(c, Url{bucket, key})) {
+        out.found.emplace_back(key, std::move(*m));
+        continue;
+      }
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::kInterrupted) throw;
+      out.refused.emplace_back(key, e);
+      continue;
+    }
+    if (depth >= 4) continue;
+    for (const std::string& p : c.list(bucket, key, "/").prefixes) {
+      const std::string last = base_name_of(p.substr(0, p.size() - 1));
+      if (!last.empty() && last[0] != '.') todo.emplace_back(p, depth + 1);
+    }
+  }
+  std::sort(out.found.begin(), out.found.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  return out;
+}
+
+namespace {
+
+// Where a manifest's transactions come from: MariaDB "domain-server", MySQL's uuid.
+std::set<std::string> origins(const Manifest& m) {
+  std::set<std::string> out;
+  for (const ArchivedFile& f : m.files)
+    for (const std::string* g : {&f.first_gtid, &f.last_gtid}) {
+      if (g->empty()) continue;
+      const auto colon = g->find(':');
+      if (colon != std::string::npos) {
+        out.insert(g->substr(0, colon));
+      } else if (const auto dash = g->rfind('-'); dash != std::string::npos) {
+        out.insert(g->substr(0, dash));
+      }
+    }
+  return out;
+}
+
+// Several servers' archives below a prefix, as one history: ordered by their last event, each
+// sharing transactions of some origin with the one before it (a replica that became the
+// primary archives its own copies of the old primary's transactions), or refused.
+std::vector<Url> several_archives(const Url& u, FoundArchives& a) {
+  std::stable_sort(a.found.begin(), a.found.end(), [](const auto& x, const auto& y) {
+    return x.second.last_event_time < y.second.last_event_time;
+  });
+  std::vector<Url> out;
+  for (std::size_t i = 0; i < a.found.size(); ++i) {
+    const auto& [key, m] = a.found[i];
+    if (i > 0) {
+      const std::set<std::string> before = origins(a.found[i - 1].second), now = origins(m);
+      const bool shared = std::any_of(before.begin(), before.end(),
+                                      [&](const std::string& o) { return now.count(o) != 0; });
+      if (!shared) {
+        std::string names;
+        for (const auto& f : a.found) names += (names.empty() ? "" : ", ") + f.first;
+        throw Error(ErrorCode::kUsage, u.text() + " holds the archives of " +
+                                           std::to_string(a.found.size()) +
+                                           " servers that do not share one history (" + names +
+                                           "): name one server's folder");
+      }
+    }
+    for (const ArchivedFile& f : m.files) out.push_back(Url{u.bucket, key + f.name});
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<Url> expand_inputs(Client& c, const Url& u) {
   std::vector<Url> out;
   const bool folder = u.key.empty() || u.key.back() == '/';
   const std::string base = base_name_of(u.key);
   if (folder) {
-    const auto m = read_manifest(c, u);
-    if (!m)
+    if (const auto m = read_manifest(c, u)) {
+      for (const ArchivedFile& f : m->files) out.push_back(Url{u.bucket, u.key + f.name});
+      return out;
+    }
+    FoundArchives a = find_archives(c, u.bucket, u.key);
+    if (!a.refused.empty()) throw a.refused.front().second;
+    if (a.found.empty())
       throw Error(ErrorCode::kIo, u.text() + ": no binrecover archive there (no " +
-                                      std::string(kManifestName) + ")");
-    for (const ArchivedFile& f : m->files) out.push_back(Url{u.bucket, u.key + f.name});
-    return out;
+                                      std::string(kManifestName) + " in it or below it)");
+    return several_archives(u, a);
   }
   if (base.size() > 6 && base.compare(base.size() - 6, 6, ".index") == 0) {
     const auto text = c.get(u);

@@ -4,8 +4,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "binlog/error.h"
 #include "binlog/source.h"
 #include "recovery/storage/s3.h"
 
@@ -55,6 +57,15 @@ struct Manifest {
 // The folder's manifest (nullopt: none there).
 std::optional<Manifest> read_manifest(Client& c, const Url& folder);
 
+// The archive folders below `prefix` (a key ending in '/' or empty): those with a manifest,
+// down to 4 levels (not inside a server's folder, nor in the pieces' ".active/"), by key. A
+// folder whose manifest is refused is in `refused` with its error.
+struct FoundArchives {
+  std::vector<std::pair<std::string, Manifest>> found;  // folder key, its manifest
+  std::vector<std::pair<std::string, Error>> refused;   // folder key, why
+};
+FoundArchives find_archives(Client& c, const std::string& bucket, const std::string& prefix);
+
 // The folder of an object URL (up to its last '/').
 Url folder_of(const Url& u);
 std::string base_name_of(const std::string& key);
@@ -85,7 +96,10 @@ class S3Source : public binlog::BlockSource {
 };
 
 // The binlogs an s3:// argument names, in order: an index object (NAME.index) lists them; an
-// archive folder (ending in '/') is read through its manifest; anything else is one object.
+// archive folder (ending in '/') is read through its manifest; a prefix above several servers'
+// folders gives every folder's files, the servers in the order they were last written to,
+// when they share one history (a failover: the walker reads it once by GTID,
+// recovery/reading/one_history.h); anything else is one object.
 std::vector<Url> expand_inputs(Client& c, const Url& u);
 
 // The shared client for this process's reads (configured from the environment and the

@@ -259,6 +259,12 @@ FailoverPlan plan_failover(const ArchiveOptions& o, const std::vector<std::strin
 // DIR/PREFIXdiverged-TIME (nothing is thrown away), the index keeps the rest.
 std::string apply_failover(const ArchiveOptions& o, const std::string& index_path,
                            const std::vector<std::string>& files, const FailoverPlan& plan) {
+  // (nothing past the boundary: no folder, the index as it is)
+  std::error_code size_ec;
+  const std::string& cut_file = files[plan.file_index];
+  const auto cut_size = std::filesystem::file_size(cut_file, size_ec);
+  if (plan.file_index + 1 >= files.size() && (plan.cut == 0 || size_ec || cut_size <= plan.cut))
+    return {};
   const std::string base = o.dir + "/" + o.prefix + "diverged-" +
                            std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
                                               std::chrono::system_clock::now().time_since_epoch())
@@ -721,8 +727,9 @@ ArchiveResult run_archive(const ArchiveOptions& opts, const binlog::WarningSink&
            ") goes on from its binlog " + plan.next_file + ", which begins where the archive's " +
            std::filesystem::path(files[plan.file_index]).filename().string() +
            (plan.cut > 0 ? " is cut, at " + std::to_string(plan.cut) : std::string(" ends")) +
-           "; " + std::to_string(plan.tail_gtids.size()) +
-           " archived transaction(s) past that point set aside in " + aside);
+           (aside.empty() ? std::string("; nothing archived past that point")
+                          : "; " + std::to_string(plan.tail_gtids.size()) +
+                                " archived transaction(s) past that point set aside in " + aside));
       if (!lost.empty()) {
         std::string list;
         for (std::size_t m = 0; m < lost.size() && m < 5; ++m) list += (m ? ", " : "") + lost[m];

@@ -541,37 +541,18 @@ std::vector<ArchiveStatusRow> archive_status(const std::string& url) {
   const auto client = s3::reader_client();
   Url u = s3::parse_url(url);
   if (!u.key.empty() && u.key.back() != '/') u.key += '/';
-  // The server folders: those with a manifest, found down to 4 levels below PREFIX (not
-  // inside a server's folder, nor in the pieces' ".active/").
-  // A folder whose manifest is refused is listed with its problem, as its own row.
-  std::vector<std::pair<std::string, s3::Manifest>> found;
+  // The server folders (s3::find_archives); a folder whose manifest is refused is listed with
+  // its problem, as its own row.
+  s3::FoundArchives archives = s3::find_archives(*client, u.bucket, u.key);
+  const auto& found = archives.found;
   std::vector<ArchiveStatusRow> refused;
-  std::vector<std::pair<std::string, int>> todo{{u.key, 0}};
-  while (!todo.empty()) {
-    const auto [key, depth] = todo.back();
-    todo.pop_back();
-    try {
-      if (auto m = s3::read_manifest(*client, Url{u.bucket, key})) {
-        found.emplace_back(key, std::move(*m));
-        continue;
-      }
-    } catch (const Error& e) {
-      if (e.code() == ErrorCode::kInterrupted) throw;
-      ArchiveStatusRow r;
-      r.folder = Url{u.bucket, key}.text();
-      r.problem = e.what();
-      r.problem_code = e.code();
-      refused.push_back(std::move(r));
-      continue;
-    }
-    if (depth >= 4) continue;
-    for (const std::string& p : client->list(u.bucket, key, "/").prefixes) {
-      const std::string last = s3::base_name_of(p.substr(0, p.size() - 1));
-      if (!last.empty() && last[0] != '.') todo.emplace_back(p, depth + 1);
-    }
+  for (const auto& [key, e] : archives.refused) {
+    ArchiveStatusRow r;
+    r.folder = Url{u.bucket, key}.text();
+    r.problem = e.what();
+    r.problem_code = e.code();
+    refused.push_back(std::move(r));
   }
-  std::sort(found.begin(), found.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<ArchiveStatusRow> rows;
   const std::int64_t now = unix_now();
   for (const auto& [key, manifest] : found) {

@@ -116,6 +116,22 @@ grep -q "1 transaction(s) left out: .*never had them.*$lost" "$WORK/both.err" ||
   { cat "$WORK/both.err"; fail "the transaction the replica never had ($lost) is not named"; }
 pass "both servers' whole binlogs read as one history: the replica's tables, $lost named as left out"
 
+# The same from the middle of the primary's second file (a dump's coordinates): what came before
+# the start is not read again from the replica's copies.
+x=$("$BINRECOVER" events --format=tsv "$WORK/p/binlog/mysql-bin.000002" | awk -F'\t' '$3 == "Xid" { n++; if (n == 3) { print $5; exit } }')
+[ -n "$x" ] || fail "no third transaction in mysql-bin.000002"
+start_server c3 "$((PA + 8))"
+"$BINRECOVER" --stop-position="$x" "$WORK/p/binlog/mysql-bin.000001" "$WORK/p/binlog/mysql-bin.000002" |
+  sql "$((PA + 8))" || fail "the primary's binlogs up to $x do not replay"
+"$BINRECOVER" --start-position="$x" "$WORK/p/binlog"/mysql-bin.00000[2-9] "$WORK/r/binlog"/replica-bin.[0-9]* \
+  2> "$WORK/mid.err" | sql "$((PA + 8))" || { cat "$WORK/mid.err"; fail "both servers' binlogs from mysql-bin.000002:$x do not replay"; }
+for t in d.t d.k; do
+  a=$(sql "$PB" -N -e "CHECKSUM TABLE $t" | cut -f2)
+  b=$(sql "$((PA + 8))" -N -e "CHECKSUM TABLE $t" | cut -f2)
+  [ "$a" = "$b" ] || { cat "$WORK/mid.err"; fail "$t from mysql-bin.000002:$x on: checksum $b, the replica's $a"; }
+done
+pass "both servers' binlogs from mysql-bin.000002:$x (a dump's coordinates): the replica's tables"
+
 # A real gap: the archive without the replica's first file is refused, naming the GTIDs.
 { echo ./mysql-bin.000001; echo ./mysql-bin.000002; ls "$WORK/arch" | grep '^replica-bin\.[0-9]*$' |
   grep -v 'replica-bin.000002' | sed 's#^#./#'; } > "$WORK/arch/gap.index"

@@ -13,7 +13,8 @@
 #    the dropped database equal to its state before the DROP;
 #  - three sources archived into one bucket at once: --status lists the three, with the last
 #    event time the servers' binlogs give and the lag behind now;
-#  - --start-position on an object gives the file's SQL from there.
+#  - --start-position on an object gives the file's SQL from there;
+#  - a failover: the old and the new primary's folders read as one history by GTID.
 source "$(dirname "$0")/lib.sh"
 P=${1:-24401}
 RGW=$ROOT/scripts/rgw_server.sh
@@ -276,6 +277,46 @@ check_status "$M" "$WORK/m/binlog"
   fail "--status lists $(cat "$WORK/status.json")"
 grep -q "server-2/ *mariadb" "$WORK/status.txt" || { cat "$WORK/status.txt"; fail "the --status table"; }
 pass "three servers archived into one bucket at once: --status lists the three, last event and lag right"
+rc=0
+"$BINRECOVER" s3://fleet/db/ > /dev/null 2> "$WORK/unrelated.err" || rc=$?
+[ $rc = 2 ] && grep -q "do not share one history" "$WORK/unrelated.err" ||
+  { cat "$WORK/unrelated.err"; fail "three unrelated servers read as one: exit $rc"; }
+
+# A failover in the bucket (issue 31): a primary archived into s3://fleet/fo/, its GTID replica
+# promoted after the primary died with one transaction the replica never got, the replica
+# archived from its first binlog into its own folder there. Reading s3://fleet/fo/ gives one
+# history by GTID: the replica's tables, each transaction once, the lost one named.
+start_server f1 "$((P + 13))" --server-id=11 --gtid-strict-mode=ON
+start_server f2 "$((P + 14))" --server-id=12 --gtid-strict-mode=ON \
+  --log-bin="$WORK/f2/binlog/replica-bin" --log-slave-updates
+sql "$((P + 14))" -e "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=$((P + 13)),
+  MASTER_USER='root', MASTER_USE_GTID=slave_pos; START SLAVE"
+sql "$((P + 13))" -e "CREATE DATABASE fo; CREATE TABLE fo.t (id INT PRIMARY KEY, v TEXT)"
+for i in $(seq 1 20); do sql "$((P + 13))" -e "INSERT INTO fo.t VALUES ($i, 'p$i')"; done
+sql "$((P + 13))" -e "FLUSH BINARY LOGS; UPDATE fo.t SET v = CONCAT(v, '+') WHERE id <= 10"
+want=$(sql "$((P + 13))" -N -e "SELECT @@gtid_binlog_pos")
+for _ in $(seq 1 600); do
+  [ "$(sql "$((P + 14))" -N -e "SELECT @@gtid_slave_pos")" = "$want" ] && break
+  sleep 0.1
+done
+sql "$((P + 14))" -e "STOP SLAVE"
+sql "$((P + 13))" -e "INSERT INTO fo.t VALUES (99, 'lost with the primary')"
+lost=$(sql "$((P + 13))" -N -e "SELECT @@gtid_binlog_pos")
+"$BINRECOVER" archive "${R[@]}" -P"$((P + 13))" --to s3://fleet/fo/ 2> "$WORK/fo1.err" ||
+  { cat "$WORK/fo1.err"; fail "archive of the primary to s3://fleet/fo/"; }
+"$ROOT/scripts/mariadb_server.sh" stop "$WORK/f1"
+sql "$((P + 14))" -e "RESET SLAVE ALL; INSERT INTO fo.t VALUES (21, 'r21'); DELETE FROM fo.t WHERE id = 2"
+"$BINRECOVER" archive "${R[@]}" -P"$((P + 14))" --to s3://fleet/fo/ 2> "$WORK/fo2.err" ||
+  { cat "$WORK/fo2.err"; fail "archive of the promoted replica to s3://fleet/fo/"; }
+start_server f3 "$((P + 15))"
+"$BINRECOVER" s3://fleet/fo/ 2> "$WORK/fo.err" | sql "$((P + 15))" ||
+  { cat "$WORK/fo.err"; fail "s3://fleet/fo/ does not replay"; }
+a=$(sql "$((P + 14))" -N -e "CHECKSUM TABLE fo.t" | cut -f2)
+b=$(sql "$((P + 15))" -N -e "CHECKSUM TABLE fo.t" | cut -f2)
+[ "$a" = "$b" ] || { cat "$WORK/fo.err"; fail "s3://fleet/fo/ replayed: checksum $b, the new primary's $a"; }
+grep -q "1 transaction(s) left out: .*$lost" "$WORK/fo.err" ||
+  { cat "$WORK/fo.err"; fail "the transaction lost with the primary ($lost) is not named"; }
+pass "a failover in the bucket: s3://fleet/fo/ (two servers' folders) replays to the new primary's table, $lost named as lost; unrelated servers refused (exit 2)"
 
 # A hostile manifest (issue 29): a folder whose manifest names a file '../x.000001' (or a piece
 # outside its .active/NAME/) is refused, exit 6, as its own row: --status lists the three good

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+#include <vector>
+
 #include "binlog/error.h"
 
 namespace binrecover::recovery {
@@ -12,7 +16,8 @@ TEST(GtidHistory, MariaDbMissingPastIsPerDomainAndServer) {
   read.add("0-1-63");
   History next(true);
   next.add("0-1-63,0-2-69");
-  EXPECT_EQ(next.missing_past(read), (std::vector<std::string>{"0-2-1..0-2-69"}));
+  // (a domain's sequence numbers go on whatever server wrote them)
+  EXPECT_EQ(next.missing_past(read), (std::vector<std::string>{"0-2-64..0-2-69"}));
   read.add("0-2-64");
   EXPECT_EQ(next.missing_past(read), (std::vector<std::string>{"0-2-65..0-2-69"}));
   read.add("0-2-68");
@@ -39,6 +44,16 @@ TEST(GtidHistory, MySqlMissingPastIsAboveTheLastReadOfEachSource) {
   History from_middle(false);
   from_middle.add(a + ":50-130," + b + ":5");
   EXPECT_TRUE(next.missing_past(from_middle).empty());
+}
+
+TEST(GtidHistory, OriginsAreWhereTransactionsComeFrom) {
+  History maria(true);
+  maria.add("0-1-63,0-2-69,1-1-4");
+  EXPECT_EQ(maria.origins(), (std::set<std::string>{"0-1", "0-2", "1-1"}));
+  History mysql(false);
+  mysql.add("3e11fa47-71ca-11e1-9e33-c80aa9429562:1-100:102");
+  EXPECT_EQ(mysql.origins(), (std::set<std::string>{"3e11fa47-71ca-11e1-9e33-c80aa9429562"}));
+  EXPECT_TRUE(History(true).origins().empty());
 }
 
 TEST(GtidHistory, RefusesTextThatIsNotAGtid) {
