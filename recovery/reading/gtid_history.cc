@@ -83,9 +83,12 @@ std::vector<std::string> History::missing_past(const History& o) const {
       // a domain's transactions whatever server wrote them)
       const auto it = o.maria_.find(key);
       std::uint64_t have = it == o.maria_.end() ? 0 : it->second;
-      if (it == o.maria_.end())
+      if (it == o.maria_.end()) {
         for (const auto& [k, s] : o.maria_)
           if (k.first == key.first && s < seq) have = std::max(have, s);
+        for (const auto& [k, s] : maria_)
+          if (k.first == key.first && k != key && s < seq) have = std::max(have, s);
+      }
       if (seq <= have) continue;
       const std::string origin = std::to_string(key.first) + "-" + std::to_string(key.second) + "-";
       out.push_back(origin + std::to_string(have + 1) +

@@ -18,6 +18,9 @@ TEST(GtidHistory, MariaDbMissingPastIsPerDomainAndServer) {
   next.add("0-1-63,0-2-69");
   // (a domain's sequence numbers go on whatever server wrote them)
   EXPECT_EQ(next.missing_past(read), (std::vector<std::string>{"0-2-64..0-2-69"}));
+  History cut(true);  // (read up to 0-1-43: the domain went on to 63 with server 1, then 2)
+  cut.add("0-1-43");
+  EXPECT_EQ(next.missing_past(cut), (std::vector<std::string>{"0-1-44..0-1-63", "0-2-64..0-2-69"}));
   read.add("0-2-64");
   EXPECT_EQ(next.missing_past(read), (std::vector<std::string>{"0-2-65..0-2-69"}));
   read.add("0-2-68");
