@@ -194,65 +194,86 @@ FileHistory read_history(const std::string& path, bool mariadb) {
   return h;
 }
 
-// Where an archive goes on after a failover: its file `file_index` is cut at `cut` (where the
-// first transaction begins that the new server's `next_file` does not begin after; 0: not
-// cut), later files set aside.
+// Where an archive goes on after a failover: the new server's `next_file`, copied whole; the
+// archive's transactions the new server does not have at its end (lost with the old primary)
+// are set aside: its file `file_index` is cut at `cut` (0: not cut), later files moved.
+// Everything the new server has stays where it is (a dump's coordinates on the old primary
+// stay valid): where the two servers' files overlap, readers take each transaction once
+// (recovery/reading/one_history.h).
 struct FailoverPlan {
   std::size_t file_index = 0;
   std::uint64_t cut = 0;
   std::vector<std::string> tail_gtids;  // the transactions set aside
+  std::vector<std::string> lost;        // archived transactions the new server lacks
+  bool shared = false;                  // the new server has some of the archive's history
   std::string next_file;
-  bool begins_empty = false;  // next_file has no GTIDs before it
 };
 
-// The new server's newest binlog that begins exactly at a transaction boundary of the archive
-// (its Previous_gtids / Gtid_list equal to the archive's GTIDs up to there), and that
-// boundary. Throws when there is none: the server does not have the archive's history.
+// The new server's newest binlog that begins after nothing the archive lacks (its
+// Previous_gtids / Gtid_list within the archive's GTIDs), and the archive's tail of
+// transactions the server does not have (`has`: its gtid_executed / gtid_binlog_state).
+// Throws when no binlog qualifies: the server does not have the archive's history.
 FailoverPlan plan_failover(const ArchiveOptions& o, const std::vector<std::string>& files,
-                           const std::vector<RemoteLog>& logs, bool mariadb) {
-  std::vector<std::optional<History>> begins(logs.size());  // each server binlog's
-  auto begin_of = [&](std::size_t j) -> const History& {
-    if (!begins[j]) {
-      History b(mariadb);
-      b.add(remote_gtids_before(o.remote, logs[j].name));
-      begins[j] = std::move(b);
-    }
-    return *begins[j];
-  };
+                           const std::vector<RemoteLog>& logs, bool mariadb, const History& has) {
+  FailoverPlan plan;
+  // From the newest file back, until one that begins after nothing the server lacks (what it
+  // begins after covers every file before it): a failover reads what it must, not the archive.
+  std::vector<FileHistory> hist(files.size(), FileHistory(mariadb));
+  History through(mariadb);  // the archive's GTIDs: the last file's before, its transactions
+  std::size_t first = 0;
+  bool shared = false;  // the server has some of the archive's history
   for (std::size_t k = files.size(); k-- > 0;) {
-    const FileHistory h = read_history(files[k], mariadb);
+    hist[k] = read_history(files[k], mariadb);
+    const FileHistory& h = hist[k];
     if (h.anonymous)
       throw Error(ErrorCode::kServer, files[k] +
                                           " holds transactions without a GTID: a failover "
                                           "can be followed only by GTIDs");
-    History through = h.before;  // the archive's GTIDs through the end of file k
-    for (const auto& t : h.txns) through.add(t.gtid);
-    for (std::size_t j = logs.size(); j-- > 0;) {
-      const History& b = begin_of(j);
-      if (!b.subset_of(through)) continue;  // begins after transactions the archive lacks
-      if (!h.before.subset_of(b)) break;    // begins before file k: look at the one before
-      std::size_t i = 0;
-      while (i < h.txns.size() && b.contains(h.txns[i].gtid)) ++i;
-      bool clean = true;
-      for (std::size_t m = i; m < h.txns.size() && clean; ++m) clean = !b.contains(h.txns[m].gtid);
-      History upto = h.before;
-      for (std::size_t m = 0; m < i; ++m) upto.add(h.txns[m].gtid);
-      if (!clean || !upto.same_as(b)) continue;
-      FailoverPlan plan;
-      plan.file_index = k;
-      plan.cut = i < h.txns.size() ? h.txns[i].begin : 0;
-      plan.next_file = logs[j].name;
-      plan.begins_empty = b.empty();
-      for (std::size_t m = i; m < h.txns.size(); ++m) plan.tail_gtids.push_back(h.txns[m].gtid);
-      for (std::size_t later = k + 1; later < files.size(); ++later)
-        for (const auto& t : read_history(files[later], mariadb).txns)
-          plan.tail_gtids.push_back(t.gtid);
-      return plan;
+    if (k + 1 == files.size()) through = h.before;
+    std::vector<std::string> lost_here;
+    for (const auto& t : h.txns) {
+      if (k + 1 == files.size()) through.add(t.gtid);
+      if (has.contains(t.gtid))
+        shared = true;
+      else
+        lost_here.push_back(t.gtid);
+    }
+    plan.lost.insert(plan.lost.begin(), lost_here.begin(), lost_here.end());
+    if (!h.before.empty() && h.before.subset_of(has)) {
+      shared = true;
+      first = k;
+      break;
     }
   }
-  throw Error(ErrorCode::kServer,
-              "none of this server's binlogs begins at a transaction the archive holds: it does "
-              "not have the archive's history (archive it into another --dir)");
+  plan.shared = shared;
+  bool found = false;
+  for (std::size_t j = logs.size(); j-- > 0 && !found;) {
+    History b(mariadb);
+    b.add(remote_gtids_before(o.remote, logs[j].name));
+    if (!b.subset_of(through)) continue;  // begins after transactions the archive lacks
+    plan.next_file = logs[j].name;
+    found = true;
+  }
+  if (!found)
+    throw Error(ErrorCode::kServer,
+                "none of this server's binlogs begins within the archive's history: it does "
+                "not have the archive's history (archive it into another --dir)");
+  // The tail the server lacks: from the last archived transaction back while it is lost (a
+  // file of lost transactions only goes aside whole).
+  for (std::size_t k = files.size(); k-- > 0;) {
+    const auto& txns = hist[k].txns;
+    std::size_t i = txns.size();
+    while (i > 0 && !has.contains(txns[i - 1].gtid)) --i;
+    std::vector<std::string> here;
+    for (std::size_t m = i; m < txns.size(); ++m) here.push_back(txns[m].gtid);
+    plan.tail_gtids.insert(plan.tail_gtids.begin(), here.begin(), here.end());
+    if (i > 0 || k == first) {
+      plan.file_index = k;
+      plan.cut = i < txns.size() ? txns[i].begin : 0;
+      break;
+    }
+  }
+  return plan;
 }
 
 // Carries a failover plan out: the cut file's tail and the later files go into a folder
@@ -700,16 +721,14 @@ ArchiveResult run_archive(const ArchiveOptions& opts, const binlog::WarningSink&
     const std::vector<std::string> files = binlog::read_index_file(index);
     const std::uint32_t was = files.empty() ? 0 : writer_id(files.back());
     if (was != 0 && was != server_id) {
-      const FailoverPlan plan = plan_failover(opts, files, logs, mariadb);
       // What the server has logged: MySQL's gtid_executed; MariaDB's gtid_binlog_state (each
       // domain and server's last seq_no).
       History has(mariadb);
       has.add(executed);
-      std::vector<std::string> lost;
-      for (const std::string& g : plan.tail_gtids)
-        if (!has.contains(g)) lost.push_back(g);
+      const FailoverPlan plan = plan_failover(opts, files, logs, mariadb, has);
+      const std::vector<std::string>& lost = plan.lost;
       // A server with none of the archive's transactions is another history, not a failover.
-      if (plan.begins_empty && !plan.tail_gtids.empty() && lost.size() == plan.tail_gtids.size())
+      if (!plan.shared && !lost.empty())
         throw Error(ErrorCode::kServer,
                     "the server at " + where + " (server id " + std::to_string(server_id) +
                         ") has none of the archive's transactions: it does not have the "
@@ -722,21 +741,32 @@ ArchiveResult run_archive(const ArchiveOptions& opts, const binlog::WarningSink&
                           ", but the archive holds a file of that name from server id " +
                           std::to_string(was) + ": archive this server into another --dir");
       const std::string aside = apply_failover(opts, index, files, plan);
+      const auto list_of = [](const std::vector<std::string>& g) {
+        std::string list;
+        for (std::size_t m = 0; m < g.size() && m < 5; ++m) list += (m ? ", " : "") + g[m];
+        return g.size() > 5 ? list + ", ..." : list;
+      };
       warn("failover: the archive's last file came from server id " + std::to_string(was) +
            "; the server at " + where + " (server id " + std::to_string(server_id) +
-           ") goes on from its binlog " + plan.next_file + ", which begins where the archive's " +
-           std::filesystem::path(files[plan.file_index]).filename().string() +
-           (plan.cut > 0 ? " is cut, at " + std::to_string(plan.cut) : std::string(" ends")) +
-           (aside.empty() ? std::string("; nothing archived past that point")
-                          : "; " + std::to_string(plan.tail_gtids.size()) +
-                                " archived transaction(s) past that point set aside in " + aside));
-      if (!lost.empty()) {
-        std::string list;
-        for (std::size_t m = 0; m < lost.size() && m < 5; ++m) list += (m ? ", " : "") + lost[m];
-        if (lost.size() > 5) list += ", ...";
-        warn(std::to_string(lost.size()) + " of them the server at " + where +
-             " does not have (lost in the failover; kept in " + aside + "): " + list);
-      }
+           ") goes on from its binlog " + plan.next_file +
+           " (the archive keeps every transaction this server has; where the two servers' files "
+           "overlap, readers take each transaction once)" +
+           (aside.empty()
+                ? std::string("; nothing set aside")
+                : "; " + std::filesystem::path(files[plan.file_index]).filename().string() +
+                      (plan.cut > 0 ? " cut at " + std::to_string(plan.cut) : "") +
+                      ", the archive's last " + std::to_string(plan.tail_gtids.size()) +
+                      " transaction(s) set aside in " + aside));
+      if (!plan.tail_gtids.empty())
+        warn(std::to_string(plan.tail_gtids.size()) + " of them the server at " + where +
+             " does not have (lost in the failover; kept in " + aside +
+             "): " + list_of(plan.tail_gtids));
+      if (lost.size() > plan.tail_gtids.size())
+        warn(std::to_string(lost.size() - plan.tail_gtids.size()) +
+             " more archived transaction(s) the server at " + where +
+             " does not have stay in the archive among ones it has: readers leave them out and "
+             "name them (" +
+             list_of(lost) + ")");
       failover_to = plan.next_file;
     }
   }
@@ -889,7 +919,14 @@ std::vector<VerifyProblem> verify_files(
           AppliedGtids before;
           if (p->data.size() >= 8 && binlog::ByteCursor(p->data, 0).u64le() != 0)
             before.add_mysql_set(std::string_view(text.data(), text.size()));
-          if (mysql_gtids && mysql_gtids->canonical() != before.canonical())
+          // (at a failover the new server's files may begin before the old one's end: readers
+          // take each transaction once; they must not begin after what the archive holds)
+          if (mysql_gtids && failover && !before.subset_of(*mysql_gtids))
+            problems.push_back({path, ev->pos,
+                                "a gap at the failover: this server's file begins after " +
+                                    before.canonical() + " but the files before hold " +
+                                    mysql_gtids->canonical() + ": transactions missing"});
+          else if (mysql_gtids && !failover && mysql_gtids->canonical() != before.canonical())
             problems.push_back({path, ev->pos,
                                 "Previous_gtids says the files before hold " + before.canonical() +
                                     " but they hold " + mysql_gtids->canonical() +
@@ -907,8 +944,18 @@ std::vector<VerifyProblem> verify_files(
             const std::uint32_t sv = c.u32le();
             state[{d, sv}] = c.u64le();
           }
-          if (maria_state &&
-              (failover ? by_domain(*maria_state) != by_domain(state) : *maria_state != state))
+          const auto within = [&] {  // (every domain and server of `state` no further)
+            return std::all_of(state.begin(), state.end(), [&](const auto& e) {
+              const auto it = maria_state->find(e.first);
+              return it != maria_state->end() ? e.second <= it->second
+                                              : e.second <= by_domain(*maria_state)[e.first.first];
+            });
+          };
+          if (maria_state && failover && !within())
+            problems.push_back({path, ev->pos,
+                                "a gap at the failover: this server's Gtid_list goes past the "
+                                "GTIDs of the files before it: transactions missing"});
+          else if (maria_state && !failover && *maria_state != state)
             problems.push_back({path, ev->pos,
                                 "Gtid_list does not match the GTIDs of the files before it: "
                                 "transactions missing or twice"});
