@@ -134,17 +134,23 @@ rc=0
 grep -q "^PASS" "$WORK/drill.out" || { cat "$WORK/drill.out"; fail "the drill did not pass"; }
 pass "recovery across the failover: plan finds the DROP on the new primary, drill rebuilds shop from the old primary's dump equal to before it"
 
+# same_as_replica PORT ERRFILE WHAT: d.t and d.k on PORT have the replica's CHECKSUM TABLE.
+same_as_replica() {
+  local t a b
+  for t in d.t d.k; do
+    a=$(sql "$PB" -N -e "CHECKSUM TABLE $t" | cut -f2)
+    b=$(sql "$1" -N -e "CHECKSUM TABLE $t" | cut -f2)
+    [ "$a" = "$b" ] || { cat "$2"; fail "$t from $3: checksum $b, the replica's $a"; }
+  done
+}
+
 # Both servers' whole binlogs given at once (the replica's from its first file, which holds
 # the primary's transactions again): one history by GTID, each transaction read once, the
 # one the replica never had left out and named.
 start_server c2 "$((PA + 7))"
 "$BINRECOVER" "$WORK/p/binlog"/mysql-bin.[0-9]* "$WORK/r/binlog"/replica-bin.[0-9]* \
   2> "$WORK/both.err" | sql "$((PA + 7))" || { cat "$WORK/both.err"; fail "both servers' binlogs do not replay"; }
-for t in d.t d.k; do
-  a=$(sql "$PB" -N -e "CHECKSUM TABLE $t" | cut -f2)
-  b=$(sql "$((PA + 7))" -N -e "CHECKSUM TABLE $t" | cut -f2)
-  [ "$a" = "$b" ] || { cat "$WORK/both.err"; fail "$t from both servers' binlogs: checksum $b, the replica's $a"; }
-done
+same_as_replica "$((PA + 7))" "$WORK/both.err" "both servers' binlogs"
 grep -q "1 transaction(s) left out: .*never had them.*$lost" "$WORK/both.err" ||
   { cat "$WORK/both.err"; fail "the transaction the replica never had ($lost) is not named"; }
 pass "both servers' whole binlogs read as one history: the replica's tables, $lost named as left out"
@@ -158,11 +164,7 @@ start_server c3 "$((PA + 8))"
   sql "$((PA + 8))" || fail "the primary's binlogs up to $x do not replay"
 "$BINRECOVER" --start-position="$x" "$WORK/p/binlog"/mysql-bin.00000[2-9] "$WORK/r/binlog"/replica-bin.[0-9]* \
   2> "$WORK/mid.err" | sql "$((PA + 8))" || { cat "$WORK/mid.err"; fail "both servers' binlogs from mysql-bin.000002:$x do not replay"; }
-for t in d.t d.k; do
-  a=$(sql "$PB" -N -e "CHECKSUM TABLE $t" | cut -f2)
-  b=$(sql "$((PA + 8))" -N -e "CHECKSUM TABLE $t" | cut -f2)
-  [ "$a" = "$b" ] || { cat "$WORK/mid.err"; fail "$t from mysql-bin.000002:$x on: checksum $b, the replica's $a"; }
-done
+same_as_replica "$((PA + 8))" "$WORK/mid.err" "mysql-bin.000002:$x on"
 pass "both servers' binlogs from mysql-bin.000002:$x (a dump's coordinates): the replica's tables"
 
 # A real gap: the archive without the replica's first file is refused, naming the GTIDs.
