@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <set>
 
 #include "binlog/error.h"
@@ -67,6 +68,8 @@ OneHistory::OneHistory(const std::deque<InputFile>& inputs, const binlog::Reader
     }
     server_start = i + 1;
   }
+  // What the last server's history holds at its end: its last file's start and transactions.
+  if (active_) last_ = read_before(inputs.back(), std::numeric_limits<std::uint64_t>::max());
 }
 
 OneHistory::FileStart OneHistory::file_start(const InputFile& in,
@@ -154,15 +157,13 @@ OneHistory::Verdict OneHistory::transaction(std::size_t i, const std::string& gt
     ++read_before_;
     return Verdict::kReadBefore;
   }
-  if (i < next_.size() && next_[i] >= 0) {
-    const std::optional<History>& next = begins_[static_cast<std::size_t>(next_[i])];
-    if (next && next->mariadb() == maria && !next->contains(gtid)) {
-      set_aside_.emplace(gtid, where);
-      return Verdict::kNotInNext;
-    }
+  // An earlier server's transaction the last server never had: lost at a failover.
+  if (i < next_.size() && next_[i] >= 0 && last_ && last_->mariadb() == maria &&
+      !last_->contains(gtid)) {
+    set_aside_.emplace(gtid, where);
+    return Verdict::kNotInNext;
   }
   known_->add(gtid);
-  set_aside_.erase(gtid);  // (the next server's files had it)
   return Verdict::kRead;
 }
 

@@ -18,10 +18,12 @@ namespace binrecover::recovery {
 // at once): the walker reads the inputs in order, and where one server's files are followed
 // by another's (another folder or another binlog base name), the transactions are read once
 // by GTID:
-//  - a transaction whose GTID was read already (in an earlier server's file) is left out;
-//  - a transaction of the earlier server that the next server's first file does not begin
-//    after (its Previous_gtids / Gtid_list lacks it) is left out there: the next server's own
-//    files have it, or it was lost at the failover (named at the end, "set aside");
+//  - a transaction is read from the first file that has it: one whose GTID was read already
+//    (in an earlier server's file) is left out;
+//  - an earlier server's transaction that the last server's history does not hold at its end
+//    (its last file's Previous_gtids / Gtid_list and transactions) was lost at a failover: left
+//    out, named at the end ("set aside"). (Nothing is read out of its order: a stop position,
+//    time or GTID inside the earlier server's files stops where it says.)
 //  - the next server's files must begin at GTIDs read already: GTIDs past what was read is a
 //    gap, an error naming the missing range;
 //  - the earlier server's last file may end without its Rotate (its server stopped there).
@@ -64,6 +66,7 @@ class OneHistory {
   std::vector<long> next_;  // per input: the first input of the next server, or -1
   std::vector<std::optional<History>> begins_;  // per input that starts a server's files
   std::optional<History> known_;                // GTIDs read, and what the first file began after
+  std::optional<History> last_;  // the last server's history at the end of its last file
   std::size_t first_read_ = static_cast<std::size_t>(-1);
   std::uint64_t read_before_ = 0;
   std::map<std::string, std::string> set_aside_;  // GTID, where

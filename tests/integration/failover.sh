@@ -167,6 +167,25 @@ start_server c3 "$((PA + 8))"
 same_as_replica "$((PA + 8))" "$WORK/mid.err" "mysql-bin.000002:$x on"
 pass "both servers' binlogs from mysql-bin.000002:$x (a dump's coordinates): the replica's tables"
 
+# A stop inside the stretch both servers' files hold (past where the replica's first archived
+# file begins): the archive read up to it equals the primary's own binlogs read up to it.
+n=$("$BINRECOVER" events --format=tsv "$WORK/arch/replica-bin.000002" |
+  awk -F'\t' '$3 == "Gtid_list" { if (match($6, /0-1-[0-9]+/)) print substr($6, RSTART + 4, RLENGTH - 4); exit }')
+[ -n "$n" ] || fail "no Gtid_list in the archived replica-bin.000002"
+stop="0-1-$((n + 3))"
+start_server c4 "$((PA + 9))"
+start_server c5 "$((PA + 10))"
+"$BINRECOVER" --stop-gtid="$stop" --index-file="$WORK/arch/mysql-bin.index" 2> "$WORK/stop.err" |
+  sql "$((PA + 9))" || { cat "$WORK/stop.err"; fail "the archive up to $stop does not replay"; }
+"$BINRECOVER" --stop-gtid="$stop" "$WORK/p/binlog"/mysql-bin.[0-9]* | sql "$((PA + 10))" ||
+  fail "the primary's binlogs up to $stop do not replay"
+for t in d.t d.k shop.orders; do
+  a=$(sql "$((PA + 10))" -N -e "CHECKSUM TABLE $t" | cut -f2)
+  b=$(sql "$((PA + 9))" -N -e "CHECKSUM TABLE $t" | cut -f2)
+  [ "$a" = "$b" ] || { cat "$WORK/stop.err"; fail "$t up to $stop from the archive: checksum $b, the primary's $a"; }
+done
+pass "a stop inside the stretch both servers hold (--stop-gtid=$stop, the replica's file begins after 0-1-$n): the archive gives the primary's state there"
+
 # A real gap: the archive without the replica's first file is refused, naming the GTIDs.
 { echo ./mysql-bin.000001; echo ./mysql-bin.000002; ls "$WORK/arch" | grep '^replica-bin\.[0-9]*$' |
   grep -v 'replica-bin.000002' | sed 's#^#./#'; } > "$WORK/arch/gap.index"
