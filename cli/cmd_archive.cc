@@ -97,6 +97,7 @@ int status(const Options& o) {
       j["files"] = r.files;
       j["bytes"] = r.bytes;
       j["gaps"] = r.gaps;
+      if (!r.followed_by.empty()) j["followed_by"] = r.followed_by;
       if (!r.problem.empty()) j["problem"] = r.problem;
       out.push_back(j);
     }
@@ -115,6 +116,8 @@ int status(const Options& o) {
     }
     std::string gaps;
     for (const auto& g : r.gaps) gaps += (gaps.empty() ? "" : "; ") + g;
+    if (!r.followed_by.empty())
+      gaps = (gaps.empty() ? "none" : gaps) + "  (failed over to " + r.followed_by + ")";
     std::printf("%-44s %-8s %10u %-18s %12llu %-19s %8lld %6llu %12llu %s\n",
                 recovery::terminal_text(r.folder).c_str(),
                 recovery::terminal_text(r.flavor).c_str(), r.server_id,

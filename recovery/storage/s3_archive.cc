@@ -266,10 +266,7 @@ FoundArchives find_archives(Client& c, const std::string& bucket, const std::str
   return out;
 }
 
-namespace {
-
-// Where a manifest's transactions come from: MariaDB "domain-server", MySQL's uuid.
-std::set<std::string> origins(const Manifest& m) {
+std::set<std::string> manifest_origins(const Manifest& m) {
   std::set<std::string> out;
   for (const ArchivedFile& f : m.files)
     for (const std::string* g : {&f.first_gtid, &f.last_gtid}) {
@@ -284,6 +281,8 @@ std::set<std::string> origins(const Manifest& m) {
   return out;
 }
 
+namespace {
+
 // Several servers' archives below a prefix, as one history: ordered by their last event, each
 // sharing transactions of some origin with the one before it (a replica that became the
 // primary archives its own copies of the old primary's transactions), or refused.
@@ -295,7 +294,8 @@ std::vector<Url> several_archives(const Url& u, FoundArchives& a) {
   for (std::size_t i = 0; i < a.found.size(); ++i) {
     const auto& [key, m] = a.found[i];
     if (i > 0) {
-      const std::set<std::string> before = origins(a.found[i - 1].second), now = origins(m);
+      const std::set<std::string> before = manifest_origins(a.found[i - 1].second),
+                                  now = manifest_origins(m);
       const bool shared = std::any_of(before.begin(), before.end(),
                                       [&](const std::string& o) { return now.count(o) != 0; });
       if (!shared) {

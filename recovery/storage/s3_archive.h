@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,6 +66,10 @@ struct FoundArchives {
   std::vector<std::pair<std::string, Error>> refused;   // folder key, why
 };
 FoundArchives find_archives(Client& c, const std::string& bucket, const std::string& prefix);
+// Where a manifest's transactions come from (its files' first and last GTIDs): MariaDB
+// "domain-server", MySQL's uuid. Two servers' archives that share one are one history (a
+// replica that took over archives its own copies of the old primary's transactions).
+std::set<std::string> manifest_origins(const Manifest& m);
 
 // The folder of an object URL (up to its last '/').
 Url folder_of(const Url& u);

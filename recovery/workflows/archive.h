@@ -87,6 +87,9 @@ struct ArchiveStatusRow {
   std::int64_t lag_seconds = 0;      // now - last_event_time
   std::uint64_t files = 0, bytes = 0;
   std::vector<std::string> gaps;  // names missing from the numbered sequence
+  // The folder of the server that went on with this one's history (a failover: the latest
+  // written of the folders sharing GTIDs of an origin with it); empty: this one is current.
+  std::string followed_by;
   // The folder's manifest cannot be read or is refused (the other fields are then empty):
   // what is wrong, and the error's code (the other folders are listed all the same).
   std::string problem;

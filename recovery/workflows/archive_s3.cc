@@ -18,6 +18,8 @@
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <thread>
 
 #include "binlog/byte_cursor.h"
@@ -555,7 +557,22 @@ std::vector<ArchiveStatusRow> archive_status(const std::string& url) {
   }
   std::vector<ArchiveStatusRow> rows;
   const std::int64_t now = unix_now();
-  for (const auto& [key, manifest] : found) {
+  std::vector<std::set<std::string>> origins;
+  for (const auto& f : found) origins.push_back(s3::manifest_origins(f.second));
+  // (a failover: the latest written folder sharing an origin went on with this history)
+  auto followed_by = [&](std::size_t i) {
+    std::optional<std::size_t> best;
+    for (std::size_t j = 0; j < found.size(); ++j) {
+      if (j == i || found[j].second.last_event_time <= found[i].second.last_event_time) continue;
+      if (std::none_of(origins[i].begin(), origins[i].end(),
+                       [&](const std::string& o) { return origins[j].count(o) != 0; }))
+        continue;
+      if (!best || found[j].second.last_event_time > found[*best].second.last_event_time) best = j;
+    }
+    return best ? Url{u.bucket, found[*best].first}.text() : std::string();
+  };
+  for (std::size_t idx = 0; idx < found.size(); ++idx) {
+    const auto& [key, manifest] = found[idx];
     const Url folder{u.bucket, key};
     const s3::Manifest* m = &manifest;
     ArchiveStatusRow r;
@@ -569,6 +586,7 @@ std::vector<ArchiveStatusRow> archive_status(const std::string& url) {
     r.updated = m->updated;
     r.lag_seconds =
         m->last_event_time > 0 ? std::max<std::int64_t>(0, now - m->last_event_time) : 0;
+    r.followed_by = followed_by(idx);
     r.files = m->files.size();
     for (const auto& f : m->files) r.bytes += f.size;
     if (!m->files.empty()) {

@@ -316,7 +316,16 @@ b=$(sql "$((P + 15))" -N -e "CHECKSUM TABLE fo.t" | cut -f2)
 [ "$a" = "$b" ] || { cat "$WORK/fo.err"; fail "s3://fleet/fo/ replayed: checksum $b, the new primary's $a"; }
 grep -q "1 transaction(s) left out: .*$lost" "$WORK/fo.err" ||
   { cat "$WORK/fo.err"; fail "the transaction lost with the primary ($lost) is not named"; }
-pass "a failover in the bucket: s3://fleet/fo/ (two servers' folders) replays to the new primary's table, $lost named as lost; unrelated servers refused (exit 2)"
+"$BINRECOVER" archive --status --format=json s3://fleet/fo/ > "$WORK/fo-status.json" ||
+  fail "--status of s3://fleet/fo/ failed"
+python3 - "$WORK/fo-status.json" << 'PY' || fail "--status after the failover: $(cat "$WORK/fo-status.json")"
+import json, sys
+rows = {r["folder"]: r for r in json.load(open(sys.argv[1]))}
+old, new = rows["s3://fleet/fo/server-11/"], rows["s3://fleet/fo/server-12/"]
+assert old.get("followed_by") == "s3://fleet/fo/server-12/", old
+assert "followed_by" not in new, new
+PY
+pass "a failover in the bucket: s3://fleet/fo/ (two servers' folders) replays to the new primary's table, $lost named as lost, --status names the server that took over; unrelated servers refused (exit 2)"
 
 # A hostile manifest (issue 29): a folder whose manifest names a file '../x.000001' (or a piece
 # outside its .active/NAME/) is refused, exit 6, as its own row: --status lists the three good
