@@ -295,10 +295,8 @@ sql "$((P + 13))" -e "CREATE DATABASE fo; CREATE TABLE fo.t (id INT PRIMARY KEY,
 for i in $(seq 1 20); do sql "$((P + 13))" -e "INSERT INTO fo.t VALUES ($i, 'p$i')"; done
 sql "$((P + 13))" -e "FLUSH BINARY LOGS; UPDATE fo.t SET v = CONCAT(v, '+') WHERE id <= 10"
 want=$(sql "$((P + 13))" -N -e "SELECT @@gtid_binlog_pos")
-for _ in $(seq 1 600); do
-  [ "$(sql "$((P + 14))" -N -e "SELECT @@gtid_slave_pos")" = "$want" ] && break
-  sleep 0.1
-done
+[ "$(sql "$((P + 14))" -N -e "SELECT MASTER_GTID_WAIT('$want', 120)")" = 0 ] ||
+  fail "the replica did not reach $want in 120 s"
 sql "$((P + 14))" -e "STOP SLAVE"
 sql "$((P + 13))" -e "INSERT INTO fo.t VALUES (99, 'lost with the primary')"
 lost=$(sql "$((P + 13))" -N -e "SELECT @@gtid_binlog_pos")
