@@ -859,12 +859,10 @@ std::vector<VerifyProblem> verify_archive(const std::string& index_path,
       events_checked);
 }
 
-std::vector<VerifyProblem> verify_files(
+// The server id in the header of each file's format description (0: none, or unreadable).
+std::vector<std::uint32_t> file_writers(
     const std::vector<std::string>& files,
-    const std::function<std::unique_ptr<binlog::Source>(std::size_t)>& open,
-    std::uint64_t* events_checked) {
-  std::vector<VerifyProblem> problems;
-  // The server id in the header of each file's format description (0: none, or unreadable).
+    const std::function<std::unique_ptr<binlog::Source>(std::size_t)>& open) {
   std::vector<std::uint32_t> writers(files.size(), 0);
   for (std::size_t i = 0; i < files.size(); ++i) {
     try {
@@ -877,18 +875,91 @@ std::vector<VerifyProblem> verify_files(
     } catch (const Error&) {
     }
   }
-  std::uint64_t events = 0;
-  // The GTIDs logged so far, to check each file's own account of the ones before it (MySQL's
-  // Previous_gtids, MariaDB's Gtid_list): a file missing, or copied twice, shows there.
-  std::optional<AppliedGtids> mysql_gtids;
-  std::optional<std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t>> maria_state;
-  // Per domain, the last seq_no: what a failover to another server keeps (its Gtid_list names
-  // the servers of its own history).
-  auto by_domain = [](const std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t>& m) {
+  return writers;
+}
+
+// The GTIDs logged so far, to check each file's own account of the ones before it (MySQL's
+// Previous_gtids, MariaDB's Gtid_list): a file missing, or copied twice, shows there. At a
+// failover (`failover`: the file is another server's) the new server's files may begin before
+// the old one's end (readers take each transaction once), never past what the archive holds.
+class GtidChain {
+ public:
+  void event(const binlog::Event& e, bool failover, const std::string& path,
+             std::vector<VerifyProblem>& problems) {
+    const binlog::Event* ev = &e;
+    if (const auto* p = std::get_if<binlog::PreviousGtids>(&ev->body)) {
+      fmt::memory_buffer text;
+      append_gtid_set(text, p->data);
+      AppliedGtids before;
+      if (p->data.size() >= 8 && binlog::ByteCursor(p->data, 0).u64le() != 0)
+        before.add_mysql_set(std::string_view(text.data(), text.size()));
+      // (at a failover the new server's files may begin before the old one's end: readers
+      // take each transaction once; they must not begin after what the archive holds)
+      if (mysql_gtids && failover && !before.subset_of(*mysql_gtids))
+        problems.push_back({path, ev->pos,
+                            "a gap at the failover: this server's file begins after " +
+                                before.canonical() + " but the files before hold " +
+                                mysql_gtids->canonical() + ": transactions missing"});
+      else if (mysql_gtids && !failover && mysql_gtids->canonical() != before.canonical())
+        problems.push_back({path, ev->pos,
+                            "Previous_gtids says the files before hold " + before.canonical() +
+                                " but they hold " + mysql_gtids->canonical() +
+                                ": transactions missing or twice"});
+      mysql_gtids = before;
+    } else if (mysql_gtids && is_gtid_event(ev->type())) {
+      const std::string g = event_gtid(*ev);
+      if (!g.empty() && g.find(':') != std::string::npos) mysql_gtids->add_mysql_set(g);
+    }
+    if (const auto* l = std::get_if<binlog::MariaGtidList>(&ev->body)) {
+      std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> state;
+      binlog::ByteCursor c(l->entries, 0);
+      for (std::uint32_t k = 0; k < l->count; ++k) {
+        const std::uint32_t d = c.u32le();
+        const std::uint32_t sv = c.u32le();
+        state[{d, sv}] = c.u64le();
+      }
+      const auto within = [&] {  // (every domain and server of `state` no further)
+        return std::all_of(state.begin(), state.end(), [&](const auto& e) {
+          const auto it = maria_state->find(e.first);
+          return it != maria_state->end() ? e.second <= it->second
+                                          : e.second <= by_domain(*maria_state)[e.first.first];
+        });
+      };
+      if (maria_state && failover && !within())
+        problems.push_back({path, ev->pos,
+                            "a gap at the failover: this server's Gtid_list goes past the "
+                            "GTIDs of the files before it: transactions missing"});
+      else if (maria_state && !failover && *maria_state != state)
+        problems.push_back({path, ev->pos,
+                            "Gtid_list does not match the GTIDs of the files before it: "
+                            "transactions missing or twice"});
+      maria_state = state;
+    } else if (const auto* g = std::get_if<binlog::MariaGtid>(&ev->body); g && maria_state) {
+      (*maria_state)[{g->domain_id, ev->header.server_id}] = g->seq_no;
+    }
+  }
+
+ private:
+  using State = std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t>;
+  // Per domain, the last seq_no (MariaDB numbers a domain's transactions whatever server wrote
+  // them).
+  static std::map<std::uint32_t, std::uint64_t> by_domain(const State& m) {
     std::map<std::uint32_t, std::uint64_t> out;
     for (const auto& [key, seq] : m) out[key.first] = std::max(out[key.first], seq);
     return out;
-  };
+  }
+  std::optional<AppliedGtids> mysql_gtids;
+  std::optional<State> maria_state;
+};
+
+std::vector<VerifyProblem> verify_files(
+    const std::vector<std::string>& files,
+    const std::function<std::unique_ptr<binlog::Source>(std::size_t)>& open,
+    std::uint64_t* events_checked) {
+  std::vector<VerifyProblem> problems;
+  const std::vector<std::uint32_t> writers = file_writers(files, open);
+  std::uint64_t events = 0;
+  GtidChain chain;
   std::uint32_t prev_writer = 0;
   for (std::size_t i = 0; i < files.size(); ++i) {
     const std::string& path = files[i];
@@ -913,56 +984,7 @@ std::vector<VerifyProblem> verify_files(
         rotate_to.clear();
         if (const auto* r = std::get_if<binlog::Rotate>(&ev->body))
           rotate_to = std::string(r->next_file);
-        if (const auto* p = std::get_if<binlog::PreviousGtids>(&ev->body)) {
-          fmt::memory_buffer text;
-          append_gtid_set(text, p->data);
-          AppliedGtids before;
-          if (p->data.size() >= 8 && binlog::ByteCursor(p->data, 0).u64le() != 0)
-            before.add_mysql_set(std::string_view(text.data(), text.size()));
-          // (at a failover the new server's files may begin before the old one's end: readers
-          // take each transaction once; they must not begin after what the archive holds)
-          if (mysql_gtids && failover && !before.subset_of(*mysql_gtids))
-            problems.push_back({path, ev->pos,
-                                "a gap at the failover: this server's file begins after " +
-                                    before.canonical() + " but the files before hold " +
-                                    mysql_gtids->canonical() + ": transactions missing"});
-          else if (mysql_gtids && !failover && mysql_gtids->canonical() != before.canonical())
-            problems.push_back({path, ev->pos,
-                                "Previous_gtids says the files before hold " + before.canonical() +
-                                    " but they hold " + mysql_gtids->canonical() +
-                                    ": transactions missing or twice"});
-          mysql_gtids = before;
-        } else if (mysql_gtids && is_gtid_event(ev->type())) {
-          const std::string g = event_gtid(*ev);
-          if (!g.empty() && g.find(':') != std::string::npos) mysql_gtids->add_mysql_set(g);
-        }
-        if (const auto* l = std::get_if<binlog::MariaGtidList>(&ev->body)) {
-          std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> state;
-          binlog::ByteCursor c(l->entries, 0);
-          for (std::uint32_t k = 0; k < l->count; ++k) {
-            const std::uint32_t d = c.u32le();
-            const std::uint32_t sv = c.u32le();
-            state[{d, sv}] = c.u64le();
-          }
-          const auto within = [&] {  // (every domain and server of `state` no further)
-            return std::all_of(state.begin(), state.end(), [&](const auto& e) {
-              const auto it = maria_state->find(e.first);
-              return it != maria_state->end() ? e.second <= it->second
-                                              : e.second <= by_domain(*maria_state)[e.first.first];
-            });
-          };
-          if (maria_state && failover && !within())
-            problems.push_back({path, ev->pos,
-                                "a gap at the failover: this server's Gtid_list goes past the "
-                                "GTIDs of the files before it: transactions missing"});
-          else if (maria_state && !failover && *maria_state != state)
-            problems.push_back({path, ev->pos,
-                                "Gtid_list does not match the GTIDs of the files before it: "
-                                "transactions missing or twice"});
-          maria_state = state;
-        } else if (const auto* g = std::get_if<binlog::MariaGtid>(&ev->body); g && maria_state) {
-          (*maria_state)[{g->domain_id, ev->header.server_id}] = g->seq_no;
-        }
+        chain.event(*ev, failover, path, problems);
       }
     } catch (const Error& e) {
       problems.push_back({path, e.has_offset() ? e.offset() : end, e.describe()});
