@@ -237,7 +237,7 @@ StartChoice gtid_start(const std::string& mysql_set, const std::string& maria_po
     if (!covered(*before)) continue;
     StartChoice c;
     c.input = k;
-    c.why = "the backup names GTIDs, no position: the newest binlog whose earlier GTIDs (" +
+    c.why = "the newest binlog whose earlier GTIDs (" +
             (before->empty() ? std::string("none") : *before) +
             ") the backup has all, its own transactions left out by GTID";
     return c;

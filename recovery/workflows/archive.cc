@@ -276,6 +276,9 @@ FailoverPlan plan_failover(const ArchiveOptions& o, const std::vector<std::strin
   return plan;
 }
 
+void write_index(const ArchiveOptions& o, const std::string& index_path,
+                 const std::vector<std::string>& files, std::size_t count);
+
 // Carries a failover plan out: the cut file's tail and the later files go into a folder
 // DIR/PREFIXdiverged-TIME (nothing is thrown away), the index keeps the rest.
 std::string apply_failover(const ArchiveOptions& o, const std::string& index_path,
@@ -339,13 +342,19 @@ std::string apply_failover(const ArchiveOptions& o, const std::string& index_pat
       throw Error(ErrorCode::kIo, "cannot move " + files[m] + " to " + aside + ": " + errno_text());
   }
   fsync_path(aside);
-  // The index without the files set aside: written beside it, then renamed over it.
+  write_index(o, index_path, files, plan.file_index + 1);
+  return aside;
+}
+
+// The archive's index rewritten to list files[0, count): written beside it, then renamed over it.
+void write_index(const ArchiveOptions& o, const std::string& index_path,
+                 const std::vector<std::string>& files, std::size_t count) {
   const std::string tmp = index_path + ".failover";
   ::unlink(tmp.c_str());
   const int ix = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (ix < 0) throw Error(ErrorCode::kIo, "cannot write " + tmp + ": " + errno_text());
   std::string lines;
-  for (std::size_t m = 0; m <= plan.file_index; ++m)
+  for (std::size_t m = 0; m < count; ++m)
     lines += "./" + std::filesystem::path(files[m]).filename().string() + "\n";
   try {
     write_all(ix, lines.data(), lines.size(), tmp);
@@ -358,7 +367,6 @@ std::string apply_failover(const ArchiveOptions& o, const std::string& index_pat
   if (::rename(tmp.c_str(), index_path.c_str()) != 0)
     throw Error(ErrorCode::kIo, "cannot replace " + index_path + ": " + errno_text());
   fsync_path(o.dir);
-  return aside;
 }
 
 // The archive folder: its index, the file being written. Events are gathered in a buffer and
@@ -718,9 +726,26 @@ ArchiveResult run_archive(const ArchiveOptions& opts, const binlog::WarningSink&
   // transaction boundary of the archive; what the archive holds past that boundary is set aside.
   std::optional<std::string> failover_to;
   if (std::filesystem::exists(index, ec)) {
-    const std::vector<std::string> files = binlog::read_index_file(index);
-    const std::uint32_t was = files.empty() ? 0 : writer_id(files.back());
+    std::vector<std::string> files = binlog::read_index_file(index);
+    // (the old server may have died between opening a new file and writing its first event:
+    // such files at the end hold nothing; the last file with an event tells who wrote)
+    std::size_t written = files.size();
+    const auto eventless = [&](const std::string& f) {
+      std::error_code size_ec;
+      const auto size = std::filesystem::file_size(f, size_ec);
+      return (size_ec || size < 512) && writer_id(f) == 0;
+    };
+    while (written > 0 && eventless(files[written - 1])) --written;
+    const std::uint32_t was = written == 0 ? 0 : writer_id(files[written - 1]);
     if (was != 0 && was != server_id) {
+      if (written < files.size()) {  // dropped: out of the index first, then off the disk
+        write_index(opts, index, files, written);
+        for (std::size_t m = written; m < files.size(); ++m) ::unlink(files[m].c_str());
+        warn("failover: " + std::to_string(files.size() - written) +
+             " file(s) the old server began without writing an event into are dropped (" +
+             std::filesystem::path(files[written]).filename().string() + ")");
+        files.resize(written);
+      }
       // What the server has logged: MySQL's gtid_executed; MariaDB's gtid_binlog_state (each
       // domain and server's last seq_no).
       History has(mariadb);
@@ -992,14 +1017,17 @@ std::vector<VerifyProblem> verify_files(
     }
     if (i + 1 < files.size()) {
       const std::string next = std::filesystem::path(files[i + 1]).filename().string();
+      // (at a failover the old server's end may be missing, or name a file it never wrote
+      // into: the GTIDs tell whether the next server's files go on from it)
+      const bool other_next = writer != 0 && writers[i + 1] != 0 && writers[i + 1] != writer;
+      if (other_next) continue;
       if (last_type == "Rotate") {
         if (next.size() < rotate_to.size() ||
             next.compare(next.size() - rotate_to.size(), rotate_to.size(), rotate_to) != 0)
           problems.push_back(
               {path, end,
                "ends with a Rotate to " + rotate_to + ", but the index goes on with " + next});
-      } else if (last_type != "Stop" &&
-                 !(writer != 0 && writers[i + 1] != 0 && writers[i + 1] != writer)) {
+      } else if (last_type != "Stop") {
         problems.push_back({path, end,
                             "ends without a Rotate (or Stop) event after " +
                                 (last_type.empty() ? "nothing" : last_type) +

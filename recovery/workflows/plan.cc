@@ -36,6 +36,29 @@ std::size_t input_named(const std::vector<InputFile>& inputs, const std::string&
                   ", last: " + inputs.back().display_name + ")");
 }
 
+// Why the backup's coordinates FILE:POS cannot start the range although they name a binlog ("":
+// they can): FILE is not among the inputs, or the input of that name ends before POS (cut where
+// its server failed over; what came after it is in the next server's files).
+std::string backup_file_missing(const std::vector<InputFile>& inputs, const std::string& file,
+                                std::uint64_t pos) {
+  const std::string want = std::filesystem::path(file).filename().string();
+  for (const InputFile& in : inputs) {
+    if (in.display_name != want) continue;
+    std::optional<std::uint64_t> size = in.size;
+    std::error_code ec;
+    if (!size && !in.memory && !in.open && !in.path.empty() && in.path != "-") {
+      const auto n = std::filesystem::file_size(in.path, ec);
+      if (!ec) size = n;
+    }
+    if (size && pos > *size)
+      return "the backup's coordinates " + file + ":" + std::to_string(pos) +
+             " are past the end of " + want + " (" + std::to_string(*size) +
+             " bytes: the file was cut where its server stopped)";
+    return "";
+  }
+  return "the backup's binlog " + want + " is not among the binlogs given";
+}
+
 // Where the range starts: an option, the backup's coordinates, or the binlog its flush opened.
 PlanStart choose_start(const std::vector<InputFile>& inputs, const PlanOptions& opts,
                        const BackupCoordinates& backup, const DecodeOptions& decode) {
@@ -52,7 +75,13 @@ PlanStart choose_start(const std::vector<InputFile>& inputs, const PlanOptions& 
     s.why = "--start-datetime (the first transaction at or after it, in every binlog given)";
     return s;
   }
-  if (opts.dump && !backup.file.empty() && backup.position) {
+  const bool has_gtids = !backup.mysql_gtid_set.empty() || !backup.mariadb_gtid_pos.empty();
+  // The backup's binlog is not in the archive, or only the part before a failover cut it: the
+  // server went on elsewhere, and its GTIDs find the place in the history that carries on.
+  std::string by_gtids;
+  if (opts.dump && !backup.file.empty() && backup.position && has_gtids)
+    by_gtids = backup_file_missing(inputs, backup.file, *backup.position);
+  if (opts.dump && !backup.file.empty() && backup.position && by_gtids.empty()) {
     s.input = input_named(
         inputs, backup.file,
         "the backup's coordinates " + backup.file + ":" + pos_text(*backup.position) + " are");
@@ -61,7 +90,7 @@ PlanStart choose_start(const std::vector<InputFile>& inputs, const PlanOptions& 
                                 : "the backup's coordinates";
     return s;
   }
-  if (opts.dump && (!backup.mysql_gtid_set.empty() || !backup.mariadb_gtid_pos.empty())) {
+  if (opts.dump && has_gtids) {
     const StartChoice c =
         gtid_start(backup.mysql_gtid_set, backup.mariadb_gtid_pos, inputs, decode.reader);
     s.input = c.input;
@@ -70,7 +99,9 @@ PlanStart choose_start(const std::vector<InputFile>& inputs, const PlanOptions& 
       s.why = "--start-position in the binlog the backup's GTIDs reach";
       return s;
     }
-    s.why = c.why;
+    s.why = (by_gtids.empty() ? "the backup names GTIDs, no position: "
+                              : by_gtids + "; from the backup's GTIDs instead: ") +
+            c.why;
     s.mysql_gtids = backup.mysql_gtid_set;
     s.maria_gtids = backup.mariadb_gtid_pos;
     return s;
