@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A failover on an ordinary day, as it happens (MariaDB 10.11, archive folder): a primary with a
-# GTID replica, writes from three sessions (and FLUSH BINARY LOGS among them), `archive
+# A failover on an ordinary day, as it happens (archive folders; $2: mariadb, MariaDB 10.11 with
+# a GTID replica, or mysql, MySQL 9.7 with an auto-position replica): a primary with a replica, writes from three sessions (and FLUSH BINARY LOGS among them), `archive
 # --stop-never` SIGKILLed at random moments and started again, the DBA's dump taken on the
 # primary while it is written to; then the primary SIGKILLed mid-write (its last file cut, no
 # Rotate), the archiver left retrying against the dead server and SIGKILLed, the replica
@@ -15,21 +15,58 @@
 #    never replayed.
 source "$(dirname "$0")/lib.sh"
 PA=${1:-23711}
+FLAVOR=${2:-mariadb}
 PB=$((PA + 1))
 PC=$((PA + 2))
 R=(--no-defaults -h127.0.0.1 -uroot)
 export TZ=UTC
 BG=()
+SERVERS_MYSQL=()
+MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
 cleanup_day() {
   for p in "${BG[@]}"; do kill -9 "$p" 2> /dev/null || true; done
   pkill -9 -f "binrecover archive.*$WORK" 2> /dev/null || true
+  for s in "${SERVERS_MYSQL[@]}"; do "$MYSQL_SERVER" stop "$s" || true; done
   cleanup
 }
 trap cleanup_day EXIT
 
-start_server p "$PA" --gtid-strict-mode=ON
-start_server r "$PB" --server-id=2 --log-bin="$WORK/r/binlog/replica-bin" --log-slave-updates \
-  --gtid-strict-mode=ON
+# The flavour's servers and statements.
+if [ "$FLAVOR" = mysql ]; then
+  "$MYSQL_SERVER" chroot > /dev/null || fail "cannot build the MySQL chroot (see above)"
+  start_db() { SERVERS_MYSQL+=("$WORK/$1"); "$MYSQL_SERVER" start "$WORK/$1" "${@:2}" > /dev/null; }
+  client() { "$MYSQL_SERVER" exec mysql --no-defaults -h127.0.0.1 -P"$1" -uroot "${@:2}"; }
+  start_db p "$PA"
+  start_db r "$PB" --server-id=2 --log-bin="$WORK/r/binlog/replica-bin"
+  replicate="CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=$PA,
+    SOURCE_USER='root', SOURCE_AUTO_POSITION=1, GET_SOURCE_PUBLIC_KEY=1; START REPLICA"
+  dump() {
+    "$MYSQL_SERVER" exec mysqldump --no-defaults -h127.0.0.1 -P"$PA" -uroot --source-data=2 \
+      --single-transaction -B shop
+  }
+  relay_state="Replica_SQL_Running_State: Replica has read all relay log"
+  binlog_status="SHOW BINARY LOG STATUS"
+  promote="STOP REPLICA; RESET REPLICA ALL"
+  fresh_restore="DROP DATABASE IF EXISTS shop; RESET BINARY LOGS AND GTIDS"
+  drill_target=(-h127.0.0.1 -P"$PC" -uroot)
+else
+  start_db() { start_server "$@"; }
+  client() { sql "$@"; }
+  start_db p "$PA" --gtid-strict-mode=ON
+  start_db r "$PB" --server-id=2 --log-bin="$WORK/r/binlog/replica-bin" --log-slave-updates \
+    --gtid-strict-mode=ON
+  replicate="CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=$PA, MASTER_USER='root',
+    MASTER_USE_GTID=slave_pos; START SLAVE"
+  dump() {
+    mariadb-dump --no-defaults -h127.0.0.1 -P"$PA" -uroot --master-data=2 --single-transaction \
+      -B shop
+  }
+  relay_state="Slave_SQL_Running_State: Slave has read all relay log"
+  binlog_status="SHOW MASTER STATUS"
+  promote="STOP SLAVE; RESET SLAVE ALL"
+  fresh_restore="DROP DATABASE IF EXISTS shop"
+  drill_target=()  # a throwaway server of the drill's own
+fi
 sql "$PA" <<'SQL'
 CREATE DATABASE shop;
 CREATE TABLE shop.orders (id INT AUTO_INCREMENT PRIMARY KEY, who VARCHAR(20), amount DECIMAL(10,2),
@@ -37,8 +74,7 @@ CREATE TABLE shop.orders (id INT AUTO_INCREMENT PRIMARY KEY, who VARCHAR(20), am
 CREATE TABLE shop.stock (item VARCHAR(20) PRIMARY KEY, n INT NOT NULL);
 INSERT INTO shop.stock VALUES ('apple', 1000), ('pear', 1000), ('plum', 1000);
 SQL
-sql "$PB" -e "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=$PA, MASTER_USER='root',
-  MASTER_USE_GTID=slave_pos; START SLAVE"
+sql "$PB" -e "$replicate"
 
 # writer PORT NAME: a session's day of orders, one transaction each, until WORK/stop-NAME exists
 # or its server is gone. Session 1 flushes the binary log every 300 orders.
@@ -103,9 +139,8 @@ writers "$PA" w1 w2 w3
 wait_for 300 "the writers on the primary did not get to 150 orders" more_orders "$PA" 150
 archive_rounds "$PA" 4
 # The DBA's dump, taken on the primary while it is written to.
-mariadb-dump --no-defaults -h127.0.0.1 -P"$PA" -uroot --master-data=2 --single-transaction \
-  -B shop > "$WORK/dump.sql"
-grep -q "CHANGE MASTER TO MASTER_LOG_FILE" "$WORK/dump.sql" || fail "the dump has no binlog coordinates"
+dump > "$WORK/dump.sql"
+grep -Eq "CHANGE (MASTER|REPLICATION SOURCE) TO" "$WORK/dump.sql" || fail "the dump has no binlog coordinates"
 archive_rounds "$PA" 4
 # The last archiver of the primary: it follows until the primary dies, and then retries.
 "$BINRECOVER" archive "${R[@]}" -P"$PA" --dir="$WORK/arch" --stop-never --fsync-interval=0 \
@@ -118,7 +153,7 @@ wait_for 300 "the writers on the primary did not get 150 orders further" more_or
 near_current() {
   local a b
   a=$(sed -n 's/.*"file": *"mysql-bin\.0*\([0-9][0-9]*\)".*/\1/p' "$WORK/near.json" 2> /dev/null)
-  b=$(sql "$PA" -N -e "SHOW MASTER STATUS" | cut -f1 | sed 's/^mysql-bin\.0*//')
+  b=$(sql "$PA" -N -e "$binlog_status" | cut -f1 | sed 's/^mysql-bin\.0*//')
   [ -n "$a" ] && [ -n "$b" ] && [ $((b - a)) -le 1 ]
 }
 wait_for 300 "the follower of WORK/near did not get near the primary's current binlog" near_current
@@ -127,12 +162,12 @@ kill -9 "$(cat "$WORK/p/mysqld.pid")"
 stop_writers
 # The replica applies what it received; then it is promoted.
 relay_applied() {
-  sql "$PB" -e "SHOW SLAVE STATUS\G" | grep -q "Slave_SQL_Running_State: Slave has read all relay log"
+  sql "$PB" -e "SHOW REPLICA STATUS\G" | grep -q "$relay_state"
 }
 wait_for 300 "the replica did not apply its relay log" relay_applied
 kill -9 "$last_ap" "$near_ap" 2> /dev/null || true
 wait "$last_ap" "$near_ap" 2> /dev/null || true
-sql "$PB" -e "STOP SLAVE; RESET SLAVE ALL"
+sql "$PB" -e "$promote"
 
 # The new primary: two sessions write, the archive follows it (killed at random moments).
 writers "$PB" n1 n2
@@ -187,12 +222,12 @@ same_shop() {
 headline() { grep -m1 "^ *binrecover .* | mysql$" "$1" | sed 's/^ *//; s/ | mysql$//'; }
 # replay_from_dump CMD WHAT: shop dropped on the restore server, the dump loaded, CMD replayed.
 replay_from_dump() {
-  sql "$PC" -e "DROP DATABASE IF EXISTS shop"
-  sql "$PC" < "$WORK/dump.sql"
-  (cd "$WORK" && eval "\"\$BINRECOVER\" ${1#binrecover }") 2> "$WORK/replay.err" | sql "$PC" ||
+  sql "$PC" -e "$fresh_restore"
+  client "$PC" < "$WORK/dump.sql"
+  (cd "$WORK" && eval "\"\$BINRECOVER\" ${1#binrecover }") 2> "$WORK/replay.err" | client "$PC" ||
     { cat "$WORK/replay.err"; fail "$2: does not replay: $1"; }
 }
-start_server c "$PC"
+start_db c "$PC"
 
 for a in arch near; do
   # plan finds the DROP; its headline command over the dump gives shop just before it.
@@ -206,7 +241,8 @@ for a in arch near; do
   pass "$a: plan's headline command over the old primary's dump gives shop just before the DROP ($(cut -f2 "$WORK/expected.tsv" | head -1) orders; $(sed -n 's/^Start: //p' "$WORK/plan.out" | cut -c1-90))"
 
   rc=0
-  "$BINRECOVER" drill --dump="$WORK/dump.sql" --index-file="$WORK/$a/mysql-bin.index" \
+  [ "$FLAVOR" = mysql ] && sql "$PC" -e "$fresh_restore"
+  "$BINRECOVER" drill "${drill_target[@]}" --dump="$WORK/dump.sql" --index-file="$WORK/$a/mysql-bin.index" \
     --database=shop --expect="$WORK/expected.tsv" > "$WORK/drill.out" 2>&1 || rc=$?
   [ $rc = 0 ] && grep -q "^PASS" "$WORK/drill.out" || { cat "$WORK/drill.out"; fail "$a: the drill failed (exit $rc)"; }
   pass "$a: drill over the failover archive: PASS"
