@@ -499,6 +499,10 @@ Client::Response Client::call(Request& r, long also_ok) {
     }
     // (a GET's body is retried too: the buffer is filled again from its start)
     if (transient && std::chrono::steady_clock::now() + wait < deadline) {
+      if (on_retry && wait == std::chrono::milliseconds{200})
+        on_retry(r.method + " " + r.url.text() + ": " +
+                 (resp.status < 0 ? resp.body : "HTTP " + std::to_string(resp.status)) +
+                 ": retrying for up to " + std::to_string(retry_seconds) + " s");
       std::this_thread::sleep_for(wait);
       wait = std::min(wait * 2, std::chrono::milliseconds(5000));
       continue;

@@ -94,6 +94,9 @@ class Client {
 
   const Config& config() const { return config_; }
   unsigned retry_seconds = 120;
+  // Told once per request when the store first fails it in a way a retry may help (connection
+  // refused, 5xx, timeout), before the retries: what failed and for how long it is retried.
+  std::function<void(const std::string&)> on_retry;
 
   std::optional<ObjectInfo> head(const Url& u);
   // The object's bytes (nullopt when there is none): for small objects (manifests, indexes).

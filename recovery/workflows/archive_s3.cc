@@ -113,6 +113,7 @@ class S3Archive : public ArchiveSink {
   S3Archive(const ArchiveOptions& opts, const ArchivedServer& server,
             const binlog::WarningSink& warn)
       : o_(opts), warn_(warn), client_(s3::load_config(opts.s3)) {
+    client_.on_retry = [this](const std::string& m) { warn_("the store failed " + m); };
     Url base = s3::parse_url(*opts.to);
     if (!base.key.empty() && base.key.back() != '/') base.key += '/';
     const std::string name = opts.folder.value_or(

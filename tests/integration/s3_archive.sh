@@ -304,8 +304,31 @@ lost=$(sql "$((P + 13))" -N -e "SELECT @@gtid_binlog_pos")
   { cat "$WORK/fo1.err"; fail "archive of the primary to s3://fleet/fo/"; }
 "$ROOT/scripts/mariadb_server.sh" stop "$WORK/f1"
 sql "$((P + 14))" -e "RESET SLAVE ALL; INSERT INTO fo.t VALUES (21, 'r21'); DELETE FROM fo.t WHERE id = 2"
+# The new primary archived by a follower that the gateway goes away under (written to meanwhile),
+# killed once the gateway is back; a last run brings the folder up to the server's end.
+"$BINRECOVER" archive "${R[@]}" -P"$((P + 14))" --to s3://fleet/fo/ --stop-never --upload-interval=1 \
+  --heartbeat-period=1 2> "$WORK/fo-follow.err" &
+ap=$!
+fo_following() {  # (its folder is in the bucket)
+  kill -0 "$ap" 2> /dev/null || { cat "$WORK/fo-follow.err"; fail "the follower of the new primary ended"; }
+  "$BINRECOVER" archive --status --format=json s3://fleet/fo/ 2> /dev/null | grep -q server-12
+}
+wait_for 120 "the follower of the new primary did not start copying" fo_following
+"$RGW" stop-rgw "$WORK/rgw"
+for i in $(seq 22 30); do sql "$((P + 14))" -e "INSERT INTO fo.t VALUES ($i, REPEAT('r', 5000))"; done
+# (the follower has tried to store what came while the gateway is away, and says it retries)
+fo_retrying() {
+  kill -0 "$ap" 2> /dev/null || { cat "$WORK/fo-follow.err"; fail "the follower died while the gateway was away"; }
+  grep -q "the store failed .*retrying for up to" "$WORK/fo-follow.err"
+}
+wait_for 120 "the follower did not try the store while the gateway was away" fo_retrying
+"$RGW" restart-rgw "$WORK/rgw" || fail "the gateway did not restart"
+kill -0 "$ap" 2> /dev/null || { cat "$WORK/fo-follow.err"; fail "the follower died while the gateway was away"; }
+kill -9 "$ap"; wait "$ap" 2> /dev/null || true
 "$BINRECOVER" archive "${R[@]}" -P"$((P + 14))" --to s3://fleet/fo/ 2> "$WORK/fo2.err" ||
   { cat "$WORK/fo2.err"; fail "archive of the promoted replica to s3://fleet/fo/"; }
+"$BINRECOVER" archive --verify s3://fleet/fo/server-12/ > "$WORK/fo-verify.out" 2>&1 ||
+  { cat "$WORK/fo-verify.out"; fail "--verify of the new primary's folder after the gateway restart"; }
 start_server f3 "$((P + 15))"
 "$BINRECOVER" s3://fleet/fo/ 2> "$WORK/fo.err" | sql "$((P + 15))" ||
   { cat "$WORK/fo.err"; fail "s3://fleet/fo/ does not replay"; }
@@ -323,7 +346,7 @@ old, new = rows["s3://fleet/fo/server-11/"], rows["s3://fleet/fo/server-12/"]
 assert old.get("followed_by") == "s3://fleet/fo/server-12/", old
 assert "followed_by" not in new, new
 PY
-pass "a failover in the bucket: s3://fleet/fo/ (two servers' folders) replays to the new primary's table, $lost named as lost, --status names the server that took over; unrelated servers refused (exit 2)"
+pass "a failover in the bucket (the gateway restarted under the new primary's follower): s3://fleet/fo/ (two servers' folders) replays to the new primary's table, $lost named as lost, --status names the server that took over; unrelated servers refused (exit 2)"
 
 # A hostile manifest (issue 29): a folder whose manifest names a file '../x.000001' (or a piece
 # outside its .active/NAME/) is refused, exit 6, as its own row: --status lists the three good
