@@ -294,6 +294,10 @@ sql "$((P + 14))" -e "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=$((P
 sql "$((P + 13))" -e "CREATE DATABASE fo; CREATE TABLE fo.t (id INT PRIMARY KEY, v TEXT)"
 for i in $(seq 1 20); do sql "$((P + 13))" -e "INSERT INTO fo.t VALUES ($i, 'p$i')"; done
 sql "$((P + 13))" -e "FLUSH BINARY LOGS; UPDATE fo.t SET v = CONCAT(v, '+') WHERE id <= 10"
+# (the DBA's dump, taken on the old primary)
+mariadb-dump --no-defaults -h127.0.0.1 -P"$((P + 13))" -uroot --master-data=2 --single-transaction \
+  -B fo > "$WORK/fo-dump.sql"
+sql "$((P + 13))" -e "UPDATE fo.t SET v = CONCAT(v, '*') WHERE id > 15"
 want=$(sql "$((P + 13))" -N -e "SELECT @@gtid_binlog_pos")
 [ "$(sql "$((P + 14))" -N -e "SELECT MASTER_GTID_WAIT('$want', 120)")" = 0 ] ||
   fail "the replica did not reach $want in 120 s"
@@ -337,6 +341,17 @@ b=$(sql "$((P + 15))" -N -e "CHECKSUM TABLE fo.t" | cut -f2)
 [ "$a" = "$b" ] || { cat "$WORK/fo.err"; fail "s3://fleet/fo/ replayed: checksum $b, the new primary's $a"; }
 grep -q "1 transaction(s) left out: .*$lost" "$WORK/fo.err" ||
   { cat "$WORK/fo.err"; fail "the transaction lost with the primary ($lost) is not named"; }
+# The old primary's dump and only the bucket: plan's command gives the new primary's table.
+"$BINRECOVER" plan --dump="$WORK/fo-dump.sql" s3://fleet/fo/ > "$WORK/fo-plan.out" 2>&1 ||
+  { cat "$WORK/fo-plan.out"; fail "plan over s3://fleet/fo/ with the old primary's dump"; }
+cmd=$(grep -m1 "^ *binrecover .* | mysql$" "$WORK/fo-plan.out" | sed 's/^ *//; s/ | mysql$//')
+[ -n "$cmd" ] || { cat "$WORK/fo-plan.out"; fail "plan over s3://fleet/fo/ printed no command"; }
+sql "$((P + 15))" -e "DROP DATABASE fo"
+sql "$((P + 15))" < "$WORK/fo-dump.sql"
+eval "\"\$BINRECOVER\" ${cmd#binrecover }" 2> "$WORK/fo-plan.err" | sql "$((P + 15))" ||
+  { cat "$WORK/fo-plan.err"; fail "plan's command over s3://fleet/fo/ does not replay: $cmd"; }
+b=$(sql "$((P + 15))" -N -e "CHECKSUM TABLE fo.t" | cut -f2)
+[ "$a" = "$b" ] || { cat "$WORK/fo-plan.out"; fail "the old primary's dump + plan's command ($cmd): checksum $b, the new primary's $a"; }
 "$BINRECOVER" archive --status --format=json s3://fleet/fo/ > "$WORK/fo-status.json" ||
   fail "--status of s3://fleet/fo/ failed"
 python3 - "$WORK/fo-status.json" << 'PY' || fail "--status after the failover: $(cat "$WORK/fo-status.json")"
@@ -346,7 +361,7 @@ old, new = rows["s3://fleet/fo/server-11/"], rows["s3://fleet/fo/server-12/"]
 assert old.get("followed_by") == "s3://fleet/fo/server-12/", old
 assert "followed_by" not in new, new
 PY
-pass "a failover in the bucket (the gateway restarted under the new primary's follower): s3://fleet/fo/ (two servers' folders) replays to the new primary's table, $lost named as lost, --status names the server that took over; unrelated servers refused (exit 2)"
+pass "a failover in the bucket (the gateway restarted under the new primary's follower): s3://fleet/fo/ (two servers' folders) replays to the new primary's table, $lost named as lost, so does the old primary's dump + plan's command, --status names the server that took over; unrelated servers refused (exit 2)"
 
 # A hostile manifest (issue 29): a folder whose manifest names a file '../x.000001' (or a piece
 # outside its .active/NAME/) is refused, exit 6, as its own row: --status lists the three good
