@@ -10,7 +10,7 @@
 #include "cli/commands.h"
 #include "recovery/storage/s3.h"
 #include "recovery/text/escape.h"
-#include "recovery/workflows/archive.h"
+#include "recovery/archive/archive.h"
 
 namespace binrecover::cli {
 

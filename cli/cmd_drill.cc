@@ -4,7 +4,7 @@
 #include "cli/commands.h"
 #include "recovery/sql/output.h"
 #include "recovery/storage/private_file.h"
-#include "recovery/workflows/drill.h"
+#include "recovery/recover/drill.h"
 
 namespace binrecover::cli {
 

@@ -3,7 +3,7 @@
 
 #include "cli/commands.h"
 #include "recovery/sql/output.h"
-#include "recovery/workflows/event_table.h"
+#include "recovery/emit/event_list.h"
 
 namespace binrecover::cli {
 

@@ -5,8 +5,8 @@
 #include "cli/commands.h"
 #include "recovery/reading/local_time.h"
 #include "recovery/sql/output.h"
-#include "recovery/workflows/plan.h"
-#include "recovery/workflows/timeline.h"
+#include "recovery/recover/plan.h"
+#include "recovery/recover/timeline.h"
 
 namespace binrecover::cli {
 

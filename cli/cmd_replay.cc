@@ -10,8 +10,8 @@
 #include "recovery/sql/schema.h"
 #include "recovery/storage/private_file.h"
 #include "recovery/text/escape.h"
-#include "recovery/workflows/replay.h"
-#include "recovery/workflows/server_applier.h"
+#include "recovery/apply/replay.h"
+#include "recovery/apply/server_applier.h"
 
 namespace binrecover::cli {
 

@@ -11,8 +11,8 @@
 #include "recovery/sql/schema.h"
 #include "recovery/sql/sql_sink.h"
 #include "recovery/text/escape.h"
-#include "recovery/workflows/flashback.h"
-#include "recovery/workflows/pipeline.h"
+#include "recovery/recover/flashback.h"
+#include "recovery/emit/run_sql.h"
 
 namespace binrecover::cli {
 

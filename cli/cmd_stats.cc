@@ -4,8 +4,8 @@
 
 #include "cli/commands.h"
 #include "recovery/sql/output.h"
-#include "recovery/workflows/stats.h"
-#include "recovery/workflows/timeline.h"
+#include "recovery/recover/stats.h"
+#include "recovery/recover/timeline.h"
 
 namespace binrecover::cli {
 

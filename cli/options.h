@@ -6,12 +6,12 @@
 
 #include "recovery/reading/filter.h"
 #include "recovery/sql/sql_sink.h"
-#include "recovery/workflows/archive.h"
-#include "recovery/workflows/drill.h"
-#include "recovery/workflows/event_table.h"
-#include "recovery/workflows/pipeline.h"
-#include "recovery/workflows/plan.h"
-#include "recovery/workflows/replay.h"
+#include "recovery/archive/archive.h"
+#include "recovery/recover/drill.h"
+#include "recovery/emit/event_list.h"
+#include "recovery/emit/run_sql.h"
+#include "recovery/recover/plan.h"
+#include "recovery/apply/replay.h"
 
 namespace binrecover::cli {
 

@@ -16,8 +16,8 @@
 #include "binlog/error.h"
 #include "recovery/sql/output.h"
 #include "recovery/sql/sql_sink.h"
-#include "recovery/workflows/event_table.h"
-#include "recovery/workflows/pipeline.h"
+#include "recovery/emit/event_list.h"
+#include "recovery/emit/run_sql.h"
 
 namespace {
 

@@ -11,9 +11,9 @@
 #include "recovery/reading/gtid_set.h"
 #include "recovery/server/apply.h"
 #include "recovery/sql/sql_sink.h"
-#include "recovery/workflows/pipeline.h"
-#include "recovery/workflows/replay.h"
-#include "recovery/workflows/replay_common.h"
+#include "recovery/emit/run_sql.h"
+#include "recovery/apply/replay.h"
+#include "recovery/apply/replay_common.h"
 
 namespace binrecover::recovery {
 namespace {

@@ -1,4 +1,4 @@
-#include "recovery/workflows/backup_coords.h"
+#include "recovery/recover/backup_coords.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "recovery/workflows/write_set.h"
+#include "recovery/apply/write_set.h"
 
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "recovery/reading/walker.h"
-#include "recovery/workflows/apply_engine.h"
-#include "recovery/workflows/target_keys.h"
+#include "recovery/apply/apply_engine.h"
+#include "recovery/apply/target_keys.h"
 
 namespace binrecover::recovery {
 namespace {

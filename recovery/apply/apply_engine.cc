@@ -1,0 +1,643 @@
+#include "recovery/apply/apply_engine.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "recovery/server/remote_source.h"
+#include "recovery/sql/sql_quote.h"
+
+namespace binrecover::recovery {
+
+namespace {
+
+// Deadlock, lock wait timeout: the unit is run again.
+bool retryable(const Error& e) { return is_server_error(e, 1213) || is_server_error(e, 1205); }
+
+constexpr int kMaxRetries = 20;
+
+}  // namespace
+
+ApplyEngine::ApplyEngine(const ConnectionOptions& conn, EngineOptions opts)
+    : opts_(std::move(opts)) {
+  if (opts_.workers == 0) opts_.workers = 1;
+  if (opts_.max_waiting == 0) opts_.max_waiting = 16 * opts_.workers;
+  for (std::size_t i = 0; i < opts_.workers; ++i) {
+    auto w = std::make_unique<Worker>();
+    w->index = i;
+    w->session = std::make_unique<Session>(conn);
+    w->applier = std::make_unique<Applier>(*w->session);
+    if (!opts_.session_lock.empty() &&
+        w->session
+                ->value("SELECT GET_LOCK(" +
+                        hex_literal(opts_.session_lock + ":w" + std::to_string(i)) + ", 10)")
+                .value_or("0") != "1")
+      throw Error(ErrorCode::kServer, "another session holds the replay's lock " +
+                                          opts_.session_lock + ":w" + std::to_string(i));
+    for (const std::string& stmt : opts_.session_statements) w->session->execute(stmt);
+    if (opts_.workers > 1) {
+      // A unit waiting for its turn to commit may hold a lock an earlier one needs: a short
+      // wait turns that into a retry (the earlier unit's), not a stall.
+      // With the order kept on MariaDB, no wait at all (it allows 0): a unit that meets a lock
+      // fails at once; an earlier unit waiting out the timeout for a later one parked for its
+      // turn (InnoDB's duplicate check locks the next record of a unique index, which no write
+      // set names) cost a second each (apply() says what a failure does).
+      if (i == 0) fast_fail_ = opts_.preserve_commit_order && w->session->mariadb();
+      w->session->execute(fast_fail_ ? "SET SESSION innodb_lock_wait_timeout = 0"
+                                     : "SET SESSION innodb_lock_wait_timeout = 1");
+      // Row changes apply the same in any isolation; READ COMMITTED takes no gap locks, which
+      // units that do not share a row would otherwise wait on each other for. (Not where
+      // the session binlogs statements: the server refuses DML in that combination.)
+      if (i == 0) {
+        try {
+          read_committed_ = w->session
+                                ->value(
+                                    "SELECT @@SESSION.sql_log_bin = 0 OR @@GLOBAL.log_bin = 0 OR "
+                                    "@@SESSION.binlog_format <> 'STATEMENT'")
+                                .value_or("0") == "1";
+        } catch (const Error&) {  // (a server without binlog_format: keep its default)
+        }
+      }
+      if (read_committed_)
+        w->session->execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+    }
+    workers_.push_back(std::move(w));
+  }
+  mysql_target_ = !workers_.front()->session->mariadb();
+  for (auto& w : workers_) {
+    Worker* p = w.get();
+    w->thread = std::thread([this, p] { run_worker(*p); });
+  }
+}
+
+ApplyEngine::~ApplyEngine() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    for (auto& s : slots_) s->cv.notify_all();
+  }
+  cv_.notify_all();
+  work_cv_.notify_all();
+  for (auto& w : workers_)
+    if (w->thread.joinable()) w->thread.join();
+}
+
+void ApplyEngine::set_prelude(std::shared_ptr<const Prelude> prelude) {
+  prelude_ = std::move(prelude);
+}
+
+std::string ApplyEngine::progress_statement(std::size_t worker, const UnitPlace& place) const {
+  if (opts_.progress_table.empty()) return {};
+  return "REPLACE INTO " + opts_.progress_table +
+         " (run_key, worker, file, position, gtid, applied) VALUES (" + opts_.run_key + ", " +
+         std::to_string(worker) + ", " + hex_literal(place.file) + ", " +
+         std::to_string(place.end_pos) + ", " + hex_literal(place.gtid) + ", '')";
+}
+
+// Without the commit order: the low-water mark, and what this worker committed above it
+// (the units' files and first positions, "file\tpos\n" each) with this unit.
+std::string ApplyEngine::unordered_progress(Worker& w, const Slot& slot) {
+  if (opts_.progress_table.empty()) return {};
+  UnitPlace mark;
+  std::string applied;
+  {
+    std::lock_guard lock(mu_);
+    if (low_water_place_) mark = *low_water_place_;
+    std::erase_if(w.committed, [&](const auto& c) { return c.first <= low_water_; });
+  }
+  for (const auto& [seq, place] : w.committed)
+    applied += place.file + "\t" + std::to_string(place.first_pos) + "\n";
+  applied += slot.task.place.file + "\t" + std::to_string(slot.task.place.first_pos) + "\n";
+  return "REPLACE INTO " + opts_.progress_table +
+         " (run_key, worker, file, position, gtid, applied) VALUES (" + opts_.run_key + ", " +
+         std::to_string(w.index) + ", " + hex_literal(mark.file) + ", " +
+         std::to_string(mark.end_pos) + ", " + hex_literal(mark.gtid) + ", " +
+         hex_literal(applied) + ")";
+}
+
+void ApplyEngine::throw_if_failed() {
+  if (error_) throw *error_;
+}
+
+void ApplyEngine::submit(ApplyTask task) {
+  bool ready = false;
+  auto slot = std::make_unique<Slot>();
+  slot->bytes = task.text.size();
+  slot->task = std::move(task);
+  {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] {
+      return error_ || (slots_.size() < opts_.max_waiting &&
+                        (slots_.empty() || waiting_bytes_ + slot->bytes <= opts_.max_bytes));
+    });
+    throw_if_failed();
+    slot->task.seq = next_seq_++;
+    waiting_bytes_ += slot->bytes;
+    // (an idle worker is woken for it only when it may start now: else the commit it waits
+    // for wakes one, and a wake-up for nothing per unit cost a chain of dependent units
+    // a context switch each)
+    ready = std::all_of(slot->task.deps.begin(), slot->task.deps.end(),
+                        [&](std::uint64_t d) { return is_committed(d); });
+    slots_.push_back(std::move(slot));
+  }
+  cv_.notify_all();
+  if (ready) work_cv_.notify_one();
+}
+
+void ApplyEngine::drain() {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] {
+    if (!error_) return low_water_ + 1 == next_seq_;
+    // After an error: every unit before it committed, nothing after it running any more.
+    return std::none_of(slots_.begin(), slots_.end(), [&](const auto& s) {
+      return s->state == State::kRunning || (s->task.seq < error_seq_ && s->state != State::kDone);
+    });
+  });
+  throw_if_failed();
+}
+
+bool ApplyEngine::is_committed(std::uint64_t seq) const {
+  return seq <= low_water_ || done_above_.count(seq) != 0;
+}
+
+std::optional<UnitPlace> ApplyEngine::low_water() const {
+  std::lock_guard lock(mu_);
+  return low_water_place_;
+}
+
+void ApplyEngine::advance_low_water() {
+  // (the caller holds mu_) Every unit committed, in the window or applied directly, is in
+  // done_above_ until the mark passes it.
+  for (auto it = done_above_.find(low_water_ + 1); it != done_above_.end();
+       it = done_above_.find(low_water_ + 1)) {
+    low_water_place_ = it->second;
+    ++low_water_;
+    done_above_.erase(it);
+  }
+  // Finished slots their workers let go of leave the window in order.
+  while (!slots_.empty() && slots_.front()->state == State::kDone && slots_.front()->released) {
+    waiting_bytes_ -= slots_.front()->bytes;
+    slots_.pop_front();
+  }
+  if (gate_ != 0 && gate_ <= low_water_) gate_ = 0;
+}
+
+ApplyEngine::Slot* ApplyEngine::slot_of(std::uint64_t seq) {
+  for (auto& s : slots_)
+    if (s->task.seq == seq) return s.get();
+  return nullptr;
+}
+
+ApplyEngine::Slot* ApplyEngine::take(Worker& w) {
+  (void)w;
+  std::unique_lock lock(mu_);
+  for (;;) {
+    if (stopping_) return nullptr;
+    Slot* found = nullptr;
+    for (auto& s : slots_) {
+      if (s->state != State::kWaiting) continue;
+      // (the unit that failed is not run again: a non-transactional table would keep its rows
+      // from every run until the replay noticed)
+      if (error_ && s->task.seq >= error_seq_) continue;
+      // A unit that met a lock held by later ones runs again before any later one starts.
+      if (gate_ != 0 && s->task.seq > gate_) break;
+      if (s->retry_after != 0 && !is_committed(s->retry_after)) continue;
+      if (!std::all_of(s->task.deps.begin(), s->task.deps.end(),
+                       [&](std::uint64_t d) { return is_committed(d); }))
+        continue;
+      if (found != nullptr) {  // (another is ready too: one more idle worker for it)
+        work_cv_.notify_one();
+        break;
+      }
+      found = s.get();
+    }
+    if (found != nullptr) {
+      found->state = State::kRunning;
+      found->abort = false;
+      found->released = false;
+      return found;
+    }
+    work_cv_.wait(lock);
+  }
+}
+
+void ApplyEngine::run_worker(Worker& w) {
+  while (Slot* slot = take(w)) {
+    const std::size_t now = ++busy_;
+    std::size_t seen = max_busy_.load();
+    while (now > seen && !max_busy_.compare_exchange_weak(seen, now)) {
+    }
+    apply(w, *slot);
+    --busy_;
+    {
+      std::lock_guard lock(mu_);
+      slot->released = true;
+      advance_low_water();
+    }
+    // (this worker looks for the next unit itself first: a unit waiting for this one goes on
+    // in the same session, and take() wakes another worker only for one more)
+    cv_.notify_all();
+  }
+}
+
+void ApplyEngine::run_prelude(Worker& w) {
+  if (w.prelude == prelude_ || !prelude_) return;
+  // A MySQL session that applied a unit still names its GTID; a BINLOG statement may not run
+  // then.
+  if (mysql_target_ && w.prelude) w.session->execute("SET @@SESSION.GTID_NEXT='AUTOMATIC'");
+  w.applier->apply(prelude_->text, prelude_->statements);
+  w.prelude = prelude_;
+}
+
+void ApplyEngine::mark_committed(Slot& slot) {
+  slot.state = State::kDone;
+  done_above_[slot.task.seq] = slot.task.place;
+  advance_low_water();
+  committed_ += slot.task.units;
+}
+
+bool ApplyEngine::claim_turn(Slot& slot) {
+  std::lock_guard lock(mu_);
+  if (low_water_ + 1 != slot.task.seq || stopping_ || (error_ && slot.task.seq > error_seq_))
+    return false;
+  slot.commit = Commit::kCommitting;
+  return true;
+}
+
+void ApplyEngine::commit_in_order(Worker& w, Slot& slot, std::string_view commit) {
+  {
+    std::unique_lock lock(mu_);
+    if (low_water_ + 1 != slot.task.seq) {
+      // Not its turn: parked, its session and COMMIT left for the worker holding the turn.
+      slot.commit = Commit::kParked;
+      slot.session = w.session.get();
+      slot.commit_text.assign(commit);
+      slot.cv.wait(lock, [&] {
+        if (slot.commit == Commit::kCommitted || slot.commit == Commit::kFailed) return true;
+        return slot.commit == Commit::kParked &&
+               (slot.abort || stopping_ || (error_ && slot.task.seq > error_seq_) ||
+                low_water_ + 1 == slot.task.seq);
+      });
+      if (slot.commit == Commit::kCommitted) return;  // (its bookkeeping done too)
+      if (slot.commit == Commit::kFailed) {
+        slot.commit = Commit::kNone;
+        const Error e = *slot.commit_error;
+        throw e;
+      }
+      if (low_water_ + 1 != slot.task.seq) {
+        slot.commit = Commit::kNone;
+        throw Aborted{};
+      }
+    }
+    slot.commit = Commit::kCommitting;
+  }
+  // Its turn: this worker commits it, then each parked unit after it, in order.
+  try {
+    w.session->execute(commit);
+  } catch (const Error&) {
+    std::lock_guard lock(mu_);
+    slot.commit = Commit::kNone;
+    throw;
+  }
+  commit_parked_after(slot);
+}
+
+void ApplyEngine::commit_parked_after(Slot& slot) {
+  for (Slot* s = &slot;;) {
+    if (opts_.on_commit) {
+      try {
+        opts_.on_commit(s->task.place);
+      } catch (const Error& e) {
+        fail(s->task.seq, e, s->task.place);
+      }
+    }
+    Slot* next = nullptr;
+    {
+      std::lock_guard lock(mu_);
+      s->commit = Commit::kCommitted;
+      mark_committed(*s);
+      if (s != &slot) s->cv.notify_all();
+      next = slot_of(low_water_ + 1);
+      if (next != nullptr && next->commit == Commit::kParked && !next->abort &&
+          !(error_ && next->task.seq > error_seq_) && !stopping_) {
+        next->commit = Commit::kCommitting;
+      } else {
+        if (next != nullptr) next->cv.notify_all();  // (its turn: it commits itself)
+        next = nullptr;
+      }
+    }
+    wake();
+    if (next == nullptr) return;
+    try {
+      next->session->execute(next->commit_text);
+    } catch (const Error& e) {
+      std::lock_guard lock(mu_);
+      next->commit = Commit::kFailed;
+      next->commit_error = e;
+      next->cv.notify_all();
+      return;
+    }
+    s = next;
+  }
+}
+
+void ApplyEngine::fail(std::uint64_t seq, const Error& e, const UnitPlace& place) {
+  {
+    std::lock_guard lock(mu_);
+    if (!error_ || seq < error_seq_) {
+      error_ = e;
+      if (error_->file().empty()) error_->with_file(place.path.empty() ? place.file : place.path);
+      // (an error without an event of its own, a COMMIT's say, names its unit: else the unit
+      // being read when the replay noticed was named, past the last one committed)
+      if (!error_->has_offset()) error_->with_offset(place.first_pos);
+      error_seq_ = seq;
+    }
+    for (auto& s : slots_) s->cv.notify_all();  // parked units after it roll back
+  }
+  wake();
+}
+
+void ApplyEngine::committed_unit(Worker& w, Slot& slot) {
+  if (opts_.on_commit) opts_.on_commit(slot.task.place);
+  {
+    std::lock_guard lock(mu_);
+    if (!opts_.preserve_commit_order) w.committed.emplace_back(slot.task.seq, slot.task.place);
+    mark_committed(slot);
+  }
+  wake();
+}
+
+void ApplyEngine::apply(Worker& w, Slot& slot) {
+  const bool ordered = opts_.preserve_commit_order && opts_.workers > 1;
+  for (int attempt = 0;; ++attempt) {
+    try {
+      run_prelude(w);
+      const std::string progress = opts_.preserve_commit_order
+                                       ? progress_statement(w.index, slot.task.place)
+                                       : unordered_progress(w, slot);
+      Applier::Hooks hooks;
+      hooks.after_begin = progress;
+      bool in_order = false;
+      if (ordered) {
+        hooks.commit = [&](std::string_view commit) {
+          commit_in_order(w, slot, commit);
+          in_order = true;
+        };
+        // (a unit whose turn has come when it starts commits in the same round trip)
+        hooks.commit_now = [&] { return claim_turn(slot); };
+      }
+      if (w.applier->apply(slot.task.text, slot.task.statements, hooks).committed_now) {
+        commit_parked_after(slot);
+        in_order = true;
+      }
+      if (!in_order) committed_unit(w, slot);
+      if (w.slow) {  // (back to no wait; a failure here is the next unit's)
+        w.slow = false;
+        w.session->execute("SET SESSION innodb_lock_wait_timeout = 0");
+      }
+      return;
+    } catch (const Aborted&) {
+      // Rolled back so that an earlier unit gets the locks this one held.
+      try {
+        w.session->execute("ROLLBACK");
+      } catch (const Error& e) {
+        fail(slot.task.seq, e, slot.task.place);
+        std::lock_guard lock(mu_);
+        slot.state = State::kWaiting;
+        return;
+      }
+      w.applier->forget_state();
+      ++retries_;
+      note_contended(slot.task);
+      std::lock_guard lock(mu_);
+      slot.state = State::kWaiting;
+      wake();
+      return;
+    } catch (const Error& e) {
+      {
+        std::lock_guard lock(mu_);
+        if (slot.commit == Commit::kCommitting) slot.commit = Commit::kNone;  // (claim_turn)
+      }
+      // (the applier rolled back a failing statement's transaction; a failed COMMIT too)
+      try {
+        w.session->execute("ROLLBACK");
+      } catch (const Error&) {
+      }
+      w.applier->forget_state();
+      if (retryable(e)) note_contended(slot.task);
+      if (retryable(e) && ordered && fast_fail_) {
+        // Not its turn: it met a lock of an earlier unit, or a later one's that may go on
+        // holding it: it runs again once every unit before it committed (then, as the turn
+        // holder, a failure is a retry below). Not counted as an attempt.
+        std::unique_lock lock(mu_);
+        if (low_water_ + 1 != slot.task.seq) {
+          ++retries_;
+          cv_.wait(lock, [&] {
+            return stopping_ || low_water_ + 1 == slot.task.seq ||
+                   (error_ && error_seq_ < slot.task.seq);
+          });
+          if (low_water_ + 1 != slot.task.seq) {  // (stopped: not applied)
+            slot.state = State::kWaiting;
+            wake();
+            return;
+          }
+          --attempt;
+          continue;
+        }
+      }
+      if (retryable(e) && attempt < kMaxRetries) {
+        ++retries_;
+        // (the turn holder runs again with a short wait: later units roll back meanwhile, and a
+        // lock of a session not ours is waited for as before)
+        if (fast_fail_ && !w.slow) {
+          try {
+            w.session->execute("SET SESSION innodb_lock_wait_timeout = 1");
+            w.slow = true;
+          } catch (const Error& e2) {
+            fail(slot.task.seq, e2, slot.task.place);
+            std::lock_guard lock(mu_);
+            slot.state = State::kWaiting;
+            wake();
+            return;
+          }
+        }
+        if (ordered) {
+          // Later units waiting for their turn may hold what this one waits for: they roll
+          // back, and none after it starts until it committed.
+          std::lock_guard lock(mu_);
+          if (gate_ == 0 || slot.task.seq < gate_) gate_ = slot.task.seq;
+          for (auto& s : slots_)
+            if (s->task.seq > slot.task.seq && s->state == State::kRunning) {
+              s->abort = true;
+              s->retry_after = slot.task.seq;
+              s->cv.notify_all();
+            }
+        }
+        wake();
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::min(5 * (attempt + 1), 100)));
+        continue;
+      }
+      fail(slot.task.seq, e, slot.task.place);
+      std::lock_guard lock(mu_);
+      slot.state = State::kWaiting;  // not applied
+      wake();
+      return;
+    }
+  }
+}
+
+void ApplyEngine::note_contended(const ApplyTask& task) {
+  std::lock_guard lock(contended_mu_);
+  contended_.insert(task.tables.begin(), task.tables.end());
+}
+
+void ApplyEngine::begin_direct(const UnitPlace& place) {
+  {
+    std::lock_guard lock(mu_);
+    throw_if_failed();
+  }
+  direct_ = place;
+  direct_recorded_ = false;
+  run_prelude(*workers_.front());
+}
+
+bool ApplyEngine::direct_piece(std::string_view text,
+                               const std::vector<Output::Statement>& statements,
+                               bool with_progress) {
+  Worker& w = *workers_.front();
+  const std::string progress =
+      with_progress && !direct_recorded_ ? progress_statement(w.index, *direct_) : std::string();
+  Applier::Hooks hooks;
+  hooks.after_begin = progress;
+  const Applier::Outcome out = w.applier->apply(text, statements, hooks);
+  if (out.after_begin_ran) direct_recorded_ = true;
+  return out.after_begin_ran;
+}
+
+void ApplyEngine::end_direct() {
+  if (opts_.on_commit) opts_.on_commit(*direct_);
+  {
+    std::lock_guard lock(mu_);
+    const std::uint64_t seq = next_seq_++;
+    done_above_[seq] = *direct_;
+    advance_low_water();
+  }
+  ++committed_;
+  direct_.reset();
+  wake();
+}
+
+void ApplyEngine::abort_direct() { direct_.reset(); }
+
+// ---- dependencies ----
+
+std::vector<std::uint64_t> DependencyTracker::add(std::uint64_t seq, const WriteSet& ws,
+                                                  std::uint64_t clock_floor,
+                                                  const std::vector<std::uint64_t>& chain) {
+  std::vector<std::uint64_t> deps;
+  auto need = [&](std::uint64_t d) {
+    // The source's clock says units after the floor ran beside this one there.
+    if (d != 0 && d > forgotten_ && d <= clock_floor) deps.push_back(d);
+  };
+  auto find = [](const auto& map, std::uint64_t key) -> std::uint64_t {
+    const auto it = map.find(key);
+    return it == map.end() ? 0 : it->second;
+  };
+  for (const auto& [table, key] : ws.rows) {
+    need(find(rows_, key));
+    need(find(tables_whole_, table));
+  }
+  for (const std::uint64_t table : ws.tables)
+    if (const auto it = tables_any_.find(table); it != tables_any_.end())
+      for (const std::uint64_t d : it->second) need(d);
+  if (barrier_ > forgotten_) deps.push_back(barrier_);
+  for (const std::uint64_t table : chain) {  // (whatever the clock says)
+    std::uint64_t& last = chain_[table];
+    if (last > forgotten_) deps.push_back(last);
+    last = seq;
+  }
+  for (const auto& [table, key] : ws.rows) {
+    rows_[key] = seq;
+    std::vector<std::uint64_t>& on = tables_any_[table];
+    if (!on.empty() && on.back() == seq) continue;
+    if (on.size() >= 64 && on.size() % 64 == 0)  // (what has committed needs no waiting for)
+      std::erase_if(on, [&](std::uint64_t u) { return u <= forgotten_; });
+    on.push_back(seq);
+  }
+  for (const std::uint64_t table : ws.tables) {
+    tables_whole_[table] = seq;
+    // Those it did not wait for (the source ran them beside it) stay for later units to wait
+    // for: a later unit waiting for this one alone would not wait for them.
+    std::vector<std::uint64_t>& on = tables_any_[table];
+    std::erase_if(on, [&](std::uint64_t u) { return u <= clock_floor || u == seq; });
+    on.push_back(seq);
+  }
+  std::sort(deps.begin(), deps.end());
+  deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+  return deps;
+}
+
+void DependencyTracker::barrier(std::uint64_t seq) {
+  barrier_ = seq;
+  // Everything before a barrier is committed before anything after it starts.
+  rows_.clear();
+  tables_any_.clear();
+  tables_whole_.clear();
+  chain_.clear();
+}
+
+void DependencyTracker::forget_below(std::uint64_t seq) {
+  forgotten_ = std::max(forgotten_, seq);
+  if (size() < (std::size_t{1} << 18)) return;
+  std::erase_if(rows_, [&](const auto& e) { return e.second <= seq; });
+  for (auto it = tables_any_.begin(); it != tables_any_.end();) {
+    std::erase_if(it->second, [&](std::uint64_t u) { return u <= seq; });
+    it = it->second.empty() ? tables_any_.erase(it) : std::next(it);
+  }
+  std::erase_if(tables_whole_, [&](const auto& e) { return e.second <= seq; });
+}
+
+void SourceClock::new_file(std::uint64_t last_seq) {
+  file_base_ = last_seq;
+  mysql_.clear();
+  group_id_.reset();
+}
+
+std::uint64_t SourceClock::mysql(std::uint64_t seq, std::int64_t last_committed,
+                                 std::int64_t sequence_number) {
+  if (sequence_number <= 0 || last_committed < 0 || last_committed >= sequence_number)
+    return seq - 1;
+  // The newest unit of this file the source committed at or before last_committed.
+  std::uint64_t floor = file_base_;
+  for (auto it = mysql_.rbegin(); it != mysql_.rend(); ++it)
+    if (it->first <= last_committed) {
+      floor = it->second;
+      break;
+    }
+  mysql_.emplace_back(sequence_number, seq);
+  if (mysql_.size() > 4096) {
+    // (a unit whose last_committed is older than what is kept gets the oldest kept as its
+    // floor: later than the true one, so it waits for more, never for less)
+    file_base_ = std::max(file_base_, mysql_.front().second);
+    mysql_.pop_front();
+  }
+  return floor;
+}
+
+std::uint64_t SourceClock::maria(std::uint64_t seq, std::optional<std::uint64_t> commit_id) {
+  if (!commit_id) {
+    group_id_.reset();
+    return seq - 1;
+  }
+  if (group_id_ != commit_id) {
+    group_id_ = commit_id;
+    group_floor_ = seq - 1;
+  }
+  return group_floor_;
+}
+
+std::uint64_t SourceClock::none(std::uint64_t seq) {
+  group_id_.reset();
+  return seq - 1;
+}
+
+}  // namespace binrecover::recovery

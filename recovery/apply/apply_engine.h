@@ -1,0 +1,280 @@
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "binlog/error.h"
+#include "recovery/server/apply.h"
+#include "recovery/sql/output.h"
+#include "recovery/apply/write_set.h"
+
+namespace binrecover::recovery {
+
+// Where a unit is in the binlogs: its file, where it starts and ends, its GTID.
+struct UnitPlace {
+  std::string file;  // its display name
+  std::string path;  // the input's name in messages (recovery/walker.h error_name)
+  std::uint64_t first_pos = 0;
+  std::uint64_t end_pos = 0;
+  std::string gtid;
+};
+
+// Statements a worker's session must have run before a unit's (the SQL header: pseudo-replica
+// mode, sql_log_bin; the binlog's format description as a BINLOG statement). A new prelude
+// replaces the old one; every worker runs it before its next unit.
+struct Prelude {
+  std::string text;
+  std::vector<Output::Statement> statements;
+};
+
+// One unit given to the workers: its SQL text and statements (a copy), where it is, and the
+// units it must wait for (their commit) before it may start.
+struct ApplyTask {
+  std::uint64_t seq = 0;  // set by submit()
+  std::string text;
+  std::vector<Output::Statement> statements;
+  UnitPlace place;
+  std::vector<std::uint64_t> deps;
+  std::shared_ptr<const Prelude> prelude;
+  std::size_t units = 1;  // the log's transactions in it (--merge-transactions: several)
+  std::vector<std::uint64_t> tables;  // the tables it writes (table_hash), for contended()
+};
+
+struct EngineOptions {
+  std::size_t workers = 1;
+  bool preserve_commit_order = true;
+  // The progress table (`db`.`table`, quoted) and this replay's key in it (a hex literal);
+  // empty: no progress rows (the caller keeps its state file after every commit).
+  std::string progress_table;
+  std::string run_key;
+  // Each worker's session holds the lock LOCK:wN for its life ("" none): see run_replay.
+  std::string session_lock;
+  // Run by each session once connected (e.g. SET SESSION rbr_exec_mode = IDEMPOTENT).
+  std::vector<std::string> session_statements;
+  // Called after each unit committed, in commit order when the order is kept (the state file
+  // when there are no progress rows). May throw; the replay stops then.
+  std::function<void(const UnitPlace&)> on_commit;
+  // How much may wait for a worker: units, and bytes of their text.
+  std::size_t max_waiting = 0;  // 0: 16 per worker
+  std::size_t max_bytes = std::size_t{64} << 20;
+};
+
+// Applies units on `workers` sessions of their own, each unit whole and exactly once:
+//  - a unit starts once the units it depends on have committed (ApplyTask::deps);
+//  - with the commit order kept, a unit's COMMIT waits until every unit before it committed:
+//    what a reader of the target sees is always a prefix of the source's history;
+//  - each unit writes its worker's row of the progress table inside its own transaction (right
+//    after its BEGIN): with the order kept, where the replay got to; without, the end of the
+//    units all committed (the low-water mark) and the units this worker committed after it;
+//  - a deadlock or lock wait timeout rolls the unit back and runs it again; when it is a unit
+//    that later ones hold locks against while they wait for their turn to commit, those are
+//    rolled back first and run again after it.
+// The first failing unit stops the replay: units before it still commit, units after it are
+// rolled back (with the order kept); its error is thrown by the next submit() or drain().
+class ApplyEngine {
+ public:
+  ApplyEngine(const ConnectionOptions& conn, EngineOptions opts);
+  ~ApplyEngine();
+  ApplyEngine(const ApplyEngine&) = delete;
+  ApplyEngine& operator=(const ApplyEngine&) = delete;
+
+  // Session setup for every worker from now on.
+  void set_prelude(std::shared_ptr<const Prelude> prelude);
+  const std::shared_ptr<const Prelude>& prelude() const { return prelude_; }
+  // The sequence number the next unit (task or direct) gets.
+  std::uint64_t next_seq() const { return next_seq_; }
+  // Hands a unit to the workers; blocks while too much waits. Throws the first error.
+  void submit(ApplyTask task);
+  // Waits until every unit handed over committed. Throws the first error.
+  void drain();
+
+  // A unit applied here, alone (after drain()), on the first worker's session: a barrier
+  // (DDL, statements as the log has them), or a unit too large to hold, in pieces. begin
+  // before its first piece, piece for each, end after the last (committed) or abort.
+  void begin_direct(const UnitPlace& place);
+  // Returns whether the progress row went into this piece (after its BEGIN).
+  bool direct_piece(std::string_view text, const std::vector<Output::Statement>& statements,
+                    bool with_progress);
+  void end_direct();
+  void abort_direct();
+
+  // The progress statement of worker `w` for a unit that ends at `place`, when the commit
+  // order is kept (the direct path, and tests).
+  std::string progress_statement(std::size_t worker, const UnitPlace& place) const;
+
+  std::size_t workers() const { return opts_.workers; }
+  std::size_t busy() const { return busy_.load(); }
+  std::size_t max_busy() const { return max_busy_.load(); }
+  std::uint64_t committed() const { return committed_.load(); }
+  std::uint64_t retries() const { return retries_.load(); }
+  // Whether a unit writing `table` (table_hash) has had to run again for a lock: later units
+  // on it then wait for the one before them on it (DependencyTracker::add's `chain`), where
+  // the keys cannot tell (InnoDB's duplicate check of a unique key locks the next record too).
+  bool contended(std::uint64_t table) const {
+    std::lock_guard lock(contended_mu_);
+    return contended_.count(table) != 0;
+  }
+  // The end of the last unit of the contiguous committed prefix, and its sequence number.
+  std::optional<UnitPlace> low_water() const;
+  std::uint64_t low_water_seq() const {
+    std::lock_guard lock(mu_);
+    return low_water_;
+  }
+  // The first worker's session (tests, and the direct path's setup).
+  Session& first_session() { return *workers_.front()->session; }
+
+ private:
+  enum class State : std::uint8_t { kWaiting, kRunning, kDone };
+  // Where a unit's COMMIT is (commit order kept): it is sent by the worker that holds the
+  // turn, so that a run of units waiting for it commits one after another without a thread
+  // being woken in between.
+  enum class Commit : std::uint8_t { kNone, kParked, kCommitting, kCommitted, kFailed };
+  struct Slot {
+    ApplyTask task;
+    State state = State::kWaiting;
+    std::uint64_t retry_after = 0;  // run again only once this unit committed
+    bool abort = false;             // roll back at the commit turn, run again later
+    bool released = false;          // its worker is done with it: it may leave the window
+    std::size_t bytes = 0;
+    Commit commit = Commit::kNone;
+    Session* session = nullptr;  // (parked) the session holding its transaction
+    std::string commit_text;     // (parked) its COMMIT
+    std::optional<Error> commit_error;
+    std::condition_variable cv;  // its worker waits here while parked
+  };
+  struct Worker {
+    std::size_t index = 0;
+    std::unique_ptr<Session> session;
+    std::unique_ptr<Applier> applier;
+    std::shared_ptr<const Prelude> prelude;                      // the one its session ran
+    std::vector<std::pair<std::uint64_t, UnitPlace>> committed;  // above the low-water mark
+    bool slow = false;  // (fast_fail_) its session waits 1 s for a lock: a turn holder's retry
+    std::thread thread;
+  };
+  struct Aborted {};  // a unit rolled back to let an earlier one through
+
+  void run_worker(Worker& w);
+  Slot* take(Worker& w);
+  void apply(Worker& w, Slot& slot);
+  void run_prelude(Worker& w);
+  // The commit hook of a unit when the order is kept: commits it in its turn (and the parked
+  // units after it), or parks it for the worker holding the turn.
+  void commit_in_order(Worker& w, Slot& slot, std::string_view commit);
+  // Whether it is the unit's turn to commit (every unit before it committed): it then holds the
+  // turn, and its COMMIT may go with its statements (Applier::Hooks::commit_now).
+  bool claim_turn(Slot& slot);
+  // The unit committed in its turn: its bookkeeping, then the parked units after it, committed
+  // one after another on their sessions.
+  void commit_parked_after(Slot& slot);
+  // (mu_ held) The unit committed: the low-water mark moves, the next unit may commit.
+  void mark_committed(Slot& slot);
+  void committed_unit(Worker& w, Slot& slot);
+  void fail(std::uint64_t seq, const Error& e, const UnitPlace& place);
+  bool is_committed(std::uint64_t seq) const;
+  void advance_low_water();
+  Slot* slot_of(std::uint64_t seq);
+  void throw_if_failed();
+  std::string unordered_progress(Worker& w, const Slot& slot);
+
+  EngineOptions opts_;
+  bool mysql_target_ = false;
+  bool read_committed_ = false;  // the workers' sessions run READ COMMITTED
+  // The workers' sessions do not wait for row locks (MariaDB, the commit order kept): see
+  // apply().
+  bool fast_fail_ = false;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::shared_ptr<const Prelude> prelude_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  // Idle workers (take()) wait here, woken one at a time: a worker that takes a unit wakes
+  // another when one more is ready. (Waking every idle worker at each commit cost a chain of
+  // dependent units a context switch per worker per unit: on 2 cores --parallel 8 was 25%
+  // slower than serial on one contended table.)
+  std::condition_variable work_cv_;
+  void wake() {
+    cv_.notify_all();
+    work_cv_.notify_one();
+  }
+  std::deque<std::unique_ptr<Slot>> slots_;  // in seq order, from the low-water mark on
+  std::size_t waiting_bytes_ = 0;
+  std::uint64_t next_seq_ = 1;
+  std::uint64_t low_water_ = 0;                    // every unit up to here committed
+  std::map<std::uint64_t, UnitPlace> done_above_;  // committed above it
+  std::optional<UnitPlace> low_water_place_;
+  std::optional<Error> error_;
+  std::uint64_t error_seq_ = 0;
+  bool stopping_ = false;
+  std::uint64_t gate_ = 0;  // 0, or a unit run again after a lock wait: none after it starts
+  std::atomic<std::size_t> busy_{0};
+  std::atomic<std::size_t> max_busy_{0};
+  std::atomic<std::uint64_t> committed_{0};
+  std::atomic<std::uint64_t> retries_{0};
+  void note_contended(const ApplyTask& task);
+  mutable std::mutex contended_mu_;
+  std::unordered_set<std::uint64_t> contended_;
+  std::optional<UnitPlace> direct_;
+  bool direct_recorded_ = false;
+};
+
+// Decides which units a unit must wait for: the units before it that may touch a row it
+// touches (its write set), cut by what the source's own parallelism says (MySQL's logical
+// clock, MariaDB's commit groups: units the source committed together do not conflict), and
+// the last barrier. Memory stays bounded: keys of units long committed are forgotten.
+class DependencyTracker {
+ public:
+  // A unit of sequence number `seq`; `clock_floor`: every unit after this one may run beside
+  // it as far as the source says (seq - 1 when the source says nothing).
+  // `chain`: tables whose units wait for the one before them on the table whatever the keys
+  // and the clock say (ApplyEngine::contended).
+  std::vector<std::uint64_t> add(std::uint64_t seq, const WriteSet& ws, std::uint64_t clock_floor,
+                                 const std::vector<std::uint64_t>& chain = {});
+  // A barrier: every later unit waits for it.
+  void barrier(std::uint64_t seq);
+  // Units up to `seq` have committed (their keys may be forgotten).
+  void forget_below(std::uint64_t seq);
+  std::size_t size() const { return rows_.size() + tables_any_.size(); }
+
+ private:
+  std::unordered_map<std::uint64_t, std::uint64_t> rows_;  // key hash -> last unit
+  // table -> the units on it since the last that held it whole (that one first): a unit that
+  // holds the table waits for every one of them, not only the last (which, without commit
+  // order, may commit before an earlier one).
+  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> tables_any_;
+  std::unordered_map<std::uint64_t, std::uint64_t> tables_whole_;  // table -> last holding it
+  std::unordered_map<std::uint64_t, std::uint64_t> chain_;  // chained table -> last unit on it
+  std::uint64_t barrier_ = 0;
+  std::uint64_t forgotten_ = 0;
+};
+
+// What the source said about parallelism, turned into clock floors: MySQL's last_committed
+// and sequence_number per binlog file, MariaDB's commit ids.
+class SourceClock {
+ public:
+  // A new binlog file (its sequence numbers start again): every earlier unit is below.
+  void new_file(std::uint64_t last_seq);
+  // The floor for the unit `seq` with what its GTID event says (nullopt: nothing).
+  std::uint64_t mysql(std::uint64_t seq, std::int64_t last_committed, std::int64_t sequence_number);
+  std::uint64_t maria(std::uint64_t seq, std::optional<std::uint64_t> commit_id);
+  std::uint64_t none(std::uint64_t seq);
+
+ private:
+  std::uint64_t file_base_ = 0;
+  std::deque<std::pair<std::int64_t, std::uint64_t>> mysql_;  // (sequence_number, seq)
+  std::optional<std::uint64_t> group_id_;
+  std::uint64_t group_floor_ = 0;
+};
+
+}  // namespace binrecover::recovery

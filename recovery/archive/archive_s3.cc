@@ -1,0 +1,625 @@
+// binrecover archive --to s3://...: the server's binlogs into object storage (layout in
+// recovery/storage/s3_archive.h).
+//
+// The file being written is kept in memory from the end of its last sealed piece ("the tail",
+// at most part_bytes plus one event). Every upload_seconds the bytes that came since the last
+// upload become one more small immutable piece, and the manifest is rewritten to list it: at
+// most that many seconds are ever at risk. Once the tail reaches part_bytes it is sealed: stored
+// as one piece that replaces the small ones. When the server rotates, the file's object is
+// composed inside the store by a multipart upload that copies the sealed pieces (nothing is
+// downloaded but the first piece, whose in-use flag is cleared) and uploads the tail; then the
+// manifest says the file is complete and its pieces are deleted. Every piece is written before
+// the manifest names it, so a kill at any moment leaves the manifest describing whole events
+// only; a piece the manifest never named is deleted with the others.
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include "binlog/byte_cursor.h"
+#include "binlog/error.h"
+#include "binlog/event_type.h"
+#include "recovery/archive/archive_sink.h"
+#include "recovery/storage/s3_archive.h"
+
+namespace binrecover::recovery {
+
+namespace {
+
+using s3::ArchivedFile;
+using s3::Piece;
+using s3::Url;
+
+// A SHA-256 computed piece by piece.
+class Sha256 {
+ public:
+  Sha256() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr); }
+  ~Sha256() { EVP_MD_CTX_free(ctx_); }
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
+  void update(const void* p, std::size_t n) { EVP_DigestUpdate(ctx_, p, n); }
+  std::string hex() {
+    unsigned char out[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    EVP_DigestFinal_ex(ctx_, out, &len);
+    static const char digits[] = "0123456789abcdef";
+    std::string s;
+    for (unsigned i = 0; i < len; ++i) {
+      s += digits[out[i] >> 4];
+      s += digits[out[i] & 15];
+    }
+    return s;
+  }
+
+ private:
+  EVP_MD_CTX* ctx_;
+};
+
+constexpr std::size_t kMaxTailPieces = 32;  // small pieces before the tail is stored as one
+
+std::int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string piece_key(const std::string& folder, const std::string& file, std::uint64_t offset,
+                      std::uint64_t size) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%016llu-%llu", static_cast<unsigned long long>(offset),
+                static_cast<unsigned long long>(size));
+  return folder + ".active/" + file + "/" + buf;
+}
+
+// The GTID an event carries, as text ("" for other events): MariaDB's domain-server-seq,
+// MySQL's uuid:gno.
+std::string frame_gtid(binlog::Bytes raw) {
+  if (raw.size() < 19) return {};
+  const auto type = static_cast<binlog::EventType>(raw[4]);
+  binlog::ByteCursor c(raw, 0);
+  c.skip(5);
+  const std::uint32_t server = c.u32le();
+  if (type == binlog::EventType::kMariaGtid && raw.size() >= 19 + 12) {
+    binlog::ByteCursor b(raw, 0);
+    b.skip(19);
+    const std::uint64_t seq = b.u64le();
+    const std::uint32_t domain = b.u32le();
+    return std::to_string(domain) + "-" + std::to_string(server) + "-" + std::to_string(seq);
+  }
+  if (type == binlog::EventType::kGtid && raw.size() >= 19 + 25) {
+    static const char digits[] = "0123456789abcdef";
+    std::string uuid;
+    for (int i = 0; i < 16; ++i) {
+      const auto b = static_cast<unsigned>(raw[20 + static_cast<std::size_t>(i)]);
+      if (i == 4 || i == 6 || i == 8 || i == 10) uuid += '-';
+      uuid += digits[b >> 4];
+      uuid += digits[b & 15];
+    }
+    binlog::ByteCursor g(raw, 0);
+    g.skip(36);
+    return uuid + ":" + std::to_string(g.u64le());
+  }
+  return {};
+}
+
+class S3Archive : public ArchiveSink {
+ public:
+  S3Archive(const ArchiveOptions& opts, const ArchivedServer& server,
+            const binlog::WarningSink& warn)
+      : o_(opts), warn_(warn), client_(s3::load_config(opts.s3)) {
+    client_.on_retry = [this](const std::string& m) { warn_("the store failed " + m); };
+    Url base = s3::parse_url(*opts.to);
+    if (!base.key.empty() && base.key.back() != '/') base.key += '/';
+    const std::string name = opts.folder.value_or(
+        server.uuid.empty() ? "server-" + std::to_string(server.server_id) : server.uuid);
+    folder_ = Url{base.bucket, base.key + name + "/"};
+    if (auto m = s3::read_manifest(client_, folder_)) {
+      if (m->server_id != server.server_id || m->server_uuid != server.uuid)
+        throw Error(ErrorCode::kServer,
+                    folder_.text() + " holds the archive of server id " +
+                        std::to_string(m->server_id) +
+                        (m->server_uuid.empty() ? "" : " (" + m->server_uuid + ")") +
+                        ", not of the server at " + server.where + " (server id " +
+                        std::to_string(server.server_id) + "): give another --to or --s3-folder");
+      manifest_ = std::move(*m);
+    }
+    manifest_.server_id = server.server_id;
+    manifest_.server_uuid = server.uuid;
+    manifest_.flavor = server.mariadb ? "mariadb" : "mysql";
+    manifest_.version = server.version;
+    manifest_.server = server.where;
+    tail_.reserve(opts.part_bytes + (std::size_t{1} << 20));
+    open_last();
+    flusher_ = std::thread([this] { upload_when_due(); });
+  }
+
+  ~S3Archive() override {
+    client_.retry_seconds = 10;  // (on the way out: do not hold the exit up for long)
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    flusher_.join();
+    try {
+      std::lock_guard<std::mutex> lock(mu_);
+      upload();
+    } catch (const Error& e) {  // (the next run goes on from what the manifest names)
+      warn_(std::string("the last upload failed: ") + e.what());
+    }
+  }
+  S3Archive(const S3Archive&) = delete;
+  S3Archive& operator=(const S3Archive&) = delete;
+
+  void start_new(const std::string& name) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    file_ = name;
+    ArchivedFile f;
+    f.name = name;
+    manifest_.files.push_back(f);
+    tail_.assign({std::byte{0xfe}, std::byte{'b'}, std::byte{'i'}, std::byte{'n'}});
+    tail_start_ = 0;
+    uploaded_ = 0;
+    pos_ = 4;
+    crc_ = false;
+    ended_next_.clear();
+    write_index();
+    write_manifest();
+    ++result_.files;
+  }
+
+  void append(const binlog::Frame& f) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (flusher_error_) std::rethrow_exception(flusher_error_);
+    const auto type = static_cast<binlog::EventType>(f.raw[4]);
+    if (!accept_event(f, pos_, file_, current_url().text(), crc_)) return;
+    const std::size_t at = tail_.size();
+    tail_.insert(tail_.end(), f.raw.begin(), f.raw.end());
+    // The server clears the in-use flag when it sends the format description; in its file the
+    // flag stays set until the file is closed (the composed object has it clear).
+    if (type == binlog::EventType::kFormatDescription && f.pos == 4) tail_[at + kFlagsAt] |= kInUse;
+    pos_ += f.raw.size();
+    ArchivedFile& af = manifest_.files.back();
+    ++af.events;
+    if (const std::string g = frame_gtid(f.raw); !g.empty()) {
+      if (af.first_gtid.empty()) af.first_gtid = g;
+      af.last_gtid = g;
+    }
+    ended_next_.clear();
+    if (type == binlog::EventType::kRotate && f.raw.size() > 27 + (crc_ ? 4 : 0))
+      ended_next_.assign(reinterpret_cast<const char*>(f.raw.data()) + 27,
+                         f.raw.size() - 27 - (crc_ ? 4 : 0));
+    else if (type == binlog::EventType::kStop)
+      ended_next_ = "?";
+    manifest_.last_event_time = binlog::ByteCursor(f.raw, 0).u32le();
+    ++result_.events;
+    result_.bytes += f.raw.size();
+    result_.last_file = file_;
+    result_.last_pos = pos_;
+    if (tail_.size() >= o_.part_bytes) {
+      seal();
+    } else if (std::chrono::steady_clock::now() - last_upload_ >=
+               std::chrono::seconds(o_.upload_seconds)) {
+      upload();
+    }
+  }
+
+  void finish_file() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (file_.empty() || manifest_.files.back().complete) return;
+    compose();
+  }
+
+  void sync(bool now) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (now ||
+        std::chrono::steady_clock::now() - last_upload_ >= std::chrono::seconds(o_.upload_seconds))
+      upload();
+  }
+
+  const std::string& file() const override { return file_; }
+  std::uint64_t pos() const override { return pos_; }
+  bool has_file() const override { return !file_.empty(); }
+  const std::string& ended_next() const override { return ended_next_; }
+  ArchiveResult& result() override { return result_; }
+
+ private:
+  Url current_url() const { return Url{folder_.bucket, folder_.key + file_}; }
+
+  // Continues the manifest's last file: a complete one is where the copy goes on after; one
+  // being written has its tail (the pieces after the last sealed one) read back.
+  void open_last() {
+    if (manifest_.files.empty()) return;
+    ArchivedFile& f = manifest_.files.back();
+    file_ = f.name;
+    pos_ = f.size;
+    uploaded_ = f.size;
+    ended_next_ = f.next;
+    crc_ = f.checksum;
+    if (f.complete) return;
+    tail_start_ = 0;
+    for (const Piece& p : f.pieces)
+      if (p.sealed) tail_start_ = p.offset + p.size;
+    tail_.clear();
+    for (const Piece& p : f.pieces) {
+      if (p.offset < tail_start_) continue;
+      const std::vector<std::byte> bytes = read_piece(p);
+      tail_.insert(tail_.end(), bytes.begin(), bytes.end());
+    }
+    if (tail_start_ + tail_.size() != pos_)
+      throw Error(ErrorCode::kIo, folder_.text() + ": the pieces of " + file_ + " do not add up");
+    if (pos_ < 4) {  // (a manifest written before the magic was stored: start the file again)
+      tail_.assign({std::byte{0xfe}, std::byte{'b'}, std::byte{'i'}, std::byte{'n'}});
+      pos_ = 4;
+      uploaded_ = 0;
+    }
+  }
+
+  // A piece's bytes, checked against the SHA-256 the manifest gives.
+  std::vector<std::byte> read_piece(const Piece& p) {
+    const Url u{folder_.bucket, p.key};
+    std::vector<std::byte> bytes(p.size);
+    std::size_t at = 0;
+    while (at < bytes.size()) {
+      const std::size_t got = client_.get_range(u, at, bytes.size() - at, bytes.data() + at);
+      if (got == 0) break;
+      at += got;
+    }
+    if (at != p.size || s3::sha256_hex(bytes) != p.sha256)
+      throw Error(ErrorCode::kIo,
+                  u.text() + ": a piece of the archive is missing or not what the manifest says");
+    return bytes;
+  }
+
+  // (under mu_) The bytes since the last upload as one more piece, then the manifest.
+  void upload() {
+    last_upload_ = std::chrono::steady_clock::now();
+    if (file_.empty() || manifest_.files.back().complete) return;
+    ArchivedFile& f = manifest_.files.back();
+    if (uploaded_ == pos_) {
+      if (unix_now() - manifest_.updated >= 60) write_manifest();  // (alive: --status)
+      return;
+    }
+    std::size_t tail_pieces = 0;
+    for (const Piece& p : f.pieces) tail_pieces += p.offset >= tail_start_ ? 1 : 0;
+    if (tail_pieces >= kMaxTailPieces) {
+      store_tail(false);
+      return;
+    }
+    const std::size_t from = static_cast<std::size_t>(uploaded_ - tail_start_);
+    const binlog::Bytes bytes(tail_.data() + from, tail_.size() - from);
+    Piece p{uploaded_, bytes.size(), piece_key(folder_.key, file_, uploaded_, bytes.size()),
+            s3::sha256_hex(bytes), false};
+    client_.put(Url{folder_.bucket, p.key}, bytes);
+    f.pieces.push_back(p);
+    f.size = pos_;
+    f.checksum = crc_;
+    f.next = ended_next_;
+    uploaded_ = pos_;
+    write_manifest();
+  }
+
+  // (under mu_) The whole tail as one piece replacing its small ones: sealed (the tail starts
+  // again after it) or not (it only makes the list short).
+  void store_tail(bool sealed) {
+    ArchivedFile& f = manifest_.files.back();
+    const binlog::Bytes bytes(tail_.data(), tail_.size());
+    Piece p{tail_start_, bytes.size(), piece_key(folder_.key, file_, tail_start_, bytes.size()),
+            s3::sha256_hex(bytes), sealed};
+    client_.put(Url{folder_.bucket, p.key}, bytes);
+    std::vector<Piece> gone;
+    std::vector<Piece> kept;
+    for (const Piece& q : f.pieces) (q.offset >= tail_start_ ? gone : kept).push_back(q);
+    kept.push_back(p);
+    f.pieces = kept;
+    f.size = pos_;
+    f.checksum = crc_;
+    f.next = ended_next_;
+    uploaded_ = pos_;
+    write_manifest();
+    // (only the file's own pieces: a manifest naming other keys deletes nothing else)
+    const std::string own = folder_.key + ".active/" + file_ + "/";
+    for (const Piece& q : gone)
+      if (q.key != p.key && q.key.compare(0, own.size(), own) == 0)
+        client_.remove(Url{folder_.bucket, q.key});
+    if (sealed) {
+      tail_start_ = pos_;
+      tail_.clear();
+    }
+  }
+
+  void seal() {
+    last_upload_ = std::chrono::steady_clock::now();
+    store_tail(true);
+  }
+
+  // (under mu_) The file's object from its pieces, then the manifest says it is complete.
+  void compose() {
+    ArchivedFile& f = manifest_.files.back();
+    upload();  // (everything in a piece first: a kill while composing loses nothing)
+    const Url obj = current_url();
+    std::vector<Piece> sealed;
+    for (const Piece& p : f.pieces)
+      if (p.sealed) sealed.push_back(p);
+    std::vector<Piece> ranges;
+    auto clear_flag = [](std::vector<std::byte>& b) {
+      if (b.size() > 4 + kFlagsAt) b[4 + kFlagsAt] &= ~kInUse;
+    };
+    if (sealed.empty()) {
+      std::vector<std::byte> bytes = tail_;
+      clear_flag(bytes);
+      client_.put(obj, bytes);
+      ranges.push_back(Piece{0, bytes.size(), {}, s3::sha256_hex(bytes), false});
+    } else {
+      const std::string id = client_.create_multipart(obj);
+      try {
+        std::vector<std::string> etags;
+        for (std::size_t i = 0; i < sealed.size(); ++i) {
+          const Piece& p = sealed[i];
+          if (i == 0) {  // (its format description's in-use flag cleared)
+            std::vector<std::byte> bytes = read_piece(p);
+            clear_flag(bytes);
+            etags.push_back(client_.upload_part(obj, id, 1, bytes));
+            ranges.push_back(Piece{0, bytes.size(), {}, s3::sha256_hex(bytes), false});
+          } else {
+            etags.push_back(client_.upload_part_copy(obj, id, static_cast<unsigned>(i + 1),
+                                                     Url{folder_.bucket, p.key}, 0, p.size - 1));
+            ranges.push_back(Piece{p.offset, p.size, {}, p.sha256, false});
+          }
+        }
+        if (!tail_.empty()) {
+          etags.push_back(
+              client_.upload_part(obj, id, static_cast<unsigned>(sealed.size() + 1), tail_));
+          ranges.push_back(Piece{tail_start_, tail_.size(), {}, s3::sha256_hex(tail_), false});
+        }
+        client_.complete_multipart(obj, id, etags);
+      } catch (...) {
+        try {
+          client_.abort_multipart(obj, id);
+        } catch (const Error&) {
+        }
+        throw;
+      }
+    }
+    const auto info = client_.head(obj);
+    if (!info || info->size != pos_)
+      throw Error(ErrorCode::kIo, obj.text() + ": the composed object has " +
+                                      std::to_string(info ? info->size : 0) + " bytes, not " +
+                                      std::to_string(pos_));
+    f.pieces = ranges;
+    f.etag = info->etag;
+    f.complete = true;
+    f.size = pos_;
+    f.checksum = crc_;
+    f.next = ended_next_;
+    write_manifest();
+    // The pieces, and any a killed run stored but never named.
+    const auto listing = client_.list(folder_.bucket, folder_.key + ".active/" + file_ + "/");
+    for (const auto& o : listing.objects) client_.remove(Url{folder_.bucket, o.key});
+    tail_.clear();
+    tail_start_ = pos_;
+  }
+
+  void write_index() {
+    std::string lines;
+    for (const ArchivedFile& f : manifest_.files) lines += "./" + f.name + "\n";
+    std::string base = manifest_.files.front().name;
+    const auto dot = base.rfind('.');
+    if (dot != std::string::npos) base = base.substr(0, dot);
+    client_.put(Url{folder_.bucket, folder_.key + base + ".index"},
+                {reinterpret_cast<const std::byte*>(lines.data()), lines.size()}, "text/plain");
+  }
+
+  void write_manifest() {
+    manifest_.updated = unix_now();
+    const std::string text = manifest_.to_json();
+    client_.put(Url{folder_.bucket, folder_.key + s3::kManifestName},
+                {reinterpret_cast<const std::byte*>(text.data()), text.size()}, "application/json");
+    if (o_.progress) o_.progress(file_ + " " + std::to_string(pos_));
+  }
+
+  // The flusher thread: what came is uploaded on the interval even while the server is quiet.
+  void upload_when_due() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stopping_) {
+      cv_.wait_for(lock, std::chrono::milliseconds(200));
+      if (stopping_ || flusher_error_) continue;
+      try {
+        if (std::chrono::steady_clock::now() - last_upload_ >=
+            std::chrono::seconds(o_.upload_seconds))
+          upload();
+      } catch (...) {
+        flusher_error_ = std::current_exception();
+      }
+    }
+  }
+
+  const ArchiveOptions& o_;
+  const binlog::WarningSink& warn_;
+  s3::Client client_;
+  Url folder_;
+  s3::Manifest manifest_;
+  std::string file_, ended_next_;
+  std::vector<std::byte> tail_;   // the file from tail_start_ to pos_
+  std::uint64_t tail_start_ = 0;  // the end of the last sealed piece
+  std::uint64_t uploaded_ = 0;    // the pieces hold the file up to here
+  std::uint64_t pos_ = 0;
+  bool crc_ = false;
+  ArchiveResult result_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::exception_ptr flusher_error_;
+  std::chrono::steady_clock::time_point last_upload_ = std::chrono::steady_clock::now();
+  std::thread flusher_;  // (last: started when the rest is ready)
+};
+
+}  // namespace
+
+std::vector<VerifyProblem> verify_s3_archive(const std::string& url,
+                                             std::uint64_t* events_checked) {
+  const auto client = s3::reader_client();
+  const Url u = s3::parse_url(url);
+  const bool is_folder = u.key.empty() || u.key.back() == '/';
+  const Url folder = is_folder ? u : s3::folder_of(u);
+  std::vector<VerifyProblem> problems;
+  const std::optional<s3::Manifest> manifest = s3::read_manifest(*client, folder);
+  std::vector<Url> urls;
+  try {
+    urls = s3::expand_inputs(*client, u);
+  } catch (const Error& e) {
+    return {{url, 0, e.what()}};
+  }
+  if (urls.empty()) return {{url, 0, "the archive lists no file"}};
+  if (manifest) {
+    // The index object names the manifest's files, in order.
+    std::string base = manifest->files.empty() ? std::string() : manifest->files.front().name;
+    if (const auto dot = base.rfind('.'); dot != std::string::npos) base = base.substr(0, dot);
+    const Url index{folder.bucket, folder.key + base + ".index"};
+    std::vector<std::string> listed, named;
+    try {
+      for (const Url& x : s3::expand_inputs(*client, index))
+        listed.push_back(s3::base_name_of(x.key));
+    } catch (const Error& e) {
+      problems.push_back({index.text(), 0, e.what()});
+    }
+    for (const auto& f : manifest->files) named.push_back(f.name);
+    if (!listed.empty() && listed != named)
+      problems.push_back({index.text(), 0, "the index does not list the manifest's files"});
+    // Each complete object: its size and the SHA-256 of each range the manifest gives.
+    std::vector<std::byte> buf(std::size_t{4} << 20);
+    for (const auto& f : manifest->files) {
+      if (!f.complete) continue;
+      const Url obj{folder.bucket, folder.key + f.name};
+      const auto info = client->head(obj);
+      if (!info) {
+        problems.push_back({obj.text(), 0, "the object is missing"});
+        continue;
+      }
+      if (info->size != f.size) {
+        problems.push_back({obj.text(), std::min(info->size, f.size),
+                            "the object has " + std::to_string(info->size) +
+                                " bytes, the manifest says " + std::to_string(f.size)});
+        continue;
+      }
+      for (const Piece& p : f.pieces) {
+        Sha256 h;
+        std::uint64_t at = p.offset;
+        while (at < p.offset + p.size) {
+          const auto want =
+              static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), p.offset + p.size - at));
+          const std::size_t got = client->get_range(obj, at, want, buf.data());
+          if (got == 0) break;
+          h.update(buf.data(), got);
+          at += got;
+        }
+        if (h.hex() != p.sha256)
+          problems.push_back({obj.text(), p.offset,
+                              "the bytes " + std::to_string(p.offset) + " to " +
+                                  std::to_string(p.offset + p.size) +
+                                  " are not what was stored (SHA-256 differs)"});
+      }
+    }
+  }
+  std::vector<std::string> names;
+  for (const Url& x : urls) names.push_back(x.text());
+  const std::optional<s3::Manifest>* m = &manifest;
+  auto more = verify_files(
+      names,
+      [&](std::size_t i) -> std::unique_ptr<binlog::Source> {
+        return std::make_unique<s3::S3Source>(client, urls[i], urls[i].text(), m);
+      },
+      events_checked);
+  problems.insert(problems.end(), more.begin(), more.end());
+  return problems;
+}
+
+std::vector<ArchiveStatusRow> archive_status(const std::string& url) {
+  const auto client = s3::reader_client();
+  Url u = s3::parse_url(url);
+  if (!u.key.empty() && u.key.back() != '/') u.key += '/';
+  // The server folders (s3::find_archives); a folder whose manifest is refused is listed with
+  // its problem, as its own row.
+  s3::FoundArchives archives = s3::find_archives(*client, u.bucket, u.key);
+  const auto& found = archives.found;
+  std::vector<ArchiveStatusRow> refused;
+  for (const auto& [key, e] : archives.refused) {
+    ArchiveStatusRow r;
+    r.folder = Url{u.bucket, key}.text();
+    r.problem = e.what();
+    r.problem_code = e.code();
+    refused.push_back(std::move(r));
+  }
+  std::vector<ArchiveStatusRow> rows;
+  const std::int64_t now = unix_now();
+  std::vector<std::set<std::string>> origins;
+  for (const auto& f : found) origins.push_back(s3::manifest_origins(f.second));
+  // (a failover: the latest written folder sharing an origin went on with this history)
+  auto followed_by = [&](std::size_t i) {
+    std::optional<std::size_t> best;
+    for (std::size_t j = 0; j < found.size(); ++j) {
+      if (j == i || found[j].second.last_event_time <= found[i].second.last_event_time) continue;
+      if (std::none_of(origins[i].begin(), origins[i].end(),
+                       [&](const std::string& o) { return origins[j].count(o) != 0; }))
+        continue;
+      if (!best || found[j].second.last_event_time > found[*best].second.last_event_time) best = j;
+    }
+    return best ? Url{u.bucket, found[*best].first}.text() : std::string();
+  };
+  for (std::size_t idx = 0; idx < found.size(); ++idx) {
+    const auto& [key, manifest] = found[idx];
+    const Url folder{u.bucket, key};
+    const s3::Manifest* m = &manifest;
+    ArchiveStatusRow r;
+    r.folder = folder.text();
+    r.flavor = m->flavor;
+    r.version = m->version;
+    r.server = m->server;
+    r.server_uuid = m->server_uuid;
+    r.server_id = m->server_id;
+    r.last_event_time = m->last_event_time;
+    r.updated = m->updated;
+    r.lag_seconds =
+        m->last_event_time > 0 ? std::max<std::int64_t>(0, now - m->last_event_time) : 0;
+    r.followed_by = followed_by(idx);
+    r.files = m->files.size();
+    for (const auto& f : m->files) r.bytes += f.size;
+    if (!m->files.empty()) {
+      r.last_file = m->files.back().name;
+      r.last_pos = m->files.back().size;
+    }
+    // Gaps: numbers missing from the files' sequence (a file the archive never got).
+    for (std::size_t i = 1; i < m->files.size(); ++i) {
+      const std::string& a = m->files[i - 1].name;
+      const std::string& b = m->files[i].name;
+      const auto da = a.rfind('.'), db = b.rfind('.');
+      if (da == std::string::npos || db == std::string::npos || a.substr(0, da) != b.substr(0, db))
+        continue;
+      const unsigned long long na = std::strtoull(a.c_str() + da + 1, nullptr, 10);
+      const unsigned long long nb = std::strtoull(b.c_str() + db + 1, nullptr, 10);
+      if (nb != na + 1)
+        r.gaps.push_back(a.substr(0, da) + " " + std::to_string(na + 1) +
+                         (nb > na + 2 ? " to " + std::to_string(nb - 1) : std::string()));
+    }
+    rows.push_back(std::move(r));
+  }
+  rows.insert(rows.end(), std::make_move_iterator(refused.begin()),
+              std::make_move_iterator(refused.end()));
+  std::sort(rows.begin(), rows.end(),
+            [](const auto& a, const auto& b) { return a.folder < b.folder; });
+  return rows;
+}
+
+std::unique_ptr<ArchiveSink> open_s3_archive(const ArchiveOptions& opts,
+                                             const ArchivedServer& server,
+                                             const binlog::WarningSink& warn) {
+  return std::make_unique<S3Archive>(opts, server, warn);
+}
+
+}  // namespace binrecover::recovery
