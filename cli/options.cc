@@ -904,6 +904,7 @@ class Given {
     if (!vm_.count(name)) return {};
     return vm_[name].as<std::vector<std::string>>();
   }
+  const po::variables_map& map() const { return vm_; }
 
  private:
   const po::variables_map& vm_;
@@ -1138,233 +1139,33 @@ void read_inputs(const Given& g, bool stdin_is_tty, Options& o) {
   }
 }
 
-}  // namespace
+// -h, -P, -u, -p, -S and the rest of a connection: whether any was given.
+bool connection_given(const Given& g) {
+  return g.has("host") || g.has("port") || g.has("user") || g.has("password") || g.has("socket") ||
+         g.has("ssl-mode") || g.has("ssl") || g.has("ssl-ca") || g.has("ssl-capath") ||
+         g.has("ssl-cert") || g.has("ssl-key") || g.has("ssl-cipher") ||
+         g.has("ssl-verify-server-cert") || g.has("protocol") || g.has("bind-address") ||
+         g.has("compression-algorithms") || g.has("zstd-compression-level");
+}
 
-Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty) {
-  std::vector<std::string> args = args_in;
-  Options o;
-
-  auto is_defaults_option = [](const std::string& a) {
-    return a == "--no-defaults" || a == "--print-defaults" || a.rfind("--defaults-file=", 0) == 0 ||
-           a.rfind("--defaults-extra-file=", 0) == 0;
-  };
-  auto command_named = [](const std::string& a) -> std::optional<Command> {
-    for (const CommandSpec& s : kCommands)
-      if (*s.name && a == s.name) return s.command;
-    return std::nullopt;
-  };
-  // `binrecover help COMMAND` is `binrecover COMMAND --help`.
-  if (args.size() >= 1 && args[0] == "help") {
-    o.command = Command::kHelp;
-    o.help_text = help_text(args.size() >= 2 ? command_named(args[1]).value_or(Command::kSql)
-                                             : Command::kSql);
-    if (args.size() >= 2 && !command_named(args[1]))
-      usage_error("no command '" + args[1] + "' (events, stats, plan, drill, replay)");
-    return o;
-  }
-  // `binrecover replay --defaults-file=F ...` reads as `binrecover --defaults-file=F replay ...`.
-  if (!args.empty() && command_named(args[0])) {
-    std::size_t k = 1;
-    while (k < args.size() && is_defaults_option(args[k])) ++k;
-    std::rotate(args.begin(), args.begin() + 1, args.begin() + static_cast<std::ptrdiff_t>(k));
-  }
-
-  // Option files first, unless --no-defaults / --defaults-file (which must come first, as in
-  // every MySQL program).
-  std::vector<std::string> files = default_option_files();
-  bool read_defaults = true;
-  bool print_defaults = false;
-  o.connection.default_files = files;
-  while (!args.empty()) {
-    const std::string& a = args.front();
-    if (a == "--print-defaults") {
-      print_defaults = true;
-    } else if (a == "--no-defaults") {
-      read_defaults = false;
-      o.connection.read_defaults = false;
-    } else if (a.rfind("--defaults-file=", 0) == 0) {
-      const std::string f = a.substr(16);
-      if (!std::filesystem::exists(f)) usage_error("--defaults-file '" + f + "' does not exist");
-      files = {f};
-      o.connection.defaults_file = f;
-    } else if (a.rfind("--defaults-extra-file=", 0) == 0) {
-      files.push_back(a.substr(22));
-      o.connection.extra_files.push_back(a.substr(22));
-    } else {
-      break;
-    }
-    args.erase(args.begin());
-  }
-  if (print_defaults) {
-    // mysqlbinlog's --print-defaults: what the option files add, then exit.
-    o.command = Command::kHelp;
-    o.help_text = "binrecover would have been started with the following arguments:\n";
-    if (read_defaults)
-      for (std::string a : option_file_args(files, kPrintedGroups)) {
-        for (const char* key : {"--password=", "--source-password="})
-          if (a.rfind(key, 0) == 0) a = std::string(key) + "*****";
-        o.help_text += a + " ";
-      }
-    o.help_text += "\n";
-    return o;
-  }
-  if (!args.empty()) {
-    if (const auto c = command_named(args.front())) {
-      o.command = *c;
-      args.erase(args.begin());
-    }
-  }
-  const Command cmd = o.command;
-  o.help_text = help_text(cmd);
-
-  // -v / -vv / --verbose count, as in mysqlbinlog; taken out before the parser sees them.
-  int verbose = 0;
-  for (auto it = args.begin(); it != args.end();) {
-    if (*it == "-v" || *it == "--verbose") {
-      ++verbose;
-    } else if (*it == "-vv") {
-      verbose += 2;
-    } else if (*it == "-vvv") {
-      verbose += 3;
-    } else {
-      ++it;
-      continue;
-    }
-    it = args.erase(it);
-  }
-  if (verbose > 0 && cmd != Command::kSql)
-    usage_error("-v does not apply to " + command_label(cmd) + "; it belongs to SQL output");
-
-  // An option's optional value is only ever the text attached to it: the parser would take the
-  // next argument, a binlog file, for it. A password option's value, as for mysqlbinlog and
-  // mysql: -p / --password alone ask for it (the parser would take the next argument, a binlog
-  // file, for the password), --password= is an empty one (the parser refuses an empty value
-  // after '='). Both are given to the parser as a value no password can be (a control byte).
-  // Only for a command that takes the option: another one refuses it as it was written.
-  po::options_description opts = command_options(cmd);
-  const auto takes = [&](const char* option) {
-    return opts.find_nothrow(option, false) != nullptr;
-  };
-  for (std::string& a : args) {
-    if (a == "--") break;
-    if (a == "-p" && takes("password")) {
-      a = std::string("-p") + kAskPassword;
-      continue;
-    }
-    // (the same for the other option whose value may be left out)
-    if ((a == "-c" || a == "--verify-binlog-checksum") && takes("verify-binlog-checksum")) {
-      a += a[1] == 'c' ? "1" : "=1";
-      continue;
-    }
-    if (a.size() < 4 || a.compare(0, 2, "--") != 0) continue;
-    const std::size_t eq = a.find('=');
-    const std::string_view name =
-        std::string_view(a).substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-    const auto prefix_of = [&](std::string_view full, std::size_t min) {
-      return name.size() >= min && full.substr(0, name.size()) == name;
-    };
-    if (!(prefix_of("password", 4) && takes("password")) &&
-        !(prefix_of("source-password", 9) && takes("source-password")))
-      continue;
-    if (eq == std::string::npos)
-      a += std::string("=") + kAskPassword;
-    else if (eq + 1 == a.size())
-      a += kEmptyPassword;
-  }
-
-  po::options_description hidden;
-  hidden.add_options()("files", po::value<std::vector<std::string>>(), "binlog files");
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("files", -1);
-
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args)
-                  .options(all)
-                  .positional(pos)
-                  .style(po::command_line_style::unix_style)
-                  .run(),
-              vm);
-    if (read_defaults) {
-      // Values from option files only fill what the command line left unset, and only for
-      // options this command takes (the connection comes from [client] through the library).
-      // As in every MySQL program, a later line (a later file) wins: each line is stored on
-      // its own, the last first (what is stored first stays).
-      const std::vector<std::string> fargs = option_file_args(files, kOwnGroups);
-      const po::options_description takes = command_options(cmd, true);
-      for (auto a = fargs.rbegin(); a != fargs.rend(); ++a)
-        po::store(po::command_line_parser(std::vector<std::string>{*a})
-                      .options(takes)
-                      .allow_unregistered()
-                      .run(),
-                  vm);
-    }
-    po::notify(vm);
-    // mysqlbinlog's older names: the value goes to the current one.
-    const std::pair<const char*, const char*> kAliases[] = {
-        {"read-from-remote-master", "read-from-remote-source"},
-        {"stop-never-slave-server-id", "connection-server-id"}};
-    for (const auto& [alias, name] : kAliases) {
-      if (!vm.count(alias)) continue;
-      if (vm.count(name))
-        usage_error(std::string("--") + alias + " is --" + name + ": give one of them");
-      vm.insert({name, vm[alias]});
-    }
-    if (vm.count("compress")) {
-      if (vm.count("compression-algorithms"))
-        usage_error("-C (--compress) is --compression-algorithms=zlib: give one of them");
-      vm.insert({"compression-algorithms", po::variable_value(std::string("zlib"), false)});
-    }
-  } catch (const po::unknown_option& e) {
-    unknown_option(cmd, e.get_option_name());
-  } catch (const po::error& e) {
-    usage_error(std::string(e.what()) + " (see binrecover " +
-                (*spec_of(cmd).name ? std::string(spec_of(cmd).name) + " " : "") + "--help)");
-  }
-  for (const char* first :
-       {"no-defaults", "defaults-file", "defaults-extra-file", "print-defaults"})
-    if (vm.count(first))
-      usage_error(std::string("--") + first +
-                  " must come first on the command line (before any other option)");
-  if (vm.count("help")) {
-    o.command = Command::kHelp;
-    return o;
-  }
-  if (vm.count("version")) {
-    o.command = Command::kVersion;
-    return o;
-  }
-  auto has = [&](const char* name) { return vm.count(name) > 0; };
-  auto text = [&](const char* name) -> std::optional<std::string> {
-    if (!vm.count(name)) return std::nullopt;
-    return vm[name].as<std::string>();
-  };
-  auto u64 = [&](const char* name) -> std::optional<std::uint64_t> {
-    if (!vm.count(name)) return std::nullopt;
-    return parse_u64(vm[name].as<std::string>(), name);
-  };
-
-  const Given given(vm);
-  const std::optional<std::string> start_gtids = read_range_and_filters(given, o);
-  // What each command adds.
-  o.sql.short_form = has("short-form");
-  o.sql.hexdump = has("hexdump");
-  o.sql.skip_gtids = has("skip-gtids");
-  o.sql.disable_log_bin = has("disable-log-bin");
-  if (auto d = text("local-load")) o.sql.local_load_dir = *d;
+// SQL output's own options, and which of them apply together.
+void read_sql_output(const Given& g, Command cmd, int verbose, Options& o) {
+  o.sql.short_form = g.has("short-form");
+  o.sql.hexdump = g.has("hexdump");
+  o.sql.skip_gtids = g.has("skip-gtids");
+  o.sql.disable_log_bin = g.has("disable-log-bin");
+  if (auto d = g.text("local-load")) o.sql.local_load_dir = *d;
   o.sql.verbose = verbose;
-  o.sql.rows_as_sql = has("rows-as-sql");
-  o.schema_file = text("schema");
-  o.flashback = has("flashback");
-  if (auto t = text("target-flavor")) {
+  o.sql.rows_as_sql = g.has("rows-as-sql");
+  o.schema_file = g.text("schema");
+  o.flashback = g.has("flashback");
+  if (auto t = g.text("target-flavor")) {
     if (*t != "mysql" && *t != "mariadb")
       usage_error("--target-flavor must be mysql or mariadb, not '" + *t + "'");
     o.sql.target_mariadb = *t == "mariadb";
     o.sql.target_mysql = *t == "mysql";
   }
-  if (auto cs = text("set-charset")) {
+  if (auto cs = g.text("set-charset")) {
     if (cs->empty() || cs->size() > 32 ||
         cs->find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
             std::string::npos)
@@ -1372,9 +1173,9 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
                   "'");
     o.sql.set_charset = *cs;
   }
-  o.sql.idempotent = has("idempotent");
-  o.sql.require_row_format = has("require-row-format");
-  o.sql.print_table_metadata = has("print-table-metadata");
+  o.sql.idempotent = g.has("idempotent");
+  o.sql.require_row_format = g.has("require-row-format");
+  o.sql.print_table_metadata = g.has("print-table-metadata");
   if (o.sql.print_table_metadata && o.sql.short_form)
     usage_error("--print-table-metadata adds comments, which -s (--short-form) leaves out");
   if (o.sql.idempotent && o.sql.rows_as_sql)
@@ -1383,14 +1184,14 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
         "(RBR_EXEC_MODE): plain statements of --rows-as-sql are not row events");
   if (o.sql.idempotent && o.flashback) usage_error("--idempotent does not apply to --flashback");
   for (const char* n : {"binlog-row-event-max-size", "open-files-limit"})
-    if (has(n)) parse_u64(*text(n), n);  // accepted, checked, no effect here (see --help)
-  if (auto t = text("trigger-tables")) {
+    if (g.has(n)) parse_u64(*g.text(n), n);  // accepted, checked, no effect here (see --help)
+  if (auto t = g.text("trigger-tables")) {
     if (*t != "sql" && *t != "binlog")
       usage_error("--trigger-tables must be sql or binlog, not '" + *t + "'");
     if (!o.sql.rows_as_sql) usage_error("--trigger-tables applies to --rows-as-sql");
     o.sql.trigger_tables_binlog = *t == "binlog";
   }
-  if (auto b = text("base64-output")) {
+  if (auto b = g.text("base64-output")) {
     std::string v = *b;
     for (char& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     if (v == "AUTO" || v == "UNSPEC")
@@ -1402,10 +1203,10 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     else
       usage_error("--base64-output must be AUTO, DECODE-ROWS or NEVER, not '" + *b + "'");
   }
-  if (o.flashback &&
-      (o.sql.rows_as_sql || o.sql.hexdump || o.sql.verbose || o.sql.short_form ||
-       has("base64-output") || o.sql.skip_gtids || has("local-load") || has("target-flavor") ||
-       has("set-charset") || has("require-row-format") || o.sql.print_table_metadata))
+  if (o.flashback && (o.sql.rows_as_sql || o.sql.hexdump || o.sql.verbose || o.sql.short_form ||
+                      g.has("base64-output") || o.sql.skip_gtids || g.has("local-load") ||
+                      g.has("target-flavor") || g.has("set-charset") ||
+                      g.has("require-row-format") || o.sql.print_table_metadata))
     usage_error(
         "--flashback writes undo SQL of its own: -v, -s, -H, --rows-as-sql, --skip-gtids, "
         "--base64-output, --local-load, --target-flavor, --set-charset, --require-row-format "
@@ -1418,10 +1219,14 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       (cmd == Command::kEvents || cmd == Command::kStats || cmd == Command::kDrill))
     usage_error("--rewrite-db does not apply to " + command_label(cmd) +
                 " (it changes the SQL that SQL output, plan's commands and replay write)");
+}
 
-  o.timeline = has("timeline");
-  if (auto tl = text("bucket")) {
-    if (!has("timeline") && !has("html")) usage_error("--bucket applies to --timeline and --html");
+// --timeline, --html and their buckets; --format and --limit of the listing commands.
+void read_timeline_and_format(const Given& g, Command cmd, Options& o) {
+  o.timeline = g.has("timeline");
+  if (auto tl = g.text("bucket")) {
+    if (!g.has("timeline") && !g.has("html"))
+      usage_error("--bucket applies to --timeline and --html");
     std::string v = *tl;
     std::uint64_t unit = 1;
     if (v == "auto") v = "0";
@@ -1437,15 +1242,15 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
                   "'");
     o.timeline_bucket = static_cast<std::uint32_t>(std::stoull(v) * unit);
   }
-  if (auto by = text("by")) {
+  if (auto by = g.text("by")) {
     if (*by != "database" && *by != "table")
       usage_error("--by must be database or table, not '" + *by + "'");
-    if (!has("timeline") && !has("html")) usage_error("--by applies to --timeline and --html");
+    if (!g.has("timeline") && !g.has("html")) usage_error("--by applies to --timeline and --html");
     o.timeline_by_table = *by == "table";
   }
-  o.html_file = text("html");
+  o.html_file = g.text("html");
 
-  if (auto f = text("format")) {
+  if (auto f = g.text("format")) {
     if (cmd == Command::kStats) {
       if (*f != "table" && *f != "json")
         usage_error("stats --format must be table or json, not '" + *f + "'");
@@ -1467,7 +1272,7 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   if (o.timeline && (o.stats_json || o.plan_json))
     usage_error("--timeline is a picture: not with --format=json");
 
-  if (auto l = text("limit")) {
+  if (auto l = g.text("limit")) {
     const auto comma = l->find(',');
     if (comma == std::string::npos) {
       o.events.limit_count = parse_u64(*l, "limit");
@@ -1476,32 +1281,31 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       o.events.limit_count = parse_u64(trim(l->substr(comma + 1)), "limit");
     }
   }
-  read_plan_and_drill(given, cmd, o);
-  const bool connection_given =
-      has("host") || has("port") || has("user") || has("password") || has("socket") ||
-      has("ssl-mode") || has("ssl") || has("ssl-ca") || has("ssl-capath") || has("ssl-cert") ||
-      has("ssl-key") || has("ssl-cipher") || has("ssl-verify-server-cert") || has("protocol") ||
-      has("bind-address") || has("compression-algorithms") || has("zstd-compression-level");
-  o.remote = has("read-from-remote-server") || has("read-from-remote-source");
-  if ((cmd == Command::kSql || cmd == Command::kEvents) && has("stop-never") && !has("raw")) {
+}
+
+// -R and --stop-never (following a server), and mysqlbinlog's -R --raw (a binlog backup: an
+// archive).
+void read_follow_and_raw(const Given& g, Command cmd, int verbose, Options& o) {
+  o.remote = g.has("read-from-remote-server") || g.has("read-from-remote-source");
+  if ((cmd == Command::kSql || cmd == Command::kEvents) && g.has("stop-never") && !g.has("raw")) {
     if (!o.remote) usage_error("--stop-never follows a server: give -R");
-    if (has("stop-position"))
+    if (g.has("stop-position"))
       usage_error(
           "--stop-position names a position of the last file, which --stop-never never "
           "reaches: use --stop-datetime or --stop-gtid");
     o.follow = true;
     o.events.flush_each = true;
   }
-  if (cmd == Command::kSql && has("raw")) {
+  if (cmd == Command::kSql && g.has("raw")) {
     // mysqlbinlog's spelling of a binlog backup: -R --raw --result-file=PREFIX [--stop-never].
     if (!o.remote) usage_error("--raw copies a server's binlogs: give -R");
     o.command = Command::kArchive;
-    const std::string prefix = text("result-file").value_or("");
+    const std::string prefix = g.text("result-file").value_or("");
     const auto slash = prefix.rfind('/');
     o.archive.dir =
         slash == std::string::npos ? "." : prefix.substr(0, std::max<std::size_t>(slash, 1));
     o.archive.prefix = slash == std::string::npos ? prefix : prefix.substr(slash + 1);
-    o.archive.stop_never = has("stop-never");
+    o.archive.stop_never = g.has("stop-never");
     o.archive_raw = true;
     // A byte-for-byte copy: nothing that selects, decodes or writes SQL applies to it.
     static const std::set<std::string> kRawOptions = {"read-from-remote-server",
@@ -1539,83 +1343,89 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
                                                       "no-progress",
                                                       "files"};
     if (verbose > 0) usage_error("-v does not apply to -R --raw (a byte-for-byte copy)");
-    for (const auto& [name, value] : vm)
+    for (const auto& [name, value] : g.map())
       if (!value.defaulted() && kRawOptions.count(name) == 0)
         usage_error("--" + name +
                     " does not apply to -R --raw (a byte-for-byte copy of the "
                     "server's binlogs; binrecover archive)");
   }
-  {
-    recovery::s3::ConfigOverrides so;
-    so.endpoint = text("s3-endpoint");
-    so.region = text("s3-region");
-    so.profile = text("s3-profile");
-    if (auto a = text("s3-addressing")) {
-      if (*a == "path")
-        so.addressing = recovery::s3::Addressing::kPath;
-      else if (*a == "virtual")
-        so.addressing = recovery::s3::Addressing::kVirtual;
-      else if (*a != "auto")
-        usage_error("--s3-addressing must be auto, path or virtual, not '" + *a + "'");
-    }
-    if (so.endpoint && so.endpoint->rfind("http://", 0) != 0 &&
-        so.endpoint->rfind("https://", 0) != 0)
-      usage_error("--s3-endpoint takes http(s)://HOST[:PORT], not '" + *so.endpoint + "'");
-    o.archive.s3 = so;
-    recovery::s3::set_reader_config(so);
+}
+
+// The object store's endpoint, region, profile and addressing (every command that reads
+// s3://, and archive --to).
+void read_s3(const Given& g, Options& o) {
+  recovery::s3::ConfigOverrides so;
+  so.endpoint = g.text("s3-endpoint");
+  so.region = g.text("s3-region");
+  so.profile = g.text("s3-profile");
+  if (auto a = g.text("s3-addressing")) {
+    if (*a == "path")
+      so.addressing = recovery::s3::Addressing::kPath;
+    else if (*a == "virtual")
+      so.addressing = recovery::s3::Addressing::kVirtual;
+    else if (*a != "auto")
+      usage_error("--s3-addressing must be auto, path or virtual, not '" + *a + "'");
   }
+  if (so.endpoint && so.endpoint->rfind("http://", 0) != 0 &&
+      so.endpoint->rfind("https://", 0) != 0)
+    usage_error("--s3-endpoint takes http(s)://HOST[:PORT], not '" + *so.endpoint + "'");
+  o.archive.s3 = so;
+  recovery::s3::set_reader_config(so);
+}
+
+// archive's own options: where the copy goes (--dir or --to), --verify, --status.
+void read_archive(const Given& g, Command cmd, Options& o) {
   if (cmd == Command::kArchive) {
     o.remote = true;
-    o.archive.stop_never = has("stop-never");
-    o.archive_verify = has("verify");
-    if (auto d = text("dir")) o.archive.dir = *d;
-    if (auto n = u64("fsync-interval"))
+    o.archive.stop_never = g.has("stop-never");
+    o.archive_verify = g.has("verify");
+    if (auto d = g.text("dir")) o.archive.dir = *d;
+    if (auto n = g.u64("fsync-interval"))
       o.archive.fsync_seconds = static_cast<unsigned>(std::min<std::uint64_t>(*n, 86400));
     o.archive.remote.heartbeat_seconds = 30;
-    if (auto n = u64("heartbeat-period"))
+    if (auto n = g.u64("heartbeat-period"))
       o.archive.remote.heartbeat_seconds =
           static_cast<unsigned>(std::min<std::uint64_t>(*n, 4294967));
-    o.archive.status_file = text("status-file");
-    o.archive_status = has("status");
-    if (auto f = text("format")) {
+    o.archive.status_file = g.text("status-file");
+    o.archive_status = g.has("status");
+    if (auto f = g.text("format")) {
       if (!o.archive_status) usage_error("--format applies to archive --status");
       if (*f != "table" && *f != "json")
         usage_error("--format must be table or json, not '" + *f + "'");
       o.archive_status_json = *f == "json";
     }
-    o.archive.to = text("to");
-    o.archive.folder = text("s3-folder");
+    o.archive.to = g.text("to");
+    o.archive.folder = g.text("s3-folder");
     if (o.archive.to) {
       if (!recovery::s3::is_url(*o.archive.to))
         usage_error("--to takes s3://BUCKET/PREFIX/, not '" + *o.archive.to + "'");
       recovery::s3::parse_url(*o.archive.to);
       if (!o.archive.dir.empty()) usage_error("give either --dir or --to, not both");
-      if (has("fsync-interval"))
+      if (g.has("fsync-interval"))
         usage_error("--fsync-interval applies to --dir (with --to, see --upload-interval)");
       if (o.archive.status_file) usage_error("--status-file applies to --dir");
     } else {
       for (const char* n : {"s3-folder", "upload-interval", "part-size"})
-        if (has(n)) usage_error(std::string("--") + n + " applies with --to s3://...");
+        if (g.has(n)) usage_error(std::string("--") + n + " applies with --to s3://...");
     }
     if (o.archive.folder &&
         (o.archive.folder->empty() || o.archive.folder->find('/') != std::string::npos ||
          (*o.archive.folder)[0] == '.'))
       usage_error("--s3-folder takes a name without '/', not '" + *o.archive.folder + "'");
-    if (auto n = u64("upload-interval")) {
+    if (auto n = g.u64("upload-interval")) {
       if (*n < 1 || *n > 3600) usage_error("--upload-interval must be 1 to 3600 seconds");
       o.archive.upload_seconds = static_cast<unsigned>(*n);
     }
-    if (auto n = u64("part-size")) {
+    if (auto n = g.u64("part-size")) {
       if (*n < 5 || *n > 1024) usage_error("--part-size must be 5 to 1024 (MiB)");
       o.archive.part_bytes = static_cast<std::size_t>(*n) << 20;
     }
     {
       bool store = o.archive.to.has_value();
-      if (has("files"))
-        for (const auto& f : vm["files"].as<std::vector<std::string>>())
-          store = store || recovery::s3::is_url(f);
+      if (g.has("files"))
+        for (const auto& f : g.list("files")) store = store || recovery::s3::is_url(f);
       for (const char* n : {"s3-endpoint", "s3-region", "s3-profile", "s3-addressing"})
-        if (has(n) && !store) usage_error(std::string("--") + n + " applies with --to or s3://");
+        if (g.has(n) && !store) usage_error(std::string("--") + n + " applies with --to or s3://");
     }
     const int modes = (o.archive_verify ? 1 : 0) + (o.archive_status ? 1 : 0);
     if (modes > 1) usage_error("give either --verify or --status, not both");
@@ -1627,7 +1437,12 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
           "archive needs --dir=DIR or --to=s3://BUCKET/PREFIX/ (where the binlogs go), or "
           "--verify DIR, or --status s3://BUCKET/");
   }
-  if (auto v = text("read-from-remote-source")) {
+}
+
+// How -R reads: by file and position or by GTIDs; --to-last-log, the server id, the timeout.
+void read_remote(const Given& g, Command cmd, const std::optional<std::string>& start_gtids,
+                 Options& o) {
+  if (auto v = g.text("read-from-remote-source")) {
     if (*v == "BINLOG-DUMP-GTID")
       o.gtid_start = true;
     else if (*v != "BINLOG-DUMP-NON-GTID")
@@ -1639,66 +1454,76 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       usage_error(
           "archive copies whole files from the one named (or the first): "
           "BINLOG-DUMP-GTID does not apply to it");
-    if (o.gtid_start && (has("files") || o.filter.start_position || has("to-last-log")))
+    if (o.gtid_start && (g.has("files") || o.filter.start_position || g.has("to-last-log")))
       usage_error(
           "BINLOG-DUMP-GTID finds where to start from the GTIDs (--exclude-gtids, or a MariaDB "
           "GTID --start-position): no FILE, position or --to-last-log");
   }
   // -R with a GTID start and no file: from the binlog where those GTIDs end, as a replica
   // connecting by GTID would be sent.
-  if (start_gtids && o.remote && !has("files") && !has("to-last-log") && cmd != Command::kArchive &&
-      o.command != Command::kArchive)
+  if (start_gtids && o.remote && !g.has("files") && !g.has("to-last-log") &&
+      cmd != Command::kArchive && o.command != Command::kArchive)
     o.gtid_start = true;
-  if (!o.remote && (has("to-last-log") || has("connection-server-id") || has("net-read-timeout")))
+  if (!o.remote &&
+      (g.has("to-last-log") || g.has("connection-server-id") || g.has("net-read-timeout")))
     usage_error("--to-last-log, --connection-server-id and --net-read-timeout apply with -R");
-  if (!o.remote && connection_given && cmd != Command::kReplay && cmd != Command::kDrill)
+  if (!o.remote && connection_given(g) && cmd != Command::kReplay && cmd != Command::kDrill)
     usage_error("-h, -P, -u, -p and -S name the server to read from: give -R too");
   if (o.remote) {
-    if (has("index-file") || has("binlog-dir"))
+    if (g.has("index-file") || g.has("binlog-dir"))
       usage_error("-R reads the server's own list of binlogs: no --index-file or --binlog-dir");
-    o.to_last_log = has("to-last-log");
-    if (auto n = u64("net-read-timeout")) {
+    o.to_last_log = g.has("to-last-log");
+    if (auto n = g.u64("net-read-timeout")) {
       if (*n == 0 || *n > 86400) usage_error("--net-read-timeout must be 1..86400 seconds");
       o.net_read_timeout = static_cast<unsigned>(*n);
     }
-    if (auto id = u64("connection-server-id")) {
+    if (auto id = g.u64("connection-server-id")) {
       if (*id > 0xffffffffULL) usage_error("--connection-server-id is at most 4294967295");
       o.remote_server_id = static_cast<std::uint32_t>(*id);
     }
   }
-  if (cmd == Command::kReplay || (cmd == Command::kDrill && connection_given) || o.remote) {
-    using Ssl = recovery::ConnectionOptions::SslMode;
-    if (auto m = text("ssl-mode")) {
-      std::string v = *m;
-      for (char& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      if (v == "DISABLED")
-        o.connection.ssl_mode = Ssl::kDisabled;
-      else if (v == "PREFERRED")
-        o.connection.ssl_mode = Ssl::kPreferred;
-      else if (v == "REQUIRED")
-        o.connection.ssl_mode = Ssl::kRequired;
-      else if (v == "VERIFY_CA")
-        o.connection.ssl_mode = Ssl::kVerifyCa;
-      else if (v == "VERIFY_IDENTITY")
-        o.connection.ssl_mode = Ssl::kVerifyIdentity;
-      else
-        usage_error(
-            "--ssl-mode must be DISABLED, PREFERRED, REQUIRED, VERIFY_CA or "
-            "VERIFY_IDENTITY, not '" +
-            *m + "'");
-    }
-    if (has("ssl") && o.connection.ssl_mode == Ssl::kDefault)
+}
+
+// --ssl-mode and the certificates of a connection.
+void read_tls(const Given& g, Options& o) {
+  using Ssl = recovery::ConnectionOptions::SslMode;
+  if (auto m = g.text("ssl-mode")) {
+    std::string v = *m;
+    for (char& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (v == "DISABLED")
+      o.connection.ssl_mode = Ssl::kDisabled;
+    else if (v == "PREFERRED")
+      o.connection.ssl_mode = Ssl::kPreferred;
+    else if (v == "REQUIRED")
       o.connection.ssl_mode = Ssl::kRequired;
-    if (has("ssl-verify-server-cert")) o.connection.ssl_mode = Ssl::kVerifyIdentity;
-    o.connection.ssl_ca = text("ssl-ca");
-    o.connection.ssl_capath = text("ssl-capath");
-    o.connection.ssl_cert = text("ssl-cert");
-    o.connection.ssl_key = text("ssl-key");
-    o.connection.ssl_cipher = text("ssl-cipher");
-    o.connection.ssl_crl = text("ssl-crl");
-    o.connection.ssl_crlpath = text("ssl-crlpath");
-    o.connection.tls_version = text("tls-version");
-    if (auto p = text("protocol")) {
+    else if (v == "VERIFY_CA")
+      o.connection.ssl_mode = Ssl::kVerifyCa;
+    else if (v == "VERIFY_IDENTITY")
+      o.connection.ssl_mode = Ssl::kVerifyIdentity;
+    else
+      usage_error(
+          "--ssl-mode must be DISABLED, PREFERRED, REQUIRED, VERIFY_CA or "
+          "VERIFY_IDENTITY, not '" +
+          *m + "'");
+  }
+  if (g.has("ssl") && o.connection.ssl_mode == Ssl::kDefault)
+    o.connection.ssl_mode = Ssl::kRequired;
+  if (g.has("ssl-verify-server-cert")) o.connection.ssl_mode = Ssl::kVerifyIdentity;
+  o.connection.ssl_ca = g.text("ssl-ca");
+  o.connection.ssl_capath = g.text("ssl-capath");
+  o.connection.ssl_cert = g.text("ssl-cert");
+  o.connection.ssl_key = g.text("ssl-key");
+  o.connection.ssl_cipher = g.text("ssl-cipher");
+  o.connection.ssl_crl = g.text("ssl-crl");
+  o.connection.ssl_crlpath = g.text("ssl-crlpath");
+  o.connection.tls_version = g.text("tls-version");
+}
+
+// The connection to the server: the target (replay, drill) or the server -R reads from.
+void read_connection(const Given& g, Command cmd, Options& o) {
+  if (cmd == Command::kReplay || (cmd == Command::kDrill && connection_given(g)) || o.remote) {
+    read_tls(g, o);
+    if (auto p = g.text("protocol")) {
       std::string v = *p;
       for (char& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
       using Protocol = recovery::ConnectionOptions::Protocol;
@@ -1711,8 +1536,8 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
       else
         usage_error("--protocol must be TCP or SOCKET, not '" + *p + "'");
     }
-    o.connection.bind_address = text("bind-address");
-    if (auto a = text("compression-algorithms")) {
+    o.connection.bind_address = g.text("bind-address");
+    if (auto a = g.text("compression-algorithms")) {
       // mysql's list, e.g. "zlib,zstd,uncompressed": the connection uses the first it can.
       std::string v = *a;
       for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -1735,83 +1560,139 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
             "compresses with zlib only; use zlib");
       o.connection.compress = zlib;
     }
-    if (has("zstd-compression-level"))
+    if (g.has("zstd-compression-level"))
       usage_error(
           "--zstd-compression-level: zstd protocol compression is not available (the "
           "client library has zlib only)");
-    o.connection.host = text("host");
-    o.connection.user = text("user");
-    o.connection.socket = text("socket");
-    if (auto p = u64("port")) {
+    o.connection.host = g.text("host");
+    o.connection.user = g.text("user");
+    o.connection.socket = g.text("socket");
+    if (auto p = g.u64("port")) {
       if (*p == 0 || *p > 65535) usage_error("--port must be 1..65535");
       o.connection.port = static_cast<unsigned>(*p);
     }
-    if (auto pw = text("password")) {
+    if (auto pw = g.text("password")) {
       // -p alone asks; -pSECRET / --password=SECRET is taken (never required).
       if (*pw == kAskPassword || pw->empty())
         o.password_prompt = true;
       else
         o.connection.password = *pw == kEmptyPassword ? std::string() : *pw;
     }
-    if (cmd == Command::kDrill && connection_given) o.drill.server = o.connection;
+    if (cmd == Command::kDrill && connection_given(g)) o.drill.server = o.connection;
   }
-  // The server -R reads from: the connection options, or for replay and drill (whose -h ...
-  // name the target) the --source-* ones; option files and --no-defaults alike for both.
+}
+
+// The server -R reads from: the connection options, or for replay and drill (whose -h ...
+// name the target) the --source-* ones.
+void read_source(const Given& g, Command cmd, Options& o) {
+  // (option files and --no-defaults alike for both)
   o.source = o.connection;
   o.source.read_timeout = o.net_read_timeout;  // (the target's sessions wait as apply.h says)
   o.source_password_prompt = o.password_prompt;
   if (cmd == Command::kReplay || cmd == Command::kDrill) {
-    const bool source_given = has("source-host") || has("source-port") || has("source-user") ||
-                              has("source-password") || has("source-socket");
+    const bool source_given = g.has("source-host") || g.has("source-port") ||
+                              g.has("source-user") || g.has("source-password") ||
+                              g.has("source-socket");
     if (source_given && !o.remote) usage_error("--source-* name the server -R reads from: give -R");
-    o.source.host = text("source-host");
-    o.source.user = text("source-user");
-    o.source.socket = text("source-socket");
+    o.source.host = g.text("source-host");
+    o.source.user = g.text("source-user");
+    o.source.socket = g.text("source-socket");
     o.source.port.reset();
     o.source.password.reset();
     o.source_password_prompt = false;
-    if (auto p = u64("source-port")) {
+    if (auto p = g.u64("source-port")) {
       if (*p == 0 || *p > 65535) usage_error("--source-port must be 1..65535");
       o.source.port = static_cast<unsigned>(*p);
     }
-    if (auto pw = text("source-password")) {
+    if (auto pw = g.text("source-password")) {
       if (*pw == kAskPassword || pw->empty())
         o.source_password_prompt = true;
       else
         o.source.password = *pw == kEmptyPassword ? std::string() : *pw;
     }
   }
+}
+
+// --parallel, --no-preserve-commit-order, --merge-transactions (replay and drill).
+void read_parallel(const Given& g, Command cmd, Options& o) {
   if (cmd == Command::kReplay || cmd == Command::kDrill) {
     std::size_t& workers = cmd == Command::kReplay ? o.replay.parallel : o.drill.parallel;
-    if (auto n = text("parallel")) {
+    if (auto n = g.text("parallel")) {
       if (n->empty() || n->size() > 3 || n->find_first_not_of("0123456789") != std::string::npos ||
           std::stoul(*n) < 1 || std::stoul(*n) > 64)
         usage_error("--parallel needs a number of sessions from 1 to 64, not '" + *n + "'");
       workers = std::stoul(*n);
     }
-    if (has("no-preserve-commit-order")) {
+    if (g.has("no-preserve-commit-order")) {
       if (workers < 2) usage_error("--no-preserve-commit-order needs --parallel 2 or more");
       if (cmd == Command::kReplay) o.replay.preserve_commit_order = false;
       if (cmd == Command::kDrill) o.drill.preserve_commit_order = false;
     }
-    if (auto m = text("merge-transactions")) {
+    if (auto m = g.text("merge-transactions")) {
       if (m->empty() || m->size() > 5 || m->find_first_not_of("0123456789") != std::string::npos ||
           std::stoul(*m) < 1 || std::stoul(*m) > 10000)
         usage_error("--merge-transactions needs a number from 1 to 10000, not '" + *m + "'");
       (cmd == Command::kReplay ? o.replay.merge_transactions : o.drill.merge_transactions) =
           std::stoul(*m);
-      if (std::stoul(*m) > 1 && has("no-preserve-commit-order"))
+      if (std::stoul(*m) > 1 && g.has("no-preserve-commit-order"))
         usage_error(
             "--merge-transactions needs the commit order: not with --no-preserve-commit-order");
     }
   }
+}
+
+// --server-applier and what goes with it (--window, --listen).
+void read_server_applier(const Given& g, Options& o) {
+  if (g.has("server-applier")) {
+    o.replay.server_applier = true;
+    // What the target's replication cannot honour: it applies the log's events as they are.
+    for (const char* n :
+         {"rows-as-sql", "idempotent", "skip-gtids", "progress-table", "in-doubt",
+          "no-preserve-commit-order", "trigger-tables", "schema", "local-load", "rewrite-db"})
+      if (g.has(n))
+        usage_error(std::string("--") + n +
+                    " does not apply with --server-applier (the target's replication applies "
+                    "the log's events as they are, and records them in its gtid_slave_pos)");
+    if (auto gm = g.text("gtids"); gm && *gm == "strip")
+      usage_error(
+          "--gtids=strip does not apply with --server-applier (the target's "
+          "replication keeps the log's GTIDs)");
+  }
+  if (auto w = g.text("window")) {
+    if (!o.replay.server_applier) usage_error("--window applies with --server-applier");
+    if (w->empty() || w->size() > 6 || w->find_first_not_of("0123456789") != std::string::npos ||
+        std::stoul(*w) < 1 || std::stoul(*w) > 65536)
+      usage_error("--window needs MiB from 1 to 65536, not '" + *w + "'");
+    o.replay.window_bytes = std::uint64_t{std::stoul(*w)} << 20;
+  }
+  if (auto l = g.text("listen")) {
+    if (!o.replay.server_applier) usage_error("--listen applies with --server-applier");
+    std::string host = *l;
+    if (const auto colon = host.rfind(':');
+        colon != std::string::npos && host.find(':') == colon) {  // (an IPv6 address: no port)
+      const std::string port = host.substr(colon + 1);
+      if (port.empty() || port.size() > 5 ||
+          port.find_first_not_of("0123456789") != std::string::npos || std::stoul(port) > 65535)
+        usage_error("--listen needs HOST[:PORT], not '" + *l + "'");
+      o.replay.listen_port = static_cast<unsigned>(std::stoul(port));
+      host = host.substr(0, colon);
+    }
+    if (host.empty() || host.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV"
+                                               "WXYZ0123456789.-:_") != std::string::npos)
+      usage_error("--listen needs a host name or address of this machine, not '" + host + "'");
+    o.replay.listen_host = host;
+  }
+}
+
+// replay's own options: report, state, resume, progress table, in-doubt, GTIDs.
+void read_replay(const Given& g, Command cmd, Options& o) {
   if (cmd == Command::kReplay) {
-    o.replay_report = text("report");
-    if (auto f = text("state-file")) o.replay.state_file = *f;
-    o.replay.resume = has("resume");
-    o.replay.idempotent = has("idempotent");
+    o.replay_report = g.text("report");
+    if (auto f = g.text("state-file")) o.replay.state_file = *f;
+    o.replay.resume = g.has("resume");
+    o.replay.idempotent = g.has("idempotent");
     o.sql.idempotent = false;  // (the sessions' setting, not a statement of the stream)
-    if (auto t = text("progress-table")) {
+    if (auto t = g.text("progress-table")) {
       if (*t == "none") {
         o.replay.progress_table.clear();
       } else if (*t == "auto") {
@@ -1827,7 +1708,7 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     if (!o.replay.preserve_commit_order && o.replay.progress_table.empty())
       usage_error(
           "--no-preserve-commit-order needs the progress table (not --progress-table=none)");
-    if (auto v = text("in-doubt")) {
+    if (auto v = g.text("in-doubt")) {
       if (*v == "applied")
         o.replay.in_doubt = recovery::InDoubt::kApplied;
       else if (*v == "not-applied")
@@ -1836,61 +1717,267 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
         usage_error("--in-doubt must be applied or not-applied, not '" + *v + "'");
       if (!o.replay.resume) usage_error("--in-doubt applies with --resume");
     }
-    if (has("server-applier")) {
-      o.replay.server_applier = true;
-      // What the target's replication cannot honour: it applies the log's events as they are.
-      for (const char* n :
-           {"rows-as-sql", "idempotent", "skip-gtids", "progress-table", "in-doubt",
-            "no-preserve-commit-order", "trigger-tables", "schema", "local-load", "rewrite-db"})
-        if (has(n))
-          usage_error(std::string("--") + n +
-                      " does not apply with --server-applier (the target's replication applies "
-                      "the log's events as they are, and records them in its gtid_slave_pos)");
-      if (auto g = text("gtids"); g && *g == "strip")
-        usage_error(
-            "--gtids=strip does not apply with --server-applier (the target's "
-            "replication keeps the log's GTIDs)");
-    }
-    if (auto w = text("window")) {
-      if (!o.replay.server_applier) usage_error("--window applies with --server-applier");
-      if (w->empty() || w->size() > 6 || w->find_first_not_of("0123456789") != std::string::npos ||
-          std::stoul(*w) < 1 || std::stoul(*w) > 65536)
-        usage_error("--window needs MiB from 1 to 65536, not '" + *w + "'");
-      o.replay.window_bytes = std::uint64_t{std::stoul(*w)} << 20;
-    }
-    if (auto l = text("listen")) {
-      if (!o.replay.server_applier) usage_error("--listen applies with --server-applier");
-      std::string host = *l;
-      if (const auto colon = host.rfind(':');
-          colon != std::string::npos && host.find(':') == colon) {  // (an IPv6 address: no port)
-        const std::string port = host.substr(colon + 1);
-        if (port.empty() || port.size() > 5 ||
-            port.find_first_not_of("0123456789") != std::string::npos || std::stoul(port) > 65535)
-          usage_error("--listen needs HOST[:PORT], not '" + *l + "'");
-        o.replay.listen_port = static_cast<unsigned>(std::stoul(port));
-        host = host.substr(0, colon);
-      }
-      if (host.empty() || host.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV"
-                                                 "WXYZ0123456789.-:_") != std::string::npos)
-        usage_error("--listen needs a host name or address of this machine, not '" + host + "'");
-      o.replay.listen_host = host;
-    }
-    if (auto g = text("gtids")) {
-      if (*g == "keep")
+    read_server_applier(g, o);
+    if (auto gm = g.text("gtids")) {
+      if (*gm == "keep")
         o.replay.gtids = recovery::GtidMode::kKeep;
-      else if (*g == "skip-applied")
+      else if (*gm == "skip-applied")
         o.replay.gtids = recovery::GtidMode::kSkipApplied;
-      else if (*g == "strip")
+      else if (*gm == "strip")
         o.replay.gtids = recovery::GtidMode::kStrip;
       else
-        usage_error("--gtids must be keep, skip-applied or strip, not '" + *g + "'");
+        usage_error("--gtids must be keep, skip-applied or strip, not '" + *gm + "'");
       if (o.sql.skip_gtids && o.replay.gtids != recovery::GtidMode::kStrip)
-        usage_error("--skip-gtids contradicts --gtids=" + *g);
+        usage_error("--skip-gtids contradicts --gtids=" + *gm);
     } else if (o.sql.skip_gtids) {
       o.replay.gtids = recovery::GtidMode::kStrip;
     }
   }
+}
 
+// The command a word names (the SQL output's is no word).
+std::optional<Command> command_named(const std::string& a) {
+  for (const CommandSpec& s : kCommands)
+    if (*s.name && a == s.name) return s.command;
+  return std::nullopt;
+}
+
+// Where options come from besides the command line: the option files (unless --no-defaults),
+// and whether --print-defaults asked for them.
+struct OptionFiles {
+  std::vector<std::string> files;
+  bool read = true;
+  bool print = false;
+};
+
+// The leading --no-defaults, --defaults-file, --defaults-extra-file and --print-defaults
+// (which must come first, as in every MySQL program; `binrecover replay --defaults-file=F`
+// reads as `binrecover --defaults-file=F replay`), taken out of `args`.
+OptionFiles take_option_files(std::vector<std::string>& args, Options& o) {
+  const auto is_defaults_option = [](const std::string& a) {
+    return a == "--no-defaults" || a == "--print-defaults" || a.rfind("--defaults-file=", 0) == 0 ||
+           a.rfind("--defaults-extra-file=", 0) == 0;
+  };
+  // `binrecover replay --defaults-file=F ...` reads as `binrecover --defaults-file=F replay ...`.
+  if (!args.empty() && command_named(args[0])) {
+    std::size_t k = 1;
+    while (k < args.size() && is_defaults_option(args[k])) ++k;
+    std::rotate(args.begin(), args.begin() + 1, args.begin() + static_cast<std::ptrdiff_t>(k));
+  }
+
+  OptionFiles of;
+  of.files = default_option_files();
+  o.connection.default_files = of.files;
+  while (!args.empty()) {
+    const std::string& a = args.front();
+    if (a == "--print-defaults") {
+      of.print = true;
+    } else if (a == "--no-defaults") {
+      of.read = false;
+      o.connection.read_defaults = false;
+    } else if (a.rfind("--defaults-file=", 0) == 0) {
+      const std::string f = a.substr(16);
+      if (!std::filesystem::exists(f)) usage_error("--defaults-file '" + f + "' does not exist");
+      of.files = {f};
+      o.connection.defaults_file = f;
+    } else if (a.rfind("--defaults-extra-file=", 0) == 0) {
+      of.files.push_back(a.substr(22));
+      o.connection.extra_files.push_back(a.substr(22));
+    } else {
+      break;
+    }
+    args.erase(args.begin());
+  }
+  return of;
+}
+
+// mysqlbinlog's --print-defaults: what the option files add (passwords hidden), then exit.
+Options print_defaults(const OptionFiles& of) {
+  Options o;
+  o.command = Command::kHelp;
+  o.help_text = "binrecover would have been started with the following arguments:\n";
+  if (of.read)
+    for (std::string a : option_file_args(of.files, kPrintedGroups)) {
+      for (const char* key : {"--password=", "--source-password="})
+        if (a.rfind(key, 0) == 0) a = std::string(key) + "*****";
+      o.help_text += a + " ";
+    }
+  o.help_text += "\n";
+  return o;
+}
+
+// -v / -vv / --verbose count, as in mysqlbinlog; taken out before the parser sees them.
+int take_verbosity(std::vector<std::string>& args, Command cmd) {
+  int verbose = 0;
+  for (auto it = args.begin(); it != args.end();) {
+    if (*it == "-v" || *it == "--verbose") {
+      ++verbose;
+    } else if (*it == "-vv") {
+      verbose += 2;
+    } else if (*it == "-vvv") {
+      verbose += 3;
+    } else {
+      ++it;
+      continue;
+    }
+    it = args.erase(it);
+  }
+  if (verbose > 0 && cmd != Command::kSql)
+    usage_error("-v does not apply to " + command_label(cmd) + "; it belongs to SQL output");
+  return verbose;
+}
+
+// An option's optional value is only ever the text attached to it: the parser would take the
+// next argument, a binlog file, for it. A password option's value, as for mysqlbinlog and
+// mysql: -p / --password alone ask for it (the parser would take the next argument, a binlog
+// file, for the password), --password= is an empty one (the parser refuses an empty value
+// after '='). Both are given to the parser as a value no password can be (a control byte).
+// Only for a command that takes the option: another one refuses it as it was written.
+void mark_optional_values(std::vector<std::string>& args, const po::options_description& opts) {
+  const auto takes = [&](const char* option) {
+    return opts.find_nothrow(option, false) != nullptr;
+  };
+  for (std::string& a : args) {
+    if (a == "--") break;
+    if (a == "-p" && takes("password")) {
+      a = std::string("-p") + kAskPassword;
+      continue;
+    }
+    // (the same for the other option whose value may be left out)
+    if ((a == "-c" || a == "--verify-binlog-checksum") && takes("verify-binlog-checksum")) {
+      a += a[1] == 'c' ? "1" : "=1";
+      continue;
+    }
+    if (a.size() < 4 || a.compare(0, 2, "--") != 0) continue;
+    const std::size_t eq = a.find('=');
+    const std::string_view name =
+        std::string_view(a).substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    const auto prefix_of = [&](std::string_view full, std::size_t min) {
+      return name.size() >= min && full.substr(0, name.size()) == name;
+    };
+    if (!(prefix_of("password", 4) && takes("password")) &&
+        !(prefix_of("source-password", 9) && takes("source-password")))
+      continue;
+    if (eq == std::string::npos)
+      a += std::string("=") + kAskPassword;
+    else if (eq + 1 == a.size())
+      a += kEmptyPassword;
+  }
+}
+
+// The command line (and the option files' lines for this command) parsed: mysqlbinlog's older
+// names and -C given their current meaning.
+po::variables_map parse_args(const std::vector<std::string>& args, Command cmd,
+                             const po::options_description& opts, const OptionFiles& of) {
+  po::options_description hidden;
+  hidden.add_options()("files", po::value<std::vector<std::string>>(), "binlog files");
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("files", -1);
+
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args)
+                  .options(all)
+                  .positional(pos)
+                  .style(po::command_line_style::unix_style)
+                  .run(),
+              vm);
+    if (of.read) {
+      // Values from option files only fill what the command line left unset, and only for
+      // options this command takes (the connection comes from [client] through the library).
+      // As in every MySQL program, a later line (a later file) wins: each line is stored on
+      // its own, the last first (what is stored first stays).
+      const std::vector<std::string> fargs = option_file_args(of.files, kOwnGroups);
+      const po::options_description takes = command_options(cmd, true);
+      for (auto a = fargs.rbegin(); a != fargs.rend(); ++a)
+        po::store(po::command_line_parser(std::vector<std::string>{*a})
+                      .options(takes)
+                      .allow_unregistered()
+                      .run(),
+                  vm);
+    }
+    po::notify(vm);
+    // mysqlbinlog's older names: the value goes to the current one.
+    const std::pair<const char*, const char*> kAliases[] = {
+        {"read-from-remote-master", "read-from-remote-source"},
+        {"stop-never-slave-server-id", "connection-server-id"}};
+    for (const auto& [alias, name] : kAliases) {
+      if (!vm.count(alias)) continue;
+      if (vm.count(name))
+        usage_error(std::string("--") + alias + " is --" + name + ": give one of them");
+      vm.insert({name, vm[alias]});
+    }
+    if (vm.count("compress")) {
+      if (vm.count("compression-algorithms"))
+        usage_error("-C (--compress) is --compression-algorithms=zlib: give one of them");
+      vm.insert({"compression-algorithms", po::variable_value(std::string("zlib"), false)});
+    }
+  } catch (const po::unknown_option& e) {
+    unknown_option(cmd, e.get_option_name());
+  } catch (const po::error& e) {
+    usage_error(std::string(e.what()) + " (see binrecover " +
+                (*spec_of(cmd).name ? std::string(spec_of(cmd).name) + " " : "") + "--help)");
+  }
+  for (const char* first :
+       {"no-defaults", "defaults-file", "defaults-extra-file", "print-defaults"})
+    if (vm.count(first))
+      usage_error(std::string("--") + first +
+                  " must come first on the command line (before any other option)");
+  return vm;
+}
+
+}  // namespace
+
+Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty) {
+  std::vector<std::string> args = args_in;
+  Options o;
+  // `binrecover help COMMAND` is `binrecover COMMAND --help`.
+  if (args.size() >= 1 && args[0] == "help") {
+    o.command = Command::kHelp;
+    o.help_text = help_text(args.size() >= 2 ? command_named(args[1]).value_or(Command::kSql)
+                                             : Command::kSql);
+    if (args.size() >= 2 && !command_named(args[1]))
+      usage_error("no command '" + args[1] + "' (events, stats, plan, drill, replay)");
+    return o;
+  }
+  const OptionFiles of = take_option_files(args, o);
+  if (of.print) return print_defaults(of);
+  if (!args.empty()) {
+    if (const auto c = command_named(args.front())) {
+      o.command = *c;
+      args.erase(args.begin());
+    }
+  }
+  const Command cmd = o.command;
+  o.help_text = help_text(cmd);
+  const int verbose = take_verbosity(args, cmd);
+  const po::options_description opts = command_options(cmd);
+  mark_optional_values(args, opts);
+  const po::variables_map vm = parse_args(args, cmd, opts, of);
+  if (vm.count("help")) {
+    o.command = Command::kHelp;
+    return o;
+  }
+  if (vm.count("version")) {
+    o.command = Command::kVersion;
+    return o;
+  }
+  const Given given(vm);
+  const std::optional<std::string> start_gtids = read_range_and_filters(given, o);
+  // What each command adds.
+  read_sql_output(given, cmd, verbose, o);
+  read_timeline_and_format(given, cmd, o);
+  read_plan_and_drill(given, cmd, o);
+  read_follow_and_raw(given, cmd, verbose, o);
+  read_s3(given, o);
+  read_archive(given, cmd, o);
+  read_remote(given, cmd, start_gtids, o);
+  read_connection(given, cmd, o);
+  read_source(given, cmd, o);
+  read_parallel(given, cmd, o);
+  read_replay(given, cmd, o);
   read_inputs(given, stdin_is_tty, o);
   return o;
 }
