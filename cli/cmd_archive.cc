@@ -8,9 +8,9 @@
 
 #include "binlog/error.h"
 #include "cli/commands.h"
+#include "recovery/archive/archive.h"
 #include "recovery/storage/s3.h"
 #include "recovery/text/escape.h"
-#include "recovery/archive/archive.h"
 
 namespace binrecover::cli {
 

@@ -2,9 +2,9 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "recovery/recover/drill.h"
 #include "recovery/sql/output.h"
 #include "recovery/storage/private_file.h"
-#include "recovery/recover/drill.h"
 
 namespace binrecover::cli {
 

@@ -2,8 +2,8 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "recovery/sql/output.h"
 #include "recovery/emit/event_list.h"
+#include "recovery/sql/output.h"
 
 namespace binrecover::cli {
 

@@ -4,9 +4,9 @@
 
 #include "cli/commands.h"
 #include "recovery/reading/local_time.h"
-#include "recovery/sql/output.h"
 #include "recovery/recover/plan.h"
 #include "recovery/recover/timeline.h"
+#include "recovery/sql/output.h"
 
 namespace binrecover::cli {
 

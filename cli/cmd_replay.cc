@@ -7,11 +7,11 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "recovery/apply/replay.h"
+#include "recovery/apply/server_applier.h"
 #include "recovery/sql/schema.h"
 #include "recovery/storage/private_file.h"
 #include "recovery/text/escape.h"
-#include "recovery/apply/replay.h"
-#include "recovery/apply/server_applier.h"
 
 namespace binrecover::cli {
 

@@ -7,12 +7,12 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "recovery/emit/run_sql.h"
+#include "recovery/recover/flashback.h"
 #include "recovery/sql/output.h"
 #include "recovery/sql/schema.h"
 #include "recovery/sql/sql_sink.h"
 #include "recovery/text/escape.h"
-#include "recovery/recover/flashback.h"
-#include "recovery/emit/run_sql.h"
 
 namespace binrecover::cli {
 

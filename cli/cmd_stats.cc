@@ -3,9 +3,9 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "recovery/sql/output.h"
 #include "recovery/recover/stats.h"
 #include "recovery/recover/timeline.h"
+#include "recovery/sql/output.h"
 
 namespace binrecover::cli {
 

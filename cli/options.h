@@ -4,14 +4,14 @@
 #include <string>
 #include <vector>
 
-#include "recovery/reading/filter.h"
-#include "recovery/sql/sql_sink.h"
+#include "recovery/apply/replay.h"
 #include "recovery/archive/archive.h"
-#include "recovery/recover/drill.h"
 #include "recovery/emit/event_list.h"
 #include "recovery/emit/run_sql.h"
+#include "recovery/reading/filter.h"
+#include "recovery/recover/drill.h"
 #include "recovery/recover/plan.h"
-#include "recovery/apply/replay.h"
+#include "recovery/sql/sql_sink.h"
 
 namespace binrecover::cli {
 

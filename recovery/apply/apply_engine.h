@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "binlog/error.h"
+#include "recovery/apply/write_set.h"
 #include "recovery/server/apply.h"
 #include "recovery/sql/output.h"
-#include "recovery/apply/write_set.h"
 
 namespace binrecover::recovery {
 

@@ -18,14 +18,14 @@
 
 #include "binlog/error.h"
 #include "binlog/event_type.h"
-#include "recovery/server/remote_source.h"
-#include "recovery/sql/output.h"
-#include "recovery/sql/sql_quote.h"
 #include "recovery/apply/apply_engine.h"
 #include "recovery/apply/replay_common.h"
 #include "recovery/apply/target_keys.h"
 #include "recovery/apply/test_pause.h"
 #include "recovery/apply/write_set.h"
+#include "recovery/server/remote_source.h"
+#include "recovery/sql/output.h"
+#include "recovery/sql/sql_quote.h"
 
 namespace binrecover::recovery {
 

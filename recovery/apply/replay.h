@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "recovery/reading/filter.h"
+#include "recovery/reading/walker.h"
 #include "recovery/server/apply.h"
 #include "recovery/sql/schema.h"
 #include "recovery/sql/sql_sink.h"
-#include "recovery/reading/walker.h"
 
 namespace binrecover::recovery {
 

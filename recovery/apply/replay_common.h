@@ -8,10 +8,10 @@
 #include <utility>
 #include <vector>
 
+#include "recovery/apply/replay.h"
 #include "recovery/reading/gtid_set.h"
 #include "recovery/reading/walker.h"
 #include "recovery/server/apply.h"
-#include "recovery/apply/replay.h"
 
 namespace binrecover::recovery {
 

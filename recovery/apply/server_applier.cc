@@ -16,10 +16,10 @@
 #include "binlog/error.h"
 #include "binlog/event_edit.h"
 #include "binlog/event_type.h"
-#include "recovery/server/remote_source.h"
-#include "recovery/server/replication_source.h"
 #include "recovery/apply/replay_common.h"
 #include "recovery/apply/test_pause.h"
+#include "recovery/server/remote_source.h"
+#include "recovery/server/replication_source.h"
 
 namespace binrecover::recovery {
 

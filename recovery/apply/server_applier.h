@@ -2,9 +2,9 @@
 
 #include <vector>
 
+#include "recovery/apply/replay.h"
 #include "recovery/reading/walker.h"
 #include "recovery/server/apply.h"
-#include "recovery/apply/replay.h"
 
 namespace binrecover::recovery {
 

@@ -3,8 +3,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "recovery/server/apply.h"
 #include "recovery/apply/write_set.h"
+#include "recovery/server/apply.h"
 
 namespace binrecover::recovery {
 

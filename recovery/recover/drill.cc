@@ -8,14 +8,14 @@
 #include <sstream>
 
 #include "binlog/error.h"
+#include "recovery/apply/replay.h"
+#include "recovery/apply/server_applier.h"
+#include "recovery/emit/event_list.h"
 #include "recovery/reading/local_time.h"
+#include "recovery/recover/drill_server.h"
 #include "recovery/sql/event_info.h"
 #include "recovery/sql/sql_quote.h"
 #include "recovery/storage/private_file.h"
-#include "recovery/recover/drill_server.h"
-#include "recovery/emit/event_list.h"
-#include "recovery/apply/replay.h"
-#include "recovery/apply/server_applier.h"
 
 namespace binrecover::recovery {
 namespace {

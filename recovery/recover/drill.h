@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "recovery/server/apply.h"
-#include "recovery/sql/output.h"
 #include "recovery/emit/run_sql.h"
 #include "recovery/recover/plan.h"
+#include "recovery/server/apply.h"
+#include "recovery/sql/output.h"
 
 namespace binrecover::recovery {
 

@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "recovery/server/apply.h"
 #include "recovery/recover/drill.h"
+#include "recovery/server/apply.h"
 
 // The drill's own server: started, reached and stopped by the drill alone.
 namespace binrecover::recovery {

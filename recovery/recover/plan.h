@@ -10,8 +10,8 @@
 #include "recovery/decisions/incident.h"
 #include "recovery/reading/filter.h"
 #include "recovery/reading/walker.h"
-#include "recovery/sql/output.h"
 #include "recovery/recover/backup_coords.h"
+#include "recovery/sql/output.h"
 
 namespace binrecover::recovery {
 

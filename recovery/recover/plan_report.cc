@@ -2,10 +2,10 @@
 #include <algorithm>
 #include <iterator>
 
-#include "recovery/reading/local_time.h"
-#include "recovery/sql/event_info.h"
 #include "recovery/emit/event_list.h"
+#include "recovery/reading/local_time.h"
 #include "recovery/recover/plan.h"
+#include "recovery/sql/event_info.h"
 
 namespace binrecover::recovery {
 

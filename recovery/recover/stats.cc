@@ -6,12 +6,12 @@
 #include "binlog/maria_compression.h"
 #include "binlog/payload.h"
 #include "binlog/row_layout.h"
+#include "recovery/emit/event_list.h"
 #include "recovery/reading/row_counter.h"
 #include "recovery/reading/statement_dbs.h"
 #include "recovery/reading/walker.h"
-#include "recovery/sql/event_info.h"
-#include "recovery/emit/event_list.h"
 #include "recovery/recover/plan.h"
+#include "recovery/sql/event_info.h"
 
 namespace binrecover::recovery {
 

@@ -4,10 +4,10 @@
 #include <ctime>
 
 #include "binlog/error.h"
+#include "recovery/emit/event_list.h"
 #include "recovery/reading/row_counter.h"
 #include "recovery/reading/statement_dbs.h"
 #include "recovery/sql/event_info.h"
-#include "recovery/emit/event_list.h"
 
 namespace binrecover::recovery {
 

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "recovery/reading/walker.h"
-#include "recovery/sql/output.h"
 #include "recovery/recover/plan.h"
+#include "recovery/sql/output.h"
 
 namespace binrecover::recovery {
 

@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "binlog/error.h"
-#include "recovery/sql/output.h"
-#include "recovery/sql/sql_sink.h"
 #include "recovery/emit/event_list.h"
 #include "recovery/emit/run_sql.h"
+#include "recovery/sql/output.h"
+#include "recovery/sql/sql_sink.h"
 
 namespace {
 

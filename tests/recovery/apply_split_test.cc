@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "binlog/error.h"
+#include "recovery/apply/replay.h"
+#include "recovery/apply/replay_common.h"
+#include "recovery/emit/run_sql.h"
 #include "recovery/reading/gtid_set.h"
 #include "recovery/server/apply.h"
 #include "recovery/sql/sql_sink.h"
-#include "recovery/emit/run_sql.h"
-#include "recovery/apply/replay.h"
-#include "recovery/apply/replay_common.h"
 
 namespace binrecover::recovery {
 namespace {

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "recovery/reading/walker.h"
 #include "recovery/apply/apply_engine.h"
 #include "recovery/apply/target_keys.h"
+#include "recovery/reading/walker.h"
 
 namespace binrecover::recovery {
 namespace {

@@ -1,0 +1,515 @@
+#include "cli/option_groups.h"
+
+#include <string>
+
+namespace binrecover::cli {
+
+namespace {
+
+Group input_group() {
+  Group grp("Input and range");
+  po::options_description& g = grp.d;
+  g.add_options()("index-file", po::value<std::string>(),
+                  "read the binlog files listed in this .index file")(
+      "binlog-dir", po::value<std::string>(),
+      "with --index-file: read each listed binlog under its file name in this folder (e.g. "
+      "secured copies, when the index names the live server's paths)")(
+      "start-position,j", po::value<std::string>(),
+      "start at this position of the first file: the start of a transaction (its GTID or "
+      "BEGIN) or an event outside one; or after a MariaDB GTID position (0-1-42,1-2-7: per "
+      "domain, what follows; with -R, from the binlog where it is)")(
+      "stop-position", po::value<std::string>(),
+      "stop before the event at this position of the last file (an event's start, or the "
+      "file's end: inside an event the run stops there, exit 2)")(
+      "start-datetime", po::value<std::string>(),
+      "first transaction at or after 'YYYY-MM-DD HH:MM:SS[.ffffff]' (local time, see "
+      "--timezone; or with a zone: Z, +05:00, CET)")(
+      "stop-datetime", po::value<std::string>(),
+      "stop at the first event at or after this time (exit 2 when no event is)")(
+      "stop-gtid", po::value<std::string>(),
+      "stop before the transaction with this GTID (0-1-42, uuid:42 or uuid:tag:42); exit 2 "
+      "when the log goes past it without it")(
+      "timezone", po::value<std::string>(),
+      "time zone of the datetimes and of printed times: UTC, +HH:MM, Europe/Berlin, SYSTEM")(
+      "verify-binlog-checksum,c", po::value<std::string>()->implicit_value("1"),
+      "verify CRC32 checksums (default on)")("skip-verify-binlog-checksum",
+                                             "do not verify checksums")(
+      "force-read,f",
+      "turn unknown events and checksum mismatches into warnings; a transaction holding an "
+      "event that does not decode is left out with a warning")("offset,o", po::value<std::string>(),
+                                                               "skip the first N events")(
+      "transaction-memory", po::value<std::string>(),
+      "a transaction whose events take more than this (bytes, or with K, M, G; default 8M) is "
+      "not held in memory: it is read a second time from the file (from a temporary file when "
+      "the input is a pipe), so memory stays flat whatever its size");
+  return grp;
+}
+
+Group filter_group() {
+  Group grp("Filters (the same in every command)");
+  po::options_description& g = grp.d;
+  g.add_options()(
+      "database,d", po::value<std::vector<std::string>>(),
+      "keep only changes to this database (repeatable); statements count by the databases "
+      "they change, not their default database; transaction control (SAVEPOINT, XA ...) stays "
+      "with its transaction")("table", po::value<std::vector<std::string>>(),
+                              "keep only this DATABASE.TABLE within its database (repeatable)")(
+      "server-id", po::value<std::string>(), "keep only events written by this server id")(
+      "include-gtids", po::value<std::string>(),
+      "keep only the transactions whose GTID is in this MySQL GTID set "
+      "(uuid:1-5:7,uuid2:tag:1-3; as mysqlbinlog)")(
+      "exclude-gtids", po::value<std::string>(),
+      "leave out the transactions whose GTID is in this MySQL GTID set")(
+      "skip-event", po::value<std::vector<std::string>>(),
+      "leave out the transaction containing the event at [FILE:]POS, or with this GTID "
+      "(repeatable; binrecover plan prints it); exit 2, before anything past it is written, "
+      "when the position is not an event's start or the log goes past the GTID")(
+      "rewrite-db", po::value<std::vector<std::string>>(),
+      "'FROM->TO': write database FROM as TO (repeatable; applied before --database, which "
+      "then names TO): the default database, row events' tables and database-qualified names "
+      "in statements; names inside stored routines, views and triggers, and unqualified names "
+      "that are not the default database, are not rewritten");
+  return grp;
+}
+
+Group sql_group() {
+  Group grp("SQL output");
+  po::options_description& g = grp.d;
+  g.add_options()("result-file,r", po::value<std::string>(),
+                  "write to this file instead of stdout (with --raw: the prefix of the copies)")(
+      "raw",
+      "with -R: copy the server's binlogs byte for byte to files named --result-file=PREFIX "
+      "plus their names, as mysqlbinlog --raw does (binrecover archive, with resume)")(
+      "stop-never",
+      "with -R: follow the server: wait at the end of its logs for more, go on with each new "
+      "file (with --raw: binrecover archive --stop-never)")(
+      "disable-log-bin,D", "add SET sql_log_bin=0 so the replay is not binlogged again")(
+      "skip-gtids", "leave out GTID statements (replay gets new GTIDs)")(
+      "short-form,s", "statements only: no comments, no row events")(
+      "hexdump,H", "hex dump of each event as comments")(
+      "verbose,v", "row events as ### comments too (-vv: with column types)")(
+      "base64-output", po::value<std::string>(),
+      "AUTO (default): row events as BINLOG statements; DECODE-ROWS: only the -v comments "
+      "(not replayable); NEVER: no BINLOG statement at all (an error at the first row event)")(
+      "flashback,B",
+      "undo SQL: the reverse of the selected range, newest transaction first (row format "
+      "with binlog_row_image=FULL); plain SQL where the column names are known "
+      "(binlog_row_metadata=FULL or --schema), reversed row events as BINLOG elsewhere")(
+      "rows-as-sql",
+      "row events as executable INSERT/UPDATE/DELETE with real column names (from the log's "
+      "binlog_row_metadata=FULL, else from --schema); generated columns (known from --schema "
+      "and the log's CREATE/ALTER TABLE) are left out, the server computes them")(
+      "target-flavor", po::value<std::string>(),
+      "the server the SQL is for: mysql or mariadb (default: the one that wrote the log). "
+      "mariadb, for a MySQL log: no GTID_NEXT statements, sql_mode mapped as a MariaDB "
+      "replica maps it (fractional seconds rounded, as MySQL did), MySQL 8's utf8mb4 "
+      "collations as utf8mb4_unicode_520_ci (replay finds this out from its server)")(
+      "trigger-tables", po::value<std::string>(),
+      "with --rows-as-sql, the rows of tables with triggers (known from --schema and the log's "
+      "CREATE TRIGGER): sql (default; plain statements fire the target's triggers again, "
+      "warned) or binlog (BINLOG statements, which fire none: the log already holds what the "
+      "triggers did)")(
+      "schema", po::value<std::string>(),
+      "a dump's CREATE TABLE statements (mysqldump/mariadb-dump, with or without data) naming "
+      "the columns of logs without metadata, for --rows-as-sql and --flashback; the binlog's "
+      "own DDL keeps it current")(
+      "set-charset", po::value<std::string>(),
+      "SET NAMES this character set at the start, the client's restored at the end (as "
+      "mysqlbinlog; each statement still sets the character set it was logged with)")(
+      "idempotent",
+      "MySQL targets: row events apply over what is there (an insert of a key that exists "
+      "overwrites the row, an update or delete of a missing row is skipped): "
+      "SET @@SESSION.RBR_EXEC_MODE=IDEMPOTENT at the start; refused for MariaDB, which "
+      "ignores it, and with --rows-as-sql")(
+      "require-row-format",
+      "SET @@SESSION.REQUIRE_ROW_FORMAT=1 at the start (MySQL 8.0.19+), and an error (exit 5) "
+      "at the first event a row-format-only session refuses: DML in statement format, a "
+      "temporary table, LOAD DATA, INSERT_ID, RAND seeds, user variables")(
+      "print-table-metadata",
+      "each table map's comment goes on with '# Columns(...)' (names, types, NOT NULL, "
+      "character sets) and '# Primary Key(...)' from the log's binlog_row_metadata, as "
+      "mysqlbinlog (MySQL logs) or mariadb-binlog (MariaDB logs) prints them")(
+      "local-load,l", po::value<std::string>(),
+      "write the data of LOAD DATA statements here, replayed as LOAD DATA LOCAL INFILE "
+      "(default: a new folder under $TMPDIR; replay with mysql --local-infile=1)");
+  return grp;
+}
+
+Group events_group() {
+  Group grp("Event listing");
+  po::options_description& g = grp.d;
+  g.add_options()("format", po::value<std::string>(), "table (default), tsv or json")(
+      "from", po::value<std::string>(),
+      "start at this position of the first file (any event boundary; as --start-position)")(
+      "limit", po::value<std::string>(), "[OFFSET,]COUNT events")(
+      "result-file,r", po::value<std::string>(), "write to this file instead of stdout")(
+      "stop-never",
+      "with -R: follow the server: wait at the end of its logs for more, go on with each new "
+      "file, each event listed as it comes");
+  return grp;
+}
+
+// The timeline of stats and plan: the terminal picture and the HTML page.
+void add_timeline_options(po::options_description& g, bool stats) {
+  g.add_options()(
+      "timeline",
+      stats ? "the picture of the range instead of the tables: per bucket (--bucket) rows "
+              "inserted, updated, deleted and DDL per database (or --by=table) as bars, the "
+              "destructive events marked with file, position and GTID"
+            : "after the plan, the picture of the range (as stats --timeline): per bucket rows "
+              "changed and DDL per database as bars, the destructive events marked")(
+      "bucket", po::value<std::string>(),
+      "the timeline's bucket: auto (default: by the range), minute, hour, day, or N seconds, "
+      "Nm, Nh")("by", po::value<std::string>(),
+                "the timeline's rows per database (default) or table")(
+      "html", po::value<std::string>(),
+      "also write FILE: one self-contained HTML page (inline SVG, nothing fetched) with the "
+      "timeline, the destructive events and the recovery commands; private (0600)");
+}
+
+Group stats_group() {
+  Group grp("Statistics");
+  po::options_description& g = grp.d;
+  g.add_options()("format", po::value<std::string>(), "table (default) or json")(
+      "result-file,r", po::value<std::string>(), "write to this file instead of stdout");
+  add_timeline_options(g, true);
+  return grp;
+}
+
+// --parallel and --no-preserve-commit-order, of replay and drill (`dflt`: the default).
+void add_parallel_options(po::options_description& g, const char* dflt) {
+  g.add_options()("parallel", po::value<std::string>(),
+                  (std::string("N sessions applying transactions that cannot conflict at the same "
+                               "time (default ") +
+                   dflt +
+                   "; DDL, statement-format changes and tables the target has no keys for are "
+                   "applied alone)")
+                      .c_str())(
+      "no-preserve-commit-order",
+      "with --parallel: let transactions commit as they finish, not in the log's order (a reader "
+      "of the target may then see a state the source never had)")(
+      "merge-transactions", po::value<std::string>(),
+      "up to N consecutive small transactions of row changes (InnoDB DML; of one GTID domain) "
+      "applied as one transaction on the target, which then commits N times less often "
+      "(default 1: each as it is). The target's own binlog then has the merged transactions, "
+      "under the last one's GTID; not with a MySQL target that keeps the log's GTIDs (give "
+      "--gtids=strip there), nor --no-preserve-commit-order");
+}
+
+Group plan_group(bool drill) {
+  Group grp(drill ? "Drill" : "Finding the damage");
+  po::options_description& g = grp.d;
+  g.add_options()(
+      "dump", po::value<std::string>(),
+      drill ? "the backup to restore and recover from: a mysqldump/mariadb-dump file (with "
+              "--master-data/--source-data coordinates, or made with --flush-logs: the binlog "
+              "that flush opened is found by the dump's time)"
+            : "the backup to recover from: a mysqldump/mariadb-dump file (its coordinates, or "
+              "the binlog its --flush-logs opened), mydumper metadata or xtrabackup_binlog_info")(
+      "start-file", po::value<std::string>(),
+      "start with this binlog (from its beginning, or at --start-position): overrides the "
+      "backup's start")(
+      "incident", po::value<std::string>(),
+      "the event to recover to just before: N (its number in plan's list), a GTID, or FILE:POS "
+      "of one of its events (default: the latest certain loss)")(
+      "allow", po::value<std::vector<std::string>>(),
+      "a known job, never taken for the incident: db.table, db.* or db (its events), or a "
+      "statement's beginning with a space in it ('UPDATE customers SET balance'; * and ? "
+      "wildcards) (repeatable)")(
+      "rows-threshold", po::value<std::string>(),
+      "row format: a transaction deleting or updating this many rows of a table is listed as "
+      "suspect (default 1000)");
+  if (!drill) {
+    g.add_options()("format", po::value<std::string>(), "text (default) or json")(
+        "result-file,r", po::value<std::string>(), "write to this file instead of stdout");
+    add_timeline_options(g, false);
+    return grp;
+  }
+  g.add_options()("expect", po::value<std::string>(),
+                  "compare the restored tables with this file of 'db.table<TAB>rows<TAB>"
+                  "checksum' lines")("write-expect", po::value<std::string>(),
+                                     "write the verified tables in that form")(
+      "report", po::value<std::string>(), "write a JSON report here")(
+      "server-binary", po::value<std::string>(),
+      "the mariadbd/mysqld to start (default: found on PATH)")(
+      "to-end", "replay everything, not just up to the incident")(
+      "keep", "keep the drill server's data folder")("result-file,r", po::value<std::string>(),
+                                                     "write the summary to this file");
+  add_parallel_options(g, "4");
+  g.add_options()("server-applier",
+                  "MariaDB: the drill server applies the binlogs with its own (parallel) "
+                  "replication applier, binrecover serving them as its replication source (as "
+                  "replay --server-applier)");
+  return grp;
+}
+
+enum class ConnectionFor { kSource, kReplay, kDrill };
+
+Group connection_group(ConnectionFor what) {
+  Group grp(what == ConnectionFor::kDrill    ? "A server of your own instead of a throwaway one"
+            : what == ConnectionFor::kReplay ? "The server to apply to"
+                                             : "The server to read from (-R)");
+  po::options_description& g = grp.d;
+  g.add_options()("host,h", po::value<std::string>(), "server host (default: localhost)")(
+      "port,P", po::value<std::string>(), "server TCP port")(
+      "user,u", po::value<std::string>(), "user name (default: your login name)")(
+      "password,p", po::value<std::string>()->implicit_value(""),
+      "password; -p alone asks for it on the terminal. -pSECRET is wiped from the process's "
+      "arguments once read, but stays in your shell history: safer are the prompt, or "
+      "password= in [client] or [binrecover] of an option file (0600)")(
+      "socket,S", po::value<std::string>(), "Unix socket for localhost")(
+      "ssl-mode", po::value<std::string>(),
+      "TLS: DISABLED, PREFERRED (the default), REQUIRED (encrypted, the certificate not "
+      "checked), VERIFY_CA or VERIFY_IDENTITY (the certificate checked against --ssl-ca, and "
+      "the host name)")("ssl", "the same as --ssl-mode=REQUIRED (the mariadb client's name)")(
+      "ssl-ca", po::value<std::string>(), "TLS: the CA certificate file")(
+      "ssl-capath", po::value<std::string>(), "TLS: a folder of CA certificates")(
+      "ssl-cert", po::value<std::string>(), "TLS: the client certificate")(
+      "ssl-key", po::value<std::string>(), "TLS: the client key")(
+      "ssl-cipher", po::value<std::string>(), "TLS: the ciphers allowed")(
+      "ssl-verify-server-cert", "the same as --ssl-mode=VERIFY_IDENTITY")(
+      "ssl-crl", po::value<std::string>(), "TLS: a certificate revocation list file")(
+      "ssl-crlpath", po::value<std::string>(), "TLS: a folder of certificate revocation lists")(
+      "tls-version", po::value<std::string>(),
+      "TLS: the protocol versions allowed, e.g. TLSv1.2,TLSv1.3")(
+      "compress,C", "the same as --compression-algorithms=zlib (mysqlbinlog's older name)")(
+      "protocol", po::value<std::string>(),
+      "TCP or SOCKET (PIPE and MEMORY are Windows-only: refused); default: a socket for "
+      "localhost, else TCP")("bind-address", po::value<std::string>(),
+                             "the local address (of this machine) to connect from")(
+      "compression-algorithms", po::value<std::string>(),
+      "compress the client/server protocol: zlib, or uncompressed (the default); zstd is "
+      "refused (the client library has zlib only)")(
+      "zstd-compression-level", po::value<std::string>(),
+      "1..22, for --compression-algorithms=zstd: refused, as zstd is");
+  return grp;
+}
+
+// Reading a server's binary logs over the replication protocol (mysqlbinlog's names).
+Group remote_group(bool source_options = false) {
+  Group grp("Reading from a server (-R)");
+  po::options_description& g = grp.d;
+  if (source_options)  // -h -P -u -p -S name the target here: the source has options of its own
+    g.add_options()("source-host", po::value<std::string>(),
+                    "with -R: the host whose binlogs are read")(
+        "source-port", po::value<std::string>(), "with -R: its TCP port")(
+        "source-user", po::value<std::string>(), "with -R: the user to read as")(
+        "source-password", po::value<std::string>()->implicit_value(""),
+        "with -R: its password (alone: asked on the terminal; or from the option files)")(
+        "source-socket", po::value<std::string>(), "with -R: its Unix socket");
+  g.add_options()(
+      "read-from-remote-server,R",
+      "read the binlogs from the server (-h -P -u -p -S, option files) over the replication "
+      "protocol, as a replica does (needs REPLICATION SLAVE); FILE arguments name the server's "
+      "binlogs (default: all of them)")(
+      "read-from-remote-source", po::value<std::string>(),
+      "BINLOG-DUMP-NON-GTID (the same as -R), or BINLOG-DUMP-GTID: from the first binlog that "
+      "holds a transaction --exclude-gtids (MySQL) or a GTID --start-position (MariaDB) does "
+      "not name, those named left out")(
+      "to-last-log", "with -R: from the first FILE named on to the server's last binlog")(
+      "read-from-remote-master", po::value<std::string>(),
+      "the older name of --read-from-remote-source")("stop-never-slave-server-id",
+                                                     po::value<std::string>(),
+                                                     "the older name of --connection-server-id")(
+      "connection-server-id", po::value<std::string>(),
+      "with -R: the server id binrecover reads as (default 0: no replica of that id is "
+      "displaced)")(
+      "net-read-timeout", po::value<std::string>(),
+      "with -R and archive: seconds to wait for the server's next bytes (default 60, a "
+      "replica's slave_net_timeout): then exit 6; with --stop-never, a heartbeat missed twice "
+      "(2 x --heartbeat-period) makes it connect again instead");
+  return grp;
+}
+
+Group replay_group() {
+  Group grp("Replay");
+  po::options_description& g = grp.d;
+  add_parallel_options(g, "1");
+  g.add_options()("report", po::value<std::string>(),
+                  "write a JSON summary here: transactions, workers, units applied alone, "
+                  "retries, transactions merged, seconds")(
+      "server-applier",
+      "MariaDB targets: apply with the target's own replication applier (with --parallel N "
+      "its parallel applier, slave_parallel_threads=N), binrecover serving the kept "
+      "transactions as its replication source; exactly once by the target's gtid_slave_pos")(
+      "listen", po::value<std::string>(),
+      "with --server-applier: HOST[:PORT] of this machine that the target connects to "
+      "(default 127.0.0.1 and a free port, for a target on this machine)")(
+      "window", po::value<std::string>(),
+      "with --server-applier: MiB sent ahead of what the target has applied (default 64; "
+      "its relay log holds about this much)");
+  g.add_options()("state-file", po::value<std::string>(),
+                  "where the end of the last applied transaction is kept (default "
+                  "./binrecover-replay.state; beside it F.journal, its durable copy, and "
+                  "F.lock)")("resume",
+                             "continue after the state file's position; nothing is applied twice")(
+      "progress-table", po::value<std::string>(),
+      "what records on the target, atomically with each transaction, how far the replay got: "
+      "auto (default): the target's own GTIDs when it records those of the replay (GTIDs kept, "
+      "binary log on for MariaDB, gtid_mode=ON for MySQL), else the table "
+      "binrecover.replay_progress; DB.TABLE: that table; none: only the state file, synced "
+      "after every transaction")(
+      "in-doubt", po::value<std::string>(),
+      "with --resume, for a DDL or other non-transactional statement that was running when the "
+      "replay stopped and that the target's GTIDs cannot settle: applied (go on after it) or "
+      "not-applied (apply it)")(
+
+      "gtids", po::value<std::string>(),
+      "keep (default): apply with the original GTIDs; skip-applied: also leave out the "
+      "transactions the server already has; strip: new GTIDs, as --skip-gtids")(
+      "disable-log-bin,D", "SET sql_log_bin=0 in the session: the replay is not binlogged")(
+      "skip-gtids", "apply without the GTIDs (as --gtids=strip)")(
+      "rows-as-sql", "apply row events as INSERT/UPDATE/DELETE instead of BINLOG statements")(
+      "idempotent",
+      "MySQL targets: row events apply over what is there (an insert of a key that exists "
+      "overwrites the row, an update or delete of a missing row is skipped; each session's "
+      "rbr_exec_mode=IDEMPOTENT); refused for a MariaDB target (it has no such session "
+      "setting) and with --rows-as-sql")(
+      "trigger-tables", po::value<std::string>(),
+      "with --rows-as-sql: sql (default, warned) or binlog: the rows of tables with triggers "
+      "as BINLOG statements, which fire no trigger again")(
+      "schema", po::value<std::string>(),
+      "a dump's CREATE TABLE statements naming the columns for --rows-as-sql")(
+      "local-load,l", po::value<std::string>(),
+      "where the data of LOAD DATA statements waits while it is applied");
+  return grp;
+}
+
+Group archive_group() {
+  Group grp("Archive");
+  po::options_description& g = grp.d;
+  g.add_options()("dir", po::value<std::string>(),
+                  "the folder the binlogs are copied to (continued where it ends when it holds "
+                  "an archive already)")(
+      "stop-never", "follow the server: wait for new events, reconnect after any loss")(
+      "fsync-interval", po::value<std::string>(),
+      "fsync the file being written at most every N seconds (default 1; each file is fsynced "
+      "when the server rotates)")(
+      "heartbeat-period", po::value<std::string>(),
+      "with --stop-never: the server sends a heartbeat after N quiet seconds (default 30); "
+      "two missed (no byte for 2 x N seconds) and binrecover connects again")(
+      "status-file", po::value<std::string>(),
+      "rewrite this one-line JSON status (file, position, events, time) as the archive grows")(
+      "verify",
+      "check an archive instead: FILE is its folder or .index (or s3://... of either); every "
+      "file there, every event's checksum, the chain of Rotate events, in a bucket each "
+      "object against the manifest (exit 4 naming file and offset)")(
+      "to", po::value<std::string>(),
+      "into object storage instead of --dir: s3://BUCKET/PREFIX/ (each server in its own "
+      "folder PREFIX/SERVER/, by its server_uuid or server-ID)")(
+      "s3-folder", po::value<std::string>(),
+      "with --to: the server's folder under PREFIX (default: its server_uuid, or server-ID)")(
+      "upload-interval", po::value<std::string>(),
+      "with --to: the file being written is stored at least every N seconds (default 5): "
+      "at most that much is at risk")(
+      "part-size", po::value<std::string>(),
+      "with --to: MiB per sealed piece and multipart part, 5 to 1024 (default 16; memory "
+      "holds up to this much)")(
+      "status",
+      "list the servers archived under s3://BUCKET/[PREFIX/]: last file and position, last "
+      "event time, lag, gaps, size")("format", po::value<std::string>(),
+                                     "with --status: table (default) or json");
+  return grp;
+}
+
+Group s3_group() {
+  Group grp("Object storage (s3:// files, archive --to)");
+  po::options_description& g = grp.d;
+  g.add_options()("s3-endpoint", po::value<std::string>(),
+                  "the S3 store, http(s)://HOST[:PORT] (default: AWS_ENDPOINT_URL_S3, "
+                  "AWS_ENDPOINT_URL, the profile's endpoint_url, else AWS in the region)")(
+      "s3-region", po::value<std::string>(),
+      "the region requests are signed for (default: AWS_REGION, the profile's, us-east-1)")(
+      "s3-profile", po::value<std::string>(),
+      "the profile of ~/.aws/credentials and ~/.aws/config (default: AWS_PROFILE, default); "
+      "keys come from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY first")(
+      "s3-addressing", po::value<std::string>(),
+      "path (https://HOST/BUCKET/KEY), virtual (https://BUCKET.HOST/KEY) or auto (default: "
+      "virtual for AWS, path for other stores)");
+  return grp;
+}
+
+Group misc_group() {
+  Group grp("Other");
+  po::options_description& g = grp.d;
+  g.add_options()("help,?", "this help")("version,V", "print the version and git revision")(
+      "no-progress", "no progress line on stderr")(
+      "no-defaults", "read no option file (first on the command line, as in every MySQL program)")(
+      "defaults-file", po::value<std::string>(),
+      "read only this option file (first on the command line)")(
+      "defaults-extra-file", po::value<std::string>(),
+      "read this option file after the usual ones (first on the command line)")(
+      "binlog-row-event-max-size", po::value<std::string>(),
+      "accepted for mysqlbinlog's scripts, no effect: binrecover reads events of any size up to "
+      "1 GiB")("open-files-limit", po::value<std::string>(),
+               "accepted for mysqlbinlog's scripts, no effect: binrecover keeps one binlog open "
+               "at a time")(
+      "print-defaults",
+      "print the options the option files give binrecover ([client] and [binrecover]; "
+      "passwords as *****) and exit (first, or after --defaults-file)");
+  return grp;
+}
+
+}  // namespace
+
+// The option groups one command takes, in help order.
+std::vector<Group> command_groups(Command c, bool for_option_files) {
+  std::vector<Group> d;
+  if (c == Command::kArchive) {  // bytes, not events: no range or filter
+    d.push_back(archive_group());
+    d.push_back(s3_group());
+    d.push_back(remote_group());
+    if (!for_option_files) d.push_back(connection_group(ConnectionFor::kSource));
+    d.push_back(misc_group());
+    return d;
+  }
+  d.push_back(input_group());
+  d.push_back(s3_group());
+  d.push_back(filter_group());
+  switch (c) {
+    case Command::kArchive:  // (above)
+    case Command::kSql:
+    case Command::kHelp:
+    case Command::kVersion:
+      d.push_back(sql_group());
+      d.push_back(remote_group());
+      if (!for_option_files) d.push_back(connection_group(ConnectionFor::kSource));
+      break;
+    case Command::kEvents:
+      d.push_back(events_group());
+      d.push_back(remote_group());
+      if (!for_option_files) d.push_back(connection_group(ConnectionFor::kSource));
+      break;
+    case Command::kStats:
+      d.push_back(stats_group());
+      d.push_back(remote_group());
+      if (!for_option_files) d.push_back(connection_group(ConnectionFor::kSource));
+      break;
+    case Command::kPlan:
+      d.push_back(plan_group(false));
+      d.push_back(remote_group());
+      if (!for_option_files) d.push_back(connection_group(ConnectionFor::kSource));
+      break;
+    case Command::kDrill:
+      d.push_back(plan_group(true));
+      d.push_back(remote_group(true));
+      if (!for_option_files) d.push_back(connection_group(ConnectionFor::kDrill));
+      break;
+    case Command::kReplay:
+      d.push_back(replay_group());
+      d.push_back(remote_group(true));
+      if (!for_option_files) d.push_back(connection_group(ConnectionFor::kReplay));
+      break;
+  }
+  d.push_back(misc_group());
+  return d;
+}
+
+// The options one command takes, in help order.
+po::options_description command_options(Command c, bool for_option_files) {
+  po::options_description d;
+  for (const Group& g : command_groups(c, for_option_files)) d.add(g.d);
+  return d;
+}
+
+}  // namespace binrecover::cli

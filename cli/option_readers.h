@@ -1,0 +1,36 @@
+#pragma once
+
+// The options as parsed, read into Options one concern at a time (parse_options calls them in
+// this order). Each checks what belongs together and refuses what does not apply (exit 2).
+
+#include <optional>
+#include <string>
+
+#include "cli/option_values.h"
+#include "cli/options.h"
+
+namespace binrecover::cli {
+
+// cli/read_inputs.cc: the reading path, SQL output, the listing commands, plan and drill.
+// The range and filters (every command); returns a MariaDB GTID --start-position when given.
+std::optional<std::string> read_range_and_filters(const Given& g, Options& o);
+void read_sql_output(const Given& g, Command cmd, int verbose, Options& o);
+void read_timeline_and_format(const Given& g, Command cmd, Options& o);
+void read_plan_and_drill(const Given& g, Command cmd, Options& o);
+// The binlogs to read: files, an index, stdin, s3://, or a server's (-R).
+void read_inputs(const Given& g, bool stdin_is_tty, Options& o);
+
+// cli/read_servers.cc: servers, the object store, archive and replay.
+// -h, -P, -u, -p, -S and the rest of a connection: whether any was given.
+bool connection_given(const Given& g);
+void read_follow_and_raw(const Given& g, Command cmd, int verbose, Options& o);
+void read_s3(const Given& g, Options& o);
+void read_archive(const Given& g, Command cmd, Options& o);
+void read_remote(const Given& g, Command cmd, const std::optional<std::string>& start_gtids,
+                 Options& o);
+void read_connection(const Given& g, Command cmd, Options& o);
+void read_source(const Given& g, Command cmd, Options& o);
+void read_parallel(const Given& g, Command cmd, Options& o);
+void read_replay(const Given& g, Command cmd, Options& o);
+
+}  // namespace binrecover::cli

@@ -1,0 +1,383 @@
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "binlog/error.h"
+#include "binlog/index_file.h"
+#include "cli/command_table.h"
+#include "cli/option_readers.h"
+#include "recovery/reading/local_time.h"
+#include "recovery/storage/s3_archive.h"
+#include "recovery/text/escape.h"
+
+namespace binrecover::cli {
+
+// The reading path's range and filters: the same for every command. Returns a MariaDB GTID
+// --start-position when one was given (its transactions are left out by the filter).
+std::optional<std::string> read_range_and_filters(const Given& g, Options& o) {
+  std::optional<std::string> start_gtids;
+  // The reading path and its filters: the same for every command.
+  if (auto tz = g.text("timezone")) apply_timezone(*tz);
+  // --start-position=0-1-42[,1-2-7]: a MariaDB GTID position (as mariadb-binlog 10.8+ takes
+  // it): what comes after it, per domain; the transactions at or before it are left out.
+  if (auto v = g.text("start-position"); v && maria_gtid_list(*v)) {
+    start_gtids = *v;
+    o.filter.exclude_gtids.add_maria_position(*v);
+  } else {
+    o.filter.start_position = g.u64("start-position");
+  }
+  if (auto from = g.u64("from")) {
+    if (o.filter.start_position) usage_error("--from and --start-position are the same: give one");
+    o.filter.start_position = from;
+  }
+  o.filter.stop_position = g.u64("stop-position");
+  if (o.filter.start_position && *o.filter.start_position < 4)
+    usage_error("--start-position must be at least 4 (the first event follows the magic)");
+  if (o.filter.start_position && o.filter.stop_position &&
+      *o.filter.stop_position <= *o.filter.start_position && !g.has("index-file") &&
+      g.has("files") && g.list("files").size() == 1)
+    usage_error("--stop-position must be past --start-position for a single file");
+  if (auto t = g.text("start-datetime"))
+    o.filter.start_datetime = recovery::parse_datetime(*t, "--start-datetime").first_whole_second();
+  if (auto t = g.text("stop-datetime"))
+    o.filter.stop_datetime = recovery::parse_datetime(*t, "--stop-datetime").first_whole_second();
+  if (auto gtid = g.text("stop-gtid")) {
+    if (!valid_gtid(*gtid))
+      usage_error(
+          "--stop-gtid needs a GTID (0-1-42, or 3e11fa47-71ca-11e1-9e33-c80aa9429562:42 "
+          "with an optional :tag before the number), not '" +
+          *gtid + "'");
+    o.filter.stop_gtid = *gtid;
+  }
+  if (auto id = g.u64("server-id")) {
+    if (*id > 0xffffffffULL) usage_error("--server-id is at most 4294967295");
+    o.filter.server_id = static_cast<std::uint32_t>(*id);
+  }
+  if (g.has("rewrite-db"))
+    for (const auto& r : g.list("rewrite-db")) o.filter.rewrite_db.push_back(parse_rewrite(r));
+  o.sql.rewrite_db = o.filter.rewrite_db;
+  if (g.has("database")) o.filter.databases = g.list("database");
+  if (g.has("table"))
+    for (const auto& t : g.list("table")) o.filter.tables.push_back(parse_table(t));
+  for (const char* name : {"include-gtids", "exclude-gtids"}) {
+    const auto set = g.text(name);
+    if (!set) continue;
+    recovery::AppliedGtids gtids;
+    try {
+      gtids.add_mysql_set(*set);
+    } catch (const Error&) {
+      usage_error(std::string("--") + name +
+                  " needs a MySQL GTID set (uuid:1-5:7 or uuid:tag:1-3, " +
+                  "comma-separated), not '" + *set + "'");
+    }
+    if (gtids.empty()) usage_error(std::string("--") + name + " is empty");
+    if (name[0] == 'i')
+      o.filter.include_gtids = std::move(gtids);
+    else
+      o.filter.exclude_gtids.add_mysql_set(*set);
+    if (name[0] == 'e') o.filter.exclude_gtids_given = true;
+  }
+  if (g.has("skip-event"))
+    for (const auto& v : g.list("skip-event")) {
+      if (valid_gtid(v)) {
+        o.filter.skip_gtids.push_back(v);
+        continue;
+      }
+      const auto colon = v.rfind(':');
+      if (colon == std::string::npos)
+        o.filter.skip_positions.emplace_back("", parse_u64(v, "skip-event"));
+      else
+        o.filter.skip_positions.emplace_back(
+            std::filesystem::path(v.substr(0, colon)).filename().string(),
+            parse_u64(v.substr(colon + 1), "skip-event"));
+    }
+  o.decode.reader.force_read = g.has("force-read");
+  if (auto v = g.text("verify-binlog-checksum"))
+    o.decode.reader.verify_checksum =
+        !(*v == "0" || *v == "OFF" || *v == "off" || *v == "FALSE" || *v == "false");
+  if (g.has("skip-verify-binlog-checksum")) o.decode.reader.verify_checksum = false;
+  if (auto n = g.u64("offset")) o.decode.skip_events = *n;
+  if (auto t = g.text("transaction-memory"))
+    o.decode.max_unit_memory = parse_size(*t, "transaction-memory");
+  o.progress = !g.has("no-progress");
+  o.result_file = g.text("result-file");
+  return start_gtids;
+}
+
+// plan and drill: the backup, where to start, the incident, the filters repeated in the
+// commands printed, and the drill's own options.
+void read_plan_and_drill(const Given& g, Command cmd, Options& o) {
+  if (auto d = g.text("dump")) o.plan.dump = *d;
+  if (auto n = g.u64("rows-threshold")) o.plan.rows_threshold = std::max<std::uint64_t>(*n, 1);
+  o.plan.databases = o.filter.databases;
+  // The filters plan repeats in the commands it prints.
+  for (const char* name : {"database", "table", "rewrite-db"})
+    if (g.has(name))
+      for (const auto& v : g.list(name))
+        o.plan.filter_args.push_back(std::string("--") + name + "=" + v);
+  for (const char* name : {"server-id", "start-datetime", "stop-datetime", "stop-gtid",
+                           "include-gtids", "exclude-gtids", "offset", "transaction-memory"})
+    if (auto v = g.text(name)) o.plan.filter_args.push_back(std::string("--") + name + "=" + *v);
+  if (g.has("force-read")) o.plan.filter_args.emplace_back("--force-read");
+  if (g.has("read-from-remote-server") || g.has("read-from-remote-source")) {
+    // The commands plan prints read from the same server (never with its password: the
+    // option files or the prompt give it, as they gave it here).
+    if (!o.connection.read_defaults) o.plan.command_prefix.emplace_back("--no-defaults");
+    if (o.connection.defaults_file)
+      o.plan.command_prefix.push_back("--defaults-file=" + *o.connection.defaults_file);
+    o.plan.filter_args.emplace_back("-R");
+    for (const char* name :
+         {"host", "port", "user", "socket", "connection-server-id", "ssl-mode", "ssl-ca",
+          "ssl-capath", "ssl-cert", "ssl-key", "ssl-cipher", "protocol", "bind-address",
+          "compression-algorithms", "ssl-crl", "ssl-crlpath", "tls-version"})
+      if (auto v = g.text(name)) o.plan.filter_args.push_back(std::string("--") + name + "=" + *v);
+    for (const char* name : {"ssl", "ssl-verify-server-cert"})
+      if (g.has(name)) o.plan.filter_args.push_back(std::string("--") + name);
+    if (g.has("password")) o.plan.filter_args.emplace_back("-p");
+  }
+  if (!o.decode.reader.verify_checksum)
+    o.plan.filter_args.emplace_back("--skip-verify-binlog-checksum");
+  o.plan.stop_position = o.filter.stop_position;
+  if (cmd == Command::kPlan || cmd == Command::kDrill) {
+    o.plan.start_position = o.filter.start_position;
+    o.plan.start_file = g.text("start-file");
+    o.plan.start_datetime = o.filter.start_datetime.has_value();
+    o.plan.incident = g.text("incident");
+    if (g.has("allow")) o.plan.allow = g.list("allow");
+    if (o.plan.incident && o.plan.incident->empty()) usage_error("--incident is empty");
+    if (o.plan.incident && g.has("to-end"))
+      usage_error("--to-end replays everything: not with --incident");
+  }
+  if (cmd == Command::kPlan && !o.plan.dump && !o.plan.start_position && !o.plan.start_file &&
+      !o.plan.start_datetime)
+    usage_error(
+        "plan needs to know where the backup stands: --dump=BACKUP, or --start-file / "
+        "--start-position / --start-datetime");
+  if (cmd == Command::kDrill) {
+    if (!o.plan.dump) usage_error("drill needs --dump=BACKUP (a mysqldump/mariadb-dump file)");
+    if (o.plan.incident && (o.filter.stop_position || o.filter.stop_datetime || o.filter.stop_gtid))
+      usage_error(
+          "--incident chooses the stop point: not with --stop-position, --stop-datetime "
+          "or --stop-gtid");
+    o.drill.plan = o.plan;
+    o.drill.filter = o.filter;
+    o.drill.to_end = g.has("to-end");
+    o.drill.keep = g.has("keep");
+    o.drill.expect_file = g.text("expect");
+    o.drill.write_expect_file = g.text("write-expect");
+    o.drill.report_file = g.text("report");
+    if (auto b = g.text("server-binary")) o.drill.server_binary = *b;
+    o.drill.server_applier = g.has("server-applier");
+    if (o.drill.server_applier && g.has("no-preserve-commit-order"))
+      usage_error(
+          "--no-preserve-commit-order does not apply with --server-applier (the "
+          "server's applier commits in the log's order)");
+  }
+}
+
+// The inputs: files, an index (its names, or --binlog-dir), stdin, s3:// objects; with -R the
+// server's files by name (listed once connected).
+void read_inputs(const Given& g, bool stdin_is_tty, Options& o) {
+  std::vector<std::string> paths;
+  if (g.has("files")) paths = g.list("files");
+  if (o.remote) {  // the server's binlogs by name: listed once connected (cli/remote.cc)
+    o.remote_files = paths;
+    return;
+  }
+  if (auto index = g.text("index-file")) {
+    if (!paths.empty()) usage_error("give either binlog files or --index-file, not both");
+    if (recovery::s3::is_url(*index)) {
+      if (g.has("binlog-dir")) usage_error("--binlog-dir applies to an index file, not s3://");
+      paths.push_back(*index);  // (an index object: its files below)
+    } else {
+      paths = binlog::read_index_file(*index, g.text("binlog-dir").value_or(""));
+    }
+  } else if (g.has("binlog-dir")) {
+    usage_error("--binlog-dir names where the files of an --index-file are: give --index-file");
+  }
+  if (paths.empty()) {
+    if (stdin_is_tty)
+      usage_error(
+          "no binlog given: name files, --index-file, or pipe one into standard input "
+          "(see binrecover --help)");
+    paths.push_back("-");
+  }
+  // The --s3-* options mean something only where a store is read.
+  if (std::none_of(paths.begin(), paths.end(),
+                   [](const std::string& p) { return recovery::s3::is_url(p); }))
+    for (const char* n : {"s3-endpoint", "s3-region", "s3-profile", "s3-addressing"})
+      if (g.has(n)) usage_error(std::string("--") + n + " applies to s3:// inputs");
+  for (const auto& p : paths) {
+    if (!recovery::s3::is_url(p)) {
+      o.inputs.push_back({p, base_name(p), std::nullopt, {}, {}, std::nullopt});
+      continue;
+    }
+    // An object, an index object or an archive folder of a bucket: read by ranged GETs
+    // (recovery/storage/s3_archive.h).
+    const recovery::s3::Url url = recovery::s3::parse_url(p);
+    const auto client = recovery::s3::reader_client();
+    // Each folder's manifest (a prefix above several servers' folders gives files of each).
+    using ManifestPtr = std::shared_ptr<std::optional<recovery::s3::Manifest>>;
+    std::map<std::string, ManifestPtr> manifests;
+    for (const recovery::s3::Url& u : recovery::s3::expand_inputs(*client, url)) {
+      const std::string name = recovery::s3::base_name_of(u.key);
+      const recovery::s3::Url folder = recovery::s3::folder_of(u);
+      ManifestPtr& manifest = manifests[folder.key];
+      if (!manifest)
+        manifest = std::make_shared<std::optional<recovery::s3::Manifest>>(
+            recovery::s3::read_manifest(*client, folder));
+      recovery::InputFile in{u.text(), name, std::nullopt, {}, {}, std::nullopt};
+      if (*manifest)
+        for (const auto& f : (*manifest)->files)
+          if (f.name == name) in.size = f.size;
+      if (!in.size)
+        if (auto info = client->head(u)) in.size = info->size;
+      in.open = [u, name, manifest]() -> std::unique_ptr<binlog::Source> {
+        return std::make_unique<recovery::s3::S3Source>(recovery::s3::reader_client(), u, name,
+                                                        manifest.get());
+      };
+      o.inputs.push_back(std::move(in));
+    }
+  }
+}
+
+// SQL output's own options, and which of them apply together.
+void read_sql_output(const Given& g, Command cmd, int verbose, Options& o) {
+  o.sql.short_form = g.has("short-form");
+  o.sql.hexdump = g.has("hexdump");
+  o.sql.skip_gtids = g.has("skip-gtids");
+  o.sql.disable_log_bin = g.has("disable-log-bin");
+  if (auto d = g.text("local-load")) o.sql.local_load_dir = *d;
+  o.sql.verbose = verbose;
+  o.sql.rows_as_sql = g.has("rows-as-sql");
+  o.schema_file = g.text("schema");
+  o.flashback = g.has("flashback");
+  if (auto t = g.text("target-flavor")) {
+    if (*t != "mysql" && *t != "mariadb")
+      usage_error("--target-flavor must be mysql or mariadb, not '" + *t + "'");
+    o.sql.target_mariadb = *t == "mariadb";
+    o.sql.target_mysql = *t == "mysql";
+  }
+  if (auto cs = g.text("set-charset")) {
+    if (cs->empty() || cs->size() > 32 ||
+        cs->find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+            std::string::npos)
+      usage_error("--set-charset needs a character set name (letters, digits, _), not '" + *cs +
+                  "'");
+    o.sql.set_charset = *cs;
+  }
+  o.sql.idempotent = g.has("idempotent");
+  o.sql.require_row_format = g.has("require-row-format");
+  o.sql.print_table_metadata = g.has("print-table-metadata");
+  if (o.sql.print_table_metadata && o.sql.short_form)
+    usage_error("--print-table-metadata adds comments, which -s (--short-form) leaves out");
+  if (o.sql.idempotent && o.sql.rows_as_sql)
+    usage_error(
+        "--idempotent makes the server apply row events over what is there "
+        "(RBR_EXEC_MODE): plain statements of --rows-as-sql are not row events");
+  if (o.sql.idempotent && o.flashback) usage_error("--idempotent does not apply to --flashback");
+  for (const char* n : {"binlog-row-event-max-size", "open-files-limit"})
+    if (g.has(n)) parse_u64(*g.text(n), n);  // accepted, checked, no effect here (see --help)
+  if (auto t = g.text("trigger-tables")) {
+    if (*t != "sql" && *t != "binlog")
+      usage_error("--trigger-tables must be sql or binlog, not '" + *t + "'");
+    if (!o.sql.rows_as_sql) usage_error("--trigger-tables applies to --rows-as-sql");
+    o.sql.trigger_tables_binlog = *t == "binlog";
+  }
+  if (auto b = g.text("base64-output")) {
+    std::string v = *b;
+    for (char& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (v == "AUTO" || v == "UNSPEC")
+      o.sql.base64_output = recovery::Base64Output::kAuto;
+    else if (v == "DECODE-ROWS")
+      o.sql.base64_output = recovery::Base64Output::kDecodeRows;
+    else if (v == "NEVER")
+      o.sql.base64_output = recovery::Base64Output::kNever;
+    else
+      usage_error("--base64-output must be AUTO, DECODE-ROWS or NEVER, not '" + *b + "'");
+  }
+  if (o.flashback && (o.sql.rows_as_sql || o.sql.hexdump || o.sql.verbose || o.sql.short_form ||
+                      g.has("base64-output") || o.sql.skip_gtids || g.has("local-load") ||
+                      g.has("target-flavor") || g.has("set-charset") ||
+                      g.has("require-row-format") || o.sql.print_table_metadata))
+    usage_error(
+        "--flashback writes undo SQL of its own: -v, -s, -H, --rows-as-sql, --skip-gtids, "
+        "--base64-output, --local-load, --target-flavor, --set-charset, --require-row-format "
+        "and --print-table-metadata do not apply to it");
+  if (o.schema_file && cmd == Command::kSql && !o.flashback && !o.sql.rows_as_sql)
+    usage_error("--schema names columns for --rows-as-sql and --flashback");
+  if (o.schema_file && cmd == Command::kReplay && !o.sql.rows_as_sql)
+    usage_error("--schema names columns for --rows-as-sql");
+  if (!o.filter.rewrite_db.empty() &&
+      (cmd == Command::kEvents || cmd == Command::kStats || cmd == Command::kDrill))
+    usage_error("--rewrite-db does not apply to " + command_label(cmd) +
+                " (it changes the SQL that SQL output, plan's commands and replay write)");
+}
+
+// --timeline, --html and their buckets; --format and --limit of the listing commands.
+void read_timeline_and_format(const Given& g, Command cmd, Options& o) {
+  o.timeline = g.has("timeline");
+  if (auto tl = g.text("bucket")) {
+    if (!g.has("timeline") && !g.has("html"))
+      usage_error("--bucket applies to --timeline and --html");
+    std::string v = *tl;
+    std::uint64_t unit = 1;
+    if (v == "auto") v = "0";
+    if (v == "minute") v = "60";
+    if (v == "hour") v = "3600";
+    if (v == "day") v = "86400";
+    if (!v.empty() && (v.back() == 'm' || v.back() == 'h' || v.back() == 's')) {
+      unit = v.back() == 'm' ? 60 : v.back() == 'h' ? 3600 : 1;
+      v.pop_back();
+    }
+    if (v.empty() || v.size() > 7 || v.find_first_not_of("0123456789") != std::string::npos)
+      usage_error("--bucket takes auto, minute, hour, day or N (seconds), Nm, Nh, not '" + *tl +
+                  "'");
+    o.timeline_bucket = static_cast<std::uint32_t>(std::stoull(v) * unit);
+  }
+  if (auto by = g.text("by")) {
+    if (*by != "database" && *by != "table")
+      usage_error("--by must be database or table, not '" + *by + "'");
+    if (!g.has("timeline") && !g.has("html")) usage_error("--by applies to --timeline and --html");
+    o.timeline_by_table = *by == "table";
+  }
+  o.html_file = g.text("html");
+
+  if (auto f = g.text("format")) {
+    if (cmd == Command::kStats) {
+      if (*f != "table" && *f != "json")
+        usage_error("stats --format must be table or json, not '" + *f + "'");
+      o.stats_json = *f == "json";
+    } else if (cmd == Command::kPlan) {
+      if (*f != "text" && *f != "json")
+        usage_error("plan --format must be text or json, not '" + *f + "'");
+      o.plan_json = *f == "json";
+    } else if (*f == "table") {
+      o.events.format = recovery::TableFormat::kTable;
+    } else if (*f == "tsv") {
+      o.events.format = recovery::TableFormat::kTsv;
+    } else if (*f == "json") {
+      o.events.format = recovery::TableFormat::kJson;
+    } else {
+      usage_error("--format must be table, tsv or json, not '" + *f + "'");
+    }
+  }
+  if (o.timeline && (o.stats_json || o.plan_json))
+    usage_error("--timeline is a picture: not with --format=json");
+
+  if (auto l = g.text("limit")) {
+    const auto comma = l->find(',');
+    if (comma == std::string::npos) {
+      o.events.limit_count = parse_u64(*l, "limit");
+    } else {
+      o.events.limit_offset = parse_u64(trim(l->substr(0, comma)), "limit");
+      o.events.limit_count = parse_u64(trim(l->substr(comma + 1)), "limit");
+    }
+  }
+}
+
+}  // namespace binrecover::cli
