@@ -973,24 +973,6 @@ std::uint64_t settle_in_doubt(Session& session, const ReplayState& prior, std::u
   return applied ? prior.in_doubt_end : prior.in_doubt_begin;
 }
 
-// The inputs' sizes (0 where unknown: stdin), for the progress line; `total` their sum.
-std::vector<std::uint64_t> input_sizes(const std::vector<InputFile>& inputs, std::uint64_t& total) {
-  std::vector<std::uint64_t> sizes;
-  total = 0;
-  for (const InputFile& in : inputs) {
-    std::error_code ec;
-    std::uint64_t size = 0;
-    if (in.memory)
-      size = in.memory->size();
-    else if (in.path != "-")
-      size = std::filesystem::file_size(in.path, ec);
-    if (ec) size = 0;
-    sizes.push_back(size);
-    total += size;
-  }
-  return sizes;
-}
-
 }  // namespace
 
 ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, FilterOptions filter,

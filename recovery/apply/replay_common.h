@@ -97,4 +97,7 @@ std::optional<std::pair<std::size_t, std::uint64_t>> order_of(const std::vector<
                                                               const std::string& file,
                                                               std::uint64_t pos);
 
+// The inputs' sizes (0 where unknown: stdin), for the progress line; `total` their sum.
+std::vector<std::uint64_t> input_sizes(const std::vector<InputFile>& inputs, std::uint64_t& total);
+
 }  // namespace binrecover::recovery

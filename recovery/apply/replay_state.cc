@@ -305,4 +305,21 @@ StateLock::~StateLock() {
   if (fd_ >= 0) ::close(fd_);  // releases the lock; the file stays (unlinking it would race)
 }
 
+std::vector<std::uint64_t> input_sizes(const std::vector<InputFile>& inputs, std::uint64_t& total) {
+  std::vector<std::uint64_t> sizes;
+  total = 0;
+  for (const InputFile& in : inputs) {
+    std::error_code ec;
+    std::uint64_t size = in.size.value_or(0);
+    if (in.memory)
+      size = in.memory->size();
+    else if (!in.size && in.path != "-" && !in.open)
+      size = std::filesystem::file_size(in.path, ec);
+    if (ec) size = 0;
+    sizes.push_back(size);
+    total += size;
+  }
+  return sizes;
+}
+
 }  // namespace binrecover::recovery

@@ -856,17 +856,8 @@ std::string random_password() {
   return out;
 }
 
-}  // namespace
-
-ReplayResult run_server_applier(std::vector<InputFile> inputs, DecodeOptions decode,
-                                FilterOptions filter, bool disable_log_bin,
-                                const ReplayOptions& opts, const ConnectionOptions& conn,
-                                Session& session, const binlog::WarningSink& warn,
-                                const ReplayProgressFn& progress) {
-  const auto started = Clock::now();
-  ReplayResult result;
-  const StopSignals signals;
-  const StateLock lock(opts.state_file);
+// The target must be a MariaDB with GTID replication.
+void check_flavour(Session& session) {
   if (!session.mariadb())
     throw Error(ErrorCode::kUsage, "--server-applier: " + session.where() + " is MySQL " +
                                        session.server_version() +
@@ -875,7 +866,15 @@ ReplayResult run_server_applier(std::vector<InputFile> inputs, DecodeOptions dec
     throw Error(ErrorCode::kUsage, "--server-applier: " + session.where() + " is MariaDB " +
                                        session.server_version() +
                                        ", without GTID replication (10.0 or later needed)");
-  const std::string identity = server_identity(session);
+}
+
+// The state file of an earlier run: with --resume, the inputs and the start position are cut
+// to where it got (and `last` set); without, a state file there is an error.
+std::optional<ReplayState> resume_from_state(const ReplayOptions& opts, const std::string& identity,
+                                             Session& session, std::vector<InputFile>& inputs,
+                                             FilterOptions& filter, DecodeOptions& decode,
+                                             std::optional<ReplayState>& last,
+                                             const binlog::WarningSink& warn) {
   std::optional<ReplayState> prior = read_replay_state(opts.state_file);
   if (opts.resume) {
     if (!prior)
@@ -897,7 +896,7 @@ ReplayResult run_server_applier(std::vector<InputFile> inputs, DecodeOptions dec
     inputs.erase(inputs.begin(), inputs.begin() + static_cast<std::ptrdiff_t>(idx));
     filter.start_position = prior->position;
     decode.skip_events = 0;
-    result.last = prior;
+    last = prior;
   } else if (prior) {
     throw Error(ErrorCode::kUsage,
                 "the replay state file " + opts.state_file +
@@ -905,8 +904,12 @@ ReplayResult run_server_applier(std::vector<InputFile> inputs, DecodeOptions dec
                     ". Continue it with --resume, or remove the file to start over");
   }
   if (inputs.empty()) throw Error(ErrorCode::kUsage, "no binlog to replay");
+  return prior;
+}
 
-  // What the target would do with what it is sent.
+// What the target would do with what it is sent: refuses a target that skips errors, applies
+// rows over what differs, or binlogs otherwise than -D asks. Returns its server id.
+std::uint32_t check_target(Session& session, bool disable_log_bin) {
   std::map<std::string, std::string> var;
   for (auto& [k, v] : session.named_row(
            "SELECT @@GLOBAL.server_id AS server_id, @@GLOBAL.log_bin AS log_bin, "
@@ -914,8 +917,6 @@ ReplayResult run_server_applier(std::vector<InputFile> inputs, DecodeOptions dec
            "slave_skip_errors, @@GLOBAL.slave_exec_mode AS slave_exec_mode, "
            "@@GLOBAL.slave_parallel_threads AS slave_parallel_threads"))
     var[k] = v;
-  const auto target_id =
-      static_cast<std::uint32_t>(std::strtoul(var["server_id"].c_str(), nullptr, 10));
   if (!var["slave_skip_errors"].empty() && var["slave_skip_errors"] != "OFF")
     throw Error(ErrorCode::kUsage,
                 "--server-applier: the target skips replication errors (slave_skip_errors=" +
@@ -937,38 +938,48 @@ ReplayResult run_server_applier(std::vector<InputFile> inputs, DecodeOptions dec
                 "-D: the target binlogs what its replication applies (log_slave_updates=ON, set "
                 "at its start): replay without --server-applier to leave the replay out of its "
                 "binlog");
+  return static_cast<std::uint32_t>(std::strtoul(var["server_id"].c_str(), nullptr, 10));
+}
 
-  // A connection of an earlier run: still fed by a live replay, or left by a killed one
-  // (which a restarted target starts again by itself, maybe a moment after it takes clients).
-  const auto remove_earlier = [&] {
-    ReplicaStatus earlier;
-    try {
-      earlier = read_status(session);
-    } catch (const Error& e) {
-      if (!is_server_error(e, 1617)) throw;  // ER_MASTER_CONNECTION_NOT_FOUND... (not there)
-      return false;
-    }
-    if (!earlier.valid) return false;
-    if (earlier.io_running)
-      throw Error(ErrorCode::kUsage,
-                  std::string("--server-applier: the target's replication connection '") +
-                      kConnection + "' is connected to a running binrecover replay: one at a time");
-    if (warn)
-      warn(std::string("removing the target's replication connection '") + kConnection +
-           "' of an earlier replay that did not end (its GTIDs stay in gtid_slave_pos)");
-    session.execute(std::string("STOP SLAVE '") + kConnection + "'");
-    session.execute(std::string("RESET SLAVE '") + kConnection + "' ALL");
-    return true;
-  };
-  remove_earlier();
-  // The target's global settings this replay needs otherwise: its parallel applier's threads
-  // (--parallel), and DDL as in a pipe into mysql (MariaDB's replication runs CREATE TABLE as
-  // CREATE OR REPLACE, DROP as DROP IF EXISTS by default: slave_ddl_exec_mode=IDEMPOTENT).
-  // Their values now, or those an earlier (killed) run of this replay found, go back at the end.
+// A connection of an earlier run: still fed by a live replay (an error), or left by a killed one
+// (which a restarted target starts again by itself, maybe a moment after it takes clients):
+// removed. Returns whether there was one.
+bool remove_earlier(Session& session, const binlog::WarningSink& warn) {
+  ReplicaStatus earlier;
+  try {
+    earlier = read_status(session);
+  } catch (const Error& e) {
+    if (!is_server_error(e, 1617)) throw;  // ER_MASTER_CONNECTION_NOT_FOUND... (not there)
+    return false;
+  }
+  if (!earlier.valid) return false;
+  if (earlier.io_running)
+    throw Error(ErrorCode::kUsage,
+                std::string("--server-applier: the target's replication connection '") +
+                    kConnection + "' is connected to a running binrecover replay: one at a time");
+  if (warn)
+    warn(std::string("removing the target's replication connection '") + kConnection +
+         "' of an earlier replay that did not end (its GTIDs stay in gtid_slave_pos)");
+  session.execute(std::string("STOP SLAVE '") + kConnection + "'");
+  session.execute(std::string("RESET SLAVE '") + kConnection + "' ALL");
+  return true;
+}
+
+using Settings = std::vector<std::pair<std::string, std::string>>;
+
+// The target's global settings this replay needs otherwise: its parallel applier's threads
+// (--parallel), and DDL as in a pipe into mysql (MariaDB's replication runs CREATE TABLE as
+// CREATE OR REPLACE, DROP as DROP IF EXISTS by default: slave_ddl_exec_mode=IDEMPOTENT).
+Settings wanted_settings(const ReplayOptions& opts) {
   const std::size_t threads = opts.parallel > 1 ? opts.parallel : 0;
-  const std::vector<std::pair<std::string, std::string>> wanted = {
-      {"slave_parallel_threads", std::to_string(threads)}, {"slave_ddl_exec_mode", "STRICT"}};
-  std::vector<std::pair<std::string, std::string>> before;
+  return {{"slave_parallel_threads", std::to_string(threads)}, {"slave_ddl_exec_mode", "STRICT"}};
+}
+
+// The values of `wanted` to give back at the end: those an earlier (killed) run of this replay
+// found (`prior`), else those the target has now where they differ.
+Settings settings_before(Session& session, const Settings& wanted,
+                         const std::optional<ReplayState>& prior) {
+  Settings before;
   for (const auto& [name, value] : parse_settings(prior ? prior->settings_before : ""))
     for (const auto& w : wanted)
       if (w.first == name) before.emplace_back(name, value);
@@ -978,19 +989,13 @@ ReplayResult run_server_applier(std::vector<InputFile> inputs, DecodeOptions dec
                                    [&](const auto& b) { return b.first == w.first; });
     if (!known && now != w.second) before.emplace_back(w.first, now);
   }
-  const std::string settings_before = settings_text(before);
-  // The start point, durably, before anything is applied: a kill leaves a state file to
-  // --resume from (the target's GTIDs say what it applied after it).
-  ReplayState start{inputs.front().display_name, filter.start_position.value_or(4), "", identity};
-  if (prior) start = *prior;
-  start.settings_before = settings_before;
-  write_replay_state(opts.state_file, start);
+  return before;
+}
 
-  const auto with = [&](ReplayState st) {
-    st.settings_before = settings_before;
-    return st;
-  };
-  Connection guard(session);
+// The settings changed through the guard (which gives them back).
+void change_settings(Connection& guard, Session& session, const Settings& before,
+                     const Settings& wanted, const ReplayOptions& opts,
+                     const binlog::WarningSink& warn) {
   for (const auto& b : before) {
     const std::string& name = b.first;
     const std::string& old = b.second;
@@ -1002,7 +1007,7 @@ ReplayResult run_server_applier(std::vector<InputFile> inputs, DecodeOptions dec
         guard.set(name, old, value);
       } catch (const Error& e) {
         // (1198: a replication runs; ours, started again by a restarted target, goes)
-        if (!is_server_error(e, 1198) || !remove_earlier()) throw;
+        if (!is_server_error(e, 1198) || !remove_earlier(session, warn)) throw;
         guard.set(name, old, value);
       }
     } catch (const Error& e) {
@@ -1014,22 +1019,19 @@ ReplayResult run_server_applier(std::vector<InputFile> inputs, DecodeOptions dec
                            : std::string()));
     }
   }
-  ListenerOptions lo;
-  lo.address = opts.listen_host;
-  lo.port = opts.listen_port;
-  lo.user = kUser;
-  lo.password = random_password();
-  lo.server_id = target_id == 0xB1B1 ? 0xB1B2 : 0xB1B1;
-  ReplicationListener listener(lo);
+}
+
+// The target's replication connection to the listener, without any filter of its
+// configuration, started.
+void start_replication(Session& session, const ListenerOptions& lo, unsigned port,
+                       const ReplayOptions& opts) {
   const std::string c = std::string("'") + kConnection + "'";
-  guard.made();
   session.execute("CHANGE MASTER " + c + " TO MASTER_HOST = '" + opts.listen_host +
-                  "', MASTER_PORT = " + std::to_string(listener.port()) + ", MASTER_USER = '" +
-                  kUser + "', MASTER_PASSWORD = '" + lo.password +
+                  "', MASTER_PORT = " + std::to_string(port) + ", MASTER_USER = '" + kUser +
+                  "', MASTER_PASSWORD = '" + lo.password +
                   "', MASTER_USE_GTID = slave_pos, MASTER_CONNECT_RETRY = 1, "
                   "MASTER_HEARTBEAT_PERIOD = 1, MASTER_SSL = 0, IGNORE_SERVER_IDS = (), "
                   "DO_DOMAIN_IDS = (), IGNORE_DOMAIN_IDS = ()");
-  // No replication filter of the target's configuration on this connection.
   for (const char* f :
        {"replicate_do_db", "replicate_ignore_db", "replicate_do_table", "replicate_ignore_table",
         "replicate_wild_do_table", "replicate_wild_ignore_table"}) {
@@ -1048,140 +1050,191 @@ ReplayResult run_server_applier(std::vector<InputFile> inputs, DecodeOptions dec
                 "--server-applier: the target renames databases it replicates "
                 "(replicate_rewrite_db=" +
                     *rw + ")");
-  if (threads > 0)
+  if (opts.parallel > 1)
     session.execute("SET GLOBAL " + std::string(kConnection) +
                     ".slave_parallel_mode = 'optimistic'");
   session.execute("START SLAVE " + c);
+}
 
-  Monitor monitor(conn);
-  Feed feed(listener, monitor, opts, target_id, lo.server_id, identity);
-  feed.set_last(result.last);
+// What the run has to serve the target: the inputs, the walk's options, the state file's
+// settings and where progress goes.
+struct Serving {
+  const std::vector<InputFile>& inputs;
+  const WalkOptions& walk;
+  const ReplayOptions& opts;
+  const std::string& settings_before;
+  const ReplayProgressFn& progress;
+};
 
-  // Sizes for the progress line.
-  std::uint64_t total = 0;
-  std::vector<std::uint64_t> sizes;
-  for (const InputFile& in : inputs) {
-    std::error_code ec;
-    std::uint64_t size = in.size.value_or(0);
-    if (in.memory)
-      size = in.memory->size();
-    else if (!in.size && in.path != "-" && !in.open)
-      size = std::filesystem::file_size(in.path, ec);
-    if (ec) size = 0;
-    sizes.push_back(size);
-    total += size;
+// One connection of the target served: the walk from after what it confirmed, to the end.
+// Throws Reconnect when the target's connection is lost.
+RunStats serve_once(const Serving& sv, Feed& feed, const std::vector<std::uint64_t>& sizes,
+                    std::uint64_t total, Clock::time_point& last_state,
+                    const binlog::WarningSink& warn) {
+  std::vector<InputFile> from = sv.inputs;
+  WalkOptions w = sv.walk;
+  if (const auto& l = feed.last(); l && order_of(sv.inputs, l->file, l->position)) {
+    std::size_t idx = 0;
+    while (from[idx].display_name != l->file) ++idx;
+    from.erase(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(idx));
+    w.filter.start_position = l->position;
+    w.decode.skip_events = 0;
   }
+  std::size_t current = 0;
+  std::uint64_t done_before = 0;
+  const std::uint64_t skipped = w.filter.start_position.value_or(4) - 4;
+  return walk(from, w, feed, warn,
+              [&](const std::string& file, std::uint64_t pos, std::optional<std::uint64_t>) {
+                if (Clock::now() - last_state > std::chrono::seconds(1)) {
+                  last_state = Clock::now();
+                  if (feed.last()) {
+                    ReplayState st = *feed.last();
+                    st.settings_before = sv.settings_before;
+                    write_replay_state(sv.opts.state_file, st, false);
+                  }
+                }
+                if (!sv.progress) return;
+                while (current + 1 < sv.inputs.size() && sv.inputs[current].display_name != file) {
+                  done_before += sizes[current];
+                  ++current;
+                }
+                const std::uint64_t at = done_before + pos;
+                sv.progress(ReplayProgress{
+                    file, pos, feed.events(), feed.applied(), at > skipped ? at - skipped : 0,
+                    total, std::max<std::size_t>(1, sv.opts.parallel), 0, feed.in_flight(), true});
+              });
+}
 
-  WalkOptions wo;
-  wo.decode = decode;
-  wo.filter = filter;
+// The target served until the walk ends: each time it connects, from after what it confirmed
+// (up to 20 losses of its connection; standard input cannot be read again).
+RunStats serve(const Serving& sv, ReplicationListener& listener, Monitor& monitor, Feed& feed,
+               const binlog::WarningSink& warn) {
+  std::uint64_t total = 0;
+  const std::vector<std::uint64_t> sizes = input_sizes(sv.inputs, total);
   bool first = true;
   int reconnects = 0;
   auto last_state = Clock::now();
   const auto stopped = [] { return stop_signal() != 0; };
-  try {
-    for (;;) {
-      const std::optional<DumpRequest> req = listener.next_dump(std::chrono::seconds(30), stopped);
-      if (!req) {
-        if (const int sig = stop_signal(); sig != 0)
-          throw Error(ErrorCode::kInterrupted,
-                      std::string("stopped by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM"));
-        const ReplicaStatus st = monitor.status();
-        throw Error(ErrorCode::kServer,
-                    "the target did not connect to binrecover at " + opts.listen_host + ":" +
-                        std::to_string(listener.port()) + " within 30 s" +
-                        (st.io_error.empty() ? std::string() : ": " + st.io_error));
-      }
-      feed.connected(*req, first);
-      first = false;
-      // From where the target has everything before: the last transaction it confirmed.
-      std::vector<InputFile> from = inputs;
-      WalkOptions w = wo;
-      if (const auto& l = feed.last(); l && order_of(inputs, l->file, l->position)) {
-        std::size_t idx = 0;
-        while (from[idx].display_name != l->file) ++idx;
-        from.erase(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(idx));
-        w.filter.start_position = l->position;
-        w.decode.skip_events = 0;
-      }
-      std::size_t current = 0;
-      std::uint64_t done_before = 0;
-      const std::uint64_t skipped = w.filter.start_position.value_or(4) - 4;
-      try {
-        result.stats =
-            walk(from, w, feed, warn,
-                 [&](const std::string& file, std::uint64_t pos, std::optional<std::uint64_t>) {
-                   if (Clock::now() - last_state > std::chrono::seconds(1)) {
-                     last_state = Clock::now();
-                     if (feed.last())
-                       write_replay_state(opts.state_file, with(*feed.last()), false);
-                   }
-                   if (!progress) return;
-                   while (current + 1 < inputs.size() && inputs[current].display_name != file) {
-                     done_before += sizes[current];
-                     ++current;
-                   }
-                   const std::uint64_t at = done_before + pos;
-                   ReplayProgress p{file,
-                                    pos,
-                                    feed.events(),
-                                    feed.applied(),
-                                    at > skipped ? at - skipped : 0,
-                                    total,
-                                    std::max<std::size_t>(1, opts.parallel),
-                                    0,
-                                    feed.in_flight(),
-                                    true};
-                   progress(p);
-                 });
-        feed.finish();
-        feed.pause();
-        break;
-      } catch (const Reconnect& r) {
-        feed.pause();
-        if (++reconnects > 20)
-          throw Error(ErrorCode::kServer,
-                      "the target's replication connection was lost 20 times: " + r.why);
-        // The walk starts again after what the target confirmed: an input that cannot be read
-        // again (standard input) ends the replay there instead.
-        if (std::any_of(inputs.begin(), inputs.end(), [](const InputFile& in) {
-              return !in.memory && !in.open && (in.path.empty() || in.path == "-");
-            }))
-          throw Error(ErrorCode::kServer,
-                      r.why +
-                          ", and standard input cannot be read again to send what the "
-                          "target did not get");
-        if (warn) warn(r.why + ": waiting for the target to connect again");
-      }
+  for (;;) {
+    const std::optional<DumpRequest> req = listener.next_dump(std::chrono::seconds(30), stopped);
+    if (!req) {
+      if (const int sig = stop_signal(); sig != 0)
+        throw Error(ErrorCode::kInterrupted,
+                    std::string("stopped by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM"));
+      const ReplicaStatus st = monitor.status();
+      throw Error(ErrorCode::kServer,
+                  "the target did not connect to binrecover at " + sv.opts.listen_host + ":" +
+                      std::to_string(listener.port()) + " within 30 s" +
+                      (st.io_error.empty() ? std::string() : ": " + st.io_error));
     }
-  } catch (const Error& e) {
-    bool given_back = false;
+    feed.connected(*req, first);
+    first = false;
     try {
-      guard.release();  // (the target stops after the transactions it is applying)
-      given_back = true;
-      feed.settle(session.value("SELECT @@GLOBAL.gtid_slave_pos").value_or(""));
-    } catch (const Error&) {  // (a --resume gives it back)
+      const RunStats stats = serve_once(sv, feed, sizes, total, last_state, warn);
+      feed.finish();
+      feed.pause();
+      return stats;
+    } catch (const Reconnect& r) {
+      feed.pause();
+      if (++reconnects > 20)
+        throw Error(ErrorCode::kServer,
+                    "the target's replication connection was lost 20 times: " + r.why);
+      // The walk starts again after what the target confirmed: an input that cannot be read
+      // again (standard input) ends the replay there instead.
+      if (std::any_of(sv.inputs.begin(), sv.inputs.end(), [](const InputFile& in) {
+            return !in.memory && !in.open && (in.path.empty() || in.path == "-");
+          }))
+        throw Error(ErrorCode::kServer, r.why +
+                                            ", and standard input cannot be read again to send "
+                                            "what the target did not get");
+      if (warn) warn(r.why + ": waiting for the target to connect again");
     }
-    result.last = feed.last();
-    std::string where;
-    if (result.last) {
-      ReplayState st = with(*result.last);
-      if (given_back) st.settings_before.clear();
-      write_replay_state(opts.state_file, st);
-      where = "; the last transaction applied ends at " + coordinates(*result.last) +
-              (e.code() == ErrorCode::kInterrupted
-                   ? ": continue there with --resume"
-                   : ": fix the cause, then continue there with --resume") +
-              " (state in " + opts.state_file + ")";
-    } else {
-      where = "; nothing was applied (continue with --resume once fixed; state in " +
-              opts.state_file + ")";
-    }
-    Error out(e.code(), std::string(e.what()) + where);
-    if (!e.file().empty()) out.with_file(e.file());
-    if (e.has_offset()) out.with_offset(e.offset());
-    if (!e.event().empty()) out.with_event(e.event());
-    throw out;
+  }
+}
+
+// A stop (an error, a signal): the target's connection given back, the state file written, and
+// the error said again with where to --resume.
+[[noreturn]] void stop_with_state(const Error& e, Connection& guard, Session& session, Feed& feed,
+                                  const ReplayOptions& opts, const std::string& settings) {
+  bool given_back = false;
+  try {
+    guard.release();  // (the target stops after the transactions it is applying)
+    given_back = true;
+    feed.settle(session.value("SELECT @@GLOBAL.gtid_slave_pos").value_or(""));
+  } catch (const Error&) {  // (a --resume gives it back)
+  }
+  const std::optional<ReplayState> last = feed.last();
+  std::string where;
+  if (last) {
+    ReplayState st = *last;
+    st.settings_before = given_back ? std::string() : settings;
+    write_replay_state(opts.state_file, st);
+    where = "; the last transaction applied ends at " + coordinates(*last) +
+            (e.code() == ErrorCode::kInterrupted
+                 ? ": continue there with --resume"
+                 : ": fix the cause, then continue there with --resume") +
+            " (state in " + opts.state_file + ")";
+  } else {
+    where = "; nothing was applied (continue with --resume once fixed; state in " +
+            opts.state_file + ")";
+  }
+  Error out(e.code(), std::string(e.what()) + where);
+  if (!e.file().empty()) out.with_file(e.file());
+  if (e.has_offset()) out.with_offset(e.offset());
+  if (!e.event().empty()) out.with_event(e.event());
+  throw out;
+}
+
+}  // namespace
+
+ReplayResult run_server_applier(std::vector<InputFile> inputs, DecodeOptions decode,
+                                FilterOptions filter, bool disable_log_bin,
+                                const ReplayOptions& opts, const ConnectionOptions& conn,
+                                Session& session, const binlog::WarningSink& warn,
+                                const ReplayProgressFn& progress) {
+  const auto started = Clock::now();
+  ReplayResult result;
+  const StopSignals signals;
+  const StateLock lock(opts.state_file);
+  check_flavour(session);
+  const std::string identity = server_identity(session);
+  const std::optional<ReplayState> prior =
+      resume_from_state(opts, identity, session, inputs, filter, decode, result.last, warn);
+  const std::uint32_t target_id = check_target(session, disable_log_bin);
+  remove_earlier(session, warn);
+  const Settings wanted = wanted_settings(opts);
+  const Settings before = settings_before(session, wanted, prior);
+  const std::string settings = settings_text(before);
+  // The start point, durably, before anything is applied: a kill leaves a state file to
+  // --resume from (the target's GTIDs say what it applied after it).
+  ReplayState start{inputs.front().display_name, filter.start_position.value_or(4), "", identity};
+  if (prior) start = *prior;
+  start.settings_before = settings;
+  write_replay_state(opts.state_file, start);
+
+  Connection guard(session);
+  change_settings(guard, session, before, wanted, opts, warn);
+  ListenerOptions lo;
+  lo.address = opts.listen_host;
+  lo.port = opts.listen_port;
+  lo.user = kUser;
+  lo.password = random_password();
+  lo.server_id = target_id == 0xB1B1 ? 0xB1B2 : 0xB1B1;
+  ReplicationListener listener(lo);
+  guard.made();
+  start_replication(session, lo, listener.port(), opts);
+
+  Monitor monitor(conn);
+  Feed feed(listener, monitor, opts, target_id, lo.server_id, identity);
+  feed.set_last(result.last);
+  WalkOptions wo;
+  wo.decode = decode;
+  wo.filter = filter;
+  try {
+    result.stats =
+        serve(Serving{inputs, wo, opts, settings, progress}, listener, monitor, feed, warn);
+  } catch (const Error& e) {
+    stop_with_state(e, guard, session, feed, opts, settings);
   }
   result.last = feed.last();
   guard.release();  // (given back now: the state file then forgets the old value)
