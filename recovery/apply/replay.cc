@@ -973,6 +973,202 @@ std::uint64_t settle_in_doubt(Session& session, const ReplayState& prior, std::u
   return applied ? prior.in_doubt_end : prior.in_doubt_begin;
 }
 
+// This replay's name on the target: this machine and the state file's full path.
+std::string replay_key(const ReplayOptions& opts) {
+  std::error_code ec;
+  const std::filesystem::path abs = std::filesystem::absolute(opts.state_file, ec);
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  return std::string(host) + ":" + abs.lexically_normal().string();
+}
+
+// What a --resume continues from, and what it reads then.
+struct Resume {
+  const ReplayOptions& opts;
+  const SqlOptions& sql;
+  const std::string& identity;
+  std::uint64_t started_at = 0;
+  bool by_gtids = false;
+};
+
+// --resume: the later of the state file and the progress rows (the rows are exact for
+// transactions, the state file for units that are not), a unit in doubt settled; the inputs,
+// start position and `last` cut to there. Returns the units committed after it (by workers that
+// did not keep the commit order), to leave out.
+std::set<std::pair<std::string, std::uint64_t>> resume(
+    const Resume& r, Session& session, std::optional<ReplayState>& prior, const ProgressRows& rows,
+    std::vector<InputFile>& inputs, FilterOptions& filter, DecodeOptions& decode,
+    std::optional<ReplayState>& last, const binlog::WarningSink& warn) {
+  const ReplayOptions& opts = r.opts;
+  if (!prior && !rows.mark)
+    throw Error(ErrorCode::kUsage, "--resume: there is no replay state file " + opts.state_file +
+                                       " (name it with --state-file)");
+  if (prior && !same_server(prior->server, r.identity, session))
+    throw Error(ErrorCode::kUsage,
+                "--resume: the state file " + opts.state_file + " was written for " +
+                    prior->server + ", this is " + r.identity +
+                    ": resume on that server (or remove the state file to start over here)");
+  ReplayState from = prior ? *prior : *rows.mark;
+  if (prior && rows.mark) {
+    const auto p = order_of(inputs, prior->file, prior->position);
+    const auto m = order_of(inputs, rows.mark->file, rows.mark->position);
+    if (m && (!p || *m > *p)) from = *rows.mark;
+  }
+  from.server = r.identity;
+  from.server_started = r.started_at;
+  if (prior && prior->in_doubt_end > 0 && from.file == prior->file &&
+      from.position <= prior->in_doubt_begin)
+    from.position = settle_in_doubt(session, *prior, r.started_at, opts, r.sql, warn);
+  from.in_doubt_begin = from.in_doubt_end = 0;
+  from.in_doubt_gtid.clear();
+  std::size_t idx = 0;
+  while (idx < inputs.size() && inputs[idx].display_name != from.file) ++idx;
+  if (idx == inputs.size())
+    throw Error(ErrorCode::kUsage, "--resume: the replay continues at " + coordinates(from) +
+                                       ", but " + from.file + " is not among the binlogs given");
+  if (filter.start_position && (idx != 0 || *filter.start_position != from.position) && warn)
+    warn("--start-position is replaced by the resume position " + coordinates(from));
+  inputs.erase(inputs.begin(), inputs.begin() + static_cast<std::ptrdiff_t>(idx));
+  filter.start_position = from.position;
+  decode.skip_events = 0;
+  last = from;
+  prior = from;
+  // The target's GTIDs say which transactions after the state file's point it has.
+  if (r.by_gtids) add_target_gtids(session, filter.applied_gtids);
+  std::set<std::pair<std::string, std::uint64_t>> skip;
+  const auto from_at = order_of(inputs, from.file, from.position);
+  for (const auto& a : rows.applied) {
+    const auto at = order_of(inputs, a.first, a.second);
+    if (at && from_at && *at >= *from_at) skip.insert(a);
+  }
+  return skip;
+}
+
+// The progress line and the stop signals, at each unit handed out (and the test-only pause).
+class UnitProgress {
+ public:
+  UnitProgress(const std::vector<InputFile>& inputs, std::uint64_t skipped,
+               const ReplayProgressFn& progress, Replayer& replay, Session& session)
+      : inputs_(inputs),
+        skipped_(skipped),
+        progress_(progress),
+        replay_(replay),
+        session_(session) {
+    sizes_ = input_sizes(inputs, total_);
+    total_ = total_ > skipped ? total_ - skipped : 0;
+  }
+  void operator()(const UnitInfo& u) {
+    if (progress_) {
+      const std::string& file = *u.file;
+      while (current_ + 1 < inputs_.size() && inputs_[current_].display_name != file) {
+        done_before_ += sizes_[current_];
+        ++current_;
+      }
+      const std::uint64_t at = done_before_ + u.end_pos;
+      progress_(ReplayProgress{file, u.end_pos, replay_.events(), replay_.engine().committed(),
+                               at > skipped_ ? at - skipped_ : std::uint64_t{0}, total_,
+                               replay_.engine().workers(), replay_.engine().busy(), 0, false});
+    }
+    if (test_pause_after_units() != 0 && ++units_handed_ == test_pause_after_units()) {
+      // (test_pause.h: what was handed out is applied, then nothing more until a signal; the
+      // target is asked after it every 50 ms, so its loss ends the run as it would)
+      replay_.engine().drain();
+      announce_test_pause("applied");
+      while (stop_signal() == 0) {
+        (void)session_.value("SELECT 1");
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
+    if (const int sig = stop_signal(); sig != 0)
+      throw Error(ErrorCode::kInterrupted,
+                  std::string("stopped by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM"));
+  }
+
+ private:
+  const std::vector<InputFile>& inputs_;
+  std::uint64_t skipped_;
+  const ReplayProgressFn& progress_;
+  Replayer& replay_;
+  Session& session_;
+  std::vector<std::uint64_t> sizes_;
+  std::uint64_t total_ = 0;
+  std::size_t current_ = 0;
+  std::uint64_t done_before_ = 0;
+  std::uint64_t units_handed_ = 0;
+};
+
+// The engine's sessions: how many, their lock and settings, the commit order, and where the
+// progress goes (the progress table `table`, the target's GTIDs, or the state file after every
+// commit).
+EngineOptions engine_options(const ReplayOptions& opts, Session& session,
+                             const std::string& lock_name, const std::string& table,
+                             const std::string& key_literal, bool by_gtids, StateStore& store,
+                             const Resume& r) {
+  EngineOptions eo;
+  eo.workers = std::max<std::size_t>(1, opts.parallel);
+  eo.session_lock = lock_name;
+  if (opts.idempotent) {
+    eo.session_statements.emplace_back("SET SESSION rbr_exec_mode = IDEMPOTENT");
+    session.execute(eo.session_statements.back());
+  }
+  eo.preserve_commit_order = opts.preserve_commit_order;
+  if (!table.empty()) {
+    eo.progress_table = table;
+    eo.run_key = key_literal;
+  } else if (!by_gtids) {
+    // No progress rows: the state file after every commit, durably, in commit order.
+    eo.preserve_commit_order = true;
+    eo.on_commit = [&store, identity = r.identity, started_at = r.started_at](const UnitPlace& p) {
+      store.write(ReplayState{p.file, p.end_pos, p.gtid, identity, started_at}, true);
+    };
+  }
+  return eo;
+}
+
+// A stop (an error, a signal): what committed before it kept, the state file written (unless a
+// unit stays in doubt), and the error said again with where to --resume.
+[[noreturn]] void stop_with_state(const Error& e, Replayer& replay, StateStore& store,
+                                  const std::vector<InputFile>& inputs, const FilterOptions& filter,
+                                  const Resume& r) {
+  try {
+    replay.engine().drain();  // (the workers finish or roll back what they hold)
+  } catch (const Error&) {
+  }
+  replay.update_last();
+  if (!replay.sink().load_dir().empty() && r.sql.local_load_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(replay.sink().load_dir(), ec);
+  }
+  std::optional<ReplayState> last = replay.last();
+  if (!last && !inputs.empty() &&
+      (e.code() == ErrorCode::kServer || e.code() == ErrorCode::kInterrupted)) {
+    // Nothing committed yet: the run's own start is where to resume.
+    last = ReplayState{inputs.front().display_name, filter.start_position.value_or(4), "",
+                       r.identity, r.started_at};
+  }
+  // A unit in doubt stays so when the connection was lost while it ran; a statement the
+  // server refused was not applied.
+  const bool lost =
+      is_server_error(e, 2013) || is_server_error(e, 2006) || is_server_error(e, 2055);
+  const bool keep_doubt = replay.in_doubt() && e.code() == ErrorCode::kServer && lost;
+  std::string where = "; nothing was applied";
+  if (last) {
+    if (!keep_doubt) store.write(*last, true);
+    const bool unordered = r.opts.parallel > 1 && !r.opts.preserve_commit_order;
+    where = "; the last transaction applied ends at " + coordinates(*last) +
+            (unordered ? " (and the progress rows name those committed after it)" : "") +
+            (e.code() == ErrorCode::kInterrupted ? ": continue there with --resume"
+                                                 : ": fix the cause, then continue there with "
+                                                   "--resume") +
+            " (state in " + r.opts.state_file + ")";
+  }
+  Error out_err(e.code(), std::string(e.what()) + where);
+  if (!e.file().empty()) out_err.with_file(e.file());
+  if (e.has_offset()) out_err.with_offset(e.offset());
+  if (!e.event().empty()) out_err.with_event(e.event());
+  throw out_err;
+}
+
 }  // namespace
 
 ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, FilterOptions filter,
@@ -1011,12 +1207,7 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
   const bool use_table = !opts.progress_table.empty() && !by_gtids;
   std::string table;
   ProgressRows rows;
-  // This replay's name on the target: this machine and the state file's full path.
-  std::error_code ec;
-  const std::filesystem::path abs = std::filesystem::absolute(opts.state_file, ec);
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
-  const std::string key = std::string(host) + ":" + abs.lexically_normal().string();
+  const std::string key = replay_key(opts);
   const std::string key_literal = hex_literal(key);
   const std::string lock_name = take_run_locks(session, key, opts.state_file);
   const std::uint64_t started_at = target_started_at(session);
@@ -1029,57 +1220,15 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
     rows = read_progress(session, table, key_literal, inputs, identity);
   }
 
+  const Resume r{opts, sql, identity, started_at, by_gtids};
   std::set<std::pair<std::string, std::uint64_t>> skip;
-  if (opts.resume) {
-    if (!prior && !rows.mark)
-      throw Error(ErrorCode::kUsage, "--resume: there is no replay state file " + opts.state_file +
-                                         " (name it with --state-file)");
-    if (prior && !same_server(prior->server, identity, session))
-      throw Error(ErrorCode::kUsage,
-                  "--resume: the state file " + opts.state_file + " was written for " +
-                      prior->server + ", this is " + identity +
-                      ": resume on that server (or remove the state file to start over here)");
-    // The later of the two: the progress rows are exact for transactions, the state file for
-    // units that are not transactions.
-    ReplayState from = prior ? *prior : *rows.mark;
-    if (prior && rows.mark) {
-      const auto p = order_of(inputs, prior->file, prior->position);
-      const auto r = order_of(inputs, rows.mark->file, rows.mark->position);
-      if (r && (!p || *r > *p)) from = *rows.mark;
-    }
-    from.server = identity;
-    from.server_started = started_at;
-    if (prior && prior->in_doubt_end > 0 && from.file == prior->file &&
-        from.position <= prior->in_doubt_begin)
-      from.position = settle_in_doubt(session, *prior, started_at, opts, sql, warn);
-    from.in_doubt_begin = from.in_doubt_end = 0;
-    from.in_doubt_gtid.clear();
-    std::size_t idx = 0;
-    while (idx < inputs.size() && inputs[idx].display_name != from.file) ++idx;
-    if (idx == inputs.size())
-      throw Error(ErrorCode::kUsage, "--resume: the replay continues at " + coordinates(from) +
-                                         ", but " + from.file + " is not among the binlogs given");
-    if (filter.start_position && (idx != 0 || *filter.start_position != from.position) && warn)
-      warn("--start-position is replaced by the resume position " + coordinates(from));
-    inputs.erase(inputs.begin(), inputs.begin() + static_cast<std::ptrdiff_t>(idx));
-    filter.start_position = from.position;
-    decode.skip_events = 0;
-    result.last = from;
-    prior = from;
-    // The target's GTIDs say which transactions after the state file's point it has.
-    if (by_gtids) add_target_gtids(session, filter.applied_gtids);
-    // Units committed after the mark (by workers that did not keep the commit order).
-    const auto from_at = order_of(inputs, from.file, from.position);
-    for (const auto& a : rows.applied) {
-      const auto at = order_of(inputs, a.first, a.second);
-      if (at && from_at && *at >= *from_at) skip.insert(a);
-    }
-  } else if (prior) {
+  if (opts.resume)
+    skip = resume(r, session, prior, rows, inputs, filter, decode, result.last, warn);
+  else if (prior)
     throw Error(ErrorCode::kUsage,
                 "the replay state file " + opts.state_file +
                     " exists: an earlier replay applied up to " + coordinates(*prior) +
                     ". Continue it with --resume, or remove the file to start over");
-  }
   // A new replay forgets the rows of an earlier one with the same state file (its state file
   // was removed to start over).
   if (!opts.resume && use_table && (rows.mark || !rows.applied.empty()))
@@ -1088,32 +1237,8 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
   if (opts.gtids == GtidMode::kStrip) sql.skip_gtids = true;
   if (opts.gtids == GtidMode::kSkipApplied) add_target_gtids(session, filter.applied_gtids);
 
-  // Sizes for the progress line.
-  std::uint64_t total = 0;
-  const std::vector<std::uint64_t> sizes = input_sizes(inputs, total);
-  const std::uint64_t skipped = filter.start_position.value_or(4) - 4;
-  total = total > skipped ? total - skipped : 0;
-  std::size_t current = 0;
-  std::uint64_t done_before = 0;
-
-  EngineOptions eo;
-  eo.workers = std::max<std::size_t>(1, opts.parallel);
-  eo.session_lock = lock_name;
-  if (opts.idempotent) {
-    eo.session_statements.emplace_back("SET SESSION rbr_exec_mode = IDEMPOTENT");
-    session.execute(eo.session_statements.back());
-  }
-  eo.preserve_commit_order = opts.preserve_commit_order;
-  if (use_table) {
-    eo.progress_table = table;
-    eo.run_key = key_literal;
-  } else if (!by_gtids) {
-    // No progress rows: the state file after every commit, durably, in commit order.
-    eo.preserve_commit_order = true;
-    eo.on_commit = [&store, identity, started_at](const UnitPlace& p) {
-      store.write(ReplayState{p.file, p.end_pos, p.gtid, identity, started_at}, true);
-    };
-  }
+  EngineOptions eo = engine_options(opts, session, lock_name, use_table ? table : std::string(),
+                                    key_literal, by_gtids, store, r);
   result.workers = eo.workers;
   Replayer replay(opts, sql, conn, session, identity, started_at, by_gtids, std::move(eo),
                   std::move(skip), store);
@@ -1121,41 +1246,8 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
   replay.last() = result.last;
   replay.set_paths(inputs);
   replay.set_start(gtids_at_start, opts.resume && prior.has_value());
-  std::uint64_t units_handed = 0;
-  replay.set_progress([&](const UnitInfo& u) {
-    if (progress) {
-      const std::string& file = *u.file;
-      while (current + 1 < inputs.size() && inputs[current].display_name != file) {
-        done_before += sizes[current];
-        ++current;
-      }
-      const std::uint64_t at = done_before + u.end_pos;
-      const ReplayProgress p{file,
-                             u.end_pos,
-                             replay.events(),
-                             replay.engine().committed(),
-                             at > skipped ? at - skipped : std::uint64_t{0},
-                             total,
-                             replay.engine().workers(),
-                             replay.engine().busy(),
-                             0,
-                             false};
-      progress(p);
-    }
-    if (test_pause_after_units() != 0 && ++units_handed == test_pause_after_units()) {
-      // (test_pause.h: what was handed out is applied, then nothing more until a signal; the
-      // target is asked after it every 50 ms, so its loss ends the run as it would)
-      replay.engine().drain();
-      announce_test_pause("applied");
-      while (stop_signal() == 0) {
-        (void)session.value("SELECT 1");
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      }
-    }
-    if (const int sig = stop_signal(); sig != 0)
-      throw Error(ErrorCode::kInterrupted,
-                  std::string("stopped by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM"));
-  });
+  replay.set_progress(
+      UnitProgress(inputs, filter.start_position.value_or(4) - 4, progress, replay, session));
 
   WalkOptions wo;
   wo.decode = decode;
@@ -1165,46 +1257,7 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
     result.stats = walk(inputs, wo, replay, warn);
     replay.finish();
   } catch (const Error& e) {
-    // What committed before the error (the workers finish or roll back what they hold).
-    try {
-      replay.engine().drain();
-    } catch (const Error&) {
-    }
-    replay.update_last();
-    if (!replay.sink().load_dir().empty() && sql.local_load_dir.empty()) {
-      std::error_code ec;
-      std::filesystem::remove_all(replay.sink().load_dir(), ec);
-    }
-    result.last = replay.last();
-    std::string where;
-    if (!result.last && !inputs.empty() &&
-        (e.code() == ErrorCode::kServer || e.code() == ErrorCode::kInterrupted)) {
-      // Nothing committed yet: the run's own start is where to resume.
-      result.last = ReplayState{inputs.front().display_name, filter.start_position.value_or(4), "",
-                                identity, started_at};
-    }
-    // A unit in doubt stays so when the connection was lost while it ran; a statement the
-    // server refused was not applied.
-    const bool lost =
-        is_server_error(e, 2013) || is_server_error(e, 2006) || is_server_error(e, 2055);
-    const bool keep_doubt = replay.in_doubt() && e.code() == ErrorCode::kServer && lost;
-    if (result.last) {
-      if (!keep_doubt) store.write(*result.last, true);
-      const bool unordered = opts.parallel > 1 && !opts.preserve_commit_order;
-      where = "; the last transaction applied ends at " + coordinates(*result.last) +
-              (unordered ? " (and the progress rows name those committed after it)" : "") +
-              (e.code() == ErrorCode::kInterrupted ? ": continue there with --resume"
-                                                   : ": fix the cause, then continue there with "
-                                                     "--resume") +
-              " (state in " + opts.state_file + ")";
-    } else {
-      where = "; nothing was applied";
-    }
-    Error out_err(e.code(), std::string(e.what()) + where);
-    if (!e.file().empty()) out_err.with_file(e.file());
-    if (e.has_offset()) out_err.with_offset(e.offset());
-    if (!e.event().empty()) out_err.with_event(e.event());
-    throw out_err;
+    stop_with_state(e, replay, store, inputs, filter, r);
   }
   result.last = replay.last();
   if (result.last) store.write(*result.last, true);
