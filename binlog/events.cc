@@ -581,6 +581,193 @@ FormatDescription decode_format_description(Bytes raw, std::uint64_t pos,
   return decode_fde_body(cur, raw);
 }
 
+namespace {
+
+Rotate decode_rotate(ByteCursor& cur, const FormatContext& ctx) {
+  Rotate r;
+  const std::uint8_t ph = ctx.post_header(EventType::kRotate);
+  if (ph >= 8) {
+    ByteCursor post = cur.take(ph);
+    r.position = post.u64le();
+  }
+  r.next_file = as_text(cur.rest());
+  return r;
+}
+
+// MySQL's Previous_gtids: checked whole (tags, interval counts within the event), kept as bytes.
+PreviousGtids decode_previous_gtids(ByteCursor& cur) {
+  ByteCursor check = cur;
+  std::uint64_t n = check.u64le();
+  const bool tagged = (n >> 56) == 1;
+  if (tagged) n = (n >> 8) & 0xffffffffffffULL;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    check.skip(16);
+    if (tagged) {
+      const std::uint64_t len = check.varlen();
+      if (len > 32) bad(check, "GTID tag longer than 32 characters");
+      checked_tag(check, check.str(len));
+    }
+    const std::uint64_t intervals = check.u64le();
+    if (intervals > check.remaining() / 16) bad(check, "GTID set longer than the event");
+    check.skip(intervals * 16);
+  }
+  return PreviousGtids{cur.rest()};
+}
+
+XaPrepare decode_xa_prepare(ByteCursor& cur) {
+  XaPrepare x;
+  x.one_phase = cur.u8() != 0;
+  x.format_id = cur.u32le();
+  x.gtrid_len = cur.u32le();
+  x.bqual_len = cur.u32le();
+  if (x.gtrid_len > 64 || x.bqual_len > 64) bad(cur, "XA id parts longer than 64 bytes");
+  x.data = cur.bytes(x.gtrid_len + x.bqual_len);
+  return x;
+}
+
+Incident decode_incident(ByteCursor& cur) {
+  Incident inc;
+  inc.type = cur.u16le();
+  if (!cur.empty()) {
+    const std::uint8_t len = cur.u8();
+    inc.message = cur.str(len);
+  }
+  return inc;
+}
+
+// MySQL 8's compressed transaction: type-length-value fields (size, compression, uncompressed
+// size; a newer server's fields skipped), then the payload.
+TransactionPayload decode_transaction_payload(ByteCursor& cur) {
+  TransactionPayload tp;
+  bool have_size = false;
+  for (;;) {
+    const std::uint64_t field = cur.packed_int();
+    if (field == 0) break;
+    const std::uint64_t len = cur.packed_int();
+    if (len > cur.remaining()) bad(cur, "payload header field longer than the event");
+    ByteCursor value = cur.take(len);
+    switch (field) {
+      case 1:
+        tp.payload_size = value.packed_int();
+        have_size = true;
+        break;
+      case 2: {
+        const std::uint64_t c = value.packed_int();
+        if (c != TransactionPayload::kZstd && c != TransactionPayload::kNone)
+          bad(value, "unknown payload compression type " + std::to_string(c));
+        tp.compression = static_cast<std::uint8_t>(c);
+        break;
+      }
+      case 3:
+        tp.uncompressed_size = value.packed_int();
+        break;
+      default:
+        break;  // a field of a newer server: its length let us skip it
+    }
+  }
+  if (!have_size) tp.payload_size = cur.remaining();
+  if (tp.payload_size > cur.remaining())
+    bad(cur, "payload of " + std::to_string(tp.payload_size) + " bytes runs past the event");
+  tp.payload = cur.bytes(tp.payload_size);
+  return tp;
+}
+
+// The body of an event of `type` (not a format description, not a rows event) after its
+// header, checksum dropped.
+EventBody decode_body(ByteCursor& cur, const FormatContext& ctx, EventType type) {
+  switch (type) {
+    case EventType::kStartV3: {
+      StartV3 s;
+      s.binlog_version = cur.u16le();
+      s.server_version = trim_nul(cur.str(kServerVersionLen));
+      s.created = cur.u32le();
+      return s;
+    }
+    case EventType::kQuery:
+    case EventType::kExecuteLoadQuery:
+    case EventType::kMariaQueryCompressed:
+      return decode_query(cur, ctx, type);
+    case EventType::kStop:
+      return Stop{};
+    case EventType::kRotate:
+      return decode_rotate(cur, ctx);
+    case EventType::kIntvar: {
+      Intvar iv;
+      iv.type = cur.u8();
+      iv.value = cur.u64le();
+      return iv;
+    }
+    case EventType::kRand: {
+      Rand r;
+      r.seed1 = cur.u64le();
+      r.seed2 = cur.u64le();
+      return r;
+    }
+    case EventType::kUserVar:
+      return decode_user_var(cur);
+    case EventType::kXid:
+      return Xid{cur.u64le()};
+    case EventType::kTableMap:
+      return decode_table_map(cur, ctx);
+    case EventType::kGtid:
+    case EventType::kAnonymousGtid:
+      return decode_gtid(cur, type == EventType::kAnonymousGtid);
+    case EventType::kGtidTagged:
+      return decode_gtid_tagged(cur);
+    case EventType::kPreviousGtids:
+      return decode_previous_gtids(cur);
+    case EventType::kMariaGtid: {
+      ByteCursor check = cur;  // MariaDB pads the event to its 19-byte post-header
+      check.skip(std::max<std::uint8_t>(ctx.post_header(type), 13));
+      return decode_maria_gtid(cur);
+    }
+    case EventType::kMariaGtidList:
+      return decode_gtid_list(cur);
+    case EventType::kMariaBinlogCheckpoint: {
+      const std::uint32_t len = cur.u32le();
+      return BinlogCheckpoint{cur.str(len)};
+    }
+    case EventType::kMariaAnnotateRows:
+      return RowsQuery{as_text(cur.rest())};
+    case EventType::kRowsQuery:
+      cur.skip(1);
+      return RowsQuery{as_text(cur.rest())};
+    case EventType::kXaPrepare:
+      return decode_xa_prepare(cur);
+    case EventType::kIncident:
+      return decode_incident(cur);
+    case EventType::kHeartbeat:
+      return Heartbeat{as_text(cur.rest())};
+    case EventType::kLoad:
+    case EventType::kNewLoad:
+    case EventType::kCreateFile:
+      return decode_load(cur, ctx, type);
+    case EventType::kExecLoad:
+    case EventType::kDeleteFile:
+      return LoadFileRef{cur.u32le()};
+    case EventType::kBeginLoadQuery:
+    case EventType::kAppendBlock: {
+      LoadBlock b;
+      b.file_id = cur.u32le();
+      b.data = cur.rest();
+      return b;
+    }
+    case EventType::kTransactionPayload:
+      return decode_transaction_payload(cur);
+    case EventType::kMariaStartEncryption: {
+      StartEncryption s;
+      s.scheme = cur.u8();
+      s.key_version = cur.u32le();
+      cur.skip(12);  // nonce
+      return s;
+    }
+    default:
+      return Unknown{};
+  }
+}
+
+}  // namespace
+
 Event decode_event(Bytes raw, std::uint64_t pos, const FormatContext& ctx) {
   Event ev;
   ev.pos = pos;
@@ -607,192 +794,7 @@ Event decode_event(Bytes raw, std::uint64_t pos, const FormatContext& ctx) {
     ev.body = decode_rows(cur, ctx, type, rows_info);
     return ev;
   }
-  switch (type) {
-    case EventType::kStartV3: {
-      StartV3 s;
-      s.binlog_version = cur.u16le();
-      s.server_version = trim_nul(cur.str(kServerVersionLen));
-      s.created = cur.u32le();
-      ev.body = s;
-      break;
-    }
-    case EventType::kQuery:
-    case EventType::kExecuteLoadQuery:
-    case EventType::kMariaQueryCompressed:
-      ev.body = decode_query(cur, ctx, type);
-      break;
-    case EventType::kStop:
-      ev.body = Stop{};
-      break;
-    case EventType::kRotate: {
-      Rotate r;
-      const std::uint8_t ph = ctx.post_header(type);
-      if (ph >= 8) {
-        ByteCursor post = cur.take(ph);
-        r.position = post.u64le();
-      }
-      r.next_file = as_text(cur.rest());
-      ev.body = r;
-      break;
-    }
-    case EventType::kIntvar: {
-      Intvar iv;
-      iv.type = cur.u8();
-      iv.value = cur.u64le();
-      ev.body = iv;
-      break;
-    }
-    case EventType::kRand: {
-      Rand r;
-      r.seed1 = cur.u64le();
-      r.seed2 = cur.u64le();
-      ev.body = r;
-      break;
-    }
-    case EventType::kUserVar:
-      ev.body = decode_user_var(cur);
-      break;
-    case EventType::kXid:
-      ev.body = Xid{cur.u64le()};
-      break;
-    case EventType::kTableMap:
-      ev.body = decode_table_map(cur, ctx);
-      break;
-    case EventType::kGtid:
-    case EventType::kAnonymousGtid:
-      ev.body = decode_gtid(cur, type == EventType::kAnonymousGtid);
-      break;
-    case EventType::kGtidTagged:
-      ev.body = decode_gtid_tagged(cur);
-      break;
-    case EventType::kPreviousGtids: {
-      ByteCursor check = cur;
-      std::uint64_t n = check.u64le();
-      const bool tagged = (n >> 56) == 1;
-      if (tagged) n = (n >> 8) & 0xffffffffffffULL;
-      for (std::uint64_t i = 0; i < n; ++i) {
-        check.skip(16);
-        if (tagged) {
-          const std::uint64_t len = check.varlen();
-          if (len > 32) bad(check, "GTID tag longer than 32 characters");
-          checked_tag(check, check.str(len));
-        }
-        const std::uint64_t intervals = check.u64le();
-        if (intervals > check.remaining() / 16) bad(check, "GTID set longer than the event");
-        check.skip(intervals * 16);
-      }
-      ev.body = PreviousGtids{cur.rest()};
-      break;
-    }
-    case EventType::kMariaGtid: {
-      ByteCursor check = cur;  // MariaDB pads the event to its 19-byte post-header
-      check.skip(std::max<std::uint8_t>(ctx.post_header(type), 13));
-      ev.body = decode_maria_gtid(cur);
-      break;
-    }
-    case EventType::kMariaGtidList:
-      ev.body = decode_gtid_list(cur);
-      break;
-    case EventType::kMariaBinlogCheckpoint: {
-      const std::uint32_t len = cur.u32le();
-      ev.body = BinlogCheckpoint{cur.str(len)};
-      break;
-    }
-    case EventType::kMariaAnnotateRows:
-      ev.body = RowsQuery{as_text(cur.rest())};
-      break;
-    case EventType::kRowsQuery:
-      cur.skip(1);
-      ev.body = RowsQuery{as_text(cur.rest())};
-      break;
-    case EventType::kXaPrepare: {
-      XaPrepare x;
-      x.one_phase = cur.u8() != 0;
-      x.format_id = cur.u32le();
-      x.gtrid_len = cur.u32le();
-      x.bqual_len = cur.u32le();
-      if (x.gtrid_len > 64 || x.bqual_len > 64) bad(cur, "XA id parts longer than 64 bytes");
-      x.data = cur.bytes(x.gtrid_len + x.bqual_len);
-      ev.body = x;
-      break;
-    }
-    case EventType::kIncident: {
-      Incident inc;
-      inc.type = cur.u16le();
-      if (!cur.empty()) {
-        const std::uint8_t len = cur.u8();
-        inc.message = cur.str(len);
-      }
-      ev.body = inc;
-      break;
-    }
-    case EventType::kHeartbeat:
-      ev.body = Heartbeat{as_text(cur.rest())};
-      break;
-    case EventType::kLoad:
-    case EventType::kNewLoad:
-    case EventType::kCreateFile:
-      ev.body = decode_load(cur, ctx, type);
-      break;
-    case EventType::kExecLoad:
-    case EventType::kDeleteFile:
-      ev.body = LoadFileRef{cur.u32le()};
-      break;
-    case EventType::kBeginLoadQuery:
-    case EventType::kAppendBlock: {
-      LoadBlock b;
-      b.file_id = cur.u32le();
-      b.data = cur.rest();
-      ev.body = b;
-      break;
-    }
-    case EventType::kTransactionPayload: {
-      TransactionPayload tp;
-      bool have_size = false;
-      for (;;) {
-        const std::uint64_t field = cur.packed_int();
-        if (field == 0) break;
-        const std::uint64_t len = cur.packed_int();
-        if (len > cur.remaining()) bad(cur, "payload header field longer than the event");
-        ByteCursor value = cur.take(len);
-        switch (field) {
-          case 1:
-            tp.payload_size = value.packed_int();
-            have_size = true;
-            break;
-          case 2: {
-            const std::uint64_t c = value.packed_int();
-            if (c != TransactionPayload::kZstd && c != TransactionPayload::kNone)
-              bad(value, "unknown payload compression type " + std::to_string(c));
-            tp.compression = static_cast<std::uint8_t>(c);
-            break;
-          }
-          case 3:
-            tp.uncompressed_size = value.packed_int();
-            break;
-          default:
-            break;  // a field of a newer server: its length let us skip it
-        }
-      }
-      if (!have_size) tp.payload_size = cur.remaining();
-      if (tp.payload_size > cur.remaining())
-        bad(cur, "payload of " + std::to_string(tp.payload_size) + " bytes runs past the event");
-      tp.payload = cur.bytes(tp.payload_size);
-      ev.body = tp;
-      break;
-    }
-    case EventType::kMariaStartEncryption: {
-      StartEncryption s;
-      s.scheme = cur.u8();
-      s.key_version = cur.u32le();
-      cur.skip(12);  // nonce
-      ev.body = s;
-      break;
-    }
-    default:
-      ev.body = Unknown{};
-      break;
-  }
+  ev.body = decode_body(cur, ctx, type);
   return ev;
 }
 
