@@ -281,195 +281,174 @@ void append_event_info(fmt::memory_buffer& out, const Event& ev, const FormatCon
       ev.body);
 }
 
-// Table_map_log_event::print_columns and print_primary_key of both clients (the differences:
-// MySQL doubles backticks in names, separates ENUM/SET strings with ", " where MariaDB has ",",
-// names GEOMETRYCOLLECTION GEOMCOLLECTION, knows JSON, BOOLEAN and VECTOR, takes a signedness
-// bit for YEAR (MariaDB 10.11 does not, though its server writes one), prints INVISIBLE, and
-// fills in the generated invisible primary key my_row_id; MariaDB gives GEOMETRY columns a
-// character set slot where MySQL gives VECTOR one).
-void append_table_metadata(fmt::memory_buffer& out, const TableMap& tm, bool mariadb) {
-  const std::vector<ColumnLayout> layout = column_layout(tm);
-  OptionalMetadata m;
-  try {
-    parse_optional_metadata(tm, m);
-  } catch (const Error&) {  // the fields before the bad one are printed
-  }
-  const bool gipk = !mariadb && (tm.flags & 0x0004) != 0;  // TM_GENERATED_INVISIBLE_PK_F
-  std::size_t sign_at = 0, char_at = 0, enum_set_at = 0, enum_at = 0, set_at = 0, geo_at = 0,
-              vector_at = 0, visible_at = 0;
-  append(out, "# Columns(");
-  const std::size_t n = layout.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto code = static_cast<std::uint8_t>(tm.column_types[i]);
-    const ColumnLayout& c = layout[i];
-    // ENUM and SET are logged as STRING with the real type in the first metadata byte.
-    std::uint8_t type = code;
-    if (code == static_cast<std::uint8_t>(ColumnType::kString) && c.meta < 0x100 &&
-        (c.type == ColumnType::kEnum || c.type == ColumnType::kSet))
-      type = static_cast<std::uint8_t>(c.type);
-    const auto t = static_cast<ColumnType>(type);
-    const bool enum_or_set = t == ColumnType::kEnum || t == ColumnType::kSet;
-    const Collation* cs = nullptr;
-    if (enum_or_set) {
-      cs = client_collation(m.enum_set_charsets, enum_set_at++, mariadb);
-    } else if (t == ColumnType::kString || t == ColumnType::kVarString ||
-               t == ColumnType::kVarchar || t == ColumnType::kBlob ||
-               t == (mariadb ? ColumnType::kGeometry : ColumnType::kVector)) {
-      cs = client_collation(m.charsets, char_at++, mariadb);
-    }
-    const bool text = cs != nullptr && cs->id != 63;
-    if (i < m.names.size()) {
-      append_meta_quoted(out, m.names[i], true, !mariadb);
-      out.push_back(' ');
-    } else if (i == 0 && gipk) {
-      append(out, "`my_row_id` ");
-    }
-    auto it = std::back_inserter(out);
-    switch (t) {
-      case ColumnType::kTiny:
-        append(out, "TINYINT");
-        break;
-      case ColumnType::kShort:
-        append(out, "SMALLINT");
-        break;
-      case ColumnType::kInt24:
-        append(out, "MEDIUMINT");
-        break;
-      case ColumnType::kLong:
-        append(out, "INT");
-        break;
-      case ColumnType::kLongLong:
-        append(out, "BIGINT");
-        break;
-      case ColumnType::kNewDecimal:
-        fmt::format_to(it, "DECIMAL({},{})", c.meta >> 8, c.meta & 0xff);
-        break;
-      case ColumnType::kFloat:
-        append(out, "FLOAT");
-        break;
-      case ColumnType::kDouble:
-        append(out, "DOUBLE");
-        break;
-      case ColumnType::kBit:
-        fmt::format_to(it, "BIT({})", (c.meta >> 8) + (c.meta & 0xff) * 8);
-        break;
-      case ColumnType::kTimestamp2:
-      case ColumnType::kDateTime2:
-      case ColumnType::kTime2:
-        append(out, t == ColumnType::kTimestamp2  ? "TIMESTAMP"
-                    : t == ColumnType::kDateTime2 ? "DATETIME"
-                                                  : "TIME");
-        if (c.meta != 0) fmt::format_to(it, "({})", c.meta);
-        break;
-      case ColumnType::kDate:
-      case ColumnType::kNewDate:
-        append(out, "DATE");
-        break;
-      case ColumnType::kYear:
-        append(out, "YEAR");
-        break;
-      case ColumnType::kEnum:
-        append(out, "ENUM");
-        break;
-      case ColumnType::kSet:
-        append(out, "SET");
-        break;
-      case ColumnType::kBlob: {
-        static constexpr std::string_view kSizes[] = {"TINY", "", "MEDIUM", "LONG"};
-        if (c.meta >= 1 && c.meta <= 4)
-          fmt::format_to(it, "{}{}", kSizes[c.meta - 1], text ? "TEXT" : "BLOB");
-        else
-          fmt::format_to(it, "{}({})", text ? "INVALID_TEXT" : "INVALID_BLOB", c.meta);
-        break;
-      }
-      case ColumnType::kVarchar:
-      case ColumnType::kVarString:
-        if (text)
-          fmt::format_to(it, "VARCHAR({})", c.meta / mbmaxlen(cs->charset));
-        else
-          fmt::format_to(it, "VARBINARY({})", c.meta);
-        break;
-      case ColumnType::kString:
-        if (text)
-          fmt::format_to(it, "CHAR({})", c.meta / mbmaxlen(cs->charset));
-        else
-          fmt::format_to(it, "BINARY({})", c.meta);
-        break;
-      case ColumnType::kGeometry: {
-        static constexpr std::string_view kGeometries[] = {
-            "GEOMETRY",   "POINT",           "LINESTRING",   "POLYGON",
-            "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON", "GEOMCOLLECTION"};
-        const std::uint64_t* g = next_of(m.geometry_types, geo_at);
-        const std::uint64_t sub = g != nullptr ? *g : 0;
-        if (sub >= 8)
-          fmt::format_to(it, "INVALID_GEOMETRY_TYPE({})", sub);
-        else if (sub == 7 && mariadb)
-          append(out, "GEOMETRYCOLLECTION");
-        else
-          append(out, kGeometries[sub]);
-        break;
-      }
-      case ColumnType::kJson:
-      case ColumnType::kVector:
-        if (mariadb) {
-          fmt::format_to(it, "INVALID_TYPE({})", type);
-          continue;
-        }
-        if (t == ColumnType::kJson) {
-          append(out, "JSON");
-        } else {
-          const std::uint64_t* d = next_of(m.vector_dimensions, vector_at);
-          fmt::format_to(it, "VECTOR({})", d != nullptr ? *d : 0);
-        }
-        break;
-      default:
-        if (type == 244 && !mariadb) {  // MYSQL_TYPE_BOOL
-          append(out, "BOOLEAN");
-          break;
-        }
-        // The clients go on with the next column straight after it, no separator.
-        fmt::format_to(it, "INVALID_TYPE({})", type);
-        continue;
-    }
-    const bool numeric = t == ColumnType::kTiny || t == ColumnType::kShort ||
-                         t == ColumnType::kInt24 || t == ColumnType::kLong ||
-                         t == ColumnType::kLongLong || t == ColumnType::kNewDecimal ||
-                         t == ColumnType::kFloat || t == ColumnType::kDouble ||
-                         (!mariadb && (t == ColumnType::kYear || t == ColumnType::kDecimal));
-    if (numeric) {
-      if (const char* bit = next_of(m.signedness, sign_at)) {
-        if (*bit != 0 && t != ColumnType::kYear) append(out, " UNSIGNED");
-      } else if (i == 0 && gipk) {
-        append(out, " UNSIGNED");
-      }
-    }
-    const bool nullable = i / 8 < tm.null_bits.size() &&
-                          (static_cast<std::uint8_t>(tm.null_bits[i / 8]) >> (i % 8) & 1);
-    if (!nullable || (i == 0 && gipk)) append(out, " NOT NULL");
-    if (enum_or_set) {
-      const auto& lists = t == ColumnType::kEnum ? m.enum_values : m.set_values;
-      if (const auto* values = next_of(lists, t == ColumnType::kEnum ? enum_at : set_at)) {
-        for (std::size_t v = 0; v < values->size(); ++v) {
-          append(out, v == 0 ? "(" : mariadb ? "," : ", ");
-          append_meta_quoted(out, (*values)[v], false, false);
-        }
-        out.push_back(')');
-      }
-    }
-    if (cs != nullptr && (enum_or_set || cs->id != 63))
-      fmt::format_to(it, " CHARSET {} COLLATE {}", cs->charset, cs->name);
-    if (!mariadb) {
-      if (const char* visible = next_of(m.visibility, visible_at)) {
-        if (*visible == 0) append(out, " INVISIBLE");
-      } else if (i == 0 && gipk) {
-        append(out, " INVISIBLE");
-      }
-      if (i == 0 && gipk) append(out, " AUTO_INCREMENT");
-    }
-    if (i + 1 != n) append(out, ",\n#         ");
-  }
-  append(out, ")\n");
+namespace {
 
+// Where each column is in the optional metadata's per-type lists (each list has an entry per
+// column of the types it covers, in column order).
+struct MetaAt {
+  std::size_t sign = 0, chars = 0, enum_set = 0, enums = 0, sets = 0, geo = 0, vector = 0,
+              visible = 0;
+};
+
+// Column i's type name as the clients print it (`type`: its type code, ENUM and SET as
+// themselves). False: an invalid type, printed, after which the clients go on with the next
+// column straight away (no attributes, no separator).
+bool append_type_name(fmt::memory_buffer& out, ColumnType t, std::uint8_t type,
+                      const ColumnLayout& c, const Collation* cs, bool text,
+                      const OptionalMetadata& m, MetaAt& at, bool mariadb) {
+  auto it = std::back_inserter(out);
+  switch (t) {
+    case ColumnType::kTiny:
+      append(out, "TINYINT");
+      break;
+    case ColumnType::kShort:
+      append(out, "SMALLINT");
+      break;
+    case ColumnType::kInt24:
+      append(out, "MEDIUMINT");
+      break;
+    case ColumnType::kLong:
+      append(out, "INT");
+      break;
+    case ColumnType::kLongLong:
+      append(out, "BIGINT");
+      break;
+    case ColumnType::kNewDecimal:
+      fmt::format_to(it, "DECIMAL({},{})", c.meta >> 8, c.meta & 0xff);
+      break;
+    case ColumnType::kFloat:
+      append(out, "FLOAT");
+      break;
+    case ColumnType::kDouble:
+      append(out, "DOUBLE");
+      break;
+    case ColumnType::kBit:
+      fmt::format_to(it, "BIT({})", (c.meta >> 8) + (c.meta & 0xff) * 8);
+      break;
+    case ColumnType::kTimestamp2:
+    case ColumnType::kDateTime2:
+    case ColumnType::kTime2:
+      append(out, t == ColumnType::kTimestamp2  ? "TIMESTAMP"
+                  : t == ColumnType::kDateTime2 ? "DATETIME"
+                                                : "TIME");
+      if (c.meta != 0) fmt::format_to(it, "({})", c.meta);
+      break;
+    case ColumnType::kDate:
+    case ColumnType::kNewDate:
+      append(out, "DATE");
+      break;
+    case ColumnType::kYear:
+      append(out, "YEAR");
+      break;
+    case ColumnType::kEnum:
+      append(out, "ENUM");
+      break;
+    case ColumnType::kSet:
+      append(out, "SET");
+      break;
+    case ColumnType::kBlob: {
+      static constexpr std::string_view kSizes[] = {"TINY", "", "MEDIUM", "LONG"};
+      if (c.meta >= 1 && c.meta <= 4)
+        fmt::format_to(it, "{}{}", kSizes[c.meta - 1], text ? "TEXT" : "BLOB");
+      else
+        fmt::format_to(it, "{}({})", text ? "INVALID_TEXT" : "INVALID_BLOB", c.meta);
+      break;
+    }
+    case ColumnType::kVarchar:
+    case ColumnType::kVarString:
+      if (text)
+        fmt::format_to(it, "VARCHAR({})", c.meta / mbmaxlen(cs->charset));
+      else
+        fmt::format_to(it, "VARBINARY({})", c.meta);
+      break;
+    case ColumnType::kString:
+      if (text)
+        fmt::format_to(it, "CHAR({})", c.meta / mbmaxlen(cs->charset));
+      else
+        fmt::format_to(it, "BINARY({})", c.meta);
+      break;
+    case ColumnType::kGeometry: {
+      static constexpr std::string_view kGeometries[] = {
+          "GEOMETRY",   "POINT",           "LINESTRING",   "POLYGON",
+          "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON", "GEOMCOLLECTION"};
+      const std::uint64_t* g = next_of(m.geometry_types, at.geo);
+      const std::uint64_t sub = g != nullptr ? *g : 0;
+      if (sub >= 8)
+        fmt::format_to(it, "INVALID_GEOMETRY_TYPE({})", sub);
+      else if (sub == 7 && mariadb)
+        append(out, "GEOMETRYCOLLECTION");
+      else
+        append(out, kGeometries[sub]);
+      break;
+    }
+    case ColumnType::kJson:
+    case ColumnType::kVector:
+      if (mariadb) {
+        fmt::format_to(it, "INVALID_TYPE({})", type);
+        return false;
+      }
+      if (t == ColumnType::kJson) {
+        append(out, "JSON");
+      } else {
+        const std::uint64_t* d = next_of(m.vector_dimensions, at.vector);
+        fmt::format_to(it, "VECTOR({})", d != nullptr ? *d : 0);
+      }
+      break;
+    default:
+      if (type == 244 && !mariadb) {  // MYSQL_TYPE_BOOL
+        append(out, "BOOLEAN");
+        break;
+      }
+      // The clients go on with the next column straight after it, no separator.
+      fmt::format_to(it, "INVALID_TYPE({})", type);
+      return false;
+  }
+  return true;
+}
+
+// What follows the type: UNSIGNED, NOT NULL, the ENUM/SET values, the character set, INVISIBLE.
+void append_column_attributes(fmt::memory_buffer& out, const TableMap& tm, std::size_t i,
+                              ColumnType t, const Collation* cs, bool enum_or_set, bool gipk,
+                              const OptionalMetadata& m, MetaAt& at, bool mariadb) {
+  auto it = std::back_inserter(out);
+  const bool numeric = t == ColumnType::kTiny || t == ColumnType::kShort ||
+                       t == ColumnType::kInt24 || t == ColumnType::kLong ||
+                       t == ColumnType::kLongLong || t == ColumnType::kNewDecimal ||
+                       t == ColumnType::kFloat || t == ColumnType::kDouble ||
+                       (!mariadb && (t == ColumnType::kYear || t == ColumnType::kDecimal));
+  if (numeric) {
+    if (const char* bit = next_of(m.signedness, at.sign)) {
+      if (*bit != 0 && t != ColumnType::kYear) append(out, " UNSIGNED");
+    } else if (i == 0 && gipk) {
+      append(out, " UNSIGNED");
+    }
+  }
+  const bool nullable = i / 8 < tm.null_bits.size() &&
+                        (static_cast<std::uint8_t>(tm.null_bits[i / 8]) >> (i % 8) & 1);
+  if (!nullable || (i == 0 && gipk)) append(out, " NOT NULL");
+  if (enum_or_set) {
+    const auto& lists = t == ColumnType::kEnum ? m.enum_values : m.set_values;
+    if (const auto* values = next_of(lists, t == ColumnType::kEnum ? at.enums : at.sets)) {
+      for (std::size_t v = 0; v < values->size(); ++v) {
+        append(out, v == 0 ? "(" : mariadb ? "," : ", ");
+        append_meta_quoted(out, (*values)[v], false, false);
+      }
+      out.push_back(')');
+    }
+  }
+  if (cs != nullptr && (enum_or_set || cs->id != 63))
+    fmt::format_to(it, " CHARSET {} COLLATE {}", cs->charset, cs->name);
+  if (!mariadb) {
+    if (const char* visible = next_of(m.visibility, at.visible)) {
+      if (*visible == 0) append(out, " INVISIBLE");
+    } else if (i == 0 && gipk) {
+      append(out, " INVISIBLE");
+    }
+    if (i == 0 && gipk) append(out, " AUTO_INCREMENT");
+  }
+}
+
+void append_primary_key(fmt::memory_buffer& out, const OptionalMetadata& m, bool gipk) {
   if (gipk) {
     append(out, "# Primary Key(my_row_id)\n");
   } else if (!m.primary_key.empty()) {
@@ -485,6 +464,58 @@ void append_table_metadata(fmt::memory_buffer& out, const TableMap& tm, bool mar
     }
     append(out, ")\n");
   }
+}
+
+}  // namespace
+
+// Table_map_log_event::print_columns and print_primary_key of both clients (the differences:
+// MySQL doubles backticks in names, separates ENUM/SET strings with ", " where MariaDB has ",",
+// names GEOMETRYCOLLECTION GEOMCOLLECTION, knows JSON, BOOLEAN and VECTOR, takes a signedness
+// bit for YEAR (MariaDB 10.11 does not, though its server writes one), prints INVISIBLE, and
+// fills in the generated invisible primary key my_row_id; MariaDB gives GEOMETRY columns a
+// character set slot where MySQL gives VECTOR one).
+void append_table_metadata(fmt::memory_buffer& out, const TableMap& tm, bool mariadb) {
+  const std::vector<ColumnLayout> layout = column_layout(tm);
+  OptionalMetadata m;
+  try {
+    parse_optional_metadata(tm, m);
+  } catch (const Error&) {  // the fields before the bad one are printed
+  }
+  const bool gipk = !mariadb && (tm.flags & 0x0004) != 0;  // TM_GENERATED_INVISIBLE_PK_F
+  MetaAt at;
+  append(out, "# Columns(");
+  const std::size_t n = layout.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto code = static_cast<std::uint8_t>(tm.column_types[i]);
+    const ColumnLayout& c = layout[i];
+    // ENUM and SET are logged as STRING with the real type in the first metadata byte.
+    std::uint8_t type = code;
+    if (code == static_cast<std::uint8_t>(ColumnType::kString) && c.meta < 0x100 &&
+        (c.type == ColumnType::kEnum || c.type == ColumnType::kSet))
+      type = static_cast<std::uint8_t>(c.type);
+    const auto t = static_cast<ColumnType>(type);
+    const bool enum_or_set = t == ColumnType::kEnum || t == ColumnType::kSet;
+    const Collation* cs = nullptr;
+    if (enum_or_set) {
+      cs = client_collation(m.enum_set_charsets, at.enum_set++, mariadb);
+    } else if (t == ColumnType::kString || t == ColumnType::kVarString ||
+               t == ColumnType::kVarchar || t == ColumnType::kBlob ||
+               t == (mariadb ? ColumnType::kGeometry : ColumnType::kVector)) {
+      cs = client_collation(m.charsets, at.chars++, mariadb);
+    }
+    const bool text = cs != nullptr && cs->id != 63;
+    if (i < m.names.size()) {
+      append_meta_quoted(out, m.names[i], true, !mariadb);
+      out.push_back(' ');
+    } else if (i == 0 && gipk) {
+      append(out, "`my_row_id` ");
+    }
+    if (!append_type_name(out, t, type, c, cs, text, m, at, mariadb)) continue;
+    append_column_attributes(out, tm, i, t, cs, enum_or_set, gipk, m, at, mariadb);
+    if (i + 1 != n) append(out, ",\n#         ");
+  }
+  append(out, ")\n");
+  append_primary_key(out, m, gipk);
 }
 
 }  // namespace binrecover::recovery
