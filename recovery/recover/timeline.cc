@@ -250,12 +250,10 @@ void write_timeline_text(const Timeline& t, std::uint32_t seconds, Output& out) 
   out.flush();
 }
 
-void write_timeline_html(const Timeline& t, std::uint32_t seconds, const HtmlPage& page,
-                         Output& out) {
-  auto& b = out.buf();
-  auto it = std::back_inserter(b);
-  const std::uint32_t step = timeline_bucket_seconds(t, seconds);
-  const std::vector<TimelineBucket> buckets = timeline_buckets(t, step);
+namespace {
+
+// The page's head, style and title, and the table of facts.
+void html_head(fmt::memory_buffer& b, const HtmlPage& page) {
   append(b,
          "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
          "<meta name=\"generator\" content=\"binrecover\">\n<title>");
@@ -282,10 +280,12 @@ void write_timeline_html(const Timeline& t, std::uint32_t seconds, const HtmlPag
     html(b, value);
     append(b, "</td></tr>\n");
   }
-  append(b, "</table>\n<h2>Changes over time</h2>\n");
-  fmt::format_to(it, "<p>Per {}, rows changed (all {}s) and DDL; destructive events in red.</p>\n",
-                 step_text(step), t.by_table ? "table" : "database");
-  // The chart: stacked rows per bucket, DDL as a dot, destructive events as red lines.
+}
+
+// The chart: stacked rows per bucket, DDL as a dot, destructive events as red lines; its legend.
+void html_chart(fmt::memory_buffer& b, const Timeline& t, std::uint32_t step,
+                const std::vector<TimelineBucket>& buckets) {
+  auto it = std::back_inserter(b);
   constexpr int kW = 1000, kH = 320, kLeft = 60, kRight = 20, kTop = 40, kBottom = 50;
   const int plot_w = kW - kLeft - kRight, plot_h = kH - kTop - kBottom;
   std::uint64_t max_rows = 1;
@@ -367,6 +367,11 @@ void write_timeline_html(const Timeline& t, std::uint32_t seconds, const HtmlPag
          "style=\"background:#c0392b\"></span>deleted<span style=\"background:#5b5bd6;"
          "border-radius:6px\"></span>DDL<span style=\"background:#d00;width:3px\"></span>"
          "destructive</p>\n");
+}
+
+// The destructive events as a table.
+void html_damage(fmt::memory_buffer& b, const Timeline& t) {
+  auto it = std::back_inserter(b);
   append(b, "<h2>Destructive events</h2>\n");
   if (t.damage.empty()) {
     append(b, "<p>None found.</p>\n");
@@ -391,14 +396,11 @@ void write_timeline_html(const Timeline& t, std::uint32_t seconds, const HtmlPag
     }
     append(b, "</table>\n");
   }
-  for (const auto& [what, command] : page.commands) {
-    append(b, "<h2>");
-    html(b, what);
-    append(b, "</h2>\n<pre>");
-    html(b, command);
-    append(b, "</pre>\n");
-  }
-  // Totals per key.
+}
+
+// Rows changed per database (or table) over the whole range.
+void html_totals(fmt::memory_buffer& b, const Timeline& t) {
+  auto it = std::back_inserter(b);
   std::map<std::string, TimelineCounts> totals;
   for (const auto& [minute, keys] : t.minutes)
     for (const auto& [key, c] : keys) totals[key].add(c);
@@ -412,6 +414,30 @@ void write_timeline_html(const Timeline& t, std::uint32_t seconds, const HtmlPag
     fmt::format_to(it, "</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                    c.inserted, c.updated, c.deleted, c.ddl, c.statements);
   }
+}
+
+}  // namespace
+
+void write_timeline_html(const Timeline& t, std::uint32_t seconds, const HtmlPage& page,
+                         Output& out) {
+  auto& b = out.buf();
+  const std::uint32_t step = timeline_bucket_seconds(t, seconds);
+  const std::vector<TimelineBucket> buckets = timeline_buckets(t, step);
+  html_head(b, page);
+  append(b, "</table>\n<h2>Changes over time</h2>\n");
+  fmt::format_to(std::back_inserter(b),
+                 "<p>Per {}, rows changed (all {}s) and DDL; destructive events in red.</p>\n",
+                 step_text(step), t.by_table ? "table" : "database");
+  html_chart(b, t, step, buckets);
+  html_damage(b, t);
+  for (const auto& [what, command] : page.commands) {
+    append(b, "<h2>");
+    html(b, what);
+    append(b, "</h2>\n<pre>");
+    html(b, command);
+    append(b, "</pre>\n");
+  }
+  html_totals(b, t);
   append(b, "</table>\n</body>\n</html>\n");
   out.flush();
 }
