@@ -436,31 +436,74 @@ TableDef* Schema::lookup_to_change(std::string_view db, std::string_view table) 
 // was before the statement (RENAME COLUMN a TO b, RENAME COLUMN b TO a swaps them), and key
 // and AFTER columns against the new table. Anything that cannot be resolved drops the table's
 // definition: its rows are then written by position with a warning, never into wrong columns.
-void Schema::alter(DdlParser& p, const std::string& db, const std::string& table) {
-  TableDef* t = lookup_to_change(db, table);
-  TableDef& d = *t;
-  for (ColumnDef& c : d.columns) c.before_alter = c.name;
-  for (std::size_t i = 0; i < d.primary_key.size(); ++i)
-    d.columns[d.primary_key[i]].key_part = static_cast<int>(i);
+namespace {
+
+// The clauses of one ALTER TABLE applied to a table's definition, one after another: columns
+// added, dropped, changed or renamed, the primary key, a new name. `lost` once a clause cannot
+// be followed (the definition is then forgotten rather than guessed).
+class AlterTable {
+ public:
+  AlterTable(DdlParser& p, TableDef& d, const std::string& db) : p_(p), d_(d), db_(db) {
+    for (ColumnDef& c : d_.columns) c.before_alter = c.name;
+    for (std::size_t i = 0; i < d_.primary_key.size(); ++i)
+      d_.columns[d_.primary_key[i]].key_part = static_cast<int>(i);
+  }
+  // Every clause, up to the statement's end or the first that cannot be followed.
+  void clauses() {
+    while (!p_.at_end() && !lost) {
+      if (p_.accept("ADD"))
+        add();
+      else if (p_.accept("DROP"))
+        drop();
+      else if (p_.word("MODIFY") || p_.word("CHANGE"))
+        modify();
+      else if (p_.accept("RENAME"))
+        rename();
+      p_.skip_to_separator();
+      if (!p_.accept(',')) break;
+    }
+  }
+  // The primary key as the clauses left it; the marks of the alteration cleared.
+  void finish() {
+    if (new_pk) {
+      set_primary_key(d_, *new_pk);
+    } else {
+      // The key's columns, wherever they moved and whatever they are called now.
+      std::vector<std::pair<int, std::uint32_t>> parts;
+      for (std::size_t k = 0; k < d_.columns.size(); ++k)
+        if (d_.columns[k].key_part >= 0)
+          parts.emplace_back(d_.columns[k].key_part, static_cast<std::uint32_t>(k));
+      std::sort(parts.begin(), parts.end());
+      d_.primary_key.clear();
+      for (const auto& part : parts) d_.primary_key.push_back(part.second);
+    }
+    for (ColumnDef& c : d_.columns) {
+      c.before_alter.clear();
+      c.key_part = -1;
+    }
+  }
+
+  bool lost = false;
   std::optional<std::vector<std::string>> new_pk;
   std::optional<std::pair<std::string, std::string>> rename_to;
-  bool lost = false;
-  auto old_column = [&](std::string_view n) -> std::optional<std::size_t> {
-    for (std::size_t k = 0; k < d.columns.size(); ++k)
-      if (!d.columns[k].before_alter.empty() && ieq(d.columns[k].before_alter, n)) return k;
+
+ private:
+  std::optional<std::size_t> old_column(std::string_view n) const {
+    for (std::size_t k = 0; k < d_.columns.size(); ++k)
+      if (!d_.columns[k].before_alter.empty() && ieq(d_.columns[k].before_alter, n)) return k;
     return std::nullopt;
-  };
-  auto new_column = [&](std::string_view n) -> std::optional<std::size_t> {
-    for (std::size_t k = 0; k < d.columns.size(); ++k)
-      if (ieq(d.columns[k].name, n)) return k;
+  }
+  std::optional<std::size_t> new_column(std::string_view n) const {
+    for (std::size_t k = 0; k < d_.columns.size(); ++k)
+      if (ieq(d_.columns[k].name, n)) return k;
     return std::nullopt;
-  };
+  }
   // FIRST / AFTER x after a column definition: where it goes (default: `at`).
-  auto place = [&](ColumnDef c, std::size_t at) {
-    if (p.accept("FIRST")) {
+  void place(ColumnDef c, std::size_t at) {
+    if (p_.accept("FIRST")) {
       at = 0;
-    } else if (p.accept("AFTER")) {
-      const auto after = p.name();
+    } else if (p_.accept("AFTER")) {
+      const auto after = p_.name();
       const auto k = after ? new_column(*after) : std::nullopt;
       if (!k) {
         lost = true;
@@ -468,138 +511,141 @@ void Schema::alter(DdlParser& p, const std::string& db, const std::string& table
       }
       at = *k + 1;
     }
-    at = std::min(at, d.columns.size());
-    d.columns.insert(d.columns.begin() + static_cast<std::ptrdiff_t>(at), std::move(c));
-  };
-  auto key_clause = [&] {
-    p.next();  // PRIMARY
-    p.next();  // KEY
-    while (!p.at_end() && !p.punct('(')) p.next();
-    new_pk = key_columns(p);
-  };
-  while (!p.at_end() && !lost) {
-    if (p.accept("ADD")) {
-      if (p.word("PRIMARY") && p.word("KEY", 1)) {
-        key_clause();
-      } else if (p.word("CONSTRAINT")) {
-        p.next();
-        if (!p.word("PRIMARY") && !p.word("UNIQUE") && !p.word("FOREIGN") && !p.word("CHECK"))
-          p.name();
-        if (p.word("PRIMARY") && p.word("KEY", 1)) key_clause();
-      } else if (p.word("KEY") || p.word("INDEX") || p.word("UNIQUE") || p.word("FULLTEXT") ||
-                 p.word("SPATIAL") || p.word("FOREIGN") || p.word("CHECK") || p.word("PARTITION") ||
-                 p.word("PERIOD") || p.word("VECTOR")) {
-        // not a column
-      } else {
-        p.accept("COLUMN");
-        const bool if_not_exists = p.word("IF") && p.word("NOT", 1) && p.word("EXISTS", 2);
-        p.skip_if_not_exists();
-        if (p.accept('(')) {  // ADD (a INT, b INT)
-          while (!p.at_end() && !p.punct(')')) {
-            if (auto n = p.name()) {
-              if (!new_column(*n)) d.columns.push_back(column_def(p, *n, nullptr));
-            }
-            p.skip_to_separator();
-            p.accept(',');
-          }
-          p.accept(')');
-        } else if (auto n = p.name()) {
-          if (new_column(*n)) {
-            if (!if_not_exists) lost = true;  // the server would have refused it
-          } else {
-            ColumnDef c = column_def(p, *n, nullptr);
-            place(std::move(c), d.columns.size());
-          }
-        } else {
-          lost = true;
-        }
-      }
-    } else if (p.accept("DROP")) {
-      if (p.word("PRIMARY") && p.word("KEY", 1)) {
-        p.next();
-        p.next();
-        for (ColumnDef& c : d.columns) c.key_part = -1;
-        new_pk.reset();
-      } else if (p.word("INDEX") || p.word("KEY") || p.word("FOREIGN") || p.word("CONSTRAINT") ||
-                 p.word("CHECK") || p.word("PARTITION") || p.word("PERIOD")) {
-        // not a column
-      } else {
-        p.accept("COLUMN");
-        const bool if_exists = p.word("IF") && p.word("EXISTS", 1);
-        p.skip_if_exists();
-        const auto n = p.name();
-        const auto k = n ? old_column(*n) : std::nullopt;
-        if (k) {
-          d.columns.erase(d.columns.begin() + static_cast<std::ptrdiff_t>(*k));
-        } else if (!if_exists) {
-          lost = true;
-        }
-      }
-    } else if (p.word("MODIFY") || p.word("CHANGE")) {
-      const bool change = p.word("CHANGE");
+    at = std::min(at, d_.columns.size());
+    d_.columns.insert(d_.columns.begin() + static_cast<std::ptrdiff_t>(at), std::move(c));
+  }
+  void key_clause() {
+    p_.next();  // PRIMARY
+    p_.next();  // KEY
+    while (!p_.at_end() && !p_.punct('(')) p_.next();
+    new_pk = key_columns(p_);
+  }
+  void add() {
+    DdlParser& p = p_;
+    if (p.word("PRIMARY") && p.word("KEY", 1)) {
+      key_clause();
+    } else if (p.word("CONSTRAINT")) {
       p.next();
+      if (!p.word("PRIMARY") && !p.word("UNIQUE") && !p.word("FOREIGN") && !p.word("CHECK"))
+        p.name();
+      if (p.word("PRIMARY") && p.word("KEY", 1)) key_clause();
+    } else if (p.word("KEY") || p.word("INDEX") || p.word("UNIQUE") || p.word("FULLTEXT") ||
+               p.word("SPATIAL") || p.word("FOREIGN") || p.word("CHECK") || p.word("PARTITION") ||
+               p.word("PERIOD") || p.word("VECTOR")) {
+      // not a column
+    } else {
+      add_columns();
+    }
+  }
+  void add_columns() {
+    DdlParser& p = p_;
+    p.accept("COLUMN");
+    const bool if_not_exists = p.word("IF") && p.word("NOT", 1) && p.word("EXISTS", 2);
+    p.skip_if_not_exists();
+    if (p.accept('(')) {  // ADD (a INT, b INT)
+      while (!p.at_end() && !p.punct(')')) {
+        if (auto n = p.name()) {
+          if (!new_column(*n)) d_.columns.push_back(column_def(p, *n, nullptr));
+        }
+        p.skip_to_separator();
+        p.accept(',');
+      }
+      p.accept(')');
+    } else if (auto n = p.name()) {
+      if (new_column(*n)) {
+        if (!if_not_exists) lost = true;  // the server would have refused it
+      } else {
+        ColumnDef c = column_def(p, *n, nullptr);
+        place(std::move(c), d_.columns.size());
+      }
+    } else {
+      lost = true;
+    }
+  }
+  void drop() {
+    DdlParser& p = p_;
+    if (p.word("PRIMARY") && p.word("KEY", 1)) {
+      p.next();
+      p.next();
+      for (ColumnDef& c : d_.columns) c.key_part = -1;
+      new_pk.reset();
+    } else if (p.word("INDEX") || p.word("KEY") || p.word("FOREIGN") || p.word("CONSTRAINT") ||
+               p.word("CHECK") || p.word("PARTITION") || p.word("PERIOD")) {
+      // not a column
+    } else {
       p.accept("COLUMN");
       const bool if_exists = p.word("IF") && p.word("EXISTS", 1);
       p.skip_if_exists();
-      const auto old_name = p.name();
-      // (a plain index: g++ 12 -O2 takes an optional's value here for uninitialized)
-      std::size_t k = d.columns.size();
-      if (old_name)
-        if (const auto found = old_column(*old_name)) k = *found;
-      const auto new_name = change ? p.name() : old_name;
-      if (k == d.columns.size() || !new_name) {
-        if (!(if_exists && old_name && new_name)) lost = true;
-      } else {
-        ColumnDef c = column_def(p, *new_name, nullptr);
-        c.key_part = d.columns[k].key_part;
-        d.columns.erase(d.columns.begin() + static_cast<std::ptrdiff_t>(k));
-        place(std::move(c), k);
-      }
-    } else if (p.accept("RENAME")) {
-      if (p.accept("COLUMN")) {
-        const auto from = p.name();
-        p.accept("TO");
-        const auto to = p.name();
-        const auto k = from ? old_column(*from) : std::nullopt;
-        if (!k || !to) {
-          lost = true;
-        } else {
-          d.columns[*k].name = *to;
-        }
-      } else if (p.word("INDEX") || p.word("KEY")) {
-        // not a column
-      } else {
-        if (!p.accept("TO")) p.accept("AS");
-        rename_to = p.table_name(db);
+      const auto n = p.name();
+      const auto k = n ? old_column(*n) : std::nullopt;
+      if (k) {
+        d_.columns.erase(d_.columns.begin() + static_cast<std::ptrdiff_t>(*k));
+      } else if (!if_exists) {
+        lost = true;
       }
     }
-    p.skip_to_separator();
-    if (!p.accept(',')) break;
   }
-  if (lost) {
+  void modify() {
+    DdlParser& p = p_;
+    const bool change = p.word("CHANGE");
+    p.next();
+    p.accept("COLUMN");
+    const bool if_exists = p.word("IF") && p.word("EXISTS", 1);
+    p.skip_if_exists();
+    const auto old_name = p.name();
+    // (a plain index: g++ 12 -O2 takes an optional's value here for uninitialized)
+    std::size_t k = d_.columns.size();
+    if (old_name)
+      if (const auto found = old_column(*old_name)) k = *found;
+    const auto new_name = change ? p.name() : old_name;
+    if (k == d_.columns.size() || !new_name) {
+      if (!(if_exists && old_name && new_name)) lost = true;
+    } else {
+      ColumnDef c = column_def(p, *new_name, nullptr);
+      c.key_part = d_.columns[k].key_part;
+      d_.columns.erase(d_.columns.begin() + static_cast<std::ptrdiff_t>(k));
+      place(std::move(c), k);
+    }
+  }
+  void rename() {
+    DdlParser& p = p_;
+    if (p.accept("COLUMN")) {
+      const auto from = p.name();
+      p.accept("TO");
+      const auto to = p.name();
+      const auto k = from ? old_column(*from) : std::nullopt;
+      if (!k || !to) {
+        lost = true;
+      } else {
+        d_.columns[*k].name = *to;
+      }
+    } else if (p.word("INDEX") || p.word("KEY")) {
+      // not a column
+    } else {
+      if (!p.accept("TO")) p.accept("AS");
+      rename_to = p.table_name(db_);
+    }
+  }
+
+  DdlParser& p_;
+  TableDef& d_;
+  const std::string& db_;
+};
+
+}  // namespace
+
+void Schema::alter(DdlParser& p, const std::string& db, const std::string& table) {
+  AlterTable a(p, *lookup_to_change(db, table), db);
+  a.clauses();
+  if (a.lost) {
     tables_.erase(Key(db, table));
     return;
   }
-  if (new_pk) {
-    set_primary_key(d, *new_pk);
-  } else {
-    // The key's columns, wherever they moved and whatever they are called now.
-    std::vector<std::pair<int, std::uint32_t>> parts;
-    for (std::size_t k = 0; k < d.columns.size(); ++k)
-      if (d.columns[k].key_part >= 0)
-        parts.emplace_back(d.columns[k].key_part, static_cast<std::uint32_t>(k));
-    std::sort(parts.begin(), parts.end());
-    d.primary_key.clear();
-    for (const auto& part : parts) d.primary_key.push_back(part.second);
-  }
-  for (ColumnDef& c : d.columns) {
-    c.before_alter.clear();
-    c.key_part = -1;
-  }
-  if (rename_to) {
+  a.finish();
+  if (a.rename_to) {
     auto node = tables_.extract(Key(db, table));
-    tables_.erase(Key(rename_to->first, rename_to->second));
-    node.key() = Key(rename_to->first, rename_to->second);
+    tables_.erase(Key(a.rename_to->first, a.rename_to->second));
+    node.key() = Key(a.rename_to->first, a.rename_to->second);
     tables_.insert(std::move(node));
   }
 }
