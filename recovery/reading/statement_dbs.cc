@@ -102,58 +102,14 @@ class Parser {
       out.has_where = find_top_level(out, "WHERE");
       return finish(out);
     }
-    if (is_kw(tok_, "DELETE")) {
-      advance();
-      skip_words({"LOW_PRIORITY", "QUICK", "IGNORE"});
-      out.action = StatementTargets::Action::kDelete;
-      // DELETE FROM t [AS a] ... | DELETE a, b FROM refs ... | DELETE FROM a, b USING refs ...:
-      // the tables deleted from are named first, possibly by the aliases the references give.
-      StatementTargets named;
-      std::string_view refs_after;
-      if (is_kw(tok_, "FROM")) {
-        advance();
-        target_names(named, "USING");
-        refs_after = "USING";
-      } else {
-        target_names(named, "FROM");
-        refs_after = "FROM";
-      }
-      if (is_kw(tok_, refs_after)) {
-        advance();
-        Aliases aliases;
-        table_references(aliases);
-        for (std::uint8_t i = 0; i < named.count; ++i) out.add(aliases.resolve(named.refs[i]));
-        if (named.overflow) out.overflow = true;
-      } else {
-        out = named;
-        out.action = StatementTargets::Action::kDelete;
-      }
-      out.has_where = find_top_level(out, "WHERE");
-      return finish(out);
-    }
+    if (is_kw(tok_, "DELETE")) return delete_statement(out);
     if (is_kw(tok_, "TRUNCATE")) {
       advance();
       skip_words({"TABLE"});
       out.action = StatementTargets::Action::kTruncate;
       return one_table(out);
     }
-    if (is_kw(tok_, "RENAME")) {
-      out.action = StatementTargets::Action::kRename;
-      advance();
-      if (is_kw(tok_, "USER")) out.kind = StatementTargets::Kind::kAccount;
-      if (!is_kw(tok_, "TABLE") && !is_kw(tok_, "TABLES")) return out;
-      advance();
-      while (tok_.kind != Tok::kEnd) {
-        if (is_kw(tok_, "TO")) {
-          advance();
-        } else if (is_name(tok_)) {
-          out.add(read_name());
-        } else {
-          advance();
-        }
-      }
-      return finish(out);
-    }
+    if (is_kw(tok_, "RENAME")) return rename_statement(out);
     if (is_kw(tok_, "LOAD")) {
       out.action = StatementTargets::Action::kLoad;
       while (tok_.kind != Tok::kEnd && !is_kw(tok_, "INTO")) advance();
@@ -161,64 +117,117 @@ class Parser {
       skip_words({"TABLE"});
       return one_table(out);
     }
-    if (is_kw(tok_, "CREATE") || is_kw(tok_, "ALTER") || is_kw(tok_, "DROP")) {
-      const bool create = is_kw(tok_, "CREATE");
-      const bool alter = is_kw(tok_, "ALTER");
-      out.action = create  ? StatementTargets::Action::kCreate
-                   : alter ? StatementTargets::Action::kAlter
-                           : StatementTargets::Action::kOther;
-      advance();
-      skip_ddl_modifiers();
-      if (is_kw(tok_, "DATABASE") || is_kw(tok_, "SCHEMA")) {
-        if (!create && !alter) out.action = StatementTargets::Action::kDropDatabase;
-        advance();
-        skip_if_exists();
-        out.kind = StatementTargets::Kind::kDatabase;
-        TableRef r;
-        // ALTER DATABASE [name] options: an unquoted option keyword is not a name.
-        const bool option =
-            tok_.kind == Tok::kWord &&
-            (is_kw(tok_, "DEFAULT") || is_kw(tok_, "CHARACTER") || is_kw(tok_, "CHARSET") ||
-             is_kw(tok_, "COLLATE") || is_kw(tok_, "ENCRYPTION") || is_kw(tok_, "READ") ||
-             is_kw(tok_, "COMMENT") || is_kw(tok_, "UPGRADE"));
-        if (is_name(tok_) && !option) r.db = tok_.text;
-        out.add(r);
-        return out;
-      }
-      if (is_kw(tok_, "TABLE") || is_kw(tok_, "TABLES") || is_kw(tok_, "VIEW") ||
-          is_kw(tok_, "SEQUENCE")) {
-        // DROP TEMPORARY TABLE (a session's own table; also what the server logs when a
-        // session that made one ends) destroys nothing of the database's.
-        if (!create && !alter && !temporary_ && (is_kw(tok_, "TABLE") || is_kw(tok_, "TABLES")))
-          out.action = StatementTargets::Action::kDropTable;
-        advance();
-        skip_if_exists();
-        if (create || alter) return one_table(out);
-        table_list_until(out, "");
-        return finish(out);
-      }
-      if (is_kw(tok_, "INDEX") || is_kw(tok_, "TRIGGER")) {
-        // ... name ON table ...
-        while (tok_.kind != Tok::kEnd && !is_kw(tok_, "ON")) advance();
-        if (tok_.kind == Tok::kEnd) return out;
-        advance();
-        return one_table(out);
-      }
-      if (is_kw(tok_, "PROCEDURE") || is_kw(tok_, "FUNCTION") || is_kw(tok_, "EVENT") ||
-          is_kw(tok_, "PACKAGE")) {
-        out.action = StatementTargets::Action::kOther;  // a routine, not a table
-        advance();
-        skip_words({"BODY"});
-        skip_if_exists();
-        return one_table(out);
-      }
-      if (is_kw(tok_, "USER") || is_kw(tok_, "ROLE")) out.kind = StatementTargets::Kind::kAccount;
-      return out;  // USER, ROLE, SERVER, ...: no database of their own
-    }
+    if (is_kw(tok_, "CREATE") || is_kw(tok_, "ALTER") || is_kw(tok_, "DROP"))
+      return ddl_statement(out);
     return out;
   }
 
  private:
+  // DELETE FROM t [AS a] ... | DELETE a, b FROM refs ... | DELETE FROM a, b USING refs ...
+  StatementTargets delete_statement(StatementTargets& out) {
+    advance();
+    skip_words({"LOW_PRIORITY", "QUICK", "IGNORE"});
+    out.action = StatementTargets::Action::kDelete;
+    // DELETE FROM t [AS a] ... | DELETE a, b FROM refs ... | DELETE FROM a, b USING refs ...:
+    // the tables deleted from are named first, possibly by the aliases the references give.
+    StatementTargets named;
+    std::string_view refs_after;
+    if (is_kw(tok_, "FROM")) {
+      advance();
+      target_names(named, "USING");
+      refs_after = "USING";
+    } else {
+      target_names(named, "FROM");
+      refs_after = "FROM";
+    }
+    if (is_kw(tok_, refs_after)) {
+      advance();
+      Aliases aliases;
+      table_references(aliases);
+      for (std::uint8_t i = 0; i < named.count; ++i) out.add(aliases.resolve(named.refs[i]));
+      if (named.overflow) out.overflow = true;
+    } else {
+      out = named;
+      out.action = StatementTargets::Action::kDelete;
+    }
+    out.has_where = find_top_level(out, "WHERE");
+    return finish(out);
+  }
+  // RENAME TABLE a TO b, ...; RENAME USER (an account).
+  StatementTargets rename_statement(StatementTargets& out) {
+    out.action = StatementTargets::Action::kRename;
+    advance();
+    if (is_kw(tok_, "USER")) out.kind = StatementTargets::Kind::kAccount;
+    if (!is_kw(tok_, "TABLE") && !is_kw(tok_, "TABLES")) return out;
+    advance();
+    while (tok_.kind != Tok::kEnd) {
+      if (is_kw(tok_, "TO")) {
+        advance();
+      } else if (is_name(tok_)) {
+        out.add(read_name());
+      } else {
+        advance();
+      }
+    }
+    return finish(out);
+  }
+  // CREATE, ALTER, DROP of a database, tables, views, sequences, indexes, triggers, routines;
+  // of users and roles (accounts).
+  StatementTargets ddl_statement(StatementTargets& out) {
+    const bool create = is_kw(tok_, "CREATE");
+    const bool alter = is_kw(tok_, "ALTER");
+    out.action = create  ? StatementTargets::Action::kCreate
+                 : alter ? StatementTargets::Action::kAlter
+                         : StatementTargets::Action::kOther;
+    advance();
+    skip_ddl_modifiers();
+    if (is_kw(tok_, "DATABASE") || is_kw(tok_, "SCHEMA")) {
+      if (!create && !alter) out.action = StatementTargets::Action::kDropDatabase;
+      advance();
+      skip_if_exists();
+      out.kind = StatementTargets::Kind::kDatabase;
+      TableRef r;
+      // ALTER DATABASE [name] options: an unquoted option keyword is not a name.
+      const bool option =
+          tok_.kind == Tok::kWord &&
+          (is_kw(tok_, "DEFAULT") || is_kw(tok_, "CHARACTER") || is_kw(tok_, "CHARSET") ||
+           is_kw(tok_, "COLLATE") || is_kw(tok_, "ENCRYPTION") || is_kw(tok_, "READ") ||
+           is_kw(tok_, "COMMENT") || is_kw(tok_, "UPGRADE"));
+      if (is_name(tok_) && !option) r.db = tok_.text;
+      out.add(r);
+      return out;
+    }
+    if (is_kw(tok_, "TABLE") || is_kw(tok_, "TABLES") || is_kw(tok_, "VIEW") ||
+        is_kw(tok_, "SEQUENCE")) {
+      // DROP TEMPORARY TABLE (a session's own table; also what the server logs when a
+      // session that made one ends) destroys nothing of the database's.
+      if (!create && !alter && !temporary_ && (is_kw(tok_, "TABLE") || is_kw(tok_, "TABLES")))
+        out.action = StatementTargets::Action::kDropTable;
+      advance();
+      skip_if_exists();
+      if (create || alter) return one_table(out);
+      table_list_until(out, "");
+      return finish(out);
+    }
+    if (is_kw(tok_, "INDEX") || is_kw(tok_, "TRIGGER")) {
+      // ... name ON table ...
+      while (tok_.kind != Tok::kEnd && !is_kw(tok_, "ON")) advance();
+      if (tok_.kind == Tok::kEnd) return out;
+      advance();
+      return one_table(out);
+    }
+    if (is_kw(tok_, "PROCEDURE") || is_kw(tok_, "FUNCTION") || is_kw(tok_, "EVENT") ||
+        is_kw(tok_, "PACKAGE")) {
+      out.action = StatementTargets::Action::kOther;  // a routine, not a table
+      advance();
+      skip_words({"BODY"});
+      skip_if_exists();
+      return one_table(out);
+    }
+    if (is_kw(tok_, "USER") || is_kw(tok_, "ROLE")) out.kind = StatementTargets::Kind::kAccount;
+    return out;  // USER, ROLE, SERVER, ...: no database of their own
+  }
+
   void advance() { tok_ = lex_.next(); }
 
   // Whether `kw` appears outside parentheses from here to the end.
