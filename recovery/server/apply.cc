@@ -231,55 +231,43 @@ struct Session::Impl {
   }
 };
 
-Session::Session(const ConnectionOptions& o) : impl_(std::make_unique<Impl>()) {
-  MYSQL* m = mysql_init(nullptr);
-  if (m == nullptr) throw Error(ErrorCode::kServer, "cannot start a client session: out of memory");
-  impl_->mysql = m;
-  if (o.read_defaults) {
-    // The client library reads the option files' client groups and [binrecover] (host, user,
-    // password, socket, ssl-* ...) as every MySQL program does: given a private file holding
-    // the lines of those groups from the files binrecover reads (the usual ones and any
-    // --defaults-extra-file, or --defaults-file alone), never a world-writable one
-    // (recovery/server/option_files.h; the warning was given when the options were read).
-    std::vector<std::string> files;
-    if (o.defaults_file) {
-      files.push_back(*o.defaults_file);
-    } else {
-      files = o.default_files;
-      files.insert(files.end(), o.extra_files.begin(), o.extra_files.end());
-    }
-    std::string text = "[binrecover]\n";
-    for (const OptionLine& l : read_option_files(files, nullptr))
-      if (is_connection_group(l.group)) text += l.text + "\n";
-    const char* tmp = std::getenv("TMPDIR");
-    std::string tmpl =
-        std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/binrecover-defaults-XXXXXX";
-    const int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);  // 0600, O_EXCL
-    if (fd < 0) throw Error(ErrorCode::kIo, "cannot create a temporary option file");
-    impl_->temp_defaults = tmpl;
-    const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-    ::close(fd);
-    if (!written) throw Error(ErrorCode::kIo, "cannot write a temporary option file");
-    mysql_options(m, MYSQL_READ_DEFAULT_FILE, tmpl.c_str());
-    mysql_options(m, MYSQL_READ_DEFAULT_GROUP, "binrecover");
+namespace {
+
+// The client library reads the option files' client groups and [binrecover] (host, user,
+// password, socket, ssl-* ...) as every MySQL program does: given a private file holding the
+// lines of those groups from the files binrecover reads (the usual ones and any
+// --defaults-extra-file, or --defaults-file alone), never a world-writable one
+// (recovery/server/option_files.h; the warning was given when the options were read). Returns
+// that file's path (removed once connected).
+std::string private_defaults_file(MYSQL* m, const ConnectionOptions& o) {
+  std::vector<std::string> files;
+  if (o.defaults_file) {
+    files.push_back(*o.defaults_file);
+  } else {
+    files = o.default_files;
+    files.insert(files.end(), o.extra_files.begin(), o.extra_files.end());
   }
-  // Nothing waits forever: a server or a link that stops answering is an error (2013).
-  unsigned read_timeout = o.read_timeout != 0 ? o.read_timeout : 8 * 3600;
-  unsigned connect_timeout = o.read_timeout != 0 ? o.read_timeout : 600;
-  mysql_options(m, MYSQL_OPT_CONNECT_TIMEOUT, &connect_timeout);
-  mysql_options(m, MYSQL_OPT_READ_TIMEOUT, &read_timeout);
-  mysql_options(m, MYSQL_OPT_WRITE_TIMEOUT, &read_timeout);
-  read_timeout_ = read_timeout;
-  // LOAD DATA is replayed as LOAD DATA LOCAL INFILE from the files SqlSink writes: a request
-  // is answered from that folder only (also when an option file turns local-infile on).
-  impl_->local_files = o.local_files;
-  unsigned int local_infile = o.local_files ? 1 : 0;
-  mysql_options(m, MYSQL_OPT_LOCAL_INFILE, &local_infile);
-  install_local_file_handler(m, impl_->local_files ? &impl_->local_files : nullptr);
-  // The client's own packet limit must not be the one that bites: the server's is checked.
-  unsigned long client_packet = 1UL << 30;
-  mysql_options(m, MYSQL_OPT_MAX_ALLOWED_PACKET, &client_packet);
-  mysql_options(m, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+  std::string text = "[binrecover]\n";
+  for (const OptionLine& l : read_option_files(files, nullptr))
+    if (is_connection_group(l.group)) text += l.text + "\n";
+  const char* tmp = std::getenv("TMPDIR");
+  std::string tmpl =
+      std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/binrecover-defaults-XXXXXX";
+  const int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);  // 0600, O_EXCL
+  if (fd < 0) throw Error(ErrorCode::kIo, "cannot create a temporary option file");
+  const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  ::close(fd);
+  if (!written) {
+    ::unlink(tmpl.c_str());
+    throw Error(ErrorCode::kIo, "cannot write a temporary option file");
+  }
+  mysql_options(m, MYSQL_READ_DEFAULT_FILE, tmpl.c_str());
+  mysql_options(m, MYSQL_READ_DEFAULT_GROUP, "binrecover");
+  return tmpl;
+}
+
+// TLS (--ssl-mode and the certificates), the protocol, the bind address, compression.
+void set_transport(MYSQL* m, const ConnectionOptions& o) {
   using Ssl = ConnectionOptions::SslMode;
   auto set_text = [m](mysql_option opt, const std::optional<std::string>& v) {
     if (v) mysql_options(m, opt, v->c_str());
@@ -309,21 +297,12 @@ Session::Session(const ConnectionOptions& o) : impl_(std::make_unique<Impl>()) {
     my_bool off = 0;
     mysql_options(m, MYSQL_OPT_SSL_ENFORCE, &off);
   }
+}
 
-  const char* host = o.host ? o.host->c_str() : nullptr;
-  const char* user = o.user ? o.user->c_str() : nullptr;
-  const char* password = o.password ? o.password->c_str() : nullptr;
-  const char* socket = o.socket ? o.socket->c_str() : nullptr;
-  const unsigned port = o.port.value_or(0);
-  const bool ok = mysql_real_connect(m, host, user, password, nullptr, port, socket,
-                                     CLIENT_MULTI_RESULTS) != nullptr;
-  const std::string connect_error = ok ? "" : mysql_error(m);
-  const unsigned connect_errno = ok ? 0 : mysql_errno(m);
-  if (!impl_->temp_defaults.empty()) {
-    ::unlink(impl_->temp_defaults.c_str());
-    impl_->temp_defaults.clear();
-  }
-  // Where we connected or tried to, with what the option files gave.
+// Where we connected or tried to ("host:port", "localhost (socket S)"), with what the option
+// files gave.
+std::string connection_place(MYSQL* m, const ConnectionOptions& o, bool ok, unsigned port) {
+  (void)m;  // (asked only of MariaDB's client library)
   std::string h = o.host.value_or(""), sock = o.socket.value_or("");
   unsigned p = port;
   if (o.read_defaults && (h.empty() || p == 0 || sock.empty())) {
@@ -342,9 +321,50 @@ Session::Session(const ConnectionOptions& o) : impl_(std::make_unique<Impl>()) {
 #endif
   if (h.empty()) h = "localhost";
   if (h == "localhost")
-    where_ = sock.empty() ? "localhost (the local socket)" : "localhost (socket " + sock + ")";
+    return sock.empty() ? "localhost (the local socket)" : "localhost (socket " + sock + ")";
   else
-    where_ = h + ":" + std::to_string(p == 0 ? MYSQL_PORT : p);
+    return h + ":" + std::to_string(p == 0 ? MYSQL_PORT : p);
+}
+
+}  // namespace
+
+Session::Session(const ConnectionOptions& o) : impl_(std::make_unique<Impl>()) {
+  MYSQL* m = mysql_init(nullptr);
+  if (m == nullptr) throw Error(ErrorCode::kServer, "cannot start a client session: out of memory");
+  impl_->mysql = m;
+  if (o.read_defaults) impl_->temp_defaults = private_defaults_file(m, o);
+  // Nothing waits forever: a server or a link that stops answering is an error (2013).
+  unsigned read_timeout = o.read_timeout != 0 ? o.read_timeout : 8 * 3600;
+  unsigned connect_timeout = o.read_timeout != 0 ? o.read_timeout : 600;
+  mysql_options(m, MYSQL_OPT_CONNECT_TIMEOUT, &connect_timeout);
+  mysql_options(m, MYSQL_OPT_READ_TIMEOUT, &read_timeout);
+  mysql_options(m, MYSQL_OPT_WRITE_TIMEOUT, &read_timeout);
+  read_timeout_ = read_timeout;
+  // LOAD DATA is replayed as LOAD DATA LOCAL INFILE from the files SqlSink writes: a request
+  // is answered from that folder only (also when an option file turns local-infile on).
+  impl_->local_files = o.local_files;
+  unsigned int local_infile = o.local_files ? 1 : 0;
+  mysql_options(m, MYSQL_OPT_LOCAL_INFILE, &local_infile);
+  install_local_file_handler(m, impl_->local_files ? &impl_->local_files : nullptr);
+  // The client's own packet limit must not be the one that bites: the server's is checked.
+  unsigned long client_packet = 1UL << 30;
+  mysql_options(m, MYSQL_OPT_MAX_ALLOWED_PACKET, &client_packet);
+  mysql_options(m, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+  set_transport(m, o);
+  const char* host = o.host ? o.host->c_str() : nullptr;
+  const char* user = o.user ? o.user->c_str() : nullptr;
+  const char* password = o.password ? o.password->c_str() : nullptr;
+  const char* socket = o.socket ? o.socket->c_str() : nullptr;
+  const unsigned port = o.port.value_or(0);
+  const bool ok = mysql_real_connect(m, host, user, password, nullptr, port, socket,
+                                     CLIENT_MULTI_RESULTS) != nullptr;
+  const std::string connect_error = ok ? "" : mysql_error(m);
+  const unsigned connect_errno = ok ? 0 : mysql_errno(m);
+  if (!impl_->temp_defaults.empty()) {
+    ::unlink(impl_->temp_defaults.c_str());
+    impl_->temp_defaults.clear();
+  }
+  where_ = connection_place(m, o, ok, port);
   if (!ok) {
     // 3159: require_secure_transport (MySQL and MariaDB); 2026: the TLS handshake.
     const std::string hint = connect_errno == 3159   ? "; give --ssl-mode=REQUIRED (or VERIFY_CA "
