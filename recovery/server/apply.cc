@@ -155,15 +155,18 @@ struct ConnectionTarget {
   unsigned port = 0;
 };
 
+// The option files a session reads: --defaults-file alone, or the usual ones and any
+// --defaults-extra-file.
+std::vector<std::string> option_files_of(const ConnectionOptions& o) {
+  if (o.defaults_file) return {*o.defaults_file};
+  std::vector<std::string> files = o.default_files;
+  files.insert(files.end(), o.extra_files.begin(), o.extra_files.end());
+  return files;
+}
+
 ConnectionTarget target_from_option_files(const ConnectionOptions& o) {
   ConnectionTarget t;
-  std::vector<std::string> files;
-  if (o.defaults_file) {
-    files.push_back(*o.defaults_file);
-  } else {
-    files = o.default_files;
-    files.insert(files.end(), o.extra_files.begin(), o.extra_files.end());
-  }
+  const std::vector<std::string> files = option_files_of(o);
   for (const OptionLine& l : read_option_files(files, nullptr)) {
     if (!is_connection_group(l.group)) continue;
     if (l.key == "host")
@@ -240,13 +243,7 @@ namespace {
 // (recovery/server/option_files.h; the warning was given when the options were read). Returns
 // that file's path (removed once connected).
 std::string private_defaults_file(MYSQL* m, const ConnectionOptions& o) {
-  std::vector<std::string> files;
-  if (o.defaults_file) {
-    files.push_back(*o.defaults_file);
-  } else {
-    files = o.default_files;
-    files.insert(files.end(), o.extra_files.begin(), o.extra_files.end());
-  }
+  const std::vector<std::string> files = option_files_of(o);
   std::string text = "[binrecover]\n";
   for (const OptionLine& l : read_option_files(files, nullptr))
     if (is_connection_group(l.group)) text += l.text + "\n";
