@@ -19,6 +19,7 @@
 #include "binlog/error.h"
 #include "binlog/event_type.h"
 #include "recovery/apply/apply_engine.h"
+#include "recovery/apply/merge_group.h"
 #include "recovery/apply/replay_common.h"
 #include "recovery/apply/target_keys.h"
 #include "recovery/apply/test_pause.h"
@@ -484,151 +485,39 @@ class Replayer : public WalkConsumer {
 
   // ---- --merge-transactions: consecutive small transactions applied as one ----
 
-  // Whether the unit (a transaction of row events, not alone) may join a group: no MySQL GTID
-  // of its own to keep (a transaction has one), small, and with a MariaDB GTID one of an
-  // InnoDB DML transaction of the group's domain and server, after the group's.
-  bool mergeable(std::string_view text, const std::vector<Output::Statement>& statements) const {
-    if (text.size() > kMergeUnitBytes) return false;
-    const Output::Statement* last = nullptr;
-    for (const Output::Statement& st : statements) {
-      if (st.event_type == static_cast<std::uint8_t>(binlog::EventType::kGtid) ||
-          st.event_type == static_cast<std::uint8_t>(binlog::EventType::kAnonymousGtid) ||
-          st.event_type == static_cast<std::uint8_t>(binlog::EventType::kGtidTagged))
-        return false;
-      if (st.kind == Output::Statement::Kind::kSql) last = &st;
-    }
-    // Its COMMIT an Xid event's: a transactional engine's (a non-transactional table's changes
-    // end with a COMMIT query, and would stay applied when a later unit of the group fails).
-    if (last == nullptr || last->event_type != static_cast<std::uint8_t>(binlog::EventType::kXid))
-      return false;
-    // Every table transactional on the target too (InnoDB in the log may be MyISAM there: a
-    // group that failed would leave the rows of its earlier units applied).
-    if (builder_.result().barrier) return false;
-    if (!maria_gtid_) return true;
-    constexpr std::uint8_t kAlone = binlog::MariaGtid::kStandalone | binlog::MariaGtid::kDdl |
-                                    binlog::MariaGtid::kPreparedXa |
-                                    binlog::MariaGtid::kCompletedXa;
-    return (maria_.flags & kAlone) == 0 && (maria_.flags & binlog::MariaGtid::kTransactional) != 0;
+  std::optional<MariaUnit> maria() const {
+    return maria_gtid_ ? std::optional<MariaUnit>(maria_) : std::nullopt;
   }
 
   // The unit joins the group held (which goes first when the unit cannot join it), or goes
   // on its own.
   void hold(std::string_view text, const std::vector<Output::Statement>& statements) {
-    const bool can = mergeable(text, statements);
-    if (group_.units > 0 &&
-        (!can || group_.task.place.file != file_ || group_.task.prelude != engine_.prelude() ||
-         group_.task.text.size() + text.size() > kMergeGroupBytes ||
-         group_.maria.has_value() != maria_gtid_ ||
-         (maria_gtid_ &&
-          (group_.maria->domain != maria_.domain || group_.maria->server != maria_.server ||
-           group_.maria->seq_no >= maria_.seq_no ||
-           // (the SQL writer sets skip_parallel_replication only when it
-           // changes: a later unit's SET, left out, would leave it wrong)
-           ((group_.maria->flags ^ maria_.flags) & binlog::MariaGtid::kAllowParallel) != 0))))
+    const bool can = mergeable_unit(text, statements, builder_.result().barrier, maria());
+    if (!group_.empty() && (!can || !group_.fits(file_, engine_.prelude(), text.size(), maria())))
       flush_held();
-    append_unit(text, statements);
-    if (!can || group_.units >= opts_.merge_transactions) flush_held();
+    group_.append(text, statements, place(), engine_.prelude(), maria(),
+                  parallel_ ? &builder_.result() : nullptr);
+    if (!can || group_.units() >= opts_.merge_transactions) flush_held();
   }
 
-  // The unit's statements onto the group's text, as the group's transaction has them: the
-  // first unit's all but its COMMIT, each later unit's but its GTID's statements (a MariaDB
-  // session's GTID cannot change inside a transaction), its BEGIN and its COMMIT; the last
-  // unit's COMMIT is kept aside for the end.
-  void append_unit(std::string_view text, const std::vector<Output::Statement>& statements) {
-    const std::uint8_t gtid_type = static_cast<std::uint8_t>(binlog::EventType::kMariaGtid);
-    const bool first = group_.units == 0;
-    std::size_t commit_at = statements.size();
-    for (std::size_t i = statements.size(); i-- > 0;)
-      if (statements[i].kind == Output::Statement::Kind::kSql) {
-        commit_at = i;
-        break;
-      }
-    bool begun = first;
-    for (std::size_t i = 0; i < statements.size(); ++i) {
-      Output::Statement st = statements[i];
-      const std::string_view t = text.substr(st.begin, st.end - st.begin);
-      if (i == commit_at) {
-        group_.commit_text.assign(t);
-        group_.commit = st;
-        continue;
-      }
-      if (!first) {
-        if (st.event_type == gtid_type) continue;
-        if (!begun && st.kind == Output::Statement::Kind::kSql && !st.verbatim &&
-            is_plain_begin(t)) {
-          begun = true;
-          continue;
-        }
-      } else if (st.event_type == gtid_type) {
-        // (where the first unit's sequence number is: the group's is the last unit's)
-        if (const auto at = t.find("gtid_seq_no="); at != std::string_view::npos) {
-          const auto end = t.find_first_not_of("0123456789", at + 12);
-          group_.seq_at = group_.task.text.size() + at + 12;
-          group_.seq_len = (end == std::string_view::npos ? t.size() : end) - (at + 12);
-        }
-      }
-      st.begin = group_.task.text.size();
-      group_.task.text.append(t);
-      st.end = group_.task.text.size();
-      group_.task.text.push_back('\n');
-      group_.task.statements.push_back(st);
-    }
-    if (first) {
-      group_.task.place = place();
-      group_.task.prelude = engine_.prelude();
-    } else {
-      group_.task.place.end_pos = unit_.end_pos;
-      group_.task.place.gtid = unit_.gtid;
-    }
-    if (maria_gtid_)
-      group_.maria = maria_;
-    else
-      group_.maria.reset();
-    if (parallel_) {
-      const WriteSet& ws = builder_.result();
-      group_.ws.rows.insert(group_.ws.rows.end(), ws.rows.begin(), ws.rows.end());
-      group_.ws.tables.insert(group_.ws.tables.end(), ws.tables.begin(), ws.tables.end());
-    }
-    ++group_.units;
-  }
-
-  // The group held, as one transaction: its place from the first unit's start to the last's
-  // end, under the last one's GTID (also as the session's gtid_seq_no); its write set all of
-  // theirs.
+  // The group held, as one transaction (MergeGroup::take), handed to the engine.
   void flush_held() {
-    if (group_.units == 0) return;
-    ApplyTask& task = group_.task;
-    if (group_.units > 1) {
-      if (group_.maria && group_.seq_at != std::string::npos) {
-        const std::string seq = std::to_string(group_.maria->seq_no);
-        const std::size_t at = group_.seq_at, was = group_.seq_len;
-        task.text.replace(at, was, seq);
-        for (Output::Statement& st : task.statements) {  // (the statements after it move)
-          if (st.begin > at) st.begin = st.begin + seq.size() - was;
-          if (st.end > at) st.end = st.end + seq.size() - was;
-        }
-      }
+    if (group_.empty()) return;
+    const std::size_t units = group_.units();
+    WriteSet ws;
+    ApplyTask task = group_.take(ws);
+    if (units > 1) {
       ++merged_groups_;
-      merged_units_ += group_.units;
+      merged_units_ += units;
     }
-    group_.commit.begin = task.text.size();
-    task.text.append(group_.commit_text);
-    group_.commit.end = task.text.size();
-    task.statements.push_back(group_.commit);
-    task.units = group_.units;
     if (parallel_) {
       // (no source clock: a group's units had several of its ticks; its write set says all)
       const std::uint64_t seq = engine_.next_seq();
-      task.deps = tracker_.add(seq, group_.ws, seq - 1, chained(group_.ws, task));
+      task.deps = tracker_.add(seq, ws, seq - 1, chained(ws, task));
       tracker_.forget_below(engine_.low_water_seq());
       ++units_parallel_;
     }
     engine_.submit(std::move(task));
-    task = ApplyTask{};
-    group_.ws.clear();
-    group_.units = 0;
-    group_.seq_at = std::string::npos;
-    group_.maria.reset();
   }
 
   // The tables the unit writes (into the task, for the engine to note when it meets a lock),
@@ -840,22 +729,8 @@ class Replayer : public WalkConsumer {
   std::optional<std::pair<std::int64_t, std::int64_t>> clock_;
   std::optional<std::uint64_t> maria_commit_;
   bool maria_gtid_ = false;
-  struct MariaUnit {
-    std::uint32_t domain = 0, server = 0;
-    std::uint64_t seq_no = 0;
-    std::uint8_t flags = 0;
-  } maria_;  // the unit's MariaDB GTID (when maria_gtid_)
-  // --merge-transactions: the units held, as the one transaction they go as
-  struct Group {
-    ApplyTask task;            // their statements but the last one's COMMIT
-    std::string commit_text;   // the last one's COMMIT
-    Output::Statement commit;  // (its statement)
-    std::size_t units = 0;     // units in it
-    std::size_t seq_at = std::string::npos, seq_len = 0;  // the first one's gtid_seq_no digits
-    std::optional<MariaUnit> maria;                       // the last one's MariaDB GTID
-    WriteSet ws;                                          // all of theirs (parallel)
-  } group_;
-  static constexpr std::size_t kMergeUnitBytes = 256 << 10, kMergeGroupBytes = 4 << 20;
+  MariaUnit maria_;   // the unit's MariaDB GTID (when maria_gtid_)
+  MergeGroup group_;  // --merge-transactions: the units held
   std::uint64_t merged_groups_ = 0, merged_units_ = 0;
   bool in_hook_ = false;
   bool direct_open_ = false, direct_transactional_ = false, in_doubt_marked_ = false;
