@@ -59,6 +59,16 @@ class Error : public std::runtime_error {
     return *this;
   }
 
+  // The same error (code and context) with `more` after its message.
+  Error extended(const std::string& more) const {
+    Error out(code_, std::string(what()) + more);
+    out.offset_ = offset_;
+    out.has_offset_ = has_offset_;
+    out.file_ = file_;
+    out.event_ = event_;
+    return out;
+  }
+
   // "file:offset: event: message", leaving out what is unknown.
   std::string describe() const;
 

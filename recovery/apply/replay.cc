@@ -1037,11 +1037,7 @@ EngineOptions engine_options(const ReplayOptions& opts, Session& session,
                                                    "--resume") +
             " (state in " + r.opts.state_file + ")";
   }
-  Error out_err(e.code(), std::string(e.what()) + where);
-  if (!e.file().empty()) out_err.with_file(e.file());
-  if (e.has_offset()) out_err.with_offset(e.offset());
-  if (!e.event().empty()) out_err.with_event(e.event());
-  throw out_err;
+  throw e.extended(where);
 }
 
 }  // namespace

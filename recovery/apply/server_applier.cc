@@ -1178,11 +1178,7 @@ RunStats serve(const Serving& sv, ReplicationListener& listener, Monitor& monito
     where = "; nothing was applied (continue with --resume once fixed; state in " +
             opts.state_file + ")";
   }
-  Error out(e.code(), std::string(e.what()) + where);
-  if (!e.file().empty()) out.with_file(e.file());
-  if (e.has_offset()) out.with_offset(e.offset());
-  if (!e.event().empty()) out.with_event(e.event());
-  throw out;
+  throw e.extended(where);
 }
 
 }  // namespace
