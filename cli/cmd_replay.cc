@@ -80,10 +80,10 @@ int replay_command(Options& o) {
       recovery::Output out(file.fd(), *o.replay_report);
       fmt::format_to(std::back_inserter(out.buf()),
                      "{{\"transactions\":{},\"events\":{},\"workers\":{},\"max_busy\":{},"
-                     "\"parallel\":{},\"alone\":{},\"retries\":{},\"merged\":{},"
+                     "\"parallel\":{},\"alone\":{},\"held_whole\":{},\"retries\":{},\"merged\":{},"
                      "\"merged_into\":{},\"seconds\":{:.3f},\"rate\":{:.1f}}}\n",
                      r.transactions_applied, r.events_applied, r.workers, r.max_busy,
-                     r.parallel_units, r.barriers, r.retries, r.merged_transactions,
+                     r.parallel_units, r.barriers, r.held_whole, r.retries, r.merged_transactions,
                      r.merged_groups, r.seconds,
                      r.seconds > 0 ? static_cast<double>(r.transactions_applied) / r.seconds : 0.0);
       out.flush();

@@ -327,7 +327,7 @@ Group replay_group() {
   add_parallel_options(g, "1");
   g.add_options()("report", po::value<std::string>(),
                   "write a JSON summary here: transactions, workers, units applied alone, "
-                  "retries, transactions merged, seconds")(
+                  "units that held a table whole, retries, transactions merged, seconds")(
       "server-applier",
       "MariaDB targets: apply with the target's own replication applier (with --parallel N "
       "its parallel applier, slave_parallel_threads=N), binrecover serving the kept "

@@ -76,6 +76,7 @@ ApplyEngine::~ApplyEngine() {
     for (auto& s : slots_) s->cv.notify_all();
   }
   cv_.notify_all();
+  room_cv_.notify_all();
   work_cv_.notify_all();
   for (auto& w : workers_)
     if (w->thread.joinable()) w->thread.join();
@@ -125,10 +126,13 @@ void ApplyEngine::submit(ApplyTask task) {
   slot->task = std::move(task);
   {
     std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] {
-      return error_ || (slots_.size() < opts_.max_waiting &&
-                        (slots_.empty() || waiting_bytes_ + slot->bytes <= opts_.max_bytes));
+    room_wanted_ = true;
+    room_cv_.wait(lock, [&] {
+      return error_ || stopping_ ||
+             (slots_.size() < opts_.max_waiting &&
+              (slots_.empty() || waiting_bytes_ + slot->bytes <= opts_.max_bytes));
     });
+    room_wanted_ = false;
     throw_if_failed();
     slot->task.seq = next_seq_++;
     waiting_bytes_ += slot->bytes;
@@ -174,10 +178,13 @@ void ApplyEngine::advance_low_water() {
     done_above_.erase(it);
   }
   // Finished slots their workers let go of leave the window in order.
+  bool left = false;
   while (!slots_.empty() && slots_.front()->state == State::kDone && slots_.front()->released) {
     waiting_bytes_ -= slots_.front()->bytes;
     slots_.pop_front();
+    left = true;
   }
+  if (left && room_wanted_ && slots_.size() <= opts_.max_waiting / 2) room_cv_.notify_one();
   if (gate_ != 0 && gate_ <= low_water_) gate_ = 0;
 }
 
@@ -325,7 +332,14 @@ void ApplyEngine::commit_parked_after(Slot& slot) {
         next = nullptr;
       }
     }
-    wake();
+    // An idle worker is woken for the units this commit made ready only while this worker goes
+    // on committing parked units: else it goes back to take() itself (as does the worker whose
+    // parked unit just committed), which wakes one more only when two are ready. (A wake-up per
+    // commit cost a chain of dependent units a context switch each.)
+    if (next != nullptr)
+      wake();
+    else
+      cv_.notify_all();
     if (next == nullptr) return;
     try {
       next->session->execute(next->commit_text);
@@ -352,6 +366,7 @@ void ApplyEngine::fail(std::uint64_t seq, const Error& e, const UnitPlace& place
       error_seq_ = seq;
     }
     for (auto& s : slots_) s->cv.notify_all();  // parked units after it roll back
+    room_cv_.notify_all();
   }
   wake();
 }
@@ -363,7 +378,7 @@ void ApplyEngine::committed_unit(Worker& w, Slot& slot) {
     if (!opts_.preserve_commit_order) w.committed.emplace_back(slot.task.seq, slot.task.place);
     mark_committed(slot);
   }
-  wake();
+  cv_.notify_all();  // (this worker goes back to take(): see commit_parked_after)
 }
 
 void ApplyEngine::apply(Worker& w, Slot& slot) {

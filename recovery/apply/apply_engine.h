@@ -208,6 +208,11 @@ class ApplyEngine {
     cv_.notify_all();
     work_cv_.notify_one();
   }
+  // submit() waits here for room in the window, woken once the window is down to half (or
+  // empty, or an error): woken at every commit, the reading thread cost a context switch per
+  // unit.
+  std::condition_variable room_cv_;
+  bool room_wanted_ = false;                 // submit() waits on room_cv_
   std::deque<std::unique_ptr<Slot>> slots_;  // in seq order, from the low-water mark on
   std::size_t waiting_bytes_ = 0;
   std::uint64_t next_seq_ = 1;

@@ -280,6 +280,7 @@ class Replayer : public WalkConsumer {
   ApplyEngine& engine() { return engine_; }
   std::optional<ReplayState>& last() { return last_; }
   std::uint64_t units_parallel() const { return units_parallel_; }
+  std::uint64_t held_whole() const { return held_whole_; }
   std::uint64_t barriers() const { return barriers_; }
   std::uint64_t events() const { return events_; }
   std::uint64_t merged_groups() const { return merged_groups_; }
@@ -479,6 +480,7 @@ class Replayer : public WalkConsumer {
       task.deps = tracker_.add(seq, builder_.result(), floor, chained(builder_.result(), task));
       tracker_.forget_below(engine_.low_water_seq());
       ++units_parallel_;
+      if (!builder_.result().tables.empty()) ++held_whole_;
     }
     engine_.submit(std::move(task));
   }
@@ -516,6 +518,7 @@ class Replayer : public WalkConsumer {
       task.deps = tracker_.add(seq, ws, seq - 1, chained(ws, task));
       tracker_.forget_below(engine_.low_water_seq());
       ++units_parallel_;
+      if (!ws.tables.empty()) ++held_whole_;
     }
     engine_.submit(std::move(task));
   }
@@ -742,7 +745,7 @@ class Replayer : public WalkConsumer {
   std::uint64_t resumed_skips_ = 0;
   std::vector<std::uint64_t> chain_;  // (chained())
   std::uint64_t direct_seq_ = 0;
-  std::uint64_t units_parallel_ = 0, barriers_ = 0, events_ = 0;
+  std::uint64_t units_parallel_ = 0, barriers_ = 0, events_ = 0, held_whole_ = 0;
   std::optional<ReplayState> last_;
   std::chrono::steady_clock::time_point last_state_write_ = std::chrono::steady_clock::now();
   std::function<void(const UnitInfo&)> progress_;
@@ -1140,6 +1143,7 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
   result.events_applied = replay.events();
   result.parallel_units = replay.units_parallel();
   result.barriers = replay.barriers();
+  result.held_whole = replay.held_whole();
   result.retries = replay.engine().retries();
   result.max_busy = replay.engine().max_busy();
   result.merged_transactions = replay.merged_units();

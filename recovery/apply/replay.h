@@ -107,7 +107,11 @@ struct ReplayResult {
   std::uint64_t parallel_units = 0;  // units the workers applied beside others
   std::uint64_t barriers = 0;        // units applied alone (DDL, statements, unknown tables)
   std::uint64_t retries = 0;         // units run again after a deadlock or lock wait timeout
-  std::size_t max_busy = 0;          // the most workers applying at the same time
+  // Units that held a table whole (a key the write sets cannot tell: no unique key, more rows
+  // than a write set keeps, a value of a collation the target could not weigh): they wait for
+  // every earlier unit on the table.
+  std::uint64_t held_whole = 0;
+  std::size_t max_busy = 0;  // the most workers applying at the same time
   // --merge-transactions: transactions applied as part of a larger one, and those ones
   std::uint64_t merged_transactions = 0, merged_groups = 0;
   double seconds = 0;

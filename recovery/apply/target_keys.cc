@@ -47,6 +47,19 @@ KeyNorm key_norm(std::string_view type, std::string_view charset, std::string_vi
   if (charset == "ucs2" || charset == "utf16" || charset == "utf16le" || charset == "utf32")
     return KeyNorm::kCoarse;
   if (ends_with(collation, "_bin") || ends_with(collation, "_nopad_bin")) return KeyNorm::kPadded;
+  // Collations of one level of weights, in the character sets whose text is checked here
+  // before the target weighs it: the target's weights (WEIGHT_STRING) tell equal values.
+  static constexpr std::string_view kOneLevel[] = {
+      "_general_ci",       "_general_nopad_ci",   "_general_mysql500_ci",  "_unicode_ci",
+      "_unicode_nopad_ci", "_unicode_520_ci",     "_unicode_520_nopad_ci", "_0900_ai_ci",
+      "_uca1400_ai_ci",    "_uca1400_nopad_ai_ci"};
+  const bool checked = charset == "utf8mb4" || charset == "utf8mb3" || charset == "utf8" ||
+                       charset == "latin1" || charset == "ascii";
+  for (const std::string_view f : kOneLevel)
+    if (checked && ends_with(collation, f)) return KeyNorm::kWeighed;
+  if (collation == "latin1_swedish_ci" || collation == "latin1_swedish_nopad_ci" ||
+      collation == "latin1_general_ci" || collation == "ascii_general_ci")
+    return KeyNorm::kWeighed;
   // Collations without contractions or expansions among printable ASCII characters: case
   // (and accents, which ASCII has none of) aside, two different ASCII strings differ.
   static constexpr std::string_view kFoldable[] = {
@@ -59,10 +72,144 @@ KeyNorm key_norm(std::string_view type, std::string_view charset, std::string_vi
       "_general1400_as_ci"};
   for (const std::string_view f : kFoldable)
     if (ends_with(collation, f)) return KeyNorm::kAsciiFold;
-  if (collation == "latin1_swedish_ci" || collation == "latin1_swedish_nopad_ci" ||
-      collation == "latin1_general_ci" || collation == "ascii_general_ci")
-    return KeyNorm::kAsciiFold;
   return KeyNorm::kCoarse;
+}
+
+namespace {
+
+bool plain_name(std::string_view s) {
+  return !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+bool printable_ascii(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
+}
+
+// Whether `s` is well-formed text of `charset` (UTF-8: no overlong forms, surrogates or code
+// points past U+10FFFF; utf8mb3: none past U+FFFF), so that the target weighs what a row holds.
+bool well_formed(std::string_view s, std::string_view charset) {
+  if (charset == "latin1") return true;
+  if (charset == "ascii") return std::all_of(s.begin(), s.end(), [](char c) { return c >= 0; });
+  const std::size_t most = charset == "utf8mb4" ? 4 : 3;
+  for (std::size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    std::size_t n = 0;
+    std::uint32_t cp = 0;
+    if (b < 0x80) {
+      ++i;
+      continue;
+    }
+    if ((b & 0xe0) == 0xc0)
+      n = 2, cp = b & 0x1f;
+    else if ((b & 0xf0) == 0xe0)
+      n = 3, cp = b & 0x0f;
+    else if ((b & 0xf8) == 0xf0)
+      n = 4, cp = b & 0x07;
+    else
+      return false;
+    if (n > most || i + n > s.size()) return false;
+    for (std::size_t k = 1; k < n; ++k) {
+      const auto c = static_cast<unsigned char>(s[i + k]);
+      if ((c & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (c & 0x3f);
+    }
+    static constexpr std::uint32_t kLeast[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kLeast[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    i += n;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::uint32_t> TargetKeys::collation_number(const std::string& charset,
+                                                          const std::string& collation) {
+  if (!plain_name(charset) || !plain_name(collation)) return std::nullopt;
+  for (std::size_t i = 0; i < collations_.size(); ++i)
+    if (collations_[i].name == collation && collations_[i].charset == charset)
+      return static_cast<std::uint32_t>(i);
+  collations_.emplace_back();
+  collations_.back().charset = charset;
+  collations_.back().name = collation;
+  return static_cast<std::uint32_t>(collations_.size() - 1);
+}
+
+void TargetKeys::learn(Collation& c) {
+  c.learned = true;
+  const std::string as = " COLLATE " + c.name;
+  auto text = [&](std::string_view bytes) {
+    return "_" + c.charset + " " + hex_literal(bytes) + as;
+  };
+  auto weight = [&](std::string_view bytes) {
+    return "IFNULL(HEX(WEIGHT_STRING(" + text(bytes) + ")), '-')";
+  };
+  static constexpr std::string_view kSample = "Ab~ z{0|";
+  std::string sql = "SELECT " + text("a") + " = " + text("a ") + ", " + weight(kSample);
+  for (char ch = 0x20; ch <= 0x7e; ++ch) sql += ", " + weight(std::string_view(&ch, 1));
+  std::vector<std::vector<std::string>> rows;
+  try {
+    rows = session_.rows(sql);
+  } catch (const Error&) {  // (a server without the collation, or WEIGHT_STRING: folded)
+    return;
+  }
+  if (rows.size() != 1 || rows[0].size() != 2 + 95) return;
+  const std::vector<std::string>& r = rows[0];
+  for (std::size_t i = 0; i < 95; ++i) {
+    if (r[2 + i] == "-") return;
+    c.ascii[i] = r[2 + i];
+  }
+  // The weights of an ASCII string are its characters' weights one after another.
+  std::string sum;
+  for (const char ch : kSample) sum += c.ascii[static_cast<std::size_t>(ch - 0x20)];
+  if (sum != r[1] || c.ascii[0].empty()) return;
+  c.pad = r[0] == "1";
+  c.usable = true;
+}
+
+Weighing TargetKeys::weigh(std::uint32_t collation, std::string_view value, std::uint32_t prefix,
+                           std::string& out) {
+  if (collation >= collations_.size()) return Weighing::kFold;
+  Collation& c = collations_[collation];
+  if (!c.learned) learn(c);
+  if (!c.usable) return Weighing::kFold;
+  out.clear();
+  if (printable_ascii(value)) {
+    if (prefix > 0 && value.size() > prefix) value = value.substr(0, prefix);
+    for (const char ch : value) out += c.ascii[static_cast<std::size_t>(ch - 0x20)];
+  } else {
+    if (!well_formed(value, c.charset)) return Weighing::kUnknown;
+    std::string id(reinterpret_cast<const char*>(&prefix), sizeof prefix);
+    id.append(value);
+    if (const auto it = c.known.find(id); it != c.known.end()) {
+      out = it->second;
+    } else {
+      std::string text = "_" + c.charset + " " + hex_literal(value) + " COLLATE " + c.name;
+      if (prefix > 0) text = "LEFT(" + text + ", " + std::to_string(prefix) + ")";
+      std::optional<std::string> got;
+      try {
+        got = session_.value("SELECT IFNULL(HEX(WEIGHT_STRING(" + text + ")), '-')");
+      } catch (const Error&) {
+        return Weighing::kUnknown;
+      }
+      if (!got || *got == "-") return Weighing::kUnknown;
+      if (c.known_bytes > (std::size_t{8} << 20)) {  // (a bound: forgotten, asked again)
+        c.known.clear();
+        c.known_bytes = 0;
+      }
+      c.known_bytes += id.size() + got->size();
+      out = *got;
+      c.known.emplace(std::move(id), std::move(*got));
+    }
+  }
+  // PAD SPACE: a value and the same with trailing spaces are one.
+  const std::string& space = c.ascii[0];
+  if (c.pad)
+    while (out.size() >= space.size() && out.size() % space.size() == 0 &&
+           out.compare(out.size() - space.size(), space.size(), space) == 0)
+      out.resize(out.size() - space.size());
+  return Weighing::kWeights;
 }
 
 const TableKeys& TargetKeys::keys(const std::string& db, const std::string& table) {
@@ -85,16 +232,26 @@ int column_index(const TableKeys& k, const std::string& name) {
   return -1;
 }
 
-// Columns, in order (the row images' order), and how each compares in a key.
-std::vector<KeyNorm> read_columns(Session& session, const std::string& where, TableKeys& k) {
-  std::vector<KeyNorm> norms;
+// Columns, in order (the row images' order), and how each compares in a key (the part's
+// norm and collation; column and prefix unset).
+std::vector<KeyPart> read_columns(Session& session, const std::string& where, TableKeys& k,
+                                  TargetKeys& keys) {
+  std::vector<KeyPart> norms;
   for (const auto& r :
        session.rows("SELECT COLUMN_NAME, LOWER(DATA_TYPE), LOWER(IFNULL(CHARACTER_SET_NAME, '')), "
                     "LOWER(IFNULL(COLLATION_NAME, '')) FROM information_schema.COLUMNS" +
                     where + " ORDER BY ORDINAL_POSITION")) {
     if (r.size() < 4) continue;
     k.names.push_back(r[0]);
-    norms.push_back(key_norm(r[1], r[2], r[3]));
+    KeyPart p;
+    p.norm = key_norm(r[1], r[2], r[3]);
+    if (p.norm == KeyNorm::kWeighed) {
+      if (const auto n = keys.collation_number(r[2], r[3]))
+        p.collation = *n;
+      else
+        p.norm = KeyNorm::kAsciiFold;
+    }
+    norms.push_back(p);
   }
   k.columns = k.names.size();
   return norms;
@@ -102,7 +259,7 @@ std::vector<KeyNorm> read_columns(Session& session, const std::string& where, Ta
 
 // Unique keys, the primary key first. A part that names no column (MySQL's functional index)
 // cannot be told from the row: it makes its key coarse.
-void read_unique_keys(Session& session, const std::string& where, const std::vector<KeyNorm>& norms,
+void read_unique_keys(Session& session, const std::string& where, const std::vector<KeyPart>& norms,
                       TableKeys& k) {
   std::string current;
   for (const auto& r :
@@ -121,8 +278,8 @@ void read_unique_keys(Session& session, const std::string& where, const std::vec
     if (c < 0) {
       part.norm = KeyNorm::kCoarse;
     } else {
+      part = norms[static_cast<std::size_t>(c)];
       part.column = static_cast<std::uint32_t>(c);
-      part.norm = norms[static_cast<std::size_t>(c)];
     }
     part.prefix = number(r[2]);
     k.unique.back().parts.push_back(part);
@@ -222,7 +379,7 @@ TableKeys TargetKeys::load(const std::string& db, const std::string& table) {
   const std::string e = lower(engine[0][0]);
   k.transactional = e == "innodb" || e == "rocksdb" || e == "tokudb" || e == "ndbcluster" ||
                     e == "ndb" || e == "xtradb";
-  const std::vector<KeyNorm> norms = read_columns(session_, where, k);
+  const std::vector<KeyPart> norms = read_columns(session_, where, k, *this);
   read_unique_keys(session_, where, norms, k);
   for (const Reference& ref : read_references(session_, where)) {
     const bool self = ref.parent_db == db && ref.parent_table == table;

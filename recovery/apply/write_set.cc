@@ -72,15 +72,28 @@ bool value_bytes(const binlog::Value& v, std::string& out) {
 
 // Appends the key bytes of `value` under `part`'s rule; false when the value cannot be told
 // exactly (then the row holds its table whole).
-bool append_part(std::string& key, std::string_view value, const KeyPart& part) {
+bool append_part(std::string& key, std::string_view value, const KeyPart& part, KeySource* source,
+                 std::string& weights) {
   if (part.norm == KeyNorm::kCoarse) return false;
+  if (part.norm == KeyNorm::kWeighed && source != nullptr) {
+    switch (source->weigh(part.collation, value, part.prefix, weights)) {
+      case Weighing::kWeights:
+        put_u64(key, weights.size());
+        key.append(weights);
+        return true;
+      case Weighing::kUnknown:
+        return false;
+      case Weighing::kFold:
+        break;
+    }
+  }
   if (part.prefix > 0 && value.size() > part.prefix) value = value.substr(0, part.prefix);
   std::size_t n = value.size();
-  if (part.norm == KeyNorm::kPadded || part.norm == KeyNorm::kAsciiFold)
+  if (part.norm != KeyNorm::kExact)  // (PAD SPACE; kCoarse went above)
     while (n > 0 && (value[n - 1] == ' ' || value[n - 1] == '\0')) --n;
   value = value.substr(0, n);
   put_u64(key, n);
-  if (part.norm != KeyNorm::kAsciiFold) {
+  if (part.norm != KeyNorm::kAsciiFold && part.norm != KeyNorm::kWeighed) {
     key.append(value);
     return true;
   }
@@ -95,9 +108,10 @@ bool append_part(std::string& key, std::string_view value, const KeyPart& part) 
 
 }  // namespace
 
-std::optional<std::string> key_part_bytes(std::string_view value, const KeyPart& part) {
-  std::string out;
-  if (!append_part(out, value, part)) return std::nullopt;
+std::optional<std::string> key_part_bytes(std::string_view value, const KeyPart& part,
+                                          KeySource* source) {
+  std::string out, weights;
+  if (!append_part(out, value, part, source, weights)) return std::nullopt;
   return out;
 }
 
@@ -238,7 +252,7 @@ void WriteSetBuilder::image(const Table& t, const binlog::Rows& r, Bytes present
       const std::uint32_t col = columns != nullptr ? (*columns)[i] : parts[i].column;
       const char s = col < state_.size() ? state_[col] : kAbsent;
       if (s == kNull) return 0;  // a NULL in a unique key clashes with nothing
-      if (s != kValue || !append_part(key_, values_[col], parts[i])) return -1;
+      if (s != kValue || !append_part(key_, values_[col], parts[i], &source_, weights_)) return -1;
     }
     return 1;
   };

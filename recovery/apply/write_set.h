@@ -21,9 +21,13 @@ enum class KeyNorm : std::uint8_t {
   kExact,      // numbers, temporal values, ENUM/SET/BIT: the value itself
   kPadded,     // a binary string or a _bin collation of an ASCII-compatible character set:
                // trailing spaces and NUL bytes left out
-  kAsciiFold,  // a case- and accent-insensitive collation without contractions (general_ci,
-               // unicode_ci, 0900_ai_ci, ...): printable ASCII folded to lower case; any other
+  kAsciiFold,  // a case- and accent-insensitive collation without contractions among ASCII
+               // (unicode_ci, 0900_as_ci, ...): printable ASCII folded to upper case; any other
                // byte makes the row hold its whole table
+  kWeighed,    // a collation of one level of weights (general_ci, unicode_ci, 0900_ai_ci,
+               // uca1400_ai_ci, latin1_swedish_ci, ...): values compared by the target's weights
+               // (KeySource::weigh), so that 'bâton' and 'BATON' are one key exactly where the
+               // target says so; where the target cannot tell, as kAsciiFold
   kCoarse,     // any other collation, JSON, geometry: the row holds its whole table
 };
 
@@ -31,6 +35,14 @@ struct KeyPart {
   std::uint32_t column = 0;  // index in the row image (the table's ordinal position - 1)
   std::uint32_t prefix = 0;  // a prefix index's length in characters (0: the whole value)
   KeyNorm norm = KeyNorm::kExact;
+  std::uint32_t collation = 0;  // (kWeighed) the KeySource's number for the column's collation
+};
+
+// What KeySource::weigh made of a value.
+enum class Weighing : std::uint8_t {
+  kWeights,  // its weights
+  kFold,     // the collation's weights are not known: as kAsciiFold (for every value of it)
+  kUnknown,  // this value's weights are not known: the row holds its table whole
 };
 
 // A primary or unique key of a table.
@@ -70,6 +82,14 @@ class KeySource {
   virtual const TableKeys& keys(const std::string& db, const std::string& table) = 0;
   // The tables may have changed (a DDL was applied): read them again when next asked.
   virtual void invalidate() = 0;
+  // (kWeighed) The weights of `value` (its first `prefix` characters; 0: all) in the collation
+  // KeyPart::collation names, into `out`: two values the target takes for one key get the same
+  // weights, two it takes for two keys different ones. A collation answers kFold for every
+  // value or for none.
+  virtual Weighing weigh(std::uint32_t /*collation*/, std::string_view /*value*/,
+                         std::uint32_t /*prefix*/, std::string& /*out*/) {
+    return Weighing::kFold;
+  }
 };
 
 // What a unit writes, for telling whether two units may be applied at the same time: row keys
@@ -95,7 +115,9 @@ struct WriteSet {
 
 // The key bytes of one value of a key part under its rule (prefix, padding, folding), or nullopt
 // when the value cannot be told exactly (the row then holds its table whole).
-std::optional<std::string> key_part_bytes(std::string_view value, const KeyPart& part);
+// (kWeighed parts are weighed by `source`; without one, as kAsciiFold.)
+std::optional<std::string> key_part_bytes(std::string_view value, const KeyPart& part,
+                                          KeySource* source = nullptr);
 
 // The hash of a table's name as write sets use it (case-insensitive: a table written two ways
 // is taken for one).
@@ -139,6 +161,7 @@ class WriteSetBuilder {
   std::vector<std::string> values_;  // per column of the image being read: its key bytes
   std::vector<char> state_;          // per column: 0 absent, 1 NULL, 2 value, 3 coarse
   std::string key_;
+  std::string weights_;  // (kWeighed) a value's weights
   bool capped_ = false;  // the unit has more than kMaxRowKeys keys
 };
 

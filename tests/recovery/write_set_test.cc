@@ -210,9 +210,15 @@ TEST(KeyNormTest, CollationsAndTypes) {
   EXPECT_EQ(key_norm("datetime", "", ""), KeyNorm::kExact);
   EXPECT_EQ(key_norm("varbinary", "", ""), KeyNorm::kPadded);
   EXPECT_EQ(key_norm("varchar", "utf8mb4", "utf8mb4_bin"), KeyNorm::kPadded);
-  EXPECT_EQ(key_norm("varchar", "utf8mb4", "utf8mb4_general_ci"), KeyNorm::kAsciiFold);
-  EXPECT_EQ(key_norm("char", "utf8mb4", "utf8mb4_0900_ai_ci"), KeyNorm::kAsciiFold);
-  EXPECT_EQ(key_norm("varchar", "latin1", "latin1_swedish_ci"), KeyNorm::kAsciiFold);
+  EXPECT_EQ(key_norm("varchar", "utf8mb4", "utf8mb4_general_ci"), KeyNorm::kWeighed);
+  EXPECT_EQ(key_norm("char", "utf8mb4", "utf8mb4_0900_ai_ci"), KeyNorm::kWeighed);
+  EXPECT_EQ(key_norm("varchar", "utf8mb3", "utf8mb3_uca1400_ai_ci"), KeyNorm::kWeighed);
+  EXPECT_EQ(key_norm("varchar", "latin1", "latin1_swedish_ci"), KeyNorm::kWeighed);
+  // (weights of more than one level do not add up character by character: ASCII only)
+  EXPECT_EQ(key_norm("char", "utf8mb4", "utf8mb4_0900_as_cs"), KeyNorm::kAsciiFold);
+  EXPECT_EQ(key_norm("char", "utf8mb4", "utf8mb4_uca1400_as_ci"), KeyNorm::kAsciiFold);
+  // (a character set whose text is not checked here before the target weighs it)
+  EXPECT_EQ(key_norm("varchar", "gbk", "gbk_general_ci"), KeyNorm::kAsciiFold);
   EXPECT_EQ(key_norm("varchar", "utf8mb4", "utf8mb4_german2_ci"), KeyNorm::kCoarse);
   EXPECT_EQ(key_norm("varchar", "utf8mb4", "utf8mb4_hungarian_ci"), KeyNorm::kCoarse);
   EXPECT_EQ(key_norm("varchar", "ucs2", "ucs2_bin"), KeyNorm::kCoarse);
@@ -235,6 +241,46 @@ TEST(KeyNormTest, ValuesTheServerTakesForOneAreOne) {
   EXPECT_EQ(key_part_bytes("ab  x", prefix), key_part_bytes("ab  y", prefix));
   EXPECT_EQ(key_part_bytes("ab", prefix), key_part_bytes("ab z", prefix));
   EXPECT_FALSE(key_part_bytes("x", KeyPart{0, 0, KeyNorm::kCoarse}));
+}
+
+// Weights as a target gives them: a letter's weight is its upper-case ASCII letter, 'â' (C3 A2)
+// weighs as 'A', '?' cannot be weighed, collation 1 is unknown to the target.
+class Weights : public FixedKeys {
+ public:
+  Weighing weigh(std::uint32_t collation, std::string_view value, std::uint32_t prefix,
+                 std::string& out) override {
+    if (collation == 1) return Weighing::kFold;
+    out.clear();
+    for (std::size_t i = 0; i < value.size() && (prefix == 0 || out.size() < prefix); ++i) {
+      if (value[i] == '?') return Weighing::kUnknown;
+      if (value.substr(i, 2) == "\xc3\xa2") {
+        out += 'A';
+        ++i;
+        continue;
+      }
+      out += static_cast<char>(value[i] >= 'a' && value[i] <= 'z' ? value[i] - 32 : value[i]);
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return Weighing::kWeights;
+  }
+};
+
+TEST(KeyNormTest, WeighedValuesAreOneKeyWhereTheTargetSays) {
+  Weights w;
+  const KeyPart weighed{0, 0, KeyNorm::kWeighed, 0}, unknown{0, 0, KeyNorm::kWeighed, 1};
+  // 'bâton' and 'BATON' are one key, not held whole any more
+  ASSERT_TRUE(key_part_bytes("b\xc3\xa2ton", weighed, &w));
+  EXPECT_EQ(key_part_bytes("b\xc3\xa2ton", weighed, &w), key_part_bytes("BATON ", weighed, &w));
+  EXPECT_NE(key_part_bytes("b\xc3\xa2ton", weighed, &w), key_part_bytes("BATONS", weighed, &w));
+  // a value the target cannot weigh holds the table
+  EXPECT_FALSE(key_part_bytes("a?", weighed, &w));
+  // a collation the target cannot weigh: as kAsciiFold, for every value of it
+  EXPECT_EQ(key_part_bytes("Mail", unknown, &w),
+            key_part_bytes("mail", KeyPart{0, 0, KeyNorm::kAsciiFold}));
+  EXPECT_FALSE(key_part_bytes("b\xc3\xa2ton", unknown, &w));
+  // without a source (tests, tools): as kAsciiFold
+  EXPECT_FALSE(key_part_bytes("b\xc3\xa2ton", weighed));
+  EXPECT_EQ(key_part_bytes("Mail", weighed), key_part_bytes("MAIL", weighed));
 }
 
 }  // namespace
