@@ -17,6 +17,7 @@
 #include "binlog/event_edit.h"
 #include "binlog/event_type.h"
 #include "recovery/apply/replay_common.h"
+#include "recovery/apply/replication_stream.h"
 #include "recovery/apply/test_pause.h"
 #include "recovery/server/remote_source.h"
 #include "recovery/server/replication_source.h"
@@ -30,15 +31,7 @@ using binlog::EventType;
 
 constexpr const char* kConnection = "binrecover";  // the target's replication connection
 constexpr const char* kUser = "binrecover";
-constexpr std::uint64_t kFileBytes = std::uint64_t{1} << 30;  // a stream file is rotated past this
-constexpr std::uint16_t kArtificial = 0x20;                   // LOG_EVENT_ARTIFICIAL_F
-constexpr std::uint16_t kSkipReplication = 0x8000;            // LOG_EVENT_SKIP_REPLICATION_F
-
-std::string stream_file(std::uint32_t n) {
-  char name[32];
-  std::snprintf(name, sizeof name, "binrecover-bin.%06u", n);
-  return name;
-}
+constexpr std::uint16_t kSkipReplication = 0x8000;  // LOG_EVENT_SKIP_REPLICATION_F
 
 // A MariaDB GTID "D-S-N" as (domain, seq_no); nullopt when it is not one.
 std::optional<std::pair<std::uint32_t, std::uint64_t>> maria_gtid(const std::string& g) {
@@ -63,11 +56,6 @@ std::map<std::uint32_t, std::uint64_t> domain_positions(const std::string& text)
     from = comma + 1;
   }
   return out;
-}
-
-void put_le(std::vector<std::byte>& ev, std::size_t at, std::uint64_t v, int bytes) {
-  for (int b = 0; b < bytes; ++b)
-    ev[at + static_cast<std::size_t>(b)] = static_cast<std::byte>(v >> (8 * b));
 }
 
 // A replication status of the target's connection, as SHOW SLAVE 'binrecover' STATUS has it.
@@ -229,24 +217,16 @@ struct Sent {
   std::string merged_to;  // --merge-transactions: the GTID of its group, when not its own
 };
 
-// Thrown out of the walk when the target's replication connection is lost: the walk starts
-// again once it is back.
-struct Reconnect {
-  std::string why;
-};
-
 // The reading path's consumer: each kept unit as events of the stream.
 class Feed : public WalkConsumer {
  public:
   Feed(ReplicationListener& listener, Monitor& monitor, const ReplayOptions& opts,
        std::uint32_t target_id, std::uint32_t stream_id, std::string identity)
-      : listener_(listener),
+      : stream_(listener, stream_id, [] { return stop_signal() != 0; }),
         monitor_(monitor),
         opts_(opts),
         target_id_(target_id),
-        stream_id_(stream_id),
         identity_(std::move(identity)) {
-    stop_ = [] { return stop_signal() != 0; };
     heartbeats_ = std::thread([this] { beat(); });
   }
   ~Feed() override {
@@ -261,9 +241,7 @@ class Feed : public WalkConsumer {
   // A new dump request: a new stream file, the target's GTIDs.
   void connected(const DumpRequest& req, bool first) {
     const std::lock_guard<std::mutex> lock(io_mu_);
-    ++file_no_;
-    pos_ = 4;
-    started_ = false;
+    stream_.restart();
     between_ = true;
     streaming_ = true;
     annotate_ = (req.flags & 2) != 0;
@@ -278,7 +256,6 @@ class Feed : public WalkConsumer {
     while (!in_flight_.empty() && in_flight_.back().bytes_end == kNotSent) in_flight_.pop_back();
     held_.clear();
     held_units_.clear();
-    last_send_ = Clock::now();
   }
   // The connection is being waited for (or the walk is over): no heartbeats.
   void pause() {
@@ -298,12 +275,12 @@ class Feed : public WalkConsumer {
                     "GTIDs); this one was written by " +
                         std::string(fde.server_version))
             .with_offset(ev.pos);
-      if (!fde_.empty() && fde_post_headers_ != fde.context.post_header_len)
+      if (stream_.has_format() && fde_post_headers_ != fde.context.post_header_len)
         throw Error(ErrorCode::kUsage, "--server-applier: the binlogs are of two formats (" +
                                            std::string(fde.server_version) +
                                            " after another): replay them in two runs")
             .with_offset(ev.pos);
-      fde_.assign(ev.raw.begin(), ev.raw.end());
+      stream_.set_format(std::vector<std::byte>(ev.raw.begin(), ev.raw.end()));
       fde_post_headers_ = fde.context.post_header_len;
     }
   }
@@ -415,7 +392,7 @@ class Feed : public WalkConsumer {
           send_records_locked(unit_at_, held_.size());
           held_.clear();
         }
-        s.bytes_end = listener_.bytes_sent();
+        s.bytes_end = stream_.bytes_sent();
         in_flight_.push_back(std::move(s));
       }
       mode_ = Mode::kUndecided;
@@ -516,36 +493,17 @@ class Feed : public WalkConsumer {
     const std::lock_guard<std::mutex> lock(io_mu_);
     return in_flight_.size();
   }
-  std::uint64_t events() const { return events_; }
+  std::uint64_t events() const { return stream_.events(); }
   const std::optional<ReplayState>& last() const { return last_; }
   void set_last(std::optional<ReplayState> s) { last_ = std::move(s); }
 
  private:
-  // (io_mu_ held) The stream's next event (its checksum room included: buf_ unless said):
-  // log position, size, checksum, out.
-  void emit_locked() { emit_locked(buf_); }
-  void emit_locked(std::vector<std::byte>& ev) {
-    const std::uint64_t end = pos_ + ev.size();
-    put_le(ev, 13, end & 0xFFFFFFFFu, 4);
-    binlog::seal_event(ev, true);
-    send_locked(ev);
-    pos_ = end;
-    ++events_;
-  }
-
-  // (io_mu_ held) One event out; a lost connection is a Reconnect.
-  void send_locked(const std::vector<std::byte>& ev) {
-    try {
-      listener_.send(binlog::Bytes(ev.data(), ev.size()), stop_);
-    } catch (const Error& e) {
-      if (e.code() == ErrorCode::kServer) throw Reconnect{e.what()};
-      throw;
-    }
-    last_send_ = Clock::now();
-  }
+  // (io_mu_ held) The stream's next event (its checksum room included: buf_ unless said).
+  void emit_locked() { stream_.emit(buf_); }
+  void emit_locked(std::vector<std::byte>& ev) { stream_.emit(ev); }
   bool link_up() {
     const std::lock_guard<std::mutex> lock(io_mu_);
-    return listener_.connected();
+    return stream_.connected();
   }
 
   // The heartbeat thread: between units, a heartbeat when nothing went out for a while (the
@@ -558,54 +516,17 @@ class Feed : public WalkConsumer {
       try {
         if (!held_units_.empty() && Clock::now() - held_since_ > std::chrono::milliseconds(50)) {
           send_held_locked();  // (the input is slow: the next transactions are not waited for)
-          listener_.flush(stop_);
+          stream_.flush();
         }
-        if (!started_ || Clock::now() - last_send_ < heartbeat_every_) continue;
-        heartbeat_locked();
+        if (!stream_.started() || Clock::now() - stream_.last_send() < heartbeat_every_) continue;
+        stream_.heartbeat();
       } catch (...) {  // (the feed sees the connection gone)
       }
     }
   }
 
-  // A stream file's first events: the artificial Rotate naming it, then the log's format
-  // description (checksums on, not in use, no start time: not a server restart).
-  // (io_mu_ held)
-  void start_file_locked() {
-    if (fde_.empty())
-      throw Error(ErrorCode::kUsage, "--server-applier: the log's format description is missing");
-    rotate_event(stream_file(file_no_), 0, kArtificial);
-    put_le(buf_, 13, 0, 4);  // (artificial: no position)
-    binlog::seal_event(buf_, true);
-    send_locked(buf_);
-    format_event();
-    emit_locked();
-    started_ = true;
-  }
-
-  // The stream goes on in a new file (log positions are 32 bits): the Rotate that ends this
-  // one, then the next file's format description.
-  // (io_mu_ held)
-  void rotate_locked() {
-    rotate_event(stream_file(file_no_ + 1), static_cast<std::uint32_t>(std::time(nullptr)), 0);
-    emit_locked();
-    ++file_no_;
-    pos_ = 4;
-    format_event();
-    emit_locked();
-  }
-
-  // (io_mu_ held) A transaction starts in the stream: in a new stream file when due.
-  // (buf_, which may hold the transaction's first event, is kept)
-  void open_locked() {
-    if (started_ && pos_ <= kFileBytes) return;
-    std::vector<std::byte> kept;
-    kept.swap(buf_);
-    if (!started_)
-      start_file_locked();
-    else
-      rotate_locked();
-    buf_.swap(kept);
-  }
+  // (io_mu_ held) A transaction starts in the stream (ReplicationStream::open).
+  void open_locked() { stream_.open(); }
 
   // --merge-transactions: consecutive transactions held to go out as one. held_ has their
   // events as records (u32 size, then the event, positions and checksum still to be made).
@@ -704,35 +625,13 @@ class Feed : public WalkConsumer {
     unit_at_ -= std::min(unit_at_, end);
     last_at_ -= std::min(last_at_, end);
     held_units_.clear();
-    const std::uint64_t now = listener_.bytes_sent();
+    const std::uint64_t now = stream_.bytes_sent();
     const std::string group = n_units > 1 ? in_flight_.back().gtid : std::string();
     for (auto it = in_flight_.rbegin(); it != in_flight_.rend() && it->bytes_end == kNotSent;
          ++it) {
       it->bytes_end = now;
       if (it->gtid != group) it->merged_to = group;
     }
-  }
-
-  // A Rotate event naming `name` (position 4) in buf_, room for its checksum left.
-  void rotate_event(const std::string& name, std::uint32_t when, std::uint16_t flags) {
-    buf_.assign(27, std::byte{0});
-    put_le(buf_, 0, when, 4);
-    buf_[4] = static_cast<std::byte>(EventType::kRotate);
-    put_le(buf_, 5, stream_id_, 4);
-    put_le(buf_, 17, flags, 2);
-    put_le(buf_, 19, 4, 8);
-    const auto* n = reinterpret_cast<const std::byte*>(name.data());
-    buf_.insert(buf_.end(), n, n + name.size());
-    buf_.resize(buf_.size() + 4);
-  }
-
-  // The log's format description in buf_, as the stream's: checksums on, not in use, no start
-  // time (not a server restart).
-  void format_event() {
-    buf_ = fde_;
-    put_le(buf_, 17, 0, 2);
-    put_le(buf_, 19 + 2 + 50, 0, 4);       // created
-    buf_[buf_.size() - 5] = std::byte{1};  // CRC32
   }
 
   // Waits while the stream is too far ahead of the target.
@@ -742,7 +641,7 @@ class Feed : public WalkConsumer {
       {
         const std::lock_guard<std::mutex> lock(io_mu_);
         if (in_flight_.empty()) return;
-        const std::uint64_t now = listener_.bytes_sent();
+        const std::uint64_t now = stream_.bytes_sent();
         const std::uint64_t ahead = now - std::min(in_flight_.front().bytes_end, now);
         if (ahead < opts_.window_bytes) return;
       }
@@ -756,52 +655,25 @@ class Feed : public WalkConsumer {
     flush();
     {
       const std::lock_guard<std::mutex> lock(io_mu_);
-      if (started_ && Clock::now() - last_send_ > heartbeat_every_) heartbeat_locked();
+      if (stream_.started() && Clock::now() - stream_.last_send() > heartbeat_every_)
+        stream_.heartbeat();
     }
     std::this_thread::sleep_for(d);
   }
 
-  // (io_mu_ held)
-  void heartbeat_locked() {
-    const std::string name = stream_file(file_no_);
-    hb_.assign(19, std::byte{0});
-    hb_[4] = static_cast<std::byte>(EventType::kHeartbeat);
-    put_le(hb_, 5, stream_id_, 4);
-    put_le(hb_, 13, pos_ & 0xFFFFFFFFu, 4);
-    put_le(hb_, 17, kArtificial, 2);
-    const auto* n = reinterpret_cast<const std::byte*>(name.data());
-    hb_.insert(hb_.end(), n, n + name.size());
-    hb_.resize(hb_.size() + 4);
-    binlog::seal_event(hb_, true);
-    send_locked(hb_);
-    try {
-      listener_.flush(stop_);
-    } catch (const Error& e) {
-      if (e.code() == ErrorCode::kServer) throw Reconnect{e.what()};
-      throw;
-    }
-  }
-
   void flush() {
     const std::lock_guard<std::mutex> lock(io_mu_);
-    try {
-      listener_.flush(stop_);
-    } catch (const Error& e) {
-      if (e.code() == ErrorCode::kServer) throw Reconnect{e.what()};
-      throw;
-    }
+    stream_.flush();
     last_flush_ = Clock::now();
   }
 
-  ReplicationListener& listener_;
+  ReplicationStream stream_;  // (io_mu_)
   Monitor& monitor_;
   const ReplayOptions& opts_;
-  std::uint32_t target_id_, stream_id_;
+  std::uint32_t target_id_;
   std::string identity_;
-  std::function<bool()> stop_;
-  std::vector<std::byte> fde_;
   std::array<std::uint8_t, 256> fde_post_headers_{};
-  std::vector<std::byte> buf_, hb_;
+  std::vector<std::byte> buf_;
   // (--merge-transactions, under io_mu_)
   enum class Mode : std::uint8_t { kUndecided, kDirect, kHold };
   struct HeldUnit {
@@ -820,14 +692,11 @@ class Feed : public WalkConsumer {
   std::uint8_t unit_flags_ = 0;
   std::uint64_t merged_groups_ = 0, merged_units_ = 0;  // groups sent (again after a reconnect)
   Clock::time_point held_since_;
-  std::uint32_t file_no_ = 0;
-  std::uint64_t pos_ = 4;
-  bool started_ = false;
   bool sending_ = false;
   bool meta_ = false;
   bool annotate_ = true;  // the replica wants Annotate_rows events
   // The listener is used by the reading thread and the heartbeat thread: io_mu_ guards it and
-  // what a heartbeat reads (pos_, file_no_, started_, between_, streaming_, last_send_).
+  // what a heartbeat reads (stream_, between_, streaming_).
   std::mutex io_mu_;
   bool streaming_ = false;
   bool between_ = true;  // no unit half sent
@@ -837,8 +706,8 @@ class Feed : public WalkConsumer {
   std::string connect_state_;
   std::deque<Sent> in_flight_;
   std::optional<ReplayState> last_;
-  std::uint64_t applied_ = 0, sent_ = 0, skipped_ = 0, events_ = 0;
-  Clock::time_point last_send_ = Clock::now(), last_flush_ = Clock::now(), sql_seen_ = Clock::now();
+  std::uint64_t applied_ = 0, sent_ = 0, skipped_ = 0;
+  Clock::time_point last_flush_ = Clock::now(), sql_seen_ = Clock::now();
   std::chrono::milliseconds heartbeat_every_{1000};
   std::thread heartbeats_;  // (last: started when the rest is ready)
 };
