@@ -16,6 +16,7 @@
 #include "binlog/error.h"
 #include "binlog/event_edit.h"
 #include "binlog/event_type.h"
+#include "recovery/apply/held_events.h"
 #include "recovery/apply/replay_common.h"
 #include "recovery/apply/replication_stream.h"
 #include "recovery/apply/test_pause.h"
@@ -255,7 +256,6 @@ class Feed : public WalkConsumer {
     // so in gtid_slave_pos; units held for a merge were never sent, and are sent again)
     while (!in_flight_.empty() && in_flight_.back().bytes_end == kNotSent) in_flight_.pop_back();
     held_.clear();
-    held_units_.clear();
   }
   // The connection is being waited for (or the walk is over): no heartbeats.
   void pause() {
@@ -316,7 +316,6 @@ class Feed : public WalkConsumer {
       const std::lock_guard<std::mutex> lock(io_mu_);
       between_ = false;
       mode_ = Mode::kUndecided;
-      unit_at_ = held_.size();
       unit_streamed_ = u.streamed;
     }
     sending_ = true;
@@ -355,14 +354,11 @@ class Feed : public WalkConsumer {
     const std::lock_guard<std::mutex> lock(io_mu_);
     if (mode_ == Mode::kUndecided) decide_locked(ev);
     if (mode_ == Mode::kHold) {
-      hold_locked(buf_);
-      if (held_.size() > held_limit()) {
+      held_.add(buf_);
+      if (held_.bytes() > held_limit()) {
         // Too large to merge: what is held before it goes out, then it on its own.
         send_held_locked();
-        open_locked();
-        send_records_locked(unit_at_, held_.size());
-        held_.clear();
-        unit_at_ = 0;
+        held_.send_unit(stream_);
         mode_ = Mode::kDirect;
       }
       return;
@@ -378,20 +374,15 @@ class Feed : public WalkConsumer {
       const std::lock_guard<std::mutex> lock(io_mu_);
       between_ = true;
       Sent s{kNotSent, g ? g->first : 0, g ? g->second : 0, *u.file, u.end_pos, u.gtid, {}};
-      if (mode_ == Mode::kHold && last_is_xid_) {  // (it may be merged with the next ones)
-        held_units_.push_back(HeldUnit{unit_at_, last_at_, held_.size(), unit_flags_});
-        if (held_units_.size() == 1) held_since_ = Clock::now();
+      if (mode_ == Mode::kHold && held_.last_is_xid()) {  // (it may be merged with the next)
+        held_.end_unit();
         in_flight_.push_back(std::move(s));
-        if (held_units_.size() >= opts_.merge_transactions ||
-            Clock::now() - held_since_ > std::chrono::milliseconds(20))
+        if (held_.units() >= opts_.merge_transactions ||
+            Clock::now() - held_.since() > std::chrono::milliseconds(20))
           send_held_locked();
       } else {
-        send_held_locked();          // (what is held goes out before it)
-        if (mode_ == Mode::kHold) {  // (it cannot be merged: it goes out on its own)
-          open_locked();
-          send_records_locked(unit_at_, held_.size());
-          held_.clear();
-        }
+        send_held_locked();                                  // (what is held goes out before it)
+        if (mode_ == Mode::kHold) held_.send_unit(stream_);  // (not mergeable: on its own)
         s.bytes_end = stream_.bytes_sent();
         in_flight_.push_back(std::move(s));
       }
@@ -500,7 +491,6 @@ class Feed : public WalkConsumer {
  private:
   // (io_mu_ held) The stream's next event (its checksum room included: buf_ unless said).
   void emit_locked() { stream_.emit(buf_); }
-  void emit_locked(std::vector<std::byte>& ev) { stream_.emit(ev); }
   bool link_up() {
     const std::lock_guard<std::mutex> lock(io_mu_);
     return stream_.connected();
@@ -514,7 +504,7 @@ class Feed : public WalkConsumer {
       const std::lock_guard<std::mutex> lock(io_mu_);
       if (!streaming_ || !between_) continue;
       try {
-        if (!held_units_.empty() && Clock::now() - held_since_ > std::chrono::milliseconds(50)) {
+        if (!held_.empty() && Clock::now() - held_.since() > std::chrono::milliseconds(50)) {
           send_held_locked();  // (the input is slow: the next transactions are not waited for)
           stream_.flush();
         }
@@ -528,15 +518,10 @@ class Feed : public WalkConsumer {
   // (io_mu_ held) A transaction starts in the stream (ReplicationStream::open).
   void open_locked() { stream_.open(); }
 
-  // --merge-transactions: consecutive transactions held to go out as one. held_ has their
-  // events as records (u32 size, then the event, positions and checksum still to be made).
+  // --merge-transactions: consecutive transactions held to go out as one (held_), each up to
+  // this size.
   std::size_t held_limit() const {
     return static_cast<std::size_t>(std::min<std::uint64_t>(opts_.window_bytes / 4, 8u << 20));
-  }
-  static std::uint32_t record_size(const std::vector<std::byte>& h, std::size_t at) {
-    std::uint32_t n = 0;
-    std::memcpy(&n, h.data() + at, 4);
-    return n;
   }
   // (io_mu_ held) The unit's first event, its GTID event, says whether it may be merged: a
   // transactional DML transaction ending with its Xid (known at its end), of the domain and
@@ -548,83 +533,26 @@ class Feed : public WalkConsumer {
                                     binlog::MariaGtid::kPreparedXa |
                                     binlog::MariaGtid::kCompletedXa;
     if (opts_.merge_transactions > 1 && !unit_streamed_ && gtid != nullptr && !ev.damaged &&
-        buf_.size() > kGtidFlagsAt && (gtid->flags & kAlone) == 0 &&
+        buf_.size() > HeldEvents::kGtidFlagsAt && (gtid->flags & kAlone) == 0 &&
         (gtid->flags & binlog::MariaGtid::kTransactional) != 0) {
-      if (!held_units_.empty() && (ev.header.server_id != held_server_ ||
-                                   gtid->domain_id != held_domain_ || gtid->seq_no <= held_seq_))
-        send_held_locked();
-      held_server_ = ev.header.server_id;
-      held_domain_ = gtid->domain_id;
-      held_seq_ = gtid->seq_no;
-      unit_flags_ = gtid->flags;
+      if (!held_.may_join(ev.header.server_id, gtid->domain_id, gtid->seq_no)) send_held_locked();
+      held_.begin_unit(ev.header.server_id, gtid->domain_id, gtid->seq_no, gtid->flags);
       mode_ = Mode::kHold;
-      unit_at_ = held_.size();
       return;
     }
     send_held_locked();  // (what is held goes out before it)
     open_locked();
   }
 
-  // (io_mu_ held) buf_ as the next record of held_.
-  void hold_locked(const std::vector<std::byte>& ev) {
-    last_at_ = held_.size();
-    last_is_xid_ = ev[4] == static_cast<std::byte>(EventType::kXid);
-    const auto n = static_cast<std::uint32_t>(ev.size());
-    const auto* p = reinterpret_cast<const std::byte*>(&n);
-    held_.insert(held_.end(), p, p + 4);
-    held_.insert(held_.end(), ev.begin(), ev.end());
-  }
-
-  // (io_mu_ held) The records of held_ in [from, to) out, in order (a transaction's start
-  // after open_locked); buf_ is left as it is.
-  void send_records_locked(std::size_t from, std::size_t to) {
-    while (from < to) {
-      const std::uint32_t n = record_size(held_, from);
-      out_.assign(held_.begin() + static_cast<std::ptrdiff_t>(from + 4),
-                  held_.begin() + static_cast<std::ptrdiff_t>(from + 4 + n));
-      emit_locked(out_);
-      from += 4 + n;
-    }
-  }
-
-  // (io_mu_ held) The held transactions out as one: the last one's GTID event (waited if one
-  // of them waited, parallel if all may be), the events of each without GTID and Xid, the
-  // last one's Xid. The target records that GTID, which covers the others (lower seq_no of
-  // the same domain), in the same commit.
+  // (io_mu_ held) The held transactions out as one (HeldEvents::send), and the units in
+  // flight told where the stream was then, and which group each went in.
   void send_held_locked() {
-    if (held_units_.empty()) return;
-    if (held_units_.size() == 1) {
-      open_locked();
-      send_records_locked(held_units_[0].begin, held_units_[0].end);
-    } else {
-      open_locked();
-      std::uint8_t waited = 0, parallel = binlog::MariaGtid::kAllowParallel;
-      for (const HeldUnit& u : held_units_) {
-        waited |= u.flags & binlog::MariaGtid::kWaited;
-        parallel &= u.flags;
-      }
-      const HeldUnit& last = held_units_.back();
-      const std::uint32_t n = record_size(held_, last.begin);
-      out_.assign(held_.begin() + static_cast<std::ptrdiff_t>(last.begin + 4),
-                  held_.begin() + static_cast<std::ptrdiff_t>(last.begin + 4 + n));
-      const auto f = static_cast<std::uint8_t>(out_[kGtidFlagsAt]);
-      out_[kGtidFlagsAt] = static_cast<std::byte>(
-          (f & ~(binlog::MariaGtid::kWaited | binlog::MariaGtid::kAllowParallel)) | waited |
-          parallel);
-      emit_locked(out_);
-      for (const HeldUnit& u : held_units_)
-        send_records_locked(u.begin + 4 + record_size(held_, u.begin), u.xid);
-      send_records_locked(last.xid, last.end);
-    }
-    const std::size_t end = held_units_.back().end, n_units = held_units_.size();
+    const std::size_t n_units = held_.send(stream_);
+    if (n_units == 0) return;
     if (n_units > 1) {
       ++merged_groups_;
       merged_units_ += n_units;
     }
-    held_.erase(held_.begin(), held_.begin() + static_cast<std::ptrdiff_t>(end));
-    unit_at_ -= std::min(unit_at_, end);
-    last_at_ -= std::min(last_at_, end);
-    held_units_.clear();
     const std::uint64_t now = stream_.bytes_sent();
     const std::string group = n_units > 1 ? in_flight_.back().gtid : std::string();
     for (auto it = in_flight_.rbegin(); it != in_flight_.rend() && it->bytes_end == kNotSent;
@@ -676,22 +604,11 @@ class Feed : public WalkConsumer {
   std::vector<std::byte> buf_;
   // (--merge-transactions, under io_mu_)
   enum class Mode : std::uint8_t { kUndecided, kDirect, kHold };
-  struct HeldUnit {
-    std::size_t begin = 0, xid = 0, end = 0;  // its records in held_: the first, the Xid, the end
-    std::uint8_t flags = 0;                   // its GTID event's
-  };
   static constexpr std::uint64_t kNotSent = ~std::uint64_t{0};  // (Sent::bytes_end)
-  static constexpr std::size_t kGtidFlagsAt = 19 + 8 + 4;       // a GTID event's flags2
   Mode mode_ = Mode::kUndecided;
-  bool unit_streamed_ = false, last_is_xid_ = false;
-  std::vector<std::byte> held_, out_;  // (out_: a held event on its way out; buf_ is kept)
-  std::vector<HeldUnit> held_units_;
-  std::size_t unit_at_ = 0, last_at_ = 0;  // the unit's first record, and its last, in held_
-  std::uint32_t held_server_ = 0, held_domain_ = 0;
-  std::uint64_t held_seq_ = 0;
-  std::uint8_t unit_flags_ = 0;
+  bool unit_streamed_ = false;
+  HeldEvents held_;
   std::uint64_t merged_groups_ = 0, merged_units_ = 0;  // groups sent (again after a reconnect)
-  Clock::time_point held_since_;
   bool sending_ = false;
   bool meta_ = false;
   bool annotate_ = true;  // the replica wants Annotate_rows events
