@@ -21,9 +21,8 @@
 #include "recovery/apply/apply_engine.h"
 #include "recovery/apply/merge_group.h"
 #include "recovery/apply/replay_common.h"
-#include "recovery/apply/target_keys.h"
 #include "recovery/apply/test_pause.h"
-#include "recovery/apply/write_set.h"
+#include "recovery/apply/unit_scheduler.h"
 #include "recovery/server/remote_source.h"
 #include "recovery/sql/output.h"
 #include "recovery/sql/sql_quote.h"
@@ -262,8 +261,7 @@ class Replayer : public WalkConsumer {
         workers_write_state_(static_cast<bool>(engine_opts.on_commit)),
         rewrites_(sql.rewrite_db),
         engine_(with_load_folder(conn, load_folder_), std::move(engine_opts)),
-        keys_(session),
-        builder_(keys_, &rewrites_),
+        scheduler_(session, engine_, &rewrites_),
         skip_(std::move(skip)),
         out_([this](std::string_view text,
                     const std::vector<Output::Statement>& st) { on_text(text, st); },
@@ -279,8 +277,8 @@ class Replayer : public WalkConsumer {
   SqlSink& sink() { return sink_; }
   ApplyEngine& engine() { return engine_; }
   std::optional<ReplayState>& last() { return last_; }
-  std::uint64_t units_parallel() const { return units_parallel_; }
-  std::uint64_t held_whole() const { return held_whole_; }
+  std::uint64_t units_parallel() const { return scheduler_.units(); }
+  std::uint64_t held_whole() const { return scheduler_.held_whole(); }
   std::uint64_t barriers() const { return barriers_; }
   std::uint64_t events() const { return events_; }
   std::uint64_t merged_groups() const { return merged_groups_; }
@@ -328,14 +326,8 @@ class Replayer : public WalkConsumer {
     if (skipping_) return;
     verbatim_ = ctas_ = schema_may_change_ = false;
     format_unit_ = false;
-    clock_.reset();
-    maria_commit_.reset();
     maria_gtid_ = false;
-    if (keys_wanted_) builder_.begin_unit();
-    if (file_ != clock_file_) {
-      clock_file_ = file_;
-      source_clock_.new_file(engine_.next_seq() - 1);
-    }
+    if (keys_wanted_) scheduler_.begin_unit(file_);
     sink_.begin_unit(u, ctx);
   }
   void event(const binlog::Event& ev, std::uint8_t marks,
@@ -360,16 +352,11 @@ class Replayer : public WalkConsumer {
     } else if (t == binlog::EventType::kUserVar || t == binlog::EventType::kIntvar ||
                t == binlog::EventType::kRand) {
       verbatim_ = true;
-    } else if (const auto* g = std::get_if<binlog::Gtid>(&ev.body)) {
-      clock_ = std::make_pair(g->last_committed, g->sequence_number);
     } else if (const auto* mg = std::get_if<binlog::MariaGtid>(&ev.body)) {
-      maria_commit_ = (mg->flags & binlog::MariaGtid::kGroupCommitId)
-                          ? std::optional<std::uint64_t>(mg->commit_id)
-                          : std::nullopt;
       maria_gtid_ = true;
       maria_ = MariaUnit{mg->domain_id, ev.header.server_id, mg->seq_no, mg->flags};
     }
-    if (keys_wanted_) builder_.add(ev, ctx);
+    if (keys_wanted_) scheduler_.add(ev, ctx);
     sink_.event(ev, marks, ctx);
     if (!load_folder_known_ && !sink_.load_dir().empty()) {
       load_folder_.set(sink_.load_dir());  // (the sessions may read files from it now)
@@ -455,7 +442,7 @@ class Replayer : public WalkConsumer {
     const bool transactional =
         is_transaction(text, statements) && (!by_gtids_ || !unit_.gtid.empty());
     const bool alone =
-        !transactional || verbatim_ || ctas_ || (parallel_ && builder_.result().barrier);
+        !transactional || verbatim_ || ctas_ || (parallel_ && scheduler_.write_set().barrier);
     if (alone) {
       apply_direct(text, statements, transactional);
       return;
@@ -470,18 +457,7 @@ class Replayer : public WalkConsumer {
     task.statements = statements;
     task.place = place();
     task.prelude = engine_.prelude();
-    if (parallel_) {
-      const std::uint64_t seq = engine_.next_seq();
-      std::uint64_t floor = seq - 1;
-      if (clock_)
-        floor = source_clock_.mysql(seq, clock_->first, clock_->second);
-      else if (maria_gtid_)
-        floor = source_clock_.maria(seq, maria_commit_);
-      task.deps = tracker_.add(seq, builder_.result(), floor, chained(builder_.result(), task));
-      tracker_.forget_below(engine_.low_water_seq());
-      ++units_parallel_;
-      if (!builder_.result().tables.empty()) ++held_whole_;
-    }
+    if (parallel_) scheduler_.schedule(task);
     engine_.submit(std::move(task));
   }
 
@@ -494,11 +470,11 @@ class Replayer : public WalkConsumer {
   // The unit joins the group held (which goes first when the unit cannot join it), or goes
   // on its own.
   void hold(std::string_view text, const std::vector<Output::Statement>& statements) {
-    const bool can = mergeable_unit(text, statements, builder_.result().barrier, maria());
+    const bool can = mergeable_unit(text, statements, scheduler_.write_set().barrier, maria());
     if (!group_.empty() && (!can || !group_.fits(file_, engine_.prelude(), text.size(), maria())))
       flush_held();
     group_.append(text, statements, place(), engine_.prelude(), maria(),
-                  parallel_ ? &builder_.result() : nullptr);
+                  parallel_ ? &scheduler_.write_set() : nullptr);
     if (!can || group_.units() >= opts_.merge_transactions) flush_held();
   }
 
@@ -512,31 +488,8 @@ class Replayer : public WalkConsumer {
       ++merged_groups_;
       merged_units_ += units;
     }
-    if (parallel_) {
-      // (no source clock: a group's units had several of its ticks; its write set says all)
-      const std::uint64_t seq = engine_.next_seq();
-      task.deps = tracker_.add(seq, ws, seq - 1, chained(ws, task));
-      tracker_.forget_below(engine_.low_water_seq());
-      ++units_parallel_;
-      if (!ws.tables.empty()) ++held_whole_;
-    }
+    if (parallel_) scheduler_.schedule_group(task, ws);
     engine_.submit(std::move(task));
-  }
-
-  // The tables the unit writes (into the task, for the engine to note when it meets a lock),
-  // and those of them where units have had to run again for a lock: there each unit waits for
-  // the one before it (a unique key's duplicate check locks the next record too, which no
-  // write set shows; reruns cost more than the order).
-  const std::vector<std::uint64_t>& chained(const WriteSet& ws, ApplyTask& task) {
-    task.tables.clear();
-    for (const auto& [table, key] : ws.rows) task.tables.push_back(table);
-    task.tables.insert(task.tables.end(), ws.tables.begin(), ws.tables.end());
-    std::sort(task.tables.begin(), task.tables.end());
-    task.tables.erase(std::unique(task.tables.begin(), task.tables.end()), task.tables.end());
-    chain_.clear();
-    for (const std::uint64_t t : task.tables)
-      if (engine_.contended(t)) chain_.push_back(t);
-    return chain_;
   }
 
   UnitPlace place() const {
@@ -577,12 +530,12 @@ class Replayer : public WalkConsumer {
   void close_direct() {
     engine_.end_direct();
     direct_open_ = false;
-    tracker_.barrier(direct_seq_);
+    scheduler_.barrier(direct_seq_);
     // A DDL may have changed any table's keys. (Not a unit whose statements are only
     // transaction control, SAVEPOINT or XA with row events: reading every table's keys again
     // after each of those made a parallel replay of a SAVEPOINT-heavy log several times slower
     // than serial.)
-    if (schema_may_change_) keys_.invalidate();
+    if (schema_may_change_) scheduler_.tables_changed();
     update_last();
     if (!told_by_gtid_ && (in_doubt_marked_ || !direct_transactional_)) write_state(true);
     in_doubt_marked_ = told_by_gtid_ = false;
@@ -713,10 +666,7 @@ class Replayer : public WalkConsumer {
   SharedFolder load_folder_;  // the SQL writer's LOAD files: what the target may read
   bool load_folder_known_ = false;
   ApplyEngine engine_;
-  TargetKeys keys_;
-  WriteSetBuilder builder_;
-  DependencyTracker tracker_;
-  SourceClock source_clock_;
+  UnitScheduler scheduler_;  // (parallel or merging: what each unit waits for)
   std::set<std::pair<std::string, std::uint64_t>> skip_;
   Output out_;
   SqlOptions sql_;
@@ -726,11 +676,9 @@ class Replayer : public WalkConsumer {
   Mode mode_ = Mode::kUnits;
   Prelude header_;
   UnitInfo unit_;
-  std::string file_, clock_file_;
+  std::string file_;
   bool skipping_ = false, verbatim_ = false, ctas_ = false, format_unit_ = false;
   bool schema_may_change_ = false;  // the unit has a statement that is not transaction control
-  std::optional<std::pair<std::int64_t, std::int64_t>> clock_;
-  std::optional<std::uint64_t> maria_commit_;
   bool maria_gtid_ = false;
   MariaUnit maria_;   // the unit's MariaDB GTID (when maria_gtid_)
   MergeGroup group_;  // --merge-transactions: the units held
@@ -743,9 +691,8 @@ class Replayer : public WalkConsumer {
   std::optional<bool> target_log_bin_;         // target_logs_gtid
   std::string target_server_id_;
   std::uint64_t resumed_skips_ = 0;
-  std::vector<std::uint64_t> chain_;  // (chained())
   std::uint64_t direct_seq_ = 0;
-  std::uint64_t units_parallel_ = 0, barriers_ = 0, events_ = 0, held_whole_ = 0;
+  std::uint64_t barriers_ = 0, events_ = 0;
   std::optional<ReplayState> last_;
   std::chrono::steady_clock::time_point last_state_write_ = std::chrono::steady_clock::now();
   std::function<void(const UnitInfo&)> progress_;

@@ -267,7 +267,7 @@ for mode in "--parallel=8" "--parallel=8 --no-preserve-commit-order" \
     --no-progress -h127.0.0.1 -P"$PT" -uroot --state-file="$WORK/r.state" $mode "${files[@]}" \
     2> "$WORK/first.err") &
   pid=$!  # (binrecover's own: exec)
-  paused() { grep -q "test pause: $stop_unit units" "$WORK/first.err"; }
+  paused() { grep -qs "test pause: $stop_unit units" "$WORK/first.err"; }
   WAIT_FOR_SHOW=$WORK/first.err wait_for 120 "$mode: the replay never reached unit $stop_unit" paused
   kill -9 "$pid"
   { wait "$pid"; } 2> /dev/null || true
