@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "recovery/apply/apply_engine.h"
+#include "recovery/apply/dependencies.h"
 #include "recovery/apply/target_keys.h"
 #include "recovery/apply/write_set.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "recovery/apply/apply_engine.h"
+#include "recovery/apply/dependencies.h"
 #include "recovery/apply/target_keys.h"
 #include "recovery/reading/walker.h"
 
