@@ -70,9 +70,68 @@ bool is_kw(const Token& t, std::string_view kw) {
 
 bool is_name(const Token& t) { return t.kind == Tok::kWord || t.kind == Tok::kQuoted; }
 
-class Parser {
+// The statement's tokens, one at a time (tok_), with the steps every statement's grammar takes.
+class TokenCursor {
+ protected:
+  explicit TokenCursor(std::string_view sql) : lex_(sql) { advance(); }
+
+  void advance() { tok_ = lex_.next(); }
+
+  // Whether `kw` appears outside parentheses from here to the end.
+  bool find_top_level(StatementTargets&, std::string_view kw) {
+    int depth = 0;
+    while (tok_.kind != Tok::kEnd) {
+      if (tok_.kind == Tok::kLParen) ++depth;
+      if (tok_.kind == Tok::kRParen && depth > 0) --depth;
+      if (depth == 0 && is_kw(tok_, kw)) return true;
+      advance();
+    }
+    return false;
+  }
+
+  void skip_words(std::initializer_list<std::string_view> words) {
+    for (bool again = true; again;) {
+      again = false;
+      for (auto w : words) {
+        if (is_kw(tok_, w)) {
+          advance();
+          again = true;
+        }
+      }
+    }
+  }
+
+  void skip_if_exists() {
+    if (is_kw(tok_, "IF")) {
+      advance();
+      skip_words({"NOT", "EXISTS"});
+    }
+  }
+
+  // name | db.name
+  TableRef read_name() {
+    TableRef r;
+    r.table = tok_.text;
+    advance();
+    if (tok_.kind == Tok::kDot) {
+      advance();
+      if (is_name(tok_)) {
+        r.db = r.table;
+        r.table = tok_.text;
+        advance();
+      }
+    }
+    return r;
+  }
+
+  Lexer lex_;
+  Token tok_;
+};
+
+// Which databases and tables a statement changes (statement_targets), from its tokens.
+class Parser : TokenCursor {
  public:
-  explicit Parser(std::string_view sql) : lex_(sql) { advance(); }
+  explicit Parser(std::string_view sql) : TokenCursor(sql) {}
 
   StatementTargets parse() {
     StatementTargets out;
@@ -228,39 +287,6 @@ class Parser {
     return out;  // USER, ROLE, SERVER, ...: no database of their own
   }
 
-  void advance() { tok_ = lex_.next(); }
-
-  // Whether `kw` appears outside parentheses from here to the end.
-  bool find_top_level(StatementTargets&, std::string_view kw) {
-    int depth = 0;
-    while (tok_.kind != Tok::kEnd) {
-      if (tok_.kind == Tok::kLParen) ++depth;
-      if (tok_.kind == Tok::kRParen && depth > 0) --depth;
-      if (depth == 0 && is_kw(tok_, kw)) return true;
-      advance();
-    }
-    return false;
-  }
-
-  void skip_words(std::initializer_list<std::string_view> words) {
-    for (bool again = true; again;) {
-      again = false;
-      for (auto w : words) {
-        if (is_kw(tok_, w)) {
-          advance();
-          again = true;
-        }
-      }
-    }
-  }
-
-  void skip_if_exists() {
-    if (is_kw(tok_, "IF")) {
-      advance();
-      skip_words({"NOT", "EXISTS"});
-    }
-  }
-
   // OR REPLACE, TEMPORARY, ONLINE, IGNORE, UNIQUE, DEFINER = user@host, ALGORITHM = x,
   // SQL SECURITY x, AGGREGATE ...
   void skip_ddl_modifiers() {
@@ -296,22 +322,6 @@ class Parser {
         return;
       }
     }
-  }
-
-  // name | db.name
-  TableRef read_name() {
-    TableRef r;
-    r.table = tok_.text;
-    advance();
-    if (tok_.kind == Tok::kDot) {
-      advance();
-      if (is_name(tok_)) {
-        r.db = r.table;
-        r.table = tok_.text;
-        advance();
-      }
-    }
-    return r;
   }
 
   StatementTargets& one_table(StatementTargets& out) {
@@ -421,8 +431,6 @@ class Parser {
     }
   }
 
-  Lexer lex_;
-  Token tok_;
   bool temporary_ = false;  // TEMPORARY among the DDL modifiers
 };
 
