@@ -17,6 +17,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -108,6 +109,83 @@ std::string frame_gtid(binlog::Bytes raw) {
   return {};
 }
 
+// A piece's bytes, checked against the SHA-256 the manifest gives.
+std::vector<std::byte> read_piece(s3::Client& client, const std::string& bucket, const Piece& p) {
+  const Url u{bucket, p.key};
+  std::vector<std::byte> bytes(p.size);
+  std::size_t at = 0;
+  while (at < bytes.size()) {
+    const std::size_t got = client.get_range(u, at, bytes.size() - at, bytes.data() + at);
+    if (got == 0) break;
+    at += got;
+  }
+  if (at != p.size || s3::sha256_hex(bytes) != p.sha256)
+    throw Error(ErrorCode::kIo,
+                u.text() + ": a piece of the archive is missing or not what the manifest says");
+  return bytes;
+}
+
+// The manifest of the server's folder (a new one when there is none), refused when it is
+// another server's, with what the server says about itself now.
+s3::Manifest server_manifest(s3::Client& client, const Url& folder, const ArchivedServer& server) {
+  s3::Manifest m;
+  if (auto got = s3::read_manifest(client, folder)) {
+    if (got->server_id != server.server_id || got->server_uuid != server.uuid)
+      throw Error(ErrorCode::kServer,
+                  folder.text() + " holds the archive of server id " +
+                      std::to_string(got->server_id) +
+                      (got->server_uuid.empty() ? "" : " (" + got->server_uuid + ")") +
+                      ", not of the server at " + server.where + " (server id " +
+                      std::to_string(server.server_id) + "): give another --to or --s3-folder");
+    m = std::move(*got);
+  }
+  m.server_id = server.server_id;
+  m.server_uuid = server.uuid;
+  m.flavor = server.mariadb ? "mariadb" : "mysql";
+  m.version = server.version;
+  m.server = server.where;
+  return m;
+}
+
+// The object `obj` made inside the store by a multipart upload of the sealed pieces (the first
+// downloaded, `fix_first` applied to it; the others copied) and the tail (from `tail_start`).
+// Returns the object's ranges as pieces.
+std::vector<Piece> compose_object(s3::Client& client, const Url& obj, const std::string& bucket,
+                                  const std::vector<Piece>& sealed,
+                                  const std::vector<std::byte>& tail, std::uint64_t tail_start,
+                                  const std::function<void(std::vector<std::byte>&)>& fix_first) {
+  std::vector<Piece> ranges;
+  const std::string id = client.create_multipart(obj);
+  try {
+    std::vector<std::string> etags;
+    for (std::size_t i = 0; i < sealed.size(); ++i) {
+      const Piece& p = sealed[i];
+      if (i == 0) {
+        std::vector<std::byte> bytes = read_piece(client, bucket, p);
+        fix_first(bytes);
+        etags.push_back(client.upload_part(obj, id, 1, bytes));
+        ranges.push_back(Piece{0, bytes.size(), {}, s3::sha256_hex(bytes), false});
+      } else {
+        etags.push_back(client.upload_part_copy(obj, id, static_cast<unsigned>(i + 1),
+                                                Url{bucket, p.key}, 0, p.size - 1));
+        ranges.push_back(Piece{p.offset, p.size, {}, p.sha256, false});
+      }
+    }
+    if (!tail.empty()) {
+      etags.push_back(client.upload_part(obj, id, static_cast<unsigned>(sealed.size() + 1), tail));
+      ranges.push_back(Piece{tail_start, tail.size(), {}, s3::sha256_hex(tail), false});
+    }
+    client.complete_multipart(obj, id, etags);
+  } catch (...) {
+    try {
+      client.abort_multipart(obj, id);
+    } catch (const Error&) {
+    }
+    throw;
+  }
+  return ranges;
+}
+
 class S3Archive : public ArchiveSink {
  public:
   S3Archive(const ArchiveOptions& opts, const ArchivedServer& server,
@@ -119,21 +197,7 @@ class S3Archive : public ArchiveSink {
     const std::string name = opts.folder.value_or(
         server.uuid.empty() ? "server-" + std::to_string(server.server_id) : server.uuid);
     folder_ = Url{base.bucket, base.key + name + "/"};
-    if (auto m = s3::read_manifest(client_, folder_)) {
-      if (m->server_id != server.server_id || m->server_uuid != server.uuid)
-        throw Error(ErrorCode::kServer,
-                    folder_.text() + " holds the archive of server id " +
-                        std::to_string(m->server_id) +
-                        (m->server_uuid.empty() ? "" : " (" + m->server_uuid + ")") +
-                        ", not of the server at " + server.where + " (server id " +
-                        std::to_string(server.server_id) + "): give another --to or --s3-folder");
-      manifest_ = std::move(*m);
-    }
-    manifest_.server_id = server.server_id;
-    manifest_.server_uuid = server.uuid;
-    manifest_.flavor = server.mariadb ? "mariadb" : "mysql";
-    manifest_.version = server.version;
-    manifest_.server = server.where;
+    manifest_ = server_manifest(client_, folder_, server);
     tail_.reserve(opts.part_bytes + (std::size_t{1} << 20));
     open_last();
     flusher_ = std::thread([this] { upload_when_due(); });
@@ -249,7 +313,7 @@ class S3Archive : public ArchiveSink {
     tail_.clear();
     for (const Piece& p : f.pieces) {
       if (p.offset < tail_start_) continue;
-      const std::vector<std::byte> bytes = read_piece(p);
+      const std::vector<std::byte> bytes = read_piece(client_, folder_.bucket, p);
       tail_.insert(tail_.end(), bytes.begin(), bytes.end());
     }
     if (tail_start_ + tail_.size() != pos_)
@@ -259,22 +323,6 @@ class S3Archive : public ArchiveSink {
       pos_ = 4;
       uploaded_ = 0;
     }
-  }
-
-  // A piece's bytes, checked against the SHA-256 the manifest gives.
-  std::vector<std::byte> read_piece(const Piece& p) {
-    const Url u{folder_.bucket, p.key};
-    std::vector<std::byte> bytes(p.size);
-    std::size_t at = 0;
-    while (at < bytes.size()) {
-      const std::size_t got = client_.get_range(u, at, bytes.size() - at, bytes.data() + at);
-      if (got == 0) break;
-      at += got;
-    }
-    if (at != p.size || s3::sha256_hex(bytes) != p.sha256)
-      throw Error(ErrorCode::kIo,
-                  u.text() + ": a piece of the archive is missing or not what the manifest says");
-    return bytes;
   }
 
   // (under mu_) The bytes since the last upload as one more piece, then the manifest.
@@ -356,36 +404,8 @@ class S3Archive : public ArchiveSink {
       clear_flag(bytes);
       client_.put(obj, bytes);
       ranges.push_back(Piece{0, bytes.size(), {}, s3::sha256_hex(bytes), false});
-    } else {
-      const std::string id = client_.create_multipart(obj);
-      try {
-        std::vector<std::string> etags;
-        for (std::size_t i = 0; i < sealed.size(); ++i) {
-          const Piece& p = sealed[i];
-          if (i == 0) {  // (its format description's in-use flag cleared)
-            std::vector<std::byte> bytes = read_piece(p);
-            clear_flag(bytes);
-            etags.push_back(client_.upload_part(obj, id, 1, bytes));
-            ranges.push_back(Piece{0, bytes.size(), {}, s3::sha256_hex(bytes), false});
-          } else {
-            etags.push_back(client_.upload_part_copy(obj, id, static_cast<unsigned>(i + 1),
-                                                     Url{folder_.bucket, p.key}, 0, p.size - 1));
-            ranges.push_back(Piece{p.offset, p.size, {}, p.sha256, false});
-          }
-        }
-        if (!tail_.empty()) {
-          etags.push_back(
-              client_.upload_part(obj, id, static_cast<unsigned>(sealed.size() + 1), tail_));
-          ranges.push_back(Piece{tail_start_, tail_.size(), {}, s3::sha256_hex(tail_), false});
-        }
-        client_.complete_multipart(obj, id, etags);
-      } catch (...) {
-        try {
-          client_.abort_multipart(obj, id);
-        } catch (const Error&) {
-        }
-        throw;
-      }
+    } else {  // (the first piece's format description: its in-use flag cleared)
+      ranges = compose_object(client_, obj, folder_.bucket, sealed, tail_, tail_start_, clear_flag);
     }
     const auto info = client_.head(obj);
     if (!info || info->size != pos_)
