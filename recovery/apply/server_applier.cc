@@ -1,7 +1,5 @@
 #include "recovery/apply/server_applier.h"
 
-#include <sys/random.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -19,6 +17,7 @@
 #include "recovery/apply/held_events.h"
 #include "recovery/apply/replay_common.h"
 #include "recovery/apply/replication_stream.h"
+#include "recovery/apply/server_target.h"
 #include "recovery/apply/test_pause.h"
 #include "recovery/server/remote_source.h"
 #include "recovery/server/replication_source.h"
@@ -27,11 +26,11 @@ namespace binrecover::recovery {
 
 namespace {
 
+using namespace replica;  // NOLINT(google-build-using-namespace): the target's side,
+                          // server_target.h
 using Clock = std::chrono::steady_clock;
 using binlog::EventType;
 
-constexpr const char* kConnection = "binrecover";  // the target's replication connection
-constexpr const char* kUser = "binrecover";
 constexpr std::uint16_t kSkipReplication = 0x8000;  // LOG_EVENT_SKIP_REPLICATION_F
 
 // A MariaDB GTID "D-S-N" as (domain, seq_no); nullopt when it is not one.
@@ -58,153 +57,6 @@ std::map<std::uint32_t, std::uint64_t> domain_positions(const std::string& text)
   }
   return out;
 }
-
-// A replication status of the target's connection, as SHOW SLAVE 'binrecover' STATUS has it.
-struct ReplicaStatus {
-  bool valid = false;
-  bool io_running = false, sql_running = false;
-  std::string io_state;  // Slave_IO_Running: Yes, No, Connecting, Preparing
-  unsigned sql_errno = 0, io_errno = 0;
-  std::string sql_error, io_error, gtid_slave_pos;
-};
-
-ReplicaStatus read_status(Session& s) {
-  ReplicaStatus st;
-  for (const auto& [k, v] : s.named_row(std::string("SHOW SLAVE '") + kConnection + "' STATUS")) {
-    st.valid = true;
-    if (k == "Slave_IO_Running")
-      st.io_state = v, st.io_running = v == "Yes";
-    else if (k == "Slave_SQL_Running")
-      st.sql_running = v == "Yes";
-    else if (k == "Last_SQL_Errno")
-      st.sql_errno = static_cast<unsigned>(std::stoul("0" + v));
-    else if (k == "Last_SQL_Error")
-      st.sql_error = v;
-    else if (k == "Last_IO_Errno")
-      st.io_errno = static_cast<unsigned>(std::stoul("0" + v));
-    else if (k == "Last_IO_Error")
-      st.io_error = v;
-  }
-  // (SHOW ALL SLAVES STATUS has it as a column; SHOW SLAVE 'name' STATUS does not)
-  if (st.valid) st.gtid_slave_pos = s.value("SELECT @@GLOBAL.gtid_slave_pos").value_or("");
-  return st;
-}
-
-// Watches the target's replication connection on a session of its own, every 100 ms.
-class Monitor {
- public:
-  explicit Monitor(const ConnectionOptions& conn) : session_(conn) {
-    thread_ = std::thread([this] { run(); });
-  }
-  ~Monitor() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-  Monitor(const Monitor&) = delete;
-  Monitor& operator=(const Monitor&) = delete;
-
-  ReplicaStatus status() {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (failure_) std::rethrow_exception(failure_);
-    return status_;
-  }
-
- private:
-  void run() {
-    std::unique_lock<std::mutex> lock(mu_);
-    while (!stop_) {
-      lock.unlock();
-      try {
-        ReplicaStatus st = read_status(session_);
-        lock.lock();
-        status_ = std::move(st);
-      } catch (...) {
-        lock.lock();
-        failure_ = std::current_exception();
-        return;
-      }
-      cv_.wait_for(lock, std::chrono::milliseconds(100), [this] { return stop_; });
-    }
-  }
-
-  Session session_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;
-  ReplicaStatus status_;
-  std::exception_ptr failure_;
-  std::thread thread_;
-};
-
-// A setting's value as SQL: a number as it is, a word quoted (only letters, digits and _ are
-// taken: values come from the target and the state file).
-std::string setting_literal(const std::string& v) {
-  if (v.empty() || v.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                       "0123456789_") != std::string::npos)
-    throw Error(ErrorCode::kUsage, "not a setting's value: '" + v + "'");
-  return v.find_first_not_of("0123456789") == std::string::npos ? v : "'" + v + "'";
-}
-
-// "a=1,b=X" as pairs, and back.
-std::vector<std::pair<std::string, std::string>> parse_settings(const std::string& text) {
-  std::vector<std::pair<std::string, std::string>> out;
-  std::size_t from = 0;
-  while (from < text.size()) {
-    std::size_t comma = text.find(',', from);
-    if (comma == std::string::npos) comma = text.size();
-    const std::string item = text.substr(from, comma - from);
-    const auto eq = item.find('=');
-    if (eq != std::string::npos) out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
-    from = comma + 1;
-  }
-  return out;
-}
-std::string settings_text(const std::vector<std::pair<std::string, std::string>>& s) {
-  std::string out;
-  for (const auto& [k, v] : s) out += (out.empty() ? "" : ",") + k + "=" + v;
-  return out;
-}
-
-// The target's replication connection for the run, and what is put back when it ends.
-class Connection {
- public:
-  explicit Connection(Session& s) : s_(s) {}
-  ~Connection() {
-    try {
-      release();
-    } catch (const Error&) {  // (the target is gone: nothing to put back now)
-    }
-  }
-  // The connection removed, the settings given back (once). Throws Error(kServer).
-  void release() {
-    if (made_) {
-      made_ = false;
-      s_.execute(std::string("STOP SLAVE '") + kConnection + "'");
-      s_.execute(std::string("RESET SLAVE '") + kConnection + "' ALL");
-    }
-    while (!restore_.empty()) {
-      const auto [name, value] = restore_.back();
-      restore_.pop_back();
-      s_.execute("SET GLOBAL " + name + " = " + setting_literal(value));
-    }
-  }
-
-  // SET GLOBAL name = value, given back to `before` at the end.
-  void set(const std::string& name, const std::string& before, const std::string& value) {
-    s_.execute("SET GLOBAL " + name + " = " + setting_literal(value));
-    restore_.emplace_back(name, before);
-  }
-  void made() { made_ = true; }
-
- private:
-  Session& s_;
-  bool made_ = false;
-  std::vector<std::pair<std::string, std::string>> restore_;
-};
 
 // A unit sent and not yet applied: its GTID, where it ends in its binlog, and how many bytes
 // the stream had sent when it was out.
@@ -629,31 +481,6 @@ class Feed : public WalkConsumer {
   std::thread heartbeats_;  // (last: started when the rest is ready)
 };
 
-std::string random_password() {
-  unsigned char bytes[16];
-  if (::getrandom(bytes, sizeof bytes, 0) != static_cast<ssize_t>(sizeof bytes))
-    throw Error(ErrorCode::kIo, std::string("getrandom: ") + std::strerror(errno));
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : bytes) {
-    out.push_back(kHex[b >> 4]);
-    out.push_back(kHex[b & 15]);
-  }
-  return out;
-}
-
-// The target must be a MariaDB with GTID replication.
-void check_flavour(Session& session) {
-  if (!session.mariadb())
-    throw Error(ErrorCode::kUsage, "--server-applier: " + session.where() + " is MySQL " +
-                                       session.server_version() +
-                                       "; binrecover serves MariaDB replicas only (10.0 or later)");
-  if (session.server_version().rfind("5.", 0) == 0)
-    throw Error(ErrorCode::kUsage, "--server-applier: " + session.where() + " is MariaDB " +
-                                       session.server_version() +
-                                       ", without GTID replication (10.0 or later needed)");
-}
-
 // The state file of an earlier run: with --resume, the inputs and the start position are cut
 // to where it got (and `last` set); without, a state file there is an error.
 std::optional<ReplayState> resume_from_state(const ReplayOptions& opts, const std::string& identity,
@@ -691,155 +518,6 @@ std::optional<ReplayState> resume_from_state(const ReplayOptions& opts, const st
   }
   if (inputs.empty()) throw Error(ErrorCode::kUsage, "no binlog to replay");
   return prior;
-}
-
-// What the target would do with what it is sent: refuses a target that skips errors, applies
-// rows over what differs, or binlogs otherwise than -D asks. Returns its server id.
-std::uint32_t check_target(Session& session, bool disable_log_bin) {
-  std::map<std::string, std::string> var;
-  for (auto& [k, v] : session.named_row(
-           "SELECT @@GLOBAL.server_id AS server_id, @@GLOBAL.log_bin AS log_bin, "
-           "@@GLOBAL.log_slave_updates AS log_slave_updates, @@GLOBAL.slave_skip_errors AS "
-           "slave_skip_errors, @@GLOBAL.slave_exec_mode AS slave_exec_mode, "
-           "@@GLOBAL.slave_parallel_threads AS slave_parallel_threads"))
-    var[k] = v;
-  if (!var["slave_skip_errors"].empty() && var["slave_skip_errors"] != "OFF")
-    throw Error(ErrorCode::kUsage,
-                "--server-applier: the target skips replication errors (slave_skip_errors=" +
-                    var["slave_skip_errors"] +
-                    "): a transaction that fails would be left out without a word");
-  if (var["slave_exec_mode"] != "STRICT")
-    throw Error(ErrorCode::kUsage, "--server-applier: the target's slave_exec_mode is " +
-                                       var["slave_exec_mode"] +
-                                       ": its replication would apply rows over what differs");
-  const bool logs = var["log_bin"] == "1";
-  const bool logs_replicated = var["log_slave_updates"] == "1";
-  if (logs && !logs_replicated && !disable_log_bin)
-    throw Error(ErrorCode::kUsage,
-                "--server-applier: the target binlogs (log_bin) but not what its replication "
-                "applies (log_slave_updates=OFF, set at its start): give -D to replay without "
-                "binlogging, or replay without --server-applier");
-  if (logs && logs_replicated && disable_log_bin)
-    throw Error(ErrorCode::kUsage,
-                "-D: the target binlogs what its replication applies (log_slave_updates=ON, set "
-                "at its start): replay without --server-applier to leave the replay out of its "
-                "binlog");
-  return static_cast<std::uint32_t>(std::strtoul(var["server_id"].c_str(), nullptr, 10));
-}
-
-// A connection of an earlier run: still fed by a live replay (an error), or left by a killed one
-// (which a restarted target starts again by itself, maybe a moment after it takes clients):
-// removed. Returns whether there was one.
-bool remove_earlier(Session& session, const binlog::WarningSink& warn) {
-  ReplicaStatus earlier;
-  try {
-    earlier = read_status(session);
-  } catch (const Error& e) {
-    if (!is_server_error(e, 1617)) throw;  // ER_MASTER_CONNECTION_NOT_FOUND... (not there)
-    return false;
-  }
-  if (!earlier.valid) return false;
-  if (earlier.io_running)
-    throw Error(ErrorCode::kUsage,
-                std::string("--server-applier: the target's replication connection '") +
-                    kConnection + "' is connected to a running binrecover replay: one at a time");
-  if (warn)
-    warn(std::string("removing the target's replication connection '") + kConnection +
-         "' of an earlier replay that did not end (its GTIDs stay in gtid_slave_pos)");
-  session.execute(std::string("STOP SLAVE '") + kConnection + "'");
-  session.execute(std::string("RESET SLAVE '") + kConnection + "' ALL");
-  return true;
-}
-
-using Settings = std::vector<std::pair<std::string, std::string>>;
-
-// The target's global settings this replay needs otherwise: its parallel applier's threads
-// (--parallel), and DDL as in a pipe into mysql (MariaDB's replication runs CREATE TABLE as
-// CREATE OR REPLACE, DROP as DROP IF EXISTS by default: slave_ddl_exec_mode=IDEMPOTENT).
-Settings wanted_settings(const ReplayOptions& opts) {
-  const std::size_t threads = opts.parallel > 1 ? opts.parallel : 0;
-  return {{"slave_parallel_threads", std::to_string(threads)}, {"slave_ddl_exec_mode", "STRICT"}};
-}
-
-// The values of `wanted` to give back at the end: those an earlier (killed) run of this replay
-// found (`prior`), else those the target has now where they differ.
-Settings settings_before(Session& session, const Settings& wanted,
-                         const std::optional<ReplayState>& prior) {
-  Settings before;
-  for (const auto& [name, value] : parse_settings(prior ? prior->settings_before : ""))
-    for (const auto& w : wanted)
-      if (w.first == name) before.emplace_back(name, value);
-  for (const auto& w : wanted) {
-    const std::string now = session.value("SELECT @@GLOBAL." + w.first).value_or("");
-    const bool known = std::any_of(before.begin(), before.end(),
-                                   [&](const auto& b) { return b.first == w.first; });
-    if (!known && now != w.second) before.emplace_back(w.first, now);
-  }
-  return before;
-}
-
-// The settings changed through the guard (which gives them back).
-void change_settings(Connection& guard, Session& session, const Settings& before,
-                     const Settings& wanted, const ReplayOptions& opts,
-                     const binlog::WarningSink& warn) {
-  for (const auto& b : before) {
-    const std::string& name = b.first;
-    const std::string& old = b.second;
-    const std::string value = std::find_if(wanted.begin(), wanted.end(), [&](const auto& w) {
-                                return w.first == name;
-                              })->second;
-    try {
-      try {
-        guard.set(name, old, value);
-      } catch (const Error& e) {
-        // (1198: a replication runs; ours, started again by a restarted target, goes)
-        if (!is_server_error(e, 1198) || !remove_earlier(session, warn)) throw;
-        guard.set(name, old, value);
-      }
-    } catch (const Error& e) {
-      throw Error(ErrorCode::kServer,
-                  std::string(e.what()) + ": cannot set the target's " + name + " to " + value +
-                      (name == "slave_parallel_threads"
-                           ? " for --parallel " + std::to_string(opts.parallel) +
-                                 " (another replication runs there?)"
-                           : std::string()));
-    }
-  }
-}
-
-// The target's replication connection to the listener, without any filter of its
-// configuration, started.
-void start_replication(Session& session, const ListenerOptions& lo, unsigned port,
-                       const ReplayOptions& opts) {
-  const std::string c = std::string("'") + kConnection + "'";
-  session.execute("CHANGE MASTER " + c + " TO MASTER_HOST = '" + opts.listen_host +
-                  "', MASTER_PORT = " + std::to_string(port) + ", MASTER_USER = '" + kUser +
-                  "', MASTER_PASSWORD = '" + lo.password +
-                  "', MASTER_USE_GTID = slave_pos, MASTER_CONNECT_RETRY = 1, "
-                  "MASTER_HEARTBEAT_PERIOD = 1, MASTER_SSL = 0, IGNORE_SERVER_IDS = (), "
-                  "DO_DOMAIN_IDS = (), IGNORE_DOMAIN_IDS = ()");
-  for (const char* f :
-       {"replicate_do_db", "replicate_ignore_db", "replicate_do_table", "replicate_ignore_table",
-        "replicate_wild_do_table", "replicate_wild_ignore_table"}) {
-    const std::string name = std::string(kConnection) + "." + f;
-    try {
-      session.execute("SET GLOBAL " + name + " = ''");
-    } catch (const Error&) {
-    }
-    if (!session.value("SELECT @@GLOBAL." + name).value_or("").empty())
-      throw Error(ErrorCode::kUsage, std::string("--server-applier: the target filters what it "
-                                                 "replicates (") +
-                                         f + "), and it cannot be cleared for this replay");
-  }
-  if (const auto rw = session.value("SELECT @@GLOBAL.replicate_rewrite_db"); rw && !rw->empty())
-    throw Error(ErrorCode::kUsage,
-                "--server-applier: the target renames databases it replicates "
-                "(replicate_rewrite_db=" +
-                    *rw + ")");
-  if (opts.parallel > 1)
-    session.execute("SET GLOBAL " + std::string(kConnection) +
-                    ".slave_parallel_mode = 'optimistic'");
-  session.execute("START SLAVE " + c);
 }
 
 // What the run has to serve the target: the inputs, the walk's options, the state file's
