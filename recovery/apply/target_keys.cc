@@ -180,7 +180,9 @@ Weighing TargetKeys::weigh(std::uint32_t collation, std::string_view value, std:
     for (const char ch : value) out += c.ascii[static_cast<std::size_t>(ch - 0x20)];
   } else {
     if (!well_formed(value, c.charset)) return Weighing::kUnknown;
-    std::string id(reinterpret_cast<const char*>(&prefix), sizeof prefix);
+    // (the lookup's key in a buffer kept across values: no allocation for a value known)
+    std::string& id = lookup_;
+    id.assign(reinterpret_cast<const char*>(&prefix), sizeof prefix);
     id.append(value);
     if (const auto it = c.known.find(id); it != c.known.end()) {
       out = it->second;
@@ -200,7 +202,7 @@ Weighing TargetKeys::weigh(std::uint32_t collation, std::string_view value, std:
       }
       c.known_bytes += id.size() + got->size();
       out = *got;
-      c.known.emplace(std::move(id), std::move(*got));
+      c.known.emplace(id, std::move(*got));
     }
   }
   // PAD SPACE: a value and the same with trailing spaces are one.

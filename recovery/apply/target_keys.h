@@ -43,6 +43,7 @@ class TargetKeys : public KeySource {
   Session& session_;
   std::unordered_map<std::string, TableKeys> tables_;  // by "db\0table"
   std::vector<Collation> collations_;                  // kept across invalidate()
+  std::string lookup_;                                 // (weigh) a value's key in `known`
 };
 
 // The rule for a key column of the given information_schema DATA_TYPE, CHARACTER_SET_NAME and
