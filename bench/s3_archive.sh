@@ -6,7 +6,7 @@
 # Environment: BENCH_PORT (default 24501; the gateway takes 10 ports from there, the server the
 # next), BENCH_RUNS (default 3), BINRECOVER (build/binrecover), BENCH_1G=0 to skip the 1 GiB
 # file (generated once by a real MariaDB, cached in ~/.cache/binrecover/s3-bench-1g-KEY/).
-# Timing and memory by farm-bench (paired, interleaved runs; medians).
+# Timing and memory by bench/paired.sh (paired, interleaved whole-process runs; medians).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
@@ -53,11 +53,12 @@ measure() {  # LABEL BINLOG
   size=$(stat -c %s "$file")
   server_with_binlog "$work/srv" "$sport" "$file"
   echo "== $label: $(basename "$file"), $((size / 1048576)) MiB"
+  # (A: binrecover, B: s3cmd; each archive run into a folder of its own)
   # shellcheck disable=SC2016
-  farm-bench -n "$BENCH_RUNS" --timeout 3000 \
-    --vs "s3cmd -q -c $work/s3cfg put $file s3://bench/s3cmd/$(basename "$file")" -- sh -c \
-    'exec "$0" archive --no-defaults -h127.0.0.1 -P"$1" -uroot --to s3://bench/a/ --s3-folder="run-$(date +%s%N)" mysql-bin.000001' \
-    "$BINRECOVER" "$sport" | tee "$work/$label.out"
+  bash bench/paired.sh -n "$BENCH_RUNS" -- \
+    "exec '$BINRECOVER' archive --no-defaults -h127.0.0.1 -P$sport -uroot --to s3://bench/a/ --s3-folder=run-\$(date +%s%N) mysql-bin.000001" \
+    "exec s3cmd -q -c '$work/s3cfg' put '$file' s3://bench/s3cmd/$(basename "$file")" |
+    tee "$work/$label.out"
   # The copy is the file: the last run's object against the file (by s3cmd).
   last=$(s3cmd -c "$work/s3cfg" ls s3://bench/a/ | awk '{ print $2 }' | sort | tail -1)
   s3cmd -q -c "$work/s3cfg" get "${last}mysql-bin.000001" "$work/copy" --force

@@ -391,6 +391,7 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
                                        : unordered_progress(w, slot);
       Applier::Hooks hooks;
       hooks.after_begin = progress;
+      hooks.last_is_commit = slot.task.xa;
       bool in_order = false;
       if (ordered) {
         hooks.commit = [&](std::string_view commit) {
@@ -413,7 +414,7 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
     } catch (const Aborted&) {
       // Rolled back so that an earlier unit gets the locks this one held.
       try {
-        w.session->execute("ROLLBACK");
+        roll_back(w, slot);
       } catch (const Error& e) {
         fail(slot.task.seq, e, slot.task.place);
         std::lock_guard lock(mu_);
@@ -434,7 +435,7 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
       }
       // (the applier rolled back a failing statement's transaction; a failed COMMIT too)
       try {
-        w.session->execute("ROLLBACK");
+        roll_back(w, slot);
       } catch (const Error&) {
       }
       w.applier->forget_state();
@@ -498,6 +499,19 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
       return;
     }
   }
+}
+
+void ApplyEngine::roll_back(Worker& w, const Slot& slot) {
+  if (slot.task.xa_xid.empty()) {
+    w.session->execute("ROLLBACK");
+    return;
+  }
+  // (XA END fails where the unit stopped after it: the transaction is ended already)
+  try {
+    w.session->execute("XA END " + slot.task.xa_xid);
+  } catch (const Error&) {
+  }
+  w.session->execute("XA ROLLBACK " + slot.task.xa_xid);
 }
 
 void ApplyEngine::note_contended(const ApplyTask& task) {

@@ -48,6 +48,11 @@ struct ApplyTask {
   std::shared_ptr<const Prelude> prelude;
   std::size_t units = 1;  // the log's transactions in it (--merge-transactions: several)
   std::vector<std::uint64_t> tables;  // the tables it writes (table_hash), for contended()
+  // An XA unit (only with the commit order kept): its last statement (XA PREPARE, XA COMMIT,
+  // XA ROLLBACK) is its commit, sent in its turn. `xa_xid` (an XA START ... XA PREPARE unit):
+  // the xid its rollback ends and rolls back before it runs again.
+  bool xa = false;
+  std::string xa_xid;
 };
 
 struct EngineOptions {
@@ -113,6 +118,8 @@ class ApplyEngine {
   std::string progress_statement(std::size_t worker, const UnitPlace& place) const;
 
   std::size_t workers() const { return opts_.workers; }
+  // Whether the workers commit in the log's order (several workers, the order kept).
+  bool ordered() const { return opts_.preserve_commit_order && opts_.workers > 1; }
   std::size_t busy() const { return busy_.load(); }
   std::size_t max_busy() const { return max_busy_.load(); }
   std::uint64_t committed() const { return committed_.load(); }
@@ -184,6 +191,8 @@ class ApplyEngine {
   void advance_low_water();
   Slot* slot_of(std::uint64_t seq);
   void throw_if_failed();
+  // Rolls back what the worker's session holds of the unit (an XA unit: XA END, XA ROLLBACK).
+  void roll_back(Worker& w, const Slot& slot);
   std::string unordered_progress(Worker& w, const Slot& slot);
 
   EngineOptions opts_;

@@ -324,7 +324,7 @@ class Replayer : public WalkConsumer {
     file_ = *u.file;
     skipping_ = u.kind == UnitKind::kTransaction && skip_.count({file_, u.first_pos}) != 0;
     if (skipping_) return;
-    verbatim_ = ctas_ = schema_may_change_ = false;
+    verbatim_ = ctas_ = schema_may_change_ = xa_ = false;
     format_unit_ = false;
     maria_gtid_ = false;
     if (keys_wanted_) scheduler_.begin_unit(file_);
@@ -346,8 +346,10 @@ class Replayer : public WalkConsumer {
       const bool savepoint = starts_with_keyword(q->query, "SAVEPOINT") ||
                              starts_with_keyword(q->query, "RELEASE") ||
                              starts_with_keyword(q->query, "ROLLBACK");
-      if (q->compressed || !(is_begin(q->query) || is_commit_or_rollback(q->query) || savepoint) ||
-          starts_with_keyword(q->query, "XA"))
+      const bool xa = starts_with_keyword(q->query, "XA");
+      if (xa) xa_ = true;  // (alone, or to the workers as an XA unit: submit_xa)
+      if (q->compressed ||
+          !(xa || is_begin(q->query) || is_commit_or_rollback(q->query) || savepoint))
         verbatim_ = true;
     } else if (t == binlog::EventType::kUserVar || t == binlog::EventType::kIntvar ||
                t == binlog::EventType::kRand) {
@@ -441,8 +443,9 @@ class Replayer : public WalkConsumer {
     // as a unit that is not a transaction)
     const bool transactional =
         is_transaction(text, statements) && (!by_gtids_ || !unit_.gtid.empty());
-    const bool alone =
-        !transactional || verbatim_ || ctas_ || (parallel_ && scheduler_.write_set().barrier);
+    if (xa_ && submit_xa(text, statements)) return;
+    const bool alone = !transactional || verbatim_ || xa_ || ctas_ ||
+                       (parallel_ && scheduler_.write_set().barrier);
     if (alone) {
       apply_direct(text, statements, transactional);
       return;
@@ -459,6 +462,69 @@ class Replayer : public WalkConsumer {
     task.prelude = engine_.prelude();
     if (parallel_) scheduler_.schedule(task);
     engine_.submit(std::move(task));
+  }
+
+  // ---- XA units on the workers ----
+
+  // An XA unit (XA START ... XA PREPARE, or the XA COMMIT/ROLLBACK of one handed to the
+  // workers before) goes to the workers when the commit order is kept and its GTID tells
+  // whether it ran (mark_in_doubt: it needs no mark before it nor a state after it): its last
+  // statement is its commit, sent in its turn, so every unit before it has committed when it
+  // prepares or commits, as alone. (Applied alone, each one waited for every unit before it
+  // and held up every one after it: a log with a third of its units XA was replayed slower by
+  // --parallel 8 than serially.) The XA COMMIT/ROLLBACK has the write set of its XA PREPARE:
+  // the rows stay locked until it commits, so later units on them wait for it. Returns false
+  // for a unit applied alone.
+  bool submit_xa(std::string_view text, const std::vector<Output::Statement>& statements) {
+    const bool prepare = (maria_.flags & binlog::MariaGtid::kPreparedXa) != 0;
+    const bool complete = (maria_.flags & binlog::MariaGtid::kCompletedXa) != 0;
+    if (!parallel_ || !engine_.ordered() || opts_.merge_transactions > 1 || verbatim_ || ctas_ ||
+        !maria_gtid_ || prepare == complete || resume_prefix_ || scheduler_.write_set().barrier)
+      return false;
+    std::optional<std::string_view> started;
+    std::string_view last;
+    for (const Output::Statement& st : statements) {
+      if (st.kind != Output::Statement::Kind::kSql) continue;
+      last = trim_query(text.substr(st.begin, st.end - st.begin));
+      if (auto xid = xa_xid(last, "START")) started = xid;
+    }
+    const auto prepared = xa_xid(last, "PREPARE");
+    std::optional<std::string_view> ended = xa_xid(last, "COMMIT");
+    if (!ended) ended = xa_xid(last, "ROLLBACK");
+    if (prepare ? !(started && prepared && *prepared == *started) : (started || !ended))
+      return false;
+    const auto it = complete ? prepared_.find(std::string(*ended)) : prepared_.end();
+    if (complete && it == prepared_.end()) return false;
+    if (!new_since_start(unit_.gtid) || !target_logs_gtid(unit_.gtid)) return false;
+    ApplyTask task;
+    task.text.assign(text);
+    task.statements = statements;
+    task.place = place();
+    task.prelude = engine_.prelude();
+    task.xa = true;
+    if (prepare) {
+      task.xa_xid.assign(*started);
+      scheduler_.schedule(task);
+      // (bounded: the XA COMMIT of one not kept is applied alone)
+      if (prepared_.size() < kMaxPreparedXa)
+        prepared_[task.xa_xid] = PreparedXa{engine_.next_seq(), scheduler_.write_set()};
+    } else {
+      scheduler_.schedule_group(task, it->second.writes);
+      task.deps.push_back(it->second.seq);
+      prepared_.erase(it);
+    }
+    engine_.submit(std::move(task));
+    return true;
+  }
+
+  // The xid of `XA <verb> xid` (trimmed), or nullopt for another statement.
+  static std::optional<std::string_view> xa_xid(std::string_view stmt, std::string_view verb) {
+    if (!starts_with_keyword(stmt, "XA")) return std::nullopt;
+    const std::string_view rest = trim_query(stmt.substr(2));
+    if (!starts_with_keyword(rest, verb)) return std::nullopt;
+    const std::string_view xid = trim_query(rest.substr(verb.size()));
+    if (xid.empty()) return std::nullopt;
+    return xid;
   }
 
   // ---- --merge-transactions: consecutive small transactions applied as one ----
@@ -680,8 +746,15 @@ class Replayer : public WalkConsumer {
   bool skipping_ = false, verbatim_ = false, ctas_ = false, format_unit_ = false;
   bool schema_may_change_ = false;  // the unit has a statement that is not transaction control
   bool maria_gtid_ = false;
-  MariaUnit maria_;   // the unit's MariaDB GTID (when maria_gtid_)
-  MergeGroup group_;  // --merge-transactions: the units held
+  MariaUnit maria_;  // the unit's MariaDB GTID (when maria_gtid_)
+  bool xa_ = false;  // the unit has XA statements (submit_xa)
+  struct PreparedXa {
+    std::uint64_t seq = 0;  // the XA PREPARE unit's
+    WriteSet writes;
+  };
+  static constexpr std::size_t kMaxPreparedXa = 4096;
+  std::unordered_map<std::string, PreparedXa> prepared_;  // handed to the workers, by xid
+  MergeGroup group_;                                      // --merge-transactions: the units held
   std::uint64_t merged_groups_ = 0, merged_units_ = 0;
   bool in_hook_ = false;
   bool direct_open_ = false, direct_transactional_ = false, in_doubt_marked_ = false;

@@ -40,6 +40,8 @@ const binlog::Query* as_query(const Event& ev) { return std::get_if<binlog::Quer
 
 }  // namespace
 
+std::string_view trim_query(std::string_view q) { return trim(q); }
+
 bool is_meta_event(EventType t) {
   switch (t) {
     case EventType::kFormatDescription:

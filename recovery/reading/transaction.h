@@ -93,6 +93,8 @@ bool is_commit_or_rollback(std::string_view q);
 bool is_transaction_control(std::string_view q);
 // XA END / XA COMMIT / XA ROLLBACK etc.
 bool starts_with_keyword(std::string_view q, std::string_view kw);
+// A statement without the blanks around it and its trailing ';'.
+std::string_view trim_query(std::string_view q);
 // Meta events: units of their own, outside any transaction.
 bool is_meta_event(binlog::EventType t);
 bool is_gtid_event(binlog::EventType t);

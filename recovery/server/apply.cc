@@ -565,6 +565,11 @@ void Applier::fail(const SqlItem& item, const std::string& why) {
 }
 
 Applier::Outcome Applier::apply(std::string_view text,
+                                const std::vector<Output::Statement>& statements) {
+  return apply(text, statements, Hooks{});
+}
+
+Applier::Outcome Applier::apply(std::string_view text,
                                 const std::vector<Output::Statement>& statements,
                                 const Hooks& hooks) {
   items_.clear();
@@ -616,8 +621,9 @@ Applier::Outcome Applier::apply(std::string_view text,
       break;
     }
   }
-  outcome.ended_in_commit = !items_.empty() && items_.back().kind == SqlItem::Kind::kStatement &&
-                            !items_.back().verbatim && is_commit(items_.back().text);
+  outcome.ended_in_commit =
+      !items_.empty() && items_.back().kind == SqlItem::Kind::kStatement &&
+      (hooks.last_is_commit || (!items_.back().verbatim && is_commit(items_.back().text)));
   if (!outcome.ended_in_commit || !hooks.commit) {
     run(0, items_.size());
     return outcome;

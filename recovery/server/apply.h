@@ -167,6 +167,9 @@ class Applier {
     // commit as soon as it ran (its turn has come): the COMMIT then goes with the statements, in
     // their last packet, and `commit` is not called.
     std::function<bool()> commit_now;
+    // The unit's last statement is its commit whatever it is (an XA unit's XA PREPARE, XA
+    // COMMIT or XA ROLLBACK): `commit` and `commit_now` serve it as a COMMIT.
+    bool last_is_commit = false;
   };
   struct Outcome {
     bool after_begin_ran = false;  // the unit had a BEGIN, and Hooks::after_begin ran after it
@@ -177,7 +180,8 @@ class Applier {
   // lexed again, and each statement knows its event. Throws Error(kServer) at the first failing
   // statement (file offset and type of its event), after rolling back the open transaction.
   Outcome apply(std::string_view text, const std::vector<Output::Statement>& statements,
-                const Hooks& hooks = {});
+                const Hooks& hooks);
+  Outcome apply(std::string_view text, const std::vector<Output::Statement>& statements);
   std::uint64_t statements() const { return statements_; }
   // Round trips to the server (packets of statements, client commands).
   std::uint64_t round_trips() const { return round_trips_; }

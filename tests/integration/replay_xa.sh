@@ -20,8 +20,9 @@ sql "$PA" -e "CREATE DATABASE x;
   INSERT INTO x.counter VALUES (1, 0);
   CREATE TABLE x.nokey (k INT, c INT) ENGINE=InnoDB;
   CREATE TABLE x.marks (k INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB;"
-{
-  for ((i = 1; i <= 90; i++)); do
+workload() {  # FROM TO: XA units (prepared, rolled back, one phase) between plain ones
+  local i body
+  for ((i = $1; i <= $2; i++)); do
     body="INSERT INTO x.marks VALUES ($i, 0); UPDATE x.counter SET n = n + 1 WHERE id = 1;
       INSERT INTO x.nokey VALUES ($i, 1);"
     case $((i % 6)) in
@@ -33,7 +34,8 @@ sql "$PA" -e "CREATE DATABASE x;
       5) echo "XA START 'r$i'; $body XA END 'r$i'; XA PREPARE 'r$i'; XA ROLLBACK 'r$i';" ;;
     esac
   done
-} | sql "$PA"
+}
+workload 1 90 | sql "$PA"
 sql "$PA" -e "FLUSH BINARY LOGS"
 mapfile -t files < <(binlogs_between "$WORK/a/binlog" mysql-bin.000001)
 unset 'files[${#files[@]}-1]'
@@ -77,11 +79,20 @@ others_gone() {
     WHERE ID <> CONNECTION_ID()" 2> /dev/null)" = 0 ]
 }
 
+xa_units=$(awk '$2 == "prepare" || $2 == "commit"' "$WORK/units" | wc -l)
 for workers in 1 8; do
   fresh_target
-  replay --parallel "$workers" 2> "$WORK/full.err" || { cat "$WORK/full.err"; fail "replay --parallel $workers"; }
+  replay --parallel "$workers" --report="$WORK/report.json" 2> "$WORK/full.err" ||
+    { cat "$WORK/full.err"; fail "replay --parallel $workers"; }
   content "$PT" > "$WORK/got"
   diff "$WORK/expected" "$WORK/got" || fail "--parallel $workers: the replay differs from the source"
+  # (with the commit order kept the XA units go to the workers: their GTIDs tell whether they
+  # ran, so they need not wait alone for every unit before them)
+  alone=$(sed -n 's/.*"alone":\([0-9]*\).*/\1/p' "$WORK/report.json")
+  if [ "$workers" = 8 ] && [ "$alone" -ge "$xa_units" ]; then
+    cat "$WORK/report.json"
+    fail "--parallel 8: $alone units applied alone, for $xa_units XA units: they did not go to the workers"
+  fi
   grep -q '^target_gtids_at_start=' "$WORK/r.state" ||
     { cat "$WORK/r.state"; fail "the state file does not keep the target's GTIDs at the start"; }
   for stop in prepare commit; do
@@ -128,3 +139,44 @@ for workers in 1 8; do
     done
   done
 done
+
+# An XA unit on a worker that meets a lock rolls back as an XA transaction (XA END, XA
+# ROLLBACK) and runs again from its XA START: here a session of the test holds the counter row
+# that every unit of a second log updates, the replay of that log (--parallel 8) meets it, and
+# the lock is let go once a replay session waits for it (a held lock: a certain moment). The
+# target ends equal to the source, nothing left prepared, and the replay counted the retries.
+fresh_target
+replay 2> "$WORK/full.err" || { cat "$WORK/full.err"; fail "replay of the first log"; }
+workload 93 120 | sql "$PA"  # (its first unit: an XA PREPARE group)
+sql "$PA" -e "FLUSH BINARY LOGS"
+mapfile -t files2 < <(binlogs_between "$WORK/a/binlog" "$(basename "${files[-1]}")")
+files2=("${files2[@]:1}")
+unset 'files2[${#files2[@]}-1]'
+content "$PA" > "$WORK/expected2"
+rm -f "$WORK/r.state" "$WORK/r.state.lock" "$WORK/r.state.journal"
+mkfifo "$WORK/holder.in"
+sql "$PT" --unbuffered < "$WORK/holder.in" > "$WORK/holder.out" 2>&1 &
+holder=$!
+exec {hold}> "$WORK/holder.in"
+echo "BEGIN; SELECT n FROM x.counter WHERE id = 1 FOR UPDATE; SELECT 'held';" >&"$hold"
+wait_for 60 "the test's session never held the counter row" grep -q held "$WORK/holder.out"
+"$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
+  --state-file="$WORK/r.state" --parallel 8 --report="$WORK/report2.json" "${files2[@]}" \
+  2> "$WORK/locked.err" &
+pid=$!
+waiting() {  # (or the replay ended: its exit code says how)
+  ! kill -0 "$pid" 2> /dev/null || [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM information_schema.INNODB_TRX
+    WHERE trx_state = 'LOCK WAIT'")" -gt 0 ]
+}
+wait_for 120 "no replay session waited for the held counter row" waiting
+echo "COMMIT;" >&"$hold"
+exec {hold}>&-
+wait "$holder" || true
+rc=0
+wait "$pid" || rc=$?
+[ $rc = 0 ] || { cat "$WORK/locked.err"; fail "the replay that met a held lock exited $rc"; }
+content "$PT" > "$WORK/got"
+diff "$WORK/expected2" "$WORK/got" || fail "the replay that met a held lock differs from the source"
+retries=$(sed -n 's/.*"retries":\([0-9]*\).*/\1/p' "$WORK/report2.json")
+[ "${retries:-0}" -ge 1 ] || { cat "$WORK/report2.json"; fail "the held lock caused no retry"; }
+pass "--parallel 8 met a held lock on the row every XA unit updates: $retries retries, the target equals the source, nothing left prepared"
