@@ -88,15 +88,6 @@ class StateStore {
   std::optional<std::string> gtids_at_start_;
 };
 
-// The GTIDs the target has applied (MariaDB: binlogged or replicated; MySQL: executed).
-void add_target_gtids(Session& session, AppliedGtids& out);
-
-// The position of (file, pos) in the inputs' order, for telling which of two resume points is
-// later; nullopt when `file` is not among them.
-std::optional<std::pair<std::size_t, std::uint64_t>> order_of(const std::vector<InputFile>& inputs,
-                                                              const std::string& file,
-                                                              std::uint64_t pos);
-
 // The inputs' sizes (0 where unknown: stdin), for the progress line; `total` their sum.
 std::vector<std::uint64_t> input_sizes(const std::vector<InputFile>& inputs, std::uint64_t& total);
 

@@ -16,6 +16,7 @@
 #include "binlog/event_type.h"
 #include "recovery/apply/held_events.h"
 #include "recovery/apply/replay_common.h"
+#include "recovery/apply/replay_resume.h"
 #include "recovery/apply/replication_stream.h"
 #include "recovery/apply/server_target.h"
 #include "recovery/apply/test_pause.h"

@@ -1,0 +1,394 @@
+#include "recovery/apply/replayer.h"
+
+#include "binlog/event_type.h"
+#include "recovery/apply/replay_target.h"
+#include "recovery/reading/transaction.h"
+
+namespace binrecover::recovery {
+
+namespace {
+
+// The target's sessions may read the LOAD files the SQL writer makes (and nothing else).
+ConnectionOptions with_load_folder(ConnectionOptions conn, const SharedFolder& folder) {
+  conn.local_files = folder.reader();
+  return conn;
+}
+
+}  // namespace
+
+Replayer::Replayer(const ReplayOptions& opts, SqlOptions sql, const ConnectionOptions& conn,
+                   Session& session, const std::string& identity, std::uint64_t started_at,
+                   bool by_gtids, EngineOptions engine_opts,
+                   std::set<std::pair<std::string, std::uint64_t>> skip, StateStore& store)
+    : opts_(opts),
+      store_(store),
+      session_(session),
+      identity_(identity),
+      started_at_(started_at),
+      by_gtids_(by_gtids),
+      workers_write_state_(static_cast<bool>(engine_opts.on_commit)),
+      rewrites_(sql.rewrite_db),
+      engine_(with_load_folder(conn, load_folder_), std::move(engine_opts)),
+      scheduler_(session, engine_, &rewrites_),
+      skip_(std::move(skip)),
+      out_([this](std::string_view text,
+                  const std::vector<Output::Statement>& st) { on_text(text, st); },
+           session.where()),
+      sql_(prepare(std::move(sql))),
+      sink_(out_, sql_),
+      witness_(session, opts.gtids != GtidMode::kStrip && !sql_.disable_log_bin) {
+  parallel_ = engine_.workers() > 1;
+  // (merging asks the target's tables too: only transactional ones may share a transaction)
+  keys_wanted_ = parallel_ || opts_.merge_transactions > 1;
+  sink_.set_unit_hook([this](const UnitInfo& u) { unit_written(u); });
+}
+
+void Replayer::begin() {
+  mode_ = Mode::kHeader;
+  sink_.begin();
+  out_.flush();
+  mode_ = Mode::kUnits;
+}
+
+void Replayer::finish() {
+  flush_held();
+  engine_.drain();
+  mode_ = Mode::kFooter;
+  sink_.finish();
+  out_.flush();
+  update_last();
+}
+
+void Replayer::update_last() {
+  if (auto lw = engine_.low_water())
+    last_ = ReplayState{lw->file, lw->end_pos, lw->gtid, identity_, started_at_};
+}
+
+void Replayer::set_start(std::optional<std::string> gtids_at_start, bool resumed) {
+  witness_.set_start(std::move(gtids_at_start));
+  resume_prefix_ = resumed;
+}
+
+void Replayer::set_paths(const std::vector<InputFile>& inputs) {
+  for (const InputFile& in : inputs) paths_[in.display_name] = error_name(in);
+}
+
+void Replayer::begin_unit(const UnitInfo& u, const binlog::FormatContext& ctx) {
+  unit_ = u;
+  file_ = *u.file;
+  skipping_ = u.kind == UnitKind::kTransaction && skip_.count({file_, u.first_pos}) != 0;
+  if (skipping_) return;
+  verbatim_ = ctas_ = schema_may_change_ = xa_ = false;
+  format_unit_ = false;
+  maria_gtid_ = false;
+  if (keys_wanted_) scheduler_.begin_unit(file_);
+  sink_.begin_unit(u, ctx);
+}
+
+void Replayer::event(const binlog::Event& ev, std::uint8_t marks,
+                     const binlog::FormatContext& ctx) {
+  if (skipping_) return;
+  ++events_;
+  const binlog::EventType t = ev.type();
+  if (t == binlog::EventType::kFormatDescription || t == binlog::EventType::kStartV3)
+    format_unit_ = true;
+  if (const auto* q = std::get_if<binlog::Query>(&ev.body)) {
+    if (is_atomic_ctas(ev)) ctas_ = true;
+    if (q->compressed || !is_transaction_control(q->query)) schema_may_change_ = true;
+    // (SAVEPOINT, ROLLBACK TO, RELEASE SAVEPOINT change no row of their own: a transaction
+    // of row events with them goes by its write set like any other; each one made a
+    // SAVEPOINT-heavy log's units barriers, --parallel 8 slower than serial)
+    const bool savepoint = starts_with_keyword(q->query, "SAVEPOINT") ||
+                           starts_with_keyword(q->query, "RELEASE") ||
+                           starts_with_keyword(q->query, "ROLLBACK");
+    const bool xa = starts_with_keyword(q->query, "XA");
+    if (xa) xa_ = true;  // (alone, or to the workers as an XA unit: submit_xa)
+    if (q->compressed ||
+        !(xa || is_begin(q->query) || is_commit_or_rollback(q->query) || savepoint))
+      verbatim_ = true;
+  } else if (t == binlog::EventType::kUserVar || t == binlog::EventType::kIntvar ||
+             t == binlog::EventType::kRand) {
+    verbatim_ = true;
+  } else if (const auto* mg = std::get_if<binlog::MariaGtid>(&ev.body)) {
+    maria_gtid_ = true;
+    maria_ = MariaUnit{mg->domain_id, ev.header.server_id, mg->seq_no, mg->flags};
+  }
+  if (keys_wanted_) scheduler_.add(ev, ctx);
+  sink_.event(ev, marks, ctx);
+  if (!load_folder_known_ && !sink_.load_dir().empty()) {
+    load_folder_.set(sink_.load_dir());  // (the sessions may read files from it now)
+    load_folder_known_ = true;
+  }
+}
+
+void Replayer::end_unit(const UnitInfo& u) {
+  if (skipping_) {
+    skipping_ = false;
+    return;
+  }
+  sink_.end_unit(u);
+}
+
+void Replayer::abort_unit(const UnitInfo& u) {
+  if (skipping_) return;
+  sink_.abort_unit(u);
+  if (direct_open_) {
+    engine_.abort_direct();
+    direct_open_ = false;
+  }
+}
+
+SqlOptions Replayer::prepare(SqlOptions sql) {
+  Session& s = engine_.first_session();
+  // Row events of one statement that together pass the server's max_allowed_packet go in
+  // several BINLOG statements (a MariaDB target takes one row too large even for that as
+  // two fragments, see Applier). (never more than the default: memory stays that of one
+  // statement of at most 16 MiB)
+  const std::uint64_t map = s.max_allowed_packet();
+  const std::size_t limit = map > 64 ? static_cast<std::size_t>(map - 64) : 0;
+  sql.max_binlog_statement = std::min(limit, sql.max_binlog_statement);
+  sql.apply = true;                  // statements marked as written, no comments
+  sql.target_mariadb = s.mariadb();  // a MySQL log into MariaDB: no GTID_NEXT etc.
+  // Several sessions, or units left out on resume: each unit sets the session it needs.
+  sql.self_contained_units = engine_.workers() > 1 || !skip_.empty();
+  return sql;
+}
+
+void Replayer::on_text(std::string_view text, const std::vector<Output::Statement>& statements) {
+  if (mode_ == Mode::kFooter) return;
+  if (mode_ == Mode::kHeader) {
+    header_ = Prelude{std::string(text), statements};
+    engine_.set_prelude(std::make_shared<Prelude>(header_));
+    return;
+  }
+  if (!in_hook_) {  // a piece of a unit too large to hold: applied as it comes
+    if (!direct_open_) (void)open_direct(true);
+    engine_.direct_piece(text, statements, true);
+    return;
+  }
+  if (unit_.kind == UnitKind::kMeta) {
+    if (statements.empty()) return;
+    if (format_unit_) {
+      flush_held();  // (those held go with the format description they were read with)
+      // The format description every later BINLOG statement needs, on every session.
+      auto p = std::make_shared<Prelude>(header_);
+      const std::size_t base = p->text.size();
+      p->text.append(text);
+      for (Output::Statement st : statements) {
+        st.begin += base;
+        st.end += base;
+        p->statements.push_back(st);
+      }
+      engine_.set_prelude(std::move(p));
+      return;
+    }
+    apply_direct(text, statements, false);
+    return;
+  }
+  if (direct_open_) {  // the last piece of a unit too large to hold
+    engine_.direct_piece(text, statements, true);
+    close_direct();
+    return;
+  }
+  // (where the target's GTIDs record the progress, a transaction without one is recorded
+  // as a unit that is not a transaction)
+  const bool transactional =
+      is_transaction(text, statements) && (!by_gtids_ || !unit_.gtid.empty());
+  if (xa_ && submit_xa(text, statements)) return;
+  const bool alone =
+      !transactional || verbatim_ || xa_ || ctas_ || (parallel_ && scheduler_.write_set().barrier);
+  if (alone) {
+    apply_direct(text, statements, transactional);
+    return;
+  }
+  resume_prefix_ = false;
+  if (opts_.merge_transactions > 1) {
+    hold(text, statements);
+    return;
+  }
+  ApplyTask task;
+  task.text.assign(text);
+  task.statements = statements;
+  task.place = place();
+  task.prelude = engine_.prelude();
+  if (parallel_) scheduler_.schedule(task);
+  engine_.submit(std::move(task));
+}
+
+bool Replayer::submit_xa(std::string_view text, const std::vector<Output::Statement>& statements) {
+  const bool prepare = (maria_.flags & binlog::MariaGtid::kPreparedXa) != 0;
+  const bool complete = (maria_.flags & binlog::MariaGtid::kCompletedXa) != 0;
+  if (!parallel_ || !engine_.ordered() || opts_.merge_transactions > 1 || verbatim_ || ctas_ ||
+      !maria_gtid_ || prepare == complete || resume_prefix_ || scheduler_.write_set().barrier)
+    return false;
+  const std::optional<XaUnit> xa = read_xa_unit(text, statements);
+  if (!xa || xa->prepare != prepare) return false;
+  if (!witness_.new_since_start(unit_.gtid) || !witness_.target_logs(unit_.gtid)) return false;
+  std::optional<PreparedXas::Prepared> prepared;
+  if (complete && !(prepared = prepared_.take(xa->xid))) return false;
+  ApplyTask task;
+  task.text.assign(text);
+  task.statements = statements;
+  task.place = place();
+  task.prelude = engine_.prelude();
+  task.xa = true;
+  if (prepare) {
+    task.xa_xid = xa->xid;
+    scheduler_.schedule(task);
+    prepared_.add(xa->xid, engine_.next_seq(), scheduler_.write_set());
+  } else {
+    scheduler_.schedule_group(task, prepared->writes);
+    task.deps.push_back(prepared->seq);
+  }
+  engine_.submit(std::move(task));
+  return true;
+}
+
+std::optional<MariaUnit> Replayer::maria() const {
+  return maria_gtid_ ? std::optional<MariaUnit>(maria_) : std::nullopt;
+}
+
+void Replayer::hold(std::string_view text, const std::vector<Output::Statement>& statements) {
+  const bool can = mergeable_unit(text, statements, scheduler_.write_set().barrier, maria());
+  if (!group_.empty() && (!can || !group_.fits(file_, engine_.prelude(), text.size(), maria())))
+    flush_held();
+  group_.append(text, statements, place(), engine_.prelude(), maria(),
+                parallel_ ? &scheduler_.write_set() : nullptr);
+  if (!can || group_.units() >= opts_.merge_transactions) flush_held();
+}
+
+void Replayer::flush_held() {
+  if (group_.empty()) return;
+  const std::size_t units = group_.units();
+  WriteSet ws;
+  ApplyTask task = group_.take(ws);
+  if (units > 1) {
+    ++merged_groups_;
+    merged_units_ += units;
+  }
+  if (parallel_) scheduler_.schedule_group(task, ws);
+  engine_.submit(std::move(task));
+}
+
+UnitPlace Replayer::place() const {
+  const auto it = paths_.find(file_);
+  return UnitPlace{file_, it != paths_.end() ? it->second : file_, unit_.first_pos, unit_.end_pos,
+                   unit_.gtid};
+}
+
+bool Replayer::is_transaction(std::string_view text,
+                              const std::vector<Output::Statement>& statements) {
+  bool begin = false;
+  const Output::Statement* last = nullptr;
+  for (const Output::Statement& st : statements) {
+    if (st.kind != Output::Statement::Kind::kSql) continue;
+    const std::string_view s = text.substr(st.begin, st.end - st.begin);
+    if (!begin && !st.verbatim && is_plain_begin(s)) begin = true;
+    last = &st;
+  }
+  return begin && last != nullptr && !last->verbatim &&
+         is_commit(text.substr(last->begin, last->end - last->begin));
+}
+
+bool Replayer::open_direct(bool transactional) {
+  flush_held();
+  engine_.drain();
+  ++barriers_;
+  direct_seq_ = engine_.next_seq();
+  direct_transactional_ = transactional;
+  in_doubt_marked_ = told_by_gtid_ = false;
+  const bool apply = transactional || mark_in_doubt();
+  engine_.begin_direct(place());
+  direct_open_ = true;
+  if (apply) resume_prefix_ = false;
+  return apply;
+}
+
+void Replayer::close_direct() {
+  engine_.end_direct();
+  direct_open_ = false;
+  scheduler_.barrier(direct_seq_);
+  // A DDL may have changed any table's keys. (Not a unit whose statements are only
+  // transaction control, SAVEPOINT or XA with row events: reading every table's keys again
+  // after each of those made a parallel replay of a SAVEPOINT-heavy log several times slower
+  // than serial.)
+  if (schema_may_change_) scheduler_.tables_changed();
+  update_last();
+  if (!told_by_gtid_ && (in_doubt_marked_ || !direct_transactional_)) write_state(true);
+  in_doubt_marked_ = told_by_gtid_ = false;
+}
+
+void Replayer::apply_direct(std::string_view text, const std::vector<Output::Statement>& statements,
+                            bool transactional) {
+  if (open_direct(transactional)) engine_.direct_piece(text, statements, transactional);
+  close_direct();
+}
+
+bool Replayer::mark_in_doubt() {
+  update_last();
+  ReplayState doubt{file_, unit_.first_pos, "", identity_, started_at_};
+  if (last_ && last_->file == file_) doubt = *last_;
+  doubt.server_started = started_at_;
+  doubt.in_doubt_begin = unit_.first_pos;
+  doubt.in_doubt_end = unit_.end_pos;
+  const bool xa =
+      maria_gtid_ &&
+      (maria_.flags & (binlog::MariaGtid::kPreparedXa | binlog::MariaGtid::kCompletedXa)) != 0;
+  const bool since_start = xa && witness_.new_since_start(unit_.gtid);
+  // (past a resumed run's start the target cannot have it yet: not asked, three round trips
+  // per XA unit)
+  if (since_start && !resume_prefix_ && witness_.target_logs(unit_.gtid)) {
+    told_by_gtid_ = true;
+    return true;
+  }
+  // Its GTID settles it on resume only if the target does not have it yet. (A target that
+  // cannot be asked fails the replay here, before the unit is marked or sent.)
+  const std::optional<bool> has =
+      target_has_gtid(session_, unit_.gtid, opts_.gtids, sql_.disable_log_bin);
+  // An XA unit (XA PREPARE, XA COMMIT/ROLLBACK) later than the target's GTIDs when the replay
+  // started is not marked: its GTID says whether it ran. A resumed run leaves out the XA units
+  // at its start (before it applies anything) that the target has, and a crash of the
+  // machine cannot lose what is not written. (MariaDB logs an XA PREPARE's GTID with it and
+  // recovers the prepared transactions its binary log has, also after a crash.) A durable
+  // mark before and a state after each one made an XA-heavy log 1.6 times as slow as
+  // mariadb-binlog | mariadb: a disk sync or a rename costs more than the unit.
+  if (since_start && has == true && resume_prefix_) {
+    ++resumed_skips_;
+    return false;
+  }
+  if (since_start && has == false) {
+    told_by_gtid_ = true;
+    return true;
+  }
+  if (has == false) doubt.in_doubt_gtid = unit_.gtid;
+  if (session_.mariadb()) doubt.in_doubt_binlog = current_binlog(session_);
+  store_.write(doubt, true);
+  in_doubt_marked_ = true;
+  return true;
+}
+
+void Replayer::write_state(bool durable) {
+  update_last();
+  if (!last_) return;
+  store_.write(*last_, durable);
+  last_state_write_ = std::chrono::steady_clock::now();
+}
+
+void Replayer::unit_written(const UnitInfo& u) {
+  in_hook_ = true;
+  try {
+    out_.flush();
+  } catch (Error& e) {
+    in_hook_ = false;
+    if (!e.has_offset()) e.with_offset(u.first_pos);
+    throw;
+  }
+  in_hook_ = false;
+  // (where the workers keep the state file after each commit, they alone write it)
+  const auto now = std::chrono::steady_clock::now();
+  if (!workers_write_state_ && now - last_state_write_ >= std::chrono::seconds(1))
+    write_state(false);
+  if (progress_) progress_(u);
+}
+
+}  // namespace binrecover::recovery
