@@ -8,6 +8,7 @@
 #include "binlog/payload.h"
 #include "recovery/reading/event_stream.h"
 #include "recovery/reading/one_history.h"
+#include "recovery/reading/start_position.h"
 #include "recovery/reading/targets.h"
 #include "recovery/reading/temp_file.h"
 
@@ -31,43 +32,9 @@ bool is_format_event(EventType t) {
 class Walker {
  public:
   Walker(const std::vector<InputFile>& inputs, const WalkOptions& opts, WalkConsumer& consumer,
-         const binlog::WarningSink& warn, const ProgressFn& progress)
-      : inputs_(inputs.begin(), inputs.end()),
-        opts_(opts),
-        filter_(opts.filter),
-        history_(inputs_, opts.decode.reader, opts.filter.start_position),
-        consumer_(consumer),
-        user_warn_(warn),
-        progress_(progress),
-        selector_(opts.filter),
-        targets_(opts.filter),
-        skip_left_(opts.decode.skip_events) {
-    warn_ = [this](const std::string& msg) {
-      ++stats_.warnings;
-      if (user_warn_) user_warn_(msg);
-    };
-    need_gtid_ = consumer_.wants_gtid() || filter_.stop_gtid || !filter_.skip_gtids.empty() ||
-                 !filter_.applied_gtids.empty() || filter_.include_gtids ||
-                 !filter_.exclude_gtids.empty() || history_.active();
-  }
+         const binlog::WarningSink& warn, const ProgressFn& progress);
 
-  RunStats run() {
-    targets_.check_inputs(inputs_, !inputs_.empty() && static_cast<bool>(inputs_.back().next));
-    for (std::size_t i = 0; i < inputs_.size() && !stopped_ && !consumer_.done(); ++i) {
-      try {
-        read_file(i);
-      } catch (Error& e) {
-        e.with_file(error_name(inputs_[i]));
-        throw;
-      }
-      // A followed server: the file it went on with, once this one ended (--stop-never).
-      if (i + 1 == inputs_.size() && inputs_[i].next)
-        if (std::optional<InputFile> more = inputs_[i].next()) inputs_.push_back(std::move(*more));
-    }
-    if (!consumer_.done()) targets_.at_end(stopped_);
-    for (const std::string& note : history_.at_end()) warn_(note);
-    return stats_;
-  }
+  RunStats run();
 
  private:
   struct Unit {
@@ -86,472 +53,40 @@ class Walker {
     std::uint64_t payload_skip = 0;
   };
 
-  void read_file(std::size_t i) {
-    const InputFile& in = inputs_[i];
-    file_ = &in;
-    file_index_ = i;
-    history_.begin_file(i);
-    last_file_ = i + 1 == inputs_.size() && !in.next;
-    EventStream stream(open_input(in), opts_.decode.reader, warn_);
-    const bool seekable = in.memory || in.open || (in.path != "-" && stream.source().size());
-    bool seeked = !(i == 0 && filter_.start_position && *filter_.start_position > 4);
-    std::uint64_t pos_done = 4;
-    EventType last_outer = EventType::kUnknown;
-    bool clean_end = true;
-    std::optional<Event> pending;  // the event found at the start position (in the arena)
-    bool first = true;
-    for (;;) {
-      std::optional<Event> ev;
-      bool in_arena = true;
-      if (pending) {
-        ev = std::move(pending);
-        pending.reset();
-      } else {
-        // Events are copied to the arena while they may be held; a streamed unit's are not.
-        in_arena = !(unit_.open && unit_.info.streamed);
-        if (in_arena) maybe_reset_arena(stream);
-        const bool outer = !stream.in_payload();
-        try {
-          ev = stream.next(in_arena ? &arena_ : nullptr);
-        } catch (Error& e) {
-          // A torn last event in a file the server had not closed is where the server stopped
-          // writing: decode up to it, warn, and treat the file as ended.
-          if (!(outer && stream.reader().in_use() && e.code() == ErrorCode::kTruncated)) {
-            // A listing shows what could be read of the transaction the damage is in.
-            if (unit_.open && opts_.incomplete_units) close_unit(false, stream);
-            throw;
-          }
-          warn_(e.describe() +
-                " (the file was not closed by its server: treating this as its end; an "
-                "unfinished transaction is rolled back)");
-          clean_end = false;
-          break;
-        }
-      }
-      if (!ev) break;
-      ++stats_.events;
-      if (!ev->in_payload) {
-        pos_done = ev->end_pos();
-        last_outer = ev->type();
-      }
-      if (progress_ && (stats_.events & 0x3fff) == 0)
-        progress_(in.display_name, pos_done, stream.source().size());
-      const EventType t = ev->type();
-      if (first) {
-        first = false;
-        if (!seeked) {
-          // Position the stream once the format description is known (mysqlbinlog does the
-          // same): the format description is written, then the range starts.
-          if (!opts_.start_anywhere) feed(*ev, stream, in_arena);
-          seeked = true;
-          pending = seek_start(stream, *filter_.start_position, ev->end_pos(), seekable);
-          if (!pending) break;
-          continue;
-        }
-      }
-      if (!ev->in_payload && targets_.watches_events())
-        targets_.before_event(*ev, in.display_name, last_file_);
-      if (last_file_ && filter_.stop_position && ev->pos >= *filter_.stop_position) {
-        stopped_ = true;
-        break;
-      }
-      if (!is_format_event(t)) {
-        if (skip_left_ > 0) {
-          --skip_left_;
-          continue;
-        }
-        if (filter_.stop_datetime && t != EventType::kRotate &&
-            ev->header.timestamp >= *filter_.stop_datetime) {
-          stopped_ = true;
-          break;
-        }
-      }
-      feed(*ev, stream, in_arena);
-      if (!ev->in_payload && targets_.any_positions_left())
-        targets_.after_event(*ev, in.display_name);
-      if (stopped_ || consumer_.done()) break;
-    }
-    if (unit_.open) close_unit(false, stream);
-    if (!stopped_ && !consumer_.done()) targets_.at_file_end(in.display_name, pos_done, last_file_);
-    tracker_.reset();
-    maybe_reset_arena(stream, true);
-    stats_.bytes_read += pos_done;
-    if (progress_) progress_(in.display_name, pos_done, stream.source().size());
-    // Every file but the last ends where its server closed it; without its Rotate (or Stop)
-    // event the rest of the file is missing, and the next file does not continue it.
-    // (At a failover the old primary's last file ends where it stopped: the next server's files
-    // go on from what it holds, OneHistory::begin_file checks that.)
-    if (!last_file_ && !stopped_ && clean_end && !consumer_.done() &&
-        last_outer != EventType::kRotate && last_outer != EventType::kStop &&
-        history_.server_ends(i)) {
-      warn_(in.display_name + " ends at " + std::to_string(pos_done) +
-            " without a Rotate: its server stopped there; the history goes on in " +
-            inputs_[i + 1].display_name + " (another server's)");
-    } else if (!last_file_ && !stopped_ && clean_end && !consumer_.done() &&
-               last_outer != EventType::kRotate && last_outer != EventType::kStop &&
-               !stream.reader().in_use()) {
-      Error e(ErrorCode::kTruncated,
-              "the file ends at " + std::to_string(pos_done) + " after a " +
-                  std::string(binlog::event_type_name(static_cast<std::uint8_t>(last_outer))) +
-                  " event, without the Rotate or Stop event its server writes when it moves on to "
-                  "the next file (" +
-                  (i + 1 < inputs_.size() ? inputs_[i + 1].display_name : "the server's next") +
-                  "): the rest of this file is missing");
-      e.with_file(error_name(in));
-      if (!opts_.decode.reader.force_read) throw e;
-      warn_(e.describe() + "; continuing with the next file (--force-read)");
-    }
-  }
+  // One input, event by event: positioned at the start, stopped at a stop position or time.
+  void read_file(std::size_t i);
+
+  // Every file but the last ends where its server closed it; without its Rotate (or Stop)
+  // event the rest of the file is missing, and the next file does not continue it.
+  // (At a failover the old primary's last file ends where it stopped: the next server's files
+  // go on from what it holds, OneHistory::begin_file checks that.)
+  void check_file_end(std::size_t i, EventStream& stream, std::uint64_t pos_done,
+                      EventType last_outer, bool clean_end);
 
   // Arena memory is given back between units, never while a held unit or a payload whose bytes
   // are in it is still being read.
-  void maybe_reset_arena(const EventStream& stream, bool at_end = false) {
-    if (unit_.open) return;
-    if (!at_end && stream.in_payload() && payload_in_arena_) return;
-    if (arena_dirty_) {
-      arena_.reset();
-      arena_dirty_ = false;
-    }
-    payload_in_arena_ = false;
-  }
+  void maybe_reset_arena(const EventStream& stream, bool at_end = false);
 
-  // Positions the stream at the start position. Every command starts at a unit boundary: at an
-  // event that can only start a unit (a GTID, BEGIN, an event outside transactions) it goes
-  // straight there; anywhere else the file is read from its start to check that no event of a
-  // transaction comes before the position (only its GTID may), and that the position is an
-  // event boundary at all. `binrecover events` may start at any event. Returns the event at the
-  // position (nullopt: the position is the end of the file).
-  std::optional<Event> seek_start(EventStream& stream, std::uint64_t pos, std::uint64_t after_fde,
-                                  bool seekable) {
-    const auto size = stream.source().size();
-    if (size && pos > *size)
-      throw Error(ErrorCode::kUsage, "the start position " + std::to_string(pos) +
-                                         " is past the end of " + file_->display_name + " (" +
-                                         std::to_string(*size) + " bytes)");
-    if (pos < after_fde)
-      throw Error(ErrorCode::kUsage, "the start position " + std::to_string(pos) +
-                                         " is inside the format description event of " +
-                                         file_->display_name + " (it ends at " +
-                                         std::to_string(after_fde) + ")");
-    arena_.reset();
-    arena_dirty_ = true;
-    if (seekable) {
-      stream.seek(pos);
-      if (size && pos == *size) return std::nullopt;
-      try {
-        std::optional<Event> ev = stream.next(&arena_);
-        if (ev && starts_unit_alone(*ev, opts_.start_anywhere)) return ev;
-      } catch (const Error&) {
-        // not an event boundary, or a damaged event: the scan below tells which
-      }
-      arena_.reset();
-      stream.seek(after_fde);
-    }
-    // Read from the first event after the format description up to the position.
-    UnitTracker tracker;
-    std::uint64_t unit_start = 0;
-    bool only_gtids = true;
-    std::uint64_t prev_pos = 0, prev_end = after_fde;
-    std::string prev_type = "Format_desc";
-    for (;;) {
-      arena_.reset();
-      std::optional<Event> ev;
-      try {
-        ev = stream.next(&arena_);
-      } catch (Error& e) {
-        if (e.has_offset() && e.offset() < pos) {
-          // Damage before the start: the check cannot be made, the position is taken as given.
-          warn_("cannot check that --start-position " + std::to_string(pos) +
-                " is the start of a transaction: " + e.describe());
-          arena_.reset();
-          stream.seek(pos);
-          return stream.next(&arena_);
-        }
-        if (!e.has_offset() || e.offset() == pos) throw;
-        ev.reset();  // the event after the position's does not frame: pos is inside an event
-      }
-      if (ev && ev->in_payload) {
-        tracker.push(*ev);
-        only_gtids = false;
-        continue;
-      }
-      if (!ev || ev->pos > pos) {
-        if (!ev && prev_end == pos) return std::nullopt;
-        std::string msg = "--start-position " + std::to_string(pos) + " is inside the " +
-                          prev_type + " event at " + std::to_string(prev_pos) + " (it ends at " +
-                          std::to_string(prev_end) + ")";
-        if (tracker.in_unit() && !opts_.start_anywhere)
-          msg += ", in the transaction that starts at " + std::to_string(unit_start);
-        throw Error(ErrorCode::kUsage,
-                    msg +
-                        ": start at an event boundary (SHOW BINLOG EVENTS / binrecover events "
-                        "list them)");
-      }
-      if (ev->pos == pos) {
-        if (opts_.start_anywhere || !tracker.in_unit() || only_gtids) return ev;
-        throw Error(ErrorCode::kUsage, "--start-position " + std::to_string(pos) + " is a " +
-                                           std::string(binlog::event_type_name(ev->header.type)) +
-                                           " event inside the transaction that starts at " +
-                                           std::to_string(unit_start) +
-                                           ": start there (at its GTID or BEGIN), or at "
-                                           "the start of the next transaction");
-      }
-      const UnitTracker::Step step = tracker.push(*ev);
-      if (step.starts) {
-        unit_start = ev->pos;
-        only_gtids = is_gtid_event(ev->type());
-      } else if (!step.meta) {
-        only_gtids = only_gtids && is_gtid_event(ev->type());
-      }
-      prev_pos = ev->pos;
-      prev_end = ev->end_pos();
-      prev_type = std::string(binlog::event_type_name(ev->header.type));
-    }
-  }
-
-  // Events that can only be the first of a unit, wherever they are.
-  static bool starts_unit_alone(const Event& ev, bool listing) {
-    if (listing) return true;
-    // (an event of an unknown type may be inside a transaction: UnitTracker::push)
-    if (is_gtid_event(ev.type()) ||
-        (is_meta_event(ev.type()) && binlog::is_known_event_type(ev.header.type)))
-      return true;
-    const auto* q = std::get_if<binlog::Query>(&ev.body);
-    return q != nullptr && is_begin(q->query);
-  }
-
-  void feed(const Event& ev, EventStream& stream, bool in_arena) {
-    if (in_arena) {
-      arena_dirty_ = true;
-      if (ev.type() == EventType::kTransactionPayload) payload_in_arena_ = true;
-    }
-    const UnitTracker::Step step = tracker_.push(ev);
-    if (step.interrupts && unit_.open) close_unit(false, stream);
-    if (step.meta) {
-      meta(ev, stream);
-      return;
-    }
-    if (step.starts) open_unit(ev, stream, in_arena);
-    if (!unit_.open) return;  // after the stop GTID
-    add(ev);
-    if (step.closes) close_unit(true, stream);
-  }
-
-  void meta(const Event& ev, EventStream& stream) {
-    if (ev.damaged) return;  // warned by the reader (--force-read)
-    const bool format = is_format_event(ev.type());
-    if (!format && filter_.server_id && ev.header.server_id != *filter_.server_id) return;
-    UnitInfo info;
-    info.file = &file_->display_name;
-    info.kind = UnitKind::kMeta;
-    info.first_pos = ev.pos;
-    info.end_pos = ev.end_pos();
-    info.events = 1;
-    info.head = ev.header;
-    consumer_.begin_unit(info, stream.reader().format());
-    try {
-      consumer_.event(ev, kMarkKeep, stream.reader().format());
-      consumer_.end_unit(info);
-    } catch (...) {
-      consumer_.abort_unit(info);
-      throw;
-    }
-  }
-
-  void open_unit(const Event& ev, EventStream& stream, bool in_arena) {
-    unit_.open = true;
-    unit_.info = UnitInfo{};
-    unit_.info.file = &file_->display_name;
-    unit_.info.kind = UnitKind::kTransaction;
-    unit_.info.first_pos = ev.pos;
-    unit_.info.head = ev.header;
-    unit_.ctx = &stream.reader().format();
-    unit_.held.clear();
-    unit_.held_bytes = 0;
-    unit_.skip_hit = false;
-    unit_.damaged = false;
-    unit_.spill.reset();
-    unit_.in_payload = ev.in_payload;
-    if (ev.in_payload) {
-      unit_.payload_raw = stream.payload_raw();
-      unit_.payload_skip = stream.inner_index() - 1;
-    }
-    selector_.begin_unit();
-    // An event read while a streamed unit was open is not in the arena: its unit is streamed too.
-    if (!in_arena) start_streaming();
-  }
-
-  void add(const Event& ev) {
-    UnitInfo& u = unit_.info;
-    ++u.events;
-    if (!ev.in_payload) u.end_pos = ev.end_pos();
-    if (need_gtid_ && u.gtid.empty() && is_gtid_event(ev.type())) {
-      u.gtid = event_gtid(ev);
-      targets_.gtid_read(u.gtid, ev, file_->display_name);
-      if (filter_.stop_gtid && u.gtid == *filter_.stop_gtid) {
-        // Stop before this transaction.
-        targets_.stop_gtid_met();
-        stopped_ = true;
-        unit_.open = false;
-        unit_.spill.reset();
-        return;
-      }
-    }
-    consumer_.observe(ev);
-    selector_.push(ev);
-    unit_.damaged = unit_.damaged || ev.damaged;
-    if (!filter_.skip_positions.empty() && targets_.skip_position_hit(ev, file_->display_name))
-      unit_.skip_hit = true;
-    if (u.streamed) {
-      if (unit_.spill && !ev.in_payload) unit_.spill->append(ev.raw);
-      return;
-    }
-    unit_.held.push_back(ev);
-    unit_.held_bytes += ev.raw.size();
-    if (unit_.held_bytes > opts_.decode.max_unit_memory) start_streaming_held();
-  }
+  // Each event read: a meta event is a unit of its own, others open, join or close the unit.
+  void feed(const Event& ev, EventStream& stream, bool in_arena);
+  void meta(const Event& ev, EventStream& stream);
+  void open_unit(const Event& ev, EventStream& stream, bool in_arena);
+  // An event of the open unit: held, or streamed once the unit is too large to hold.
+  void add(const Event& ev);
 
   // From here on the unit's events are not held: it will be read a second time (a pipe's
   // bytes are kept in a temporary file for that, from the unit's first outer event on).
-  void start_streaming() {
-    unit_.info.streamed = true;
-    if (reread_possible()) return;
-    unit_.spill = std::make_unique<TempFile>("a large transaction of " + file_->display_name);
-    if (unit_.in_payload) unit_.spill->append(unit_.payload_raw);
-  }
-  void start_streaming_held() {
-    start_streaming();
-    if (unit_.spill)
-      for (const Event& e : unit_.held)
-        if (!e.in_payload) unit_.spill->append(e.raw);
-    unit_.held.clear();
-    unit_.held.shrink_to_fit();
-    unit_.held_bytes = 0;
-    // Nothing points into the arena any more (unless a payload being unpacked lives there).
-    if (!payload_in_arena_) {
-      arena_.reset();
-      arena_dirty_ = false;
-    }
-  }
+  void start_streaming();
+  void start_streaming_held();
   bool reread_possible() const { return file_->memory || file_->path != "-"; }
 
-  void close_unit(bool complete, EventStream& stream) {
-    UnitInfo& u = unit_.info;
-    u.complete = complete;
-    const bool any = selector_.finish_unit();
-    const auto done = [this] {
-      unit_.open = false;
-      unit_.held.clear();
-      unit_.spill.reset();
-    };
-    if (unit_.damaged) {
-      // Whole transactions only: one that lost an event is not written at all.
-      consumer_.left_out(u, LeftOut::kDamaged);
-      warn_("transaction at " + file_->display_name + ":" + std::to_string(u.first_pos) +
-            " left out: it holds a damaged event (--force-read)");
-      return done();
-    }
-    u.crosses_stop = !complete && stopped_;
-    if (!complete && !opts_.incomplete_units) {
-      ++stats_.transactions_dropped_incomplete;
-      if (stopped_) {
-        consumer_.left_out(u, LeftOut::kCrossesStop);
-      } else {
-        consumer_.left_out(u, LeftOut::kIncomplete);
-        warn_("incomplete transaction at " + file_->display_name + ":" +
-              std::to_string(u.first_pos) + " not emitted");
-      }
-      done();
-      return;
-    }
-    if (complete) {
-      if (filter_.server_id && u.head.server_id != *filter_.server_id) return done();
-      if (filter_.start_datetime && u.head.timestamp < *filter_.start_datetime) return done();
-      bool skip = unit_.skip_hit;
-      if (!u.gtid.empty() && targets_.skip_gtid_hit(u.gtid)) skip = true;
-      if (skip) {
-        consumer_.left_out(u, LeftOut::kSkipEvent);
-        return done();
-      }
-      if (u.kind != UnitKind::kMeta &&
-          ((filter_.include_gtids && !filter_.include_gtids->contains(u.gtid)) ||
-           filter_.exclude_gtids.contains(u.gtid))) {
-        consumer_.left_out(u, LeftOut::kGtidSet);
-        return done();
-      }
-      if (u.kind != UnitKind::kMeta && !u.gtid.empty() && history_.active()) {
-        const auto verdict = history_.transaction(
-            file_index_, u.gtid, file_->display_name + ":" + std::to_string(u.first_pos));
-        if (verdict != OneHistory::Verdict::kRead) {
-          consumer_.left_out(u, verdict == OneHistory::Verdict::kReadBefore ? LeftOut::kReadBefore
-                                                                            : LeftOut::kSetAside);
-          return done();
-        }
-      }
-      if (!filter_.applied_gtids.empty() && filter_.applied_gtids.contains(u.gtid)) {
-        ++stats_.transactions_already_applied;
-        consumer_.left_out(u, LeftOut::kAlreadyApplied);
-        return done();
-      }
-    }
-    if (!any) return done();
-    u.filtered = selector_.active();
-    deliver(stream);
-    if (complete) ++stats_.transactions_written;
-    done();
-  }
-
-  void deliver(EventStream& stream) {
-    const UnitInfo& u = unit_.info;
-    const std::vector<std::uint8_t>& marks = selector_.marks();
-    consumer_.begin_unit(u, *unit_.ctx);
-    try {
-      if (!u.streamed) {
-        for (std::size_t k = 0; k < unit_.held.size(); ++k)
-          if (marks[k] & kMarkKeep) consumer_.event(unit_.held[k], marks[k], *unit_.ctx);
-      } else {
-        reread(stream, marks);
-      }
-      consumer_.end_unit(u);
-    } catch (...) {
-      consumer_.abort_unit(u);
-      throw;
-    }
-  }
+  // The unit ends (`complete`: at its COMMIT/XID; else cut by the end of the input or damage):
+  // filtered, then delivered to the consumer or left out.
+  void close_unit(bool complete, EventStream& stream);
+  void deliver(EventStream& stream);
 
   // The second reading of a streamed unit, from the file again or from its spill.
-  void reread(EventStream& stream, const std::vector<std::uint8_t>& marks) {
-    const UnitInfo& u = unit_.info;
-    std::unique_ptr<binlog::Source> source;
-    if (unit_.spill) {
-      source = unit_.spill->source(file_->display_name, u.first_pos);
-    } else {
-      source = open_input(*file_);
-      source->seek(u.first_pos);
-    }
-    EventStream again(std::move(source), opts_.decode.reader, {}, *unit_.ctx);
-    (void)stream;
-    if (unit_.in_payload) {
-      // The payload event, then its events before the unit's first.
-      std::optional<Event> p = again.next(nullptr);
-      for (std::uint64_t k = 0; p && k < unit_.payload_skip; ++k) p = again.next(nullptr);
-      if (!p)
-        throw Error(ErrorCode::kTruncated,
-                    "the payload at " + std::to_string(u.first_pos) + " is not there any more",
-                    u.first_pos);
-    }
-    for (std::uint64_t k = 0; k < u.events; ++k) {
-      std::optional<Event> ev = again.next(nullptr);
-      if (!ev || (k == 0 && ev->pos != u.first_pos))
-        throw Error(ErrorCode::kTruncated,
-                    "the transaction at " + std::to_string(u.first_pos) +
-                        " is not there any more when read a second time: the file changed "
-                        "while binrecover read it",
-                    u.first_pos);
-      if (k < marks.size() ? (marks[k] & kMarkKeep) : !selector_.active())
-        consumer_.event(*ev, k < marks.size() ? marks[k] : kMarkKeep, again.reader().format());
-    }
-  }
+  void reread(EventStream& stream, const std::vector<std::uint8_t>& marks);
 
   std::deque<InputFile> inputs_;  // (a followed server adds its next files as they come)
   const WalkOptions& opts_;
@@ -576,6 +111,408 @@ class Walker {
   std::uint64_t skip_left_ = 0;
   RunStats stats_;
 };
+
+Walker::Walker(const std::vector<InputFile>& inputs, const WalkOptions& opts,
+               WalkConsumer& consumer, const binlog::WarningSink& warn, const ProgressFn& progress)
+    : inputs_(inputs.begin(), inputs.end()),
+      opts_(opts),
+      filter_(opts.filter),
+      history_(inputs_, opts.decode.reader, opts.filter.start_position),
+      consumer_(consumer),
+      user_warn_(warn),
+      progress_(progress),
+      selector_(opts.filter),
+      targets_(opts.filter),
+      skip_left_(opts.decode.skip_events) {
+  warn_ = [this](const std::string& msg) {
+    ++stats_.warnings;
+    if (user_warn_) user_warn_(msg);
+  };
+  need_gtid_ = consumer_.wants_gtid() || filter_.stop_gtid || !filter_.skip_gtids.empty() ||
+               !filter_.applied_gtids.empty() || filter_.include_gtids ||
+               !filter_.exclude_gtids.empty() || history_.active();
+}
+
+RunStats Walker::run() {
+  targets_.check_inputs(inputs_, !inputs_.empty() && static_cast<bool>(inputs_.back().next));
+  for (std::size_t i = 0; i < inputs_.size() && !stopped_ && !consumer_.done(); ++i) {
+    try {
+      read_file(i);
+    } catch (Error& e) {
+      e.with_file(error_name(inputs_[i]));
+      throw;
+    }
+    // A followed server: the file it went on with, once this one ended (--stop-never).
+    if (i + 1 == inputs_.size() && inputs_[i].next)
+      if (std::optional<InputFile> more = inputs_[i].next()) inputs_.push_back(std::move(*more));
+  }
+  if (!consumer_.done()) targets_.at_end(stopped_);
+  for (const std::string& note : history_.at_end()) warn_(note);
+  return stats_;
+}
+
+void Walker::read_file(std::size_t i) {
+  const InputFile& in = inputs_[i];
+  file_ = &in;
+  file_index_ = i;
+  history_.begin_file(i);
+  last_file_ = i + 1 == inputs_.size() && !in.next;
+  EventStream stream(open_input(in), opts_.decode.reader, warn_);
+  const bool seekable = in.memory || in.open || (in.path != "-" && stream.source().size());
+  bool seeked = !(i == 0 && filter_.start_position && *filter_.start_position > 4);
+  std::uint64_t pos_done = 4;
+  EventType last_outer = EventType::kUnknown;
+  bool clean_end = true;
+  std::optional<Event> pending;  // the event found at the start position (in the arena)
+  bool first = true;
+  for (;;) {
+    std::optional<Event> ev;
+    bool in_arena = true;
+    if (pending) {
+      ev = std::move(pending);
+      pending.reset();
+    } else {
+      // Events are copied to the arena while they may be held; a streamed unit's are not.
+      in_arena = !(unit_.open && unit_.info.streamed);
+      if (in_arena) maybe_reset_arena(stream);
+      const bool outer = !stream.in_payload();
+      try {
+        ev = stream.next(in_arena ? &arena_ : nullptr);
+      } catch (Error& e) {
+        // A torn last event in a file the server had not closed is where the server stopped
+        // writing: decode up to it, warn, and treat the file as ended.
+        if (!(outer && stream.reader().in_use() && e.code() == ErrorCode::kTruncated)) {
+          // A listing shows what could be read of the transaction the damage is in.
+          if (unit_.open && opts_.incomplete_units) close_unit(false, stream);
+          throw;
+        }
+        warn_(e.describe() +
+              " (the file was not closed by its server: treating this as its end; an "
+              "unfinished transaction is rolled back)");
+        clean_end = false;
+        break;
+      }
+    }
+    if (!ev) break;
+    ++stats_.events;
+    if (!ev->in_payload) {
+      pos_done = ev->end_pos();
+      last_outer = ev->type();
+    }
+    if (progress_ && (stats_.events & 0x3fff) == 0)
+      progress_(in.display_name, pos_done, stream.source().size());
+    const EventType t = ev->type();
+    if (first) {
+      first = false;
+      if (!seeked) {
+        // Position the stream once the format description is known (mysqlbinlog does the
+        // same): the format description is written, then the range starts.
+        if (!opts_.start_anywhere) feed(*ev, stream, in_arena);
+        seeked = true;
+        arena_dirty_ = true;
+        pending = seek_start(stream, arena_,
+                             StartAt{*filter_.start_position, ev->end_pos(), seekable,
+                                     opts_.start_anywhere, file_->display_name},
+                             warn_);
+        if (!pending) break;
+        continue;
+      }
+    }
+    if (!ev->in_payload && targets_.watches_events())
+      targets_.before_event(*ev, in.display_name, last_file_);
+    if (last_file_ && filter_.stop_position && ev->pos >= *filter_.stop_position) {
+      stopped_ = true;
+      break;
+    }
+    if (!is_format_event(t)) {
+      if (skip_left_ > 0) {
+        --skip_left_;
+        continue;
+      }
+      if (filter_.stop_datetime && t != EventType::kRotate &&
+          ev->header.timestamp >= *filter_.stop_datetime) {
+        stopped_ = true;
+        break;
+      }
+    }
+    feed(*ev, stream, in_arena);
+    if (!ev->in_payload && targets_.any_positions_left())
+      targets_.after_event(*ev, in.display_name);
+    if (stopped_ || consumer_.done()) break;
+  }
+  if (unit_.open) close_unit(false, stream);
+  if (!stopped_ && !consumer_.done()) targets_.at_file_end(in.display_name, pos_done, last_file_);
+  tracker_.reset();
+  maybe_reset_arena(stream, true);
+  stats_.bytes_read += pos_done;
+  if (progress_) progress_(in.display_name, pos_done, stream.source().size());
+  check_file_end(i, stream, pos_done, last_outer, clean_end);
+}
+
+void Walker::check_file_end(std::size_t i, EventStream& stream, std::uint64_t pos_done,
+                            EventType last_outer, bool clean_end) {
+  const InputFile& in = inputs_[i];
+  if (!last_file_ && !stopped_ && clean_end && !consumer_.done() &&
+      last_outer != EventType::kRotate && last_outer != EventType::kStop &&
+      history_.server_ends(i)) {
+    warn_(in.display_name + " ends at " + std::to_string(pos_done) +
+          " without a Rotate: its server stopped there; the history goes on in " +
+          inputs_[i + 1].display_name + " (another server's)");
+  } else if (!last_file_ && !stopped_ && clean_end && !consumer_.done() &&
+             last_outer != EventType::kRotate && last_outer != EventType::kStop &&
+             !stream.reader().in_use()) {
+    Error e(ErrorCode::kTruncated,
+            "the file ends at " + std::to_string(pos_done) + " after a " +
+                std::string(binlog::event_type_name(static_cast<std::uint8_t>(last_outer))) +
+                " event, without the Rotate or Stop event its server writes when it moves on to "
+                "the next file (" +
+                (i + 1 < inputs_.size() ? inputs_[i + 1].display_name : "the server's next") +
+                "): the rest of this file is missing");
+    e.with_file(error_name(in));
+    if (!opts_.decode.reader.force_read) throw e;
+    warn_(e.describe() + "; continuing with the next file (--force-read)");
+  }
+}
+
+void Walker::maybe_reset_arena(const EventStream& stream, bool at_end) {
+  if (unit_.open) return;
+  if (!at_end && stream.in_payload() && payload_in_arena_) return;
+  if (arena_dirty_) {
+    arena_.reset();
+    arena_dirty_ = false;
+  }
+  payload_in_arena_ = false;
+}
+
+void Walker::feed(const Event& ev, EventStream& stream, bool in_arena) {
+  if (in_arena) {
+    arena_dirty_ = true;
+    if (ev.type() == EventType::kTransactionPayload) payload_in_arena_ = true;
+  }
+  const UnitTracker::Step step = tracker_.push(ev);
+  if (step.interrupts && unit_.open) close_unit(false, stream);
+  if (step.meta) {
+    meta(ev, stream);
+    return;
+  }
+  if (step.starts) open_unit(ev, stream, in_arena);
+  if (!unit_.open) return;  // after the stop GTID
+  add(ev);
+  if (step.closes) close_unit(true, stream);
+}
+
+void Walker::meta(const Event& ev, EventStream& stream) {
+  if (ev.damaged) return;  // warned by the reader (--force-read)
+  const bool format = is_format_event(ev.type());
+  if (!format && filter_.server_id && ev.header.server_id != *filter_.server_id) return;
+  UnitInfo info;
+  info.file = &file_->display_name;
+  info.kind = UnitKind::kMeta;
+  info.first_pos = ev.pos;
+  info.end_pos = ev.end_pos();
+  info.events = 1;
+  info.head = ev.header;
+  consumer_.begin_unit(info, stream.reader().format());
+  try {
+    consumer_.event(ev, kMarkKeep, stream.reader().format());
+    consumer_.end_unit(info);
+  } catch (...) {
+    consumer_.abort_unit(info);
+    throw;
+  }
+}
+
+void Walker::open_unit(const Event& ev, EventStream& stream, bool in_arena) {
+  unit_.open = true;
+  unit_.info = UnitInfo{};
+  unit_.info.file = &file_->display_name;
+  unit_.info.kind = UnitKind::kTransaction;
+  unit_.info.first_pos = ev.pos;
+  unit_.info.head = ev.header;
+  unit_.ctx = &stream.reader().format();
+  unit_.held.clear();
+  unit_.held_bytes = 0;
+  unit_.skip_hit = false;
+  unit_.damaged = false;
+  unit_.spill.reset();
+  unit_.in_payload = ev.in_payload;
+  if (ev.in_payload) {
+    unit_.payload_raw = stream.payload_raw();
+    unit_.payload_skip = stream.inner_index() - 1;
+  }
+  selector_.begin_unit();
+  // An event read while a streamed unit was open is not in the arena: its unit is streamed too.
+  if (!in_arena) start_streaming();
+}
+
+void Walker::add(const Event& ev) {
+  UnitInfo& u = unit_.info;
+  ++u.events;
+  if (!ev.in_payload) u.end_pos = ev.end_pos();
+  if (need_gtid_ && u.gtid.empty() && is_gtid_event(ev.type())) {
+    u.gtid = event_gtid(ev);
+    targets_.gtid_read(u.gtid, ev, file_->display_name);
+    if (filter_.stop_gtid && u.gtid == *filter_.stop_gtid) {
+      // Stop before this transaction.
+      targets_.stop_gtid_met();
+      stopped_ = true;
+      unit_.open = false;
+      unit_.spill.reset();
+      return;
+    }
+  }
+  consumer_.observe(ev);
+  selector_.push(ev);
+  unit_.damaged = unit_.damaged || ev.damaged;
+  if (!filter_.skip_positions.empty() && targets_.skip_position_hit(ev, file_->display_name))
+    unit_.skip_hit = true;
+  if (u.streamed) {
+    if (unit_.spill && !ev.in_payload) unit_.spill->append(ev.raw);
+    return;
+  }
+  unit_.held.push_back(ev);
+  unit_.held_bytes += ev.raw.size();
+  if (unit_.held_bytes > opts_.decode.max_unit_memory) start_streaming_held();
+}
+
+void Walker::start_streaming() {
+  unit_.info.streamed = true;
+  if (reread_possible()) return;
+  unit_.spill = std::make_unique<TempFile>("a large transaction of " + file_->display_name);
+  if (unit_.in_payload) unit_.spill->append(unit_.payload_raw);
+}
+
+void Walker::start_streaming_held() {
+  start_streaming();
+  if (unit_.spill)
+    for (const Event& e : unit_.held)
+      if (!e.in_payload) unit_.spill->append(e.raw);
+  unit_.held.clear();
+  unit_.held.shrink_to_fit();
+  unit_.held_bytes = 0;
+  // Nothing points into the arena any more (unless a payload being unpacked lives there).
+  if (!payload_in_arena_) {
+    arena_.reset();
+    arena_dirty_ = false;
+  }
+}
+
+void Walker::close_unit(bool complete, EventStream& stream) {
+  UnitInfo& u = unit_.info;
+  u.complete = complete;
+  const bool any = selector_.finish_unit();
+  const auto done = [this] {
+    unit_.open = false;
+    unit_.held.clear();
+    unit_.spill.reset();
+  };
+  if (unit_.damaged) {
+    // Whole transactions only: one that lost an event is not written at all.
+    consumer_.left_out(u, LeftOut::kDamaged);
+    warn_("transaction at " + file_->display_name + ":" + std::to_string(u.first_pos) +
+          " left out: it holds a damaged event (--force-read)");
+    return done();
+  }
+  u.crosses_stop = !complete && stopped_;
+  if (!complete && !opts_.incomplete_units) {
+    ++stats_.transactions_dropped_incomplete;
+    if (stopped_) {
+      consumer_.left_out(u, LeftOut::kCrossesStop);
+    } else {
+      consumer_.left_out(u, LeftOut::kIncomplete);
+      warn_("incomplete transaction at " + file_->display_name + ":" + std::to_string(u.first_pos) +
+            " not emitted");
+    }
+    done();
+    return;
+  }
+  if (complete) {
+    if (filter_.server_id && u.head.server_id != *filter_.server_id) return done();
+    if (filter_.start_datetime && u.head.timestamp < *filter_.start_datetime) return done();
+    bool skip = unit_.skip_hit;
+    if (!u.gtid.empty() && targets_.skip_gtid_hit(u.gtid)) skip = true;
+    if (skip) {
+      consumer_.left_out(u, LeftOut::kSkipEvent);
+      return done();
+    }
+    if (u.kind != UnitKind::kMeta &&
+        ((filter_.include_gtids && !filter_.include_gtids->contains(u.gtid)) ||
+         filter_.exclude_gtids.contains(u.gtid))) {
+      consumer_.left_out(u, LeftOut::kGtidSet);
+      return done();
+    }
+    if (u.kind != UnitKind::kMeta && !u.gtid.empty() && history_.active()) {
+      const auto verdict = history_.transaction(
+          file_index_, u.gtid, file_->display_name + ":" + std::to_string(u.first_pos));
+      if (verdict != OneHistory::Verdict::kRead) {
+        consumer_.left_out(u, verdict == OneHistory::Verdict::kReadBefore ? LeftOut::kReadBefore
+                                                                          : LeftOut::kSetAside);
+        return done();
+      }
+    }
+    if (!filter_.applied_gtids.empty() && filter_.applied_gtids.contains(u.gtid)) {
+      ++stats_.transactions_already_applied;
+      consumer_.left_out(u, LeftOut::kAlreadyApplied);
+      return done();
+    }
+  }
+  if (!any) return done();
+  u.filtered = selector_.active();
+  deliver(stream);
+  if (complete) ++stats_.transactions_written;
+  done();
+}
+
+void Walker::deliver(EventStream& stream) {
+  const UnitInfo& u = unit_.info;
+  const std::vector<std::uint8_t>& marks = selector_.marks();
+  consumer_.begin_unit(u, *unit_.ctx);
+  try {
+    if (!u.streamed) {
+      for (std::size_t k = 0; k < unit_.held.size(); ++k)
+        if (marks[k] & kMarkKeep) consumer_.event(unit_.held[k], marks[k], *unit_.ctx);
+    } else {
+      reread(stream, marks);
+    }
+    consumer_.end_unit(u);
+  } catch (...) {
+    consumer_.abort_unit(u);
+    throw;
+  }
+}
+
+void Walker::reread(EventStream& stream, const std::vector<std::uint8_t>& marks) {
+  const UnitInfo& u = unit_.info;
+  std::unique_ptr<binlog::Source> source;
+  if (unit_.spill) {
+    source = unit_.spill->source(file_->display_name, u.first_pos);
+  } else {
+    source = open_input(*file_);
+    source->seek(u.first_pos);
+  }
+  EventStream again(std::move(source), opts_.decode.reader, {}, *unit_.ctx);
+  (void)stream;
+  if (unit_.in_payload) {
+    // The payload event, then its events before the unit's first.
+    std::optional<Event> p = again.next(nullptr);
+    for (std::uint64_t k = 0; p && k < unit_.payload_skip; ++k) p = again.next(nullptr);
+    if (!p)
+      throw Error(ErrorCode::kTruncated,
+                  "the payload at " + std::to_string(u.first_pos) + " is not there any more",
+                  u.first_pos);
+  }
+  for (std::uint64_t k = 0; k < u.events; ++k) {
+    std::optional<Event> ev = again.next(nullptr);
+    if (!ev || (k == 0 && ev->pos != u.first_pos))
+      throw Error(ErrorCode::kTruncated,
+                  "the transaction at " + std::to_string(u.first_pos) +
+                      " is not there any more when read a second time: the file changed "
+                      "while binrecover read it",
+                  u.first_pos);
+    if (k < marks.size() ? (marks[k] & kMarkKeep) : !selector_.active())
+      consumer_.event(*ev, k < marks.size() ? marks[k] : kMarkKeep, again.reader().format());
+  }
+}
 
 }  // namespace
 
