@@ -14,7 +14,9 @@
 
 namespace binrecover::recovery {
 
+namespace ddl {
 class DdlParser;
+}  // namespace ddl
 
 // What a CREATE TABLE says about one column, as far as decoding rows needs it.
 struct ColumnDef {
@@ -71,7 +73,7 @@ class Schema {
   // The entry of db.table to change: a definition found under the any-database key is
   // copied to db.table first, so the change does not reach other databases' tables.
   TableDef* lookup_to_change(std::string_view db, std::string_view table);
-  void alter(DdlParser& p, const std::string& db, const std::string& table);
+  void alter(ddl::DdlParser& p, const std::string& db, const std::string& table);
 
   std::map<Key, TableDef> tables_;
   std::set<Key> warned_;                           // tables already warned about (once per run)
