@@ -2,81 +2,28 @@
 
 #include <curl/curl.h>
 #include <expat.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <mutex>
-#include <sstream>
 #include <thread>
 
 #include "binlog/error.h"
+#include "recovery/storage/s3_internal.h"
 
 // S3 over libcurl (HTTP, TLS, connection reuse) and expat (the XML answers); the request
-// signature (AWS Signature Version 4) is computed here with OpenSSL's HMAC-SHA256 rather than by
-// curl's CURLOPT_AWS_SIGV4: curl 7.88 (Debian 12) does not sort the query parameters it signs
-// nor sign a session token, and both are needed (docs/design.md, "S3").
+// signature (AWS Signature Version 4) is computed in s3_sign.cc with OpenSSL's HMAC-SHA256 rather
+// than by curl's CURLOPT_AWS_SIGV4: curl 7.88 (Debian 12) does not sort the query parameters it
+// signs nor sign a session token, and both are needed (docs/design.md, "S3").
 
 namespace binrecover::recovery::s3 {
 
 namespace {
 
-std::string hex(const unsigned char* p, std::size_t n) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out(n * 2, '0');
-  for (std::size_t i = 0; i < n; ++i) {
-    out[2 * i] = digits[p[i] >> 4];
-    out[2 * i + 1] = digits[p[i] & 15];
-  }
-  return out;
-}
-
-std::string hmac(std::string_view key, std::string_view data) {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, &len);
-  return std::string(reinterpret_cast<const char*>(out), len);
-}
-
-std::string digest(const EVP_MD* md, binlog::Bytes data) {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), out, &len, md, nullptr);
-  return std::string(reinterpret_cast<const char*>(out), len);
-}
-
-binlog::Bytes bytes_of(std::string_view s) {
-  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  std::string out;
-  bool space = false;  // inner runs of spaces signed as one
-  for (std::size_t i = b; i < e; ++i) {
-    if (s[i] == ' ') {
-      if (!space) out += ' ';
-      space = true;
-    } else {
-      out += s[i];
-      space = false;
-    }
-  }
-  return out;
-}
+using namespace detail;  // NOLINT(google-build-using-namespace): s3_internal.h
 
 std::string amz_now() {
   const std::time_t t = std::time(nullptr);
@@ -138,195 +85,9 @@ std::string xml_value(const std::vector<XmlItem>& items, std::string_view path) 
   return {};
 }
 
-// "[section]" then "key = value" lines; an indented line under "s3 =" is the key "s3.NAME".
-std::map<std::string, std::map<std::string, std::string>> read_ini(const std::string& path) {
-  std::map<std::string, std::map<std::string, std::string>> out;
-  std::ifstream in(path);
-  std::string line, section, nested;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    const std::string t = trim(line);
-    if (t.empty() || t[0] == '#' || t[0] == ';') continue;
-    if (t.front() == '[' && t.back() == ']') {
-      section = trim(t.substr(1, t.size() - 2));
-      nested.clear();
-      continue;
-    }
-    const auto eq = t.find('=');
-    if (eq == std::string::npos) continue;
-    const std::string key = lower(trim(t.substr(0, eq)));
-    const std::string value = trim(t.substr(eq + 1));
-    const bool indented = std::isspace(static_cast<unsigned char>(line[0])) != 0;
-    if (indented && !nested.empty()) {
-      out[section][nested + "." + key] = value;
-    } else {
-      nested = value.empty() ? key : std::string();
-      out[section][key] = value;
-    }
-  }
-  return out;
-}
-
-struct Endpoint {
-  std::string scheme, host;  // host with its port
-};
-
-Endpoint split_endpoint(const std::string& e) {
-  const auto sep = e.find("://");
-  if (sep == std::string::npos)
-    throw Error(ErrorCode::kUsage, "the S3 endpoint '" + e + "' needs http:// or https://");
-  Endpoint out{lower(e.substr(0, sep)), e.substr(sep + 3)};
-  while (!out.host.empty() && out.host.back() == '/') out.host.pop_back();
-  if ((out.scheme != "http" && out.scheme != "https") || out.host.empty() ||
-      out.host.find('/') != std::string::npos)
-    throw Error(ErrorCode::kUsage,
-                "the S3 endpoint '" + e + "' must be http(s)://HOST[:PORT] without a path");
-  return out;
-}
-
 std::once_flag curl_once;
 
 }  // namespace
-
-Url parse_url(std::string_view s) {
-  if (!is_url(s)) throw Error(ErrorCode::kUsage, "not an s3:// URL: " + std::string(s));
-  const std::string_view rest = s.substr(5);
-  const auto slash = rest.find('/');
-  Url u{std::string(rest.substr(0, slash)),
-        slash == std::string_view::npos ? std::string() : std::string(rest.substr(slash + 1))};
-  const auto ok_char = [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
-  };
-  if (u.bucket.size() < 3 || u.bucket.size() > 63 ||
-      !std::all_of(u.bucket.begin(), u.bucket.end(), ok_char) || u.bucket.front() == '.' ||
-      u.bucket.front() == '-' || u.bucket.back() == '.' || u.bucket.back() == '-')
-    throw Error(ErrorCode::kUsage, "'" + std::string(s) +
-                                       "': the bucket name must be 3 to 63 characters of a-z, "
-                                       "0-9, '.', '-' and '_'");
-  return u;
-}
-
-std::string sha256_hex(binlog::Bytes data) {
-  const std::string d = digest(EVP_sha256(), data);
-  return hex(reinterpret_cast<const unsigned char*>(d.data()), d.size());
-}
-
-std::string md5_base64(binlog::Bytes data) {
-  const std::string d = digest(EVP_md5(), data);
-  unsigned char out[64];
-  const int n = EVP_EncodeBlock(out, reinterpret_cast<const unsigned char*>(d.data()),
-                                static_cast<int>(d.size()));
-  return std::string(reinterpret_cast<const char*>(out), static_cast<std::size_t>(n));
-}
-
-std::string uri_encode(std::string_view s, bool keep_slash) {
-  static const char digits[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(s.size());
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' ||
-        (keep_slash && c == '/')) {
-      out += ch;
-    } else {
-      out += '%';
-      out += digits[c >> 4];
-      out += digits[c & 15];
-    }
-  }
-  return out;
-}
-
-std::string sigv4_authorization(const SignInput& in) {
-  std::vector<std::pair<std::string, std::string>> q;
-  for (const auto& [k, v] : in.query) q.emplace_back(uri_encode(k, false), uri_encode(v, false));
-  std::sort(q.begin(), q.end());
-  std::string query;
-  for (const auto& [k, v] : q) query += (query.empty() ? "" : "&") + k + "=" + v;
-  std::vector<std::pair<std::string, std::string>> h;
-  for (const auto& [k, v] : in.headers) h.emplace_back(lower(k), trim(v));
-  std::sort(h.begin(), h.end());
-  std::string canonical_headers, signed_headers;
-  for (const auto& [k, v] : h) {
-    canonical_headers += k + ":" + v + "\n";
-    signed_headers += (signed_headers.empty() ? "" : ";") + k;
-  }
-  const std::string canonical = in.method + "\n" + uri_encode(in.path, true) + "\n" + query + "\n" +
-                                canonical_headers + "\n" + signed_headers + "\n" +
-                                in.payload_sha256;
-  const std::string date = in.amz_date.substr(0, 8);
-  const std::string scope = date + "/" + in.region + "/" + in.service + "/aws4_request";
-  const std::string to_sign =
-      "AWS4-HMAC-SHA256\n" + in.amz_date + "\n" + scope + "\n" + sha256_hex(bytes_of(canonical));
-  std::string key = hmac("AWS4" + in.secret_key, date);
-  key = hmac(key, in.region);
-  key = hmac(key, in.service);
-  key = hmac(key, "aws4_request");
-  const std::string sig = hmac(key, to_sign);
-  return "AWS4-HMAC-SHA256 Credential=" + in.access_key + "/" + scope +
-         ", SignedHeaders=" + signed_headers +
-         ", Signature=" + hex(reinterpret_cast<const unsigned char*>(sig.data()), sig.size());
-}
-
-Config load_config(const ConfigOverrides& o,
-                   const std::function<std::optional<std::string>(const char*)>& env_fn) {
-  auto env = [&](const char* name) -> std::optional<std::string> {
-    if (env_fn) return env_fn(name);
-    const char* v = std::getenv(name);
-    if (v == nullptr || *v == '\0') return std::nullopt;
-    return std::string(v);
-  };
-  Config c;
-  const std::string home = env("HOME").value_or("");
-  const std::string profile = o.profile.value_or(env("AWS_PROFILE").value_or("default"));
-  const auto creds =
-      read_ini(env("AWS_SHARED_CREDENTIALS_FILE").value_or(home + "/.aws/credentials"));
-  const auto conf = read_ini(env("AWS_CONFIG_FILE").value_or(home + "/.aws/config"));
-  const std::string conf_section = profile == "default" ? "default" : "profile " + profile;
-  auto from = [](const auto& ini, const std::string& section,
-                 const std::string& key) -> std::optional<std::string> {
-    const auto s = ini.find(section);
-    if (s == ini.end()) return std::nullopt;
-    const auto k = s->second.find(key);
-    if (k == s->second.end() || k->second.empty()) return std::nullopt;
-    return k->second;
-  };
-  if (auto id = env("AWS_ACCESS_KEY_ID")) {
-    c.access_key = *id;
-    c.secret_key = env("AWS_SECRET_ACCESS_KEY").value_or("");
-    c.session_token = env("AWS_SESSION_TOKEN").value_or("");
-  } else {
-    auto pick = [&](const std::string& key) {
-      return from(creds, profile, key).value_or(from(conf, conf_section, key).value_or(""));
-    };
-    c.access_key = pick("aws_access_key_id");
-    c.secret_key = pick("aws_secret_access_key");
-    c.session_token = pick("aws_session_token");
-    if (c.access_key.empty() && o.profile)
-      throw Error(ErrorCode::kUsage, "the AWS profile '" + profile + "' has no credentials");
-  }
-  c.region = o.region.value_or(
-      env("AWS_REGION")
-          .value_or(env("AWS_DEFAULT_REGION")
-                        .value_or(from(conf, conf_section, "region").value_or("us-east-1"))));
-  std::string endpoint = o.endpoint.value_or(
-      env("AWS_ENDPOINT_URL_S3")
-          .value_or(
-              env("AWS_ENDPOINT_URL")
-                  .value_or(from(conf, conf_section, "s3.endpoint_url")
-                                .value_or(from(conf, conf_section, "endpoint_url").value_or("")))));
-  if (endpoint.empty()) endpoint = "https://s3." + c.region + ".amazonaws.com";
-  split_endpoint(endpoint);  // (checks it)
-  c.endpoint = endpoint;
-  c.addressing = o.addressing;
-  if (c.addressing == Addressing::kAuto) {
-    const auto style = from(conf, conf_section, "s3.addressing_style");
-    if (style == "path") c.addressing = Addressing::kPath;
-    if (style == "virtual") c.addressing = Addressing::kVirtual;
-  }
-  c.ca_file = env("AWS_CA_BUNDLE").value_or("");
-  return c;
-}
 
 // ---------------------------------------------------------------------------------------------
 
