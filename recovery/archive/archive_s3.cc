@@ -11,8 +11,6 @@
 // manifest says the file is complete and its pieces are deleted. Every piece is written before
 // the manifest names it, so a kill at any moment leaves the manifest describing whole events
 // only; a piece the manifest never named is deleted with the others.
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -37,38 +35,7 @@ using s3::ArchivedFile;
 using s3::Piece;
 using s3::Url;
 
-// A SHA-256 computed piece by piece.
-class Sha256 {
- public:
-  Sha256() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr); }
-  ~Sha256() { EVP_MD_CTX_free(ctx_); }
-  Sha256(const Sha256&) = delete;
-  Sha256& operator=(const Sha256&) = delete;
-  void update(const void* p, std::size_t n) { EVP_DigestUpdate(ctx_, p, n); }
-  std::string hex() {
-    unsigned char out[EVP_MAX_MD_SIZE];
-    unsigned int len = 0;
-    EVP_DigestFinal_ex(ctx_, out, &len);
-    static const char digits[] = "0123456789abcdef";
-    std::string s;
-    for (unsigned i = 0; i < len; ++i) {
-      s += digits[out[i] >> 4];
-      s += digits[out[i] & 15];
-    }
-    return s;
-  }
-
- private:
-  EVP_MD_CTX* ctx_;
-};
-
 constexpr std::size_t kMaxTailPieces = 32;  // small pieces before the tail is stored as one
-
-std::int64_t unix_now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string piece_key(const std::string& folder, const std::string& file, std::uint64_t offset,
                       std::uint64_t size) {
@@ -331,7 +298,7 @@ class S3Archive : public ArchiveSink {
     if (file_.empty() || manifest_.files.back().complete) return;
     ArchivedFile& f = manifest_.files.back();
     if (uploaded_ == pos_) {
-      if (unix_now() - manifest_.updated >= 60) write_manifest();  // (alive: --status)
+      if (s3::unix_now() - manifest_.updated >= 60) write_manifest();  // (alive: --status)
       return;
     }
     std::size_t tail_pieces = 0;
@@ -437,7 +404,7 @@ class S3Archive : public ArchiveSink {
   }
 
   void write_manifest() {
-    manifest_.updated = unix_now();
+    manifest_.updated = s3::unix_now();
     const std::string text = manifest_.to_json();
     client_.put(Url{folder_.bucket, folder_.key + s3::kManifestName},
                 {reinterpret_cast<const std::byte*>(text.data()), text.size()}, "application/json");
@@ -481,160 +448,6 @@ class S3Archive : public ArchiveSink {
 };
 
 }  // namespace
-
-std::vector<VerifyProblem> verify_s3_archive(const std::string& url,
-                                             std::uint64_t* events_checked) {
-  const auto client = s3::reader_client();
-  const Url u = s3::parse_url(url);
-  const bool is_folder = u.key.empty() || u.key.back() == '/';
-  const Url folder = is_folder ? u : s3::folder_of(u);
-  std::vector<VerifyProblem> problems;
-  const std::optional<s3::Manifest> manifest = s3::read_manifest(*client, folder);
-  std::vector<Url> urls;
-  try {
-    urls = s3::expand_inputs(*client, u);
-  } catch (const Error& e) {
-    return {{url, 0, e.what()}};
-  }
-  if (urls.empty()) return {{url, 0, "the archive lists no file"}};
-  if (manifest) {
-    // The index object names the manifest's files, in order.
-    std::string base = manifest->files.empty() ? std::string() : manifest->files.front().name;
-    if (const auto dot = base.rfind('.'); dot != std::string::npos) base = base.substr(0, dot);
-    const Url index{folder.bucket, folder.key + base + ".index"};
-    std::vector<std::string> listed, named;
-    try {
-      for (const Url& x : s3::expand_inputs(*client, index))
-        listed.push_back(s3::base_name_of(x.key));
-    } catch (const Error& e) {
-      problems.push_back({index.text(), 0, e.what()});
-    }
-    for (const auto& f : manifest->files) named.push_back(f.name);
-    if (!listed.empty() && listed != named)
-      problems.push_back({index.text(), 0, "the index does not list the manifest's files"});
-    // Each complete object: its size and the SHA-256 of each range the manifest gives.
-    std::vector<std::byte> buf(std::size_t{4} << 20);
-    for (const auto& f : manifest->files) {
-      if (!f.complete) continue;
-      const Url obj{folder.bucket, folder.key + f.name};
-      const auto info = client->head(obj);
-      if (!info) {
-        problems.push_back({obj.text(), 0, "the object is missing"});
-        continue;
-      }
-      if (info->size != f.size) {
-        problems.push_back({obj.text(), std::min(info->size, f.size),
-                            "the object has " + std::to_string(info->size) +
-                                " bytes, the manifest says " + std::to_string(f.size)});
-        continue;
-      }
-      for (const Piece& p : f.pieces) {
-        Sha256 h;
-        std::uint64_t at = p.offset;
-        while (at < p.offset + p.size) {
-          const auto want =
-              static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), p.offset + p.size - at));
-          const std::size_t got = client->get_range(obj, at, want, buf.data());
-          if (got == 0) break;
-          h.update(buf.data(), got);
-          at += got;
-        }
-        if (h.hex() != p.sha256)
-          problems.push_back({obj.text(), p.offset,
-                              "the bytes " + std::to_string(p.offset) + " to " +
-                                  std::to_string(p.offset + p.size) +
-                                  " are not what was stored (SHA-256 differs)"});
-      }
-    }
-  }
-  std::vector<std::string> names;
-  for (const Url& x : urls) names.push_back(x.text());
-  const std::optional<s3::Manifest>* m = &manifest;
-  auto more = verify_files(
-      names,
-      [&](std::size_t i) -> std::unique_ptr<binlog::Source> {
-        return std::make_unique<s3::S3Source>(client, urls[i], urls[i].text(), m);
-      },
-      events_checked);
-  problems.insert(problems.end(), more.begin(), more.end());
-  return problems;
-}
-
-std::vector<ArchiveStatusRow> archive_status(const std::string& url) {
-  const auto client = s3::reader_client();
-  Url u = s3::parse_url(url);
-  if (!u.key.empty() && u.key.back() != '/') u.key += '/';
-  // The server folders (s3::find_archives); a folder whose manifest is refused is listed with
-  // its problem, as its own row.
-  s3::FoundArchives archives = s3::find_archives(*client, u.bucket, u.key);
-  const auto& found = archives.found;
-  std::vector<ArchiveStatusRow> refused;
-  for (const auto& [key, e] : archives.refused) {
-    ArchiveStatusRow r;
-    r.folder = Url{u.bucket, key}.text();
-    r.problem = e.what();
-    r.problem_code = e.code();
-    refused.push_back(std::move(r));
-  }
-  std::vector<ArchiveStatusRow> rows;
-  const std::int64_t now = unix_now();
-  std::vector<std::set<std::string>> origins;
-  for (const auto& f : found) origins.push_back(s3::manifest_origins(f.second));
-  // (a failover: the latest written folder sharing an origin went on with this history)
-  auto followed_by = [&](std::size_t i) {
-    std::optional<std::size_t> best;
-    for (std::size_t j = 0; j < found.size(); ++j) {
-      if (j == i || found[j].second.last_event_time <= found[i].second.last_event_time) continue;
-      if (std::none_of(origins[i].begin(), origins[i].end(),
-                       [&](const std::string& o) { return origins[j].count(o) != 0; }))
-        continue;
-      if (!best || found[j].second.last_event_time > found[*best].second.last_event_time) best = j;
-    }
-    return best ? Url{u.bucket, found[*best].first}.text() : std::string();
-  };
-  for (std::size_t idx = 0; idx < found.size(); ++idx) {
-    const auto& [key, manifest] = found[idx];
-    const Url folder{u.bucket, key};
-    const s3::Manifest* m = &manifest;
-    ArchiveStatusRow r;
-    r.folder = folder.text();
-    r.flavor = m->flavor;
-    r.version = m->version;
-    r.server = m->server;
-    r.server_uuid = m->server_uuid;
-    r.server_id = m->server_id;
-    r.last_event_time = m->last_event_time;
-    r.updated = m->updated;
-    r.lag_seconds =
-        m->last_event_time > 0 ? std::max<std::int64_t>(0, now - m->last_event_time) : 0;
-    r.followed_by = followed_by(idx);
-    r.files = m->files.size();
-    for (const auto& f : m->files) r.bytes += f.size;
-    if (!m->files.empty()) {
-      r.last_file = m->files.back().name;
-      r.last_pos = m->files.back().size;
-    }
-    // Gaps: numbers missing from the files' sequence (a file the archive never got).
-    for (std::size_t i = 1; i < m->files.size(); ++i) {
-      const std::string& a = m->files[i - 1].name;
-      const std::string& b = m->files[i].name;
-      const auto da = a.rfind('.'), db = b.rfind('.');
-      if (da == std::string::npos || db == std::string::npos || a.substr(0, da) != b.substr(0, db))
-        continue;
-      const unsigned long long na = std::strtoull(a.c_str() + da + 1, nullptr, 10);
-      const unsigned long long nb = std::strtoull(b.c_str() + db + 1, nullptr, 10);
-      if (nb != na + 1)
-        r.gaps.push_back(a.substr(0, da) + " " + std::to_string(na + 1) +
-                         (nb > na + 2 ? " to " + std::to_string(nb - 1) : std::string()));
-    }
-    rows.push_back(std::move(r));
-  }
-  rows.insert(rows.end(), std::make_move_iterator(refused.begin()),
-              std::make_move_iterator(refused.end()));
-  std::sort(rows.begin(), rows.end(),
-            [](const auto& a, const auto& b) { return a.folder < b.folder; });
-  return rows;
-}
 
 std::unique_ptr<ArchiveSink> open_s3_archive(const ArchiveOptions& opts,
                                              const ArchivedServer& server,

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -41,6 +42,13 @@ struct ArchivedFile {
   bool checksum = false;  // its events end with a CRC32
   std::string next;       // how it ends: its Rotate's next file, "?" a Stop, "" not yet
 };
+
+// Seconds since the epoch, as a manifest counts them (Manifest::updated).
+inline std::int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 struct Manifest {
   int format = 1;
