@@ -68,6 +68,66 @@ const std::vector<ManExample>& man_examples() {
   return examples;
 }
 
+namespace {
+
+// OPTIONS: the option groups, each once, with the commands that take it.
+void man_options(std::ostringstream& m, const std::vector<CommandInfo>& table) {
+  m << ".SH OPTIONS\n"
+    << "Options are given as \\fB\\-\\-name=value\\fR or \\fB\\-\\-name value\\fR; the long "
+       "options may be abbreviated to a unique prefix. The [binrecover] group of the option "
+       "files (/etc/my.cnf, /etc/mysql/my.cnf, ~/.my.cnf) gives defaults for the same names; "
+       "the command line wins.\n";
+  std::vector<std::pair<const OptionGroup*, std::vector<std::string>>> groups;
+  std::map<std::string, std::size_t> seen;
+  for (const CommandInfo& c : table)
+    for (const OptionGroup& g : c.groups) {
+      std::string key = g.caption;
+      for (const OptionInfo& o : g.options) key += "\n" + o.long_name;
+      const auto [it, fresh] = seen.emplace(key, groups.size());
+      if (fresh) groups.push_back({&g, {}});
+      groups[it->second].second.push_back(c.name.empty() ? "SQL output" : c.name);
+    }
+  for (const auto& [g, commands] : groups) {
+    m << ".SS \"" << roff(g->caption) << "\"\n";
+    if (commands.size() < table.size()) {
+      m << "Taken by:";
+      for (std::size_t i = 0; i < commands.size(); ++i)
+        m << (i ? ", " : " ") << "\\fB" << roff(commands[i]) << "\\fR";
+      m << ".\n";
+    } else {
+      m << "Taken by every command.\n";
+    }
+    for (const OptionInfo& o : g->options)
+      m << ".TP\n" << option_syntax(o) << "\n" << roff(o.description) << "\n";
+  }
+}
+
+// EXIT STATUS: the documented exit codes.
+void man_exit_status(std::ostringstream& m) {
+  m << ".SH \"EXIT STATUS\"\n";
+  const std::pair<const char*, const char*> statuses[] = {
+      {"0", "success (warnings may have been printed)"},
+      {"1", "internal error or out of memory"},
+      {"2",
+       "a bad option or argument, a refused run (an existing replay state without "
+       "\\-\\-resume, a second replay with the same state), or a target not met: a "
+       "\\-\\-skip\\-event or \\-\\-stop\\-position inside an event or past a file, a "
+       "GTID the log went past, a \\-\\-stop\\-datetime after every event (the run stops "
+       "where the reading passes the target)"},
+      {"3", "a file cannot be opened, read or written"},
+      {"4",
+       "a damaged or unreadable binlog (truncated, bad magic, checksum mismatch, unknown "
+       "event, absurd length)"},
+      {"5", "a format binrecover cannot read or turn into SQL (e.g. an encrypted binlog)"},
+      {"6", "a server refused the connection or a statement"},
+      {"7", "a drill ran but a step failed or the verification found a difference"},
+      {"130", "stopped by SIGINT or SIGTERM where the run can be resumed (\\-\\-resume)"},
+  };
+  for (const auto& [code, what] : statuses) m << ".TP\n.B " << code << "\n" << what << "\n";
+}
+
+}  // namespace
+
 std::string man_page(const std::vector<CommandInfo>& table, const std::string& version,
                      const std::string& date) {
   std::ostringstream m;
@@ -97,55 +157,8 @@ std::string man_page(const std::vector<CommandInfo>& table, const std::string& v
       m << ".TP\n.B \"" << roff(form) << "\"\n" << roff(what) << ".\n";
     m << ".PP\nExample:\n.PP\n.RS 4\n.nf\n" << roff(c.example) << "\n.fi\n.RE\n";
   }
-  // The option groups, each once, with the commands that take it.
-  m << ".SH OPTIONS\n"
-    << "Options are given as \\fB\\-\\-name=value\\fR or \\fB\\-\\-name value\\fR; the long "
-       "options may be abbreviated to a unique prefix. The [binrecover] group of the option "
-       "files (/etc/my.cnf, /etc/mysql/my.cnf, ~/.my.cnf) gives defaults for the same names; "
-       "the command line wins.\n";
-  std::vector<std::pair<const OptionGroup*, std::vector<std::string>>> groups;
-  std::map<std::string, std::size_t> seen;
-  for (const CommandInfo& c : table)
-    for (const OptionGroup& g : c.groups) {
-      std::string key = g.caption;
-      for (const OptionInfo& o : g.options) key += "\n" + o.long_name;
-      const auto [it, fresh] = seen.emplace(key, groups.size());
-      if (fresh) groups.push_back({&g, {}});
-      groups[it->second].second.push_back(c.name.empty() ? "SQL output" : c.name);
-    }
-  for (const auto& [g, commands] : groups) {
-    m << ".SS \"" << roff(g->caption) << "\"\n";
-    if (commands.size() < table.size()) {
-      m << "Taken by:";
-      for (std::size_t i = 0; i < commands.size(); ++i)
-        m << (i ? ", " : " ") << "\\fB" << roff(commands[i]) << "\\fR";
-      m << ".\n";
-    } else {
-      m << "Taken by every command.\n";
-    }
-    for (const OptionInfo& o : g->options)
-      m << ".TP\n" << option_syntax(o) << "\n" << roff(o.description) << "\n";
-  }
-  m << ".SH \"EXIT STATUS\"\n";
-  const std::pair<const char*, const char*> statuses[] = {
-      {"0", "success (warnings may have been printed)"},
-      {"1", "internal error or out of memory"},
-      {"2",
-       "a bad option or argument, a refused run (an existing replay state without "
-       "\\-\\-resume, a second replay with the same state), or a target not met: a "
-       "\\-\\-skip\\-event or \\-\\-stop\\-position inside an event or past a file, a "
-       "GTID the log went past, a \\-\\-stop\\-datetime after every event (the run stops "
-       "where the reading passes the target)"},
-      {"3", "a file cannot be opened, read or written"},
-      {"4",
-       "a damaged or unreadable binlog (truncated, bad magic, checksum mismatch, unknown "
-       "event, absurd length)"},
-      {"5", "a format binrecover cannot read or turn into SQL (e.g. an encrypted binlog)"},
-      {"6", "a server refused the connection or a statement"},
-      {"7", "a drill ran but a step failed or the verification found a difference"},
-      {"130", "stopped by SIGINT or SIGTERM where the run can be resumed (\\-\\-resume)"},
-  };
-  for (const auto& [code, what] : statuses) m << ".TP\n.B " << code << "\n" << what << "\n";
+  man_options(m, table);
+  man_exit_status(m);
   m << ".PP\nEvery failure is one line on standard error naming the file, the offset and the "
        "event type; everything already written is whole transactions.\n"
     << ".SH ENVIRONMENT\n"

@@ -16,11 +16,66 @@
 
 namespace binrecover::cli {
 
+namespace {
+
+// --include-gtids / --exclude-gtids: MySQL GTID sets.
+void read_gtid_sets(const Given& g, Options& o) {
+  for (const char* name : {"include-gtids", "exclude-gtids"}) {
+    const auto set = g.text(name);
+    if (!set) continue;
+    recovery::AppliedGtids gtids;
+    try {
+      gtids.add_mysql_set(*set);
+    } catch (const Error&) {
+      usage_error(std::string("--") + name +
+                  " needs a MySQL GTID set (uuid:1-5:7 or uuid:tag:1-3, " +
+                  "comma-separated), not '" + *set + "'");
+    }
+    if (gtids.empty()) usage_error(std::string("--") + name + " is empty");
+    if (name[0] == 'i')
+      o.filter.include_gtids = std::move(gtids);
+    else
+      o.filter.exclude_gtids.add_mysql_set(*set);
+    if (name[0] == 'e') o.filter.exclude_gtids_given = true;
+  }
+}
+
+// --skip-event=GTID | [FILE:]POSITION, as often as given.
+void read_skip_events(const Given& g, Options& o) {
+  if (g.has("skip-event"))
+    for (const auto& v : g.list("skip-event")) {
+      if (valid_gtid(v)) {
+        o.filter.skip_gtids.push_back(v);
+        continue;
+      }
+      const auto colon = v.rfind(':');
+      if (colon == std::string::npos)
+        o.filter.skip_positions.emplace_back("", parse_u64(v, "skip-event"));
+      else
+        o.filter.skip_positions.emplace_back(
+            std::filesystem::path(v.substr(0, colon)).filename().string(),
+            parse_u64(v.substr(colon + 1), "skip-event"));
+    }
+}
+
+// How events are decoded: --force-read, checksums, --offset, --transaction-memory.
+void read_decoding(const Given& g, Options& o) {
+  o.decode.reader.force_read = g.has("force-read");
+  if (auto v = g.text("verify-binlog-checksum"))
+    o.decode.reader.verify_checksum =
+        !(*v == "0" || *v == "OFF" || *v == "off" || *v == "FALSE" || *v == "false");
+  if (g.has("skip-verify-binlog-checksum")) o.decode.reader.verify_checksum = false;
+  if (auto n = g.u64("offset")) o.decode.skip_events = *n;
+  if (auto t = g.text("transaction-memory"))
+    o.decode.max_unit_memory = parse_size(*t, "transaction-memory");
+}
+
+}  // namespace
+
 // The reading path's range and filters: the same for every command. Returns a MariaDB GTID
 // --start-position when one was given (its transactions are left out by the filter).
 std::optional<std::string> read_range_and_filters(const Given& g, Options& o) {
   std::optional<std::string> start_gtids;
-  // The reading path and its filters: the same for every command.
   if (auto tz = g.text("timezone")) apply_timezone(*tz);
   // --start-position=0-1-42[,1-2-7]: a MariaDB GTID position (as mariadb-binlog 10.8+ takes
   // it): what comes after it, per domain; the transactions at or before it are left out.
@@ -63,46 +118,9 @@ std::optional<std::string> read_range_and_filters(const Given& g, Options& o) {
   if (g.has("database")) o.filter.databases = g.list("database");
   if (g.has("table"))
     for (const auto& t : g.list("table")) o.filter.tables.push_back(parse_table(t));
-  for (const char* name : {"include-gtids", "exclude-gtids"}) {
-    const auto set = g.text(name);
-    if (!set) continue;
-    recovery::AppliedGtids gtids;
-    try {
-      gtids.add_mysql_set(*set);
-    } catch (const Error&) {
-      usage_error(std::string("--") + name +
-                  " needs a MySQL GTID set (uuid:1-5:7 or uuid:tag:1-3, " +
-                  "comma-separated), not '" + *set + "'");
-    }
-    if (gtids.empty()) usage_error(std::string("--") + name + " is empty");
-    if (name[0] == 'i')
-      o.filter.include_gtids = std::move(gtids);
-    else
-      o.filter.exclude_gtids.add_mysql_set(*set);
-    if (name[0] == 'e') o.filter.exclude_gtids_given = true;
-  }
-  if (g.has("skip-event"))
-    for (const auto& v : g.list("skip-event")) {
-      if (valid_gtid(v)) {
-        o.filter.skip_gtids.push_back(v);
-        continue;
-      }
-      const auto colon = v.rfind(':');
-      if (colon == std::string::npos)
-        o.filter.skip_positions.emplace_back("", parse_u64(v, "skip-event"));
-      else
-        o.filter.skip_positions.emplace_back(
-            std::filesystem::path(v.substr(0, colon)).filename().string(),
-            parse_u64(v.substr(colon + 1), "skip-event"));
-    }
-  o.decode.reader.force_read = g.has("force-read");
-  if (auto v = g.text("verify-binlog-checksum"))
-    o.decode.reader.verify_checksum =
-        !(*v == "0" || *v == "OFF" || *v == "off" || *v == "FALSE" || *v == "false");
-  if (g.has("skip-verify-binlog-checksum")) o.decode.reader.verify_checksum = false;
-  if (auto n = g.u64("offset")) o.decode.skip_events = *n;
-  if (auto t = g.text("transaction-memory"))
-    o.decode.max_unit_memory = parse_size(*t, "transaction-memory");
+  read_gtid_sets(g, o);
+  read_skip_events(g, o);
+  read_decoding(g, o);
   o.progress = !g.has("no-progress");
   o.result_file = g.text("result-file");
   return start_gtids;

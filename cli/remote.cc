@@ -32,6 +32,41 @@ recovery::InputFile remote_input(const recovery::RemoteOptions& ro, const recove
   return in;
 }
 
+// --start-position=GTID or --exclude-gtids on a server: as a server does for a replica that
+// connects by GTID (MySQL's COM_BINLOG_DUMP_GTID, MariaDB's connect state), the newest binlog
+// that begins before any GTID still wanted, i.e. whose Previous_gtids (MySQL) or Gtid_list
+// (MariaDB) are all among the GTIDs to leave out (--exclude-gtids, or a GTID
+// --start-position); from it to the last one, those left out by the filter as they are read.
+// Returns its index in `logs`.
+std::size_t first_log_by_gtids(const Options& o, recovery::Session& session,
+                               const std::vector<recovery::RemoteLog>& logs) {
+  recovery::RemoteOptions probe;
+  probe.connection = o.source;
+  probe.server_id = o.remote_server_id;
+  std::size_t start = 0;
+  for (std::size_t k = logs.size(); k-- > 0;) {
+    const std::string text = recovery::remote_gtids_before(probe, logs[k].name);
+    bool before_start = true;
+    if (session.mariadb()) {
+      for (std::size_t at = 0; at < text.size();) {
+        std::size_t end = text.find(',', at);
+        if (end == std::string::npos) end = text.size();
+        before_start = before_start && o.filter.exclude_gtids.contains(text.substr(at, end - at));
+        at = end + 1;
+      }
+    } else {
+      recovery::AppliedGtids before;
+      if (!text.empty()) before.add_mysql_set(text);
+      before_start = before.subset_of(o.filter.exclude_gtids);
+    }
+    if (before_start) {
+      start = k;
+      break;
+    }
+  }
+  return start;
+}
+
 }  // namespace
 
 void resolve_remote_inputs(Options& o) {
@@ -54,35 +89,7 @@ void resolve_remote_inputs(Options& o) {
     return it;
   };
   if (o.gtid_start) {
-    // As a server does for a replica that connects by GTID (MySQL's COM_BINLOG_DUMP_GTID,
-    // MariaDB's connect state): the newest binlog that begins before any GTID still wanted,
-    // i.e. whose Previous_gtids (MySQL) or Gtid_list (MariaDB) are all among the GTIDs to
-    // leave out (--exclude-gtids, or a GTID --start-position); from it to the last one, those
-    // left out by the filter as they are read.
-    recovery::RemoteOptions probe;
-    probe.connection = o.source;
-    probe.server_id = o.remote_server_id;
-    std::size_t start = 0;
-    for (std::size_t k = logs.size(); k-- > 0;) {
-      const std::string text = recovery::remote_gtids_before(probe, logs[k].name);
-      bool before_start = true;
-      if (session.mariadb()) {
-        for (std::size_t at = 0; at < text.size();) {
-          std::size_t end = text.find(',', at);
-          if (end == std::string::npos) end = text.size();
-          before_start = before_start && o.filter.exclude_gtids.contains(text.substr(at, end - at));
-          at = end + 1;
-        }
-      } else {
-        recovery::AppliedGtids before;
-        if (!text.empty()) before.add_mysql_set(text);
-        before_start = before.subset_of(o.filter.exclude_gtids);
-      }
-      if (before_start) {
-        start = k;
-        break;
-      }
-    }
+    const std::size_t start = first_log_by_gtids(o, session, logs);
     chosen.assign(logs.begin() + static_cast<std::ptrdiff_t>(start), logs.end());
   } else if (o.remote_files.empty()) {
     chosen = logs;
