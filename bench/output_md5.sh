@@ -22,7 +22,7 @@ for f in $files; do
       sum=$(TZ=UTC "$B" --no-defaults $m --no-progress $EXTRA "$f" 2>/dev/null | md5sum | cut -c1-12); rc=${PIPESTATUS[0]}
     else
       rm -rf "$load"; mkdir -p "$load"
-      sum=$(TZ=UTC "$B" --no-defaults --timezone=UTC --no-progress -l "$load" $EXTRA $m "$f" 2>/dev/null | sed "s|$load|LOAD|g" | md5sum | cut -c1-12); rc=${PIPESTATUS[0]}
+      sum=$(TZ=UTC "$B" --no-defaults --timezone=UTC --no-progress -l "$load" $EXTRA $m "$f" 2>/dev/null | sed -E "s|$load/binrecover-load-[A-Za-z0-9]+|LOAD|g; s|$load|LOAD|g" | md5sum | cut -c1-12); rc=${PIPESTATUS[0]}
     fi
     echo "${f#$ROOT/} [$m] $sum $rc"
   done
