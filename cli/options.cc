@@ -18,6 +18,7 @@
 #include "cli/command_table.h"
 #include "cli/option_groups.h"
 #include "cli/option_readers.h"
+#include "cli/option_rules.h"
 #include "cli/option_values.h"
 #include "recovery/reading/local_time.h"
 #include "recovery/server/option_files.h"
@@ -303,6 +304,7 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     return o;
   }
   const Given given(vm);
+  check_option_rules(given, cmd);
   const std::optional<std::string> start_gtids = read_range_and_filters(given, o);
   // What each command adds.
   read_sql_output(given, cmd, verbose, o);

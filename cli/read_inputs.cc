@@ -167,8 +167,6 @@ void read_plan_and_drill(const Given& g, Command cmd, Options& o) {
     o.plan.incident = g.text("incident");
     if (g.has("allow")) o.plan.allow = g.list("allow");
     if (o.plan.incident && o.plan.incident->empty()) usage_error("--incident is empty");
-    if (o.plan.incident && g.has("to-end"))
-      usage_error("--to-end replays everything: not with --incident");
   }
   if (cmd == Command::kPlan && !o.plan.dump && !o.plan.start_position && !o.plan.start_file &&
       !o.plan.start_datetime)
@@ -339,9 +337,7 @@ void read_sql_output(const Given& g, Command cmd, int verbose, Options& o) {
 // --timeline, --html and their buckets; --format and --limit of the listing commands.
 void read_timeline_and_format(const Given& g, Command cmd, Options& o) {
   o.timeline = g.has("timeline");
-  if (auto tl = g.text("bucket")) {
-    if (!g.has("timeline") && !g.has("html"))
-      usage_error("--bucket applies to --timeline and --html");
+  if (auto tl = g.text("bucket")) {  // (with --timeline or --html: option_rules.cc)
     std::string v = *tl;
     std::uint64_t unit = 1;
     if (v == "auto") v = "0";
@@ -360,7 +356,6 @@ void read_timeline_and_format(const Given& g, Command cmd, Options& o) {
   if (auto by = g.text("by")) {
     if (*by != "database" && *by != "table")
       usage_error("--by must be database or table, not '" + *by + "'");
-    if (!g.has("timeline") && !g.has("html")) usage_error("--by applies to --timeline and --html");
     o.timeline_by_table = *by == "table";
   }
   o.html_file = g.text("html");

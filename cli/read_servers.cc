@@ -130,8 +130,7 @@ void read_archive(const Given& g, Command cmd, Options& o) {
           static_cast<unsigned>(std::min<std::uint64_t>(*n, 4294967));
     o.archive.status_file = g.text("status-file");
     o.archive_status = g.has("status");
-    if (auto f = g.text("format")) {
-      if (!o.archive_status) usage_error("--format applies to archive --status");
+    if (auto f = g.text("format")) {  // (with --status: option_rules.cc)
       if (*f != "table" && *f != "json")
         usage_error("--format must be table or json, not '" + *f + "'");
       o.archive_status_json = *f == "json";
@@ -142,13 +141,6 @@ void read_archive(const Given& g, Command cmd, Options& o) {
       if (!recovery::s3::is_url(*o.archive.to))
         usage_error("--to takes s3://BUCKET/PREFIX/, not '" + *o.archive.to + "'");
       recovery::s3::parse_url(*o.archive.to);
-      if (!o.archive.dir.empty()) usage_error("give either --dir or --to, not both");
-      if (g.has("fsync-interval"))
-        usage_error("--fsync-interval applies to --dir (with --to, see --upload-interval)");
-      if (o.archive.status_file) usage_error("--status-file applies to --dir");
-    } else {
-      for (const char* n : {"s3-folder", "upload-interval", "part-size"})
-        if (g.has(n)) usage_error(std::string("--") + n + " applies with --to s3://...");
     }
     if (o.archive.folder &&
         (o.archive.folder->empty() || o.archive.folder->find('/') != std::string::npos ||
@@ -169,8 +161,7 @@ void read_archive(const Given& g, Command cmd, Options& o) {
       for (const char* n : {"s3-endpoint", "s3-region", "s3-profile", "s3-addressing"})
         if (g.has(n) && !store) usage_error(std::string("--") + n + " applies with --to or s3://");
     }
-    const int modes = (o.archive_verify ? 1 : 0) + (o.archive_status ? 1 : 0);
-    if (modes > 1) usage_error("give either --verify or --status, not both");
+    const int modes = (o.archive_verify ? 1 : 0) + (o.archive_status ? 1 : 0);  // (one: rules)
     if (modes > 0 && (o.archive.to || !o.archive.dir.empty()))
       usage_error(std::string(o.archive_verify ? "--verify" : "--status") +
                   " reads an archive: no --dir or --to");
@@ -407,14 +398,12 @@ void read_server_applier(const Given& g, Options& o) {
           "replication keeps the log's GTIDs)");
   }
   if (auto w = g.text("window")) {
-    if (!o.replay.server_applier) usage_error("--window applies with --server-applier");
     if (w->empty() || w->size() > 6 || w->find_first_not_of("0123456789") != std::string::npos ||
         std::stoul(*w) < 1 || std::stoul(*w) > 65536)
       usage_error("--window needs MiB from 1 to 65536, not '" + *w + "'");
     o.replay.window_bytes = std::uint64_t{std::stoul(*w)} << 20;
   }
   if (auto l = g.text("listen")) {
-    if (!o.replay.server_applier) usage_error("--listen applies with --server-applier");
     std::string host = *l;
     if (const auto colon = host.rfind(':');
         colon != std::string::npos && host.find(':') == colon) {  // (an IPv6 address: no port)
@@ -465,7 +454,6 @@ void read_replay(const Given& g, Command cmd, Options& o) {
         o.replay.in_doubt = recovery::InDoubt::kNotApplied;
       else
         usage_error("--in-doubt must be applied or not-applied, not '" + *v + "'");
-      if (!o.replay.resume) usage_error("--in-doubt applies with --resume");
     }
     read_server_applier(g, o);
     if (auto gm = g.text("gtids")) {

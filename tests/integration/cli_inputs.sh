@@ -140,3 +140,60 @@ if [ -f "$G" ]; then
 else
   echo "SKIPPED: GTID targets (no $G)"
 fi
+
+# How options go together (cli/option_rules.cc): each rule broken is refused before anything
+# runs (exit 2, its own message); the same options with what the rule needs (or without what it
+# excludes) are not refused for it. No server is reached: the refusals come from the parser.
+F=$D/mysql-bin.000001
+rule() {  # MESSAGE -- ARGS...: ARGS break the rule whose message is MESSAGE
+  local msg=$1 rc=0
+  shift 2
+  "$BINRECOVER" --no-defaults "$@" > /dev/null 2> "$WORK/rule.err" || rc=$?
+  [ $rc = 2 ] || { cat "$WORK/rule.err"; fail "$* exited $rc, not 2"; }
+  grep -qF -- "$msg" "$WORK/rule.err" || { cat "$WORK/rule.err"; fail "$*: not refused with '$msg'"; }
+}
+kept() {  # MESSAGE -- ARGS...: ARGS keep the rule (whatever else they meet)
+  local msg=$1
+  shift 2
+  "$BINRECOVER" --no-defaults "$@" > /dev/null 2> "$WORK/rule.err" < /dev/null || true
+  if grep -qF -- "$msg" "$WORK/rule.err"; then
+    cat "$WORK/rule.err"
+    fail "$*: refused with '$msg' though the rule holds"
+  fi
+}
+m="--bucket applies to --timeline and --html"
+rule "$m" -- stats --bucket=hour "$F"
+kept "$m" -- stats --timeline --bucket=hour "$F"
+m="--by applies to --timeline and --html"
+rule "$m" -- stats --by=table "$F"
+kept "$m" -- stats --html="$WORK/t.html" --by=table "$F"
+m="--to-end replays everything: not with --incident"
+rule "$m" -- drill --incident=4 --to-end "$F"
+kept "$m" -- drill --to-end "$F"
+m="give either --dir or --to, not both"
+rule "$m" -- archive --dir="$WORK/a" --to=s3://b/p/ --s3-endpoint=http://127.0.0.1:1 -h127.0.0.1 -P1 -uroot
+m="--fsync-interval applies to --dir"
+rule "$m" -- archive --to=s3://b/p/ --s3-endpoint=http://127.0.0.1:1 --fsync-interval=1 -h127.0.0.1 -P1 -uroot
+m="--status-file applies to --dir"
+rule "$m" -- archive --to=s3://b/p/ --s3-endpoint=http://127.0.0.1:1 --status-file="$WORK/s" -h127.0.0.1 -P1 -uroot
+for n in s3-folder upload-interval part-size; do
+  v=x
+  [ "$n" = s3-folder ] || v=5
+  rule "--$n applies with --to s3://..." -- archive --dir="$WORK/a" --$n=$v -h127.0.0.1 -P1 -uroot
+  kept "--$n applies with --to s3://..." -- archive --to=s3://b/p/ --s3-endpoint=http://127.0.0.1:1 --$n=$v -h127.0.0.1 -P1 -uroot
+done
+m="--format applies to archive --status"
+rule "$m" -- archive --dir="$WORK/a" --format=json
+kept "$m" -- archive --dir="$WORK/a" --status --format=json
+m="give either --verify or --status, not both"
+rule "$m" -- archive --dir="$WORK/a" --verify --status
+for n in window listen; do
+  v=8
+  [ "$n" = listen ] && v=127.0.0.1
+  rule "--$n applies with --server-applier" -- replay --$n=$v -h127.0.0.1 -P1 -uroot "$F"
+  kept "--$n applies with --server-applier" -- replay --server-applier --$n=$v -h127.0.0.1 -P1 -uroot "$F"
+done
+m="--in-doubt applies with --resume"
+rule "$m" -- replay --in-doubt=applied -h127.0.0.1 -P1 -uroot "$F"
+kept "$m" -- replay --resume --in-doubt=applied -h127.0.0.1 -P1 -uroot "$F"
+pass "option rules: each broken one refused with its message (exit 2), kept ones not"
