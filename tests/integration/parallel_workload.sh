@@ -118,3 +118,16 @@ prefix_check() {
       samples++; if (n > 0 && n < total) mid++; if (worst > n) bad++ }
     END { printf "%d %d %d\n", samples, mid, bad }' "$WORK/order" "$1"
 }
+# prefix_diagnosis SAMPLES: for the first sample that is not a prefix, what it held past the
+# prefix and what it lacked inside it (positions in the source's commit order; stderr).
+prefix_diagnosis() {
+  awk -v total="$total" 'NR == FNR { pos[$1] = FNR; next }
+    { n = split($0, ks, ","); if ($0 == "") n = 0; delete have; worst = 0
+      for (j = 1; j <= n; j++) { p = (ks[j] in pos) ? pos[ks[j]] : 1e9; have[p] = 1; if (p > worst) worst = p }
+      if (worst <= n) next
+      extra = ""; missing = ""; e = m = 0
+      for (p in have) if (p > n && e++ < 8) extra = extra " " p
+      for (p = 1; p <= n && m < 8; p++) if (!(p in have)) { missing = missing " " p; m++ }
+      printf "sample %d holds %d of %d marks; past the prefix:%s; missing inside it:%s\n", FNR, n, total, extra, missing
+      exit }' "$WORK/order" "$1" >&2
+}

@@ -64,7 +64,10 @@ sampled_replay() {
   content "$PT" > "$WORK/got"
   diff "$WORK/expected" "$WORK/got" || fail "$label: the target differs"
   read -r samples mid bad < <(prefix_check "$WORK/samples")
-  [ "$bad" = 0 ] || fail "$label: $bad reads saw a state the source never had"
+  if [ "$bad" != 0 ]; then
+    prefix_diagnosis "$WORK/samples"
+    fail "$label: $bad reads saw a state the source never had"
+  fi
 }
 
 for workers in 1 4 8; do
