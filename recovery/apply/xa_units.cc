@@ -1,5 +1,7 @@
 #include "recovery/apply/xa_units.h"
 
+#include <cctype>
+
 #include "recovery/reading/transaction.h"
 
 namespace binrecover::recovery {
@@ -17,6 +19,24 @@ std::optional<std::string_view> xa_xid(std::string_view statement, std::string_v
   return xid;
 }
 
+// An xid as MariaDB writes it in its binlog: X'gtrid',X'bqual',formatID (hex, hex, decimal).
+// Anything else is not taken: the xid is sent again in XA END / XA ROLLBACK (ApplyEngine), and
+// text from a log must never become SQL of its own there.
+bool plain_xid(std::string_view xid) {
+  std::size_t i = 0;
+  for (int part = 0; part < 2; ++part) {
+    if (xid.substr(i, 2) != "X'") return false;
+    i += 2;
+    while (i < xid.size() && std::isxdigit(static_cast<unsigned char>(xid[i])) != 0) ++i;
+    if (xid.substr(i, 2) != "',") return false;
+    i += 2;
+  }
+  if (i >= xid.size() || xid.size() - i > 10) return false;
+  for (; i < xid.size(); ++i)
+    if (xid[i] < '0' || xid[i] > '9') return false;
+  return true;
+}
+
 std::optional<XaUnit> read_xa_unit(std::string_view text,
                                    const std::vector<Output::Statement>& statements) {
   std::optional<std::string_view> started;
@@ -29,6 +49,7 @@ std::optional<XaUnit> read_xa_unit(std::string_view text,
       started = xid;
     }
   }
+  if (started && !plain_xid(*started)) return std::nullopt;
   if (started) {
     const auto prepared = xa_xid(last, "PREPARE");
     if (!prepared || *prepared != *started) return std::nullopt;
@@ -36,7 +57,7 @@ std::optional<XaUnit> read_xa_unit(std::string_view text,
   }
   auto ended = xa_xid(last, "COMMIT");
   if (!ended) ended = xa_xid(last, "ROLLBACK");
-  if (!ended) return std::nullopt;
+  if (!ended || !plain_xid(*ended)) return std::nullopt;
   return XaUnit{false, std::string(*ended)};
 }
 

@@ -22,9 +22,13 @@ struct XaUnit {
 
 // The XA unit in a unit's statements (`text`, the SQL writer's marks), or nullopt for anything
 // else: a one-phase commit, an XA START without its XA PREPARE (or of another xid), an XA
-// COMMIT in a unit that also starts one, no XA statement last.
+// COMMIT in a unit that also starts one, no XA statement last, an xid not
+// as MariaDB writes it (plain_xid).
 std::optional<XaUnit> read_xa_unit(std::string_view text,
                                    const std::vector<Output::Statement>& statements);
+
+// Whether `xid` is one as MariaDB writes it (X'hex',X'hex',N): only those are sent again.
+bool plain_xid(std::string_view xid);
 
 // The xid of `XA <verb> xid` (trimmed), or nullopt for another statement.
 std::optional<std::string_view> xa_xid(std::string_view statement, std::string_view verb);

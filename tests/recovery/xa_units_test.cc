@@ -73,6 +73,24 @@ TEST(XaUnits, AnythingElseIsNoXaUnitOfTheWorkers) {
   EXPECT_EQ(xa_xid("XA  start  'a'  ;", "START").value_or(""), "'a'");
 }
 
+TEST(XaUnits, OnlyXidsAsMariaDbWritesThemAreTaken) {
+  EXPECT_TRUE(plain_xid("X'7831',X'',1"));
+  EXPECT_TRUE(plain_xid("X'',X'abCD',2147483647"));
+  // (a log's text must not become SQL of its own in the XA ROLLBACK that repeats it)
+  EXPECT_FALSE(plain_xid("X'31',X'',1; DROP DATABASE shop"));
+  EXPECT_FALSE(plain_xid("'p1'"));
+  EXPECT_FALSE(plain_xid("X'3g',X'',1"));
+  EXPECT_FALSE(plain_xid("X'31',X'',"));
+  Unit hostile;
+  hostile.add("XA START X'31',X'',1; DROP DATABASE shop")
+      .add("XA END X'31',X'',1; DROP DATABASE shop")
+      .add("XA PREPARE X'31',X'',1; DROP DATABASE shop");
+  EXPECT_FALSE(read_xa_unit(hostile.text, hostile.statements));
+  Unit hostile_commit;
+  hostile_commit.add("XA COMMIT X'31',X'',1;DROP DATABASE shop");
+  EXPECT_FALSE(read_xa_unit(hostile_commit.text, hostile_commit.statements));
+}
+
 TEST(XaUnits, PreparedKeptUntilTakenOnce) {
   PreparedXas kept;
   WriteSet ws;
