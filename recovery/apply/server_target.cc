@@ -120,24 +120,27 @@ std::uint32_t check_target(Session& session, bool disable_log_bin) {
 }
 
 // A connection of an earlier run: still fed by a live replay (an error), or left by a killed one
-// (which a restarted target starts again by itself, maybe a moment after it takes clients):
-// removed. Returns whether there was one.
+// (which a restarted target starts again by itself): removed. Returns whether there was one.
+// (A target killed while it wrote master-binrecover.info can come back with the connection's
+// host empty: SHOW SLAVE 'binrecover' STATUS then shows no row, though the connection exists and
+// its SQL thread runs; it is removed too.)
 bool remove_earlier(Session& session, const binlog::WarningSink& warn) {
   ReplicaStatus earlier;
   try {
     earlier = read_status(session);
   } catch (const Error& e) {
-    if (!is_server_error(e, 1617)) throw;  // ER_MASTER_CONNECTION_NOT_FOUND... (not there)
+    if (!is_server_error(e, 1617)) throw;  // WARN_NO_MASTER_INFO (no such connection)
     return false;
   }
-  if (!earlier.valid) return false;
   if (earlier.io_running)
     throw Error(ErrorCode::kUsage,
                 std::string("--server-applier: the target's replication connection '") +
                     kConnection + "' is connected to a running binrecover replay: one at a time");
   if (warn)
     warn(std::string("removing the target's replication connection '") + kConnection +
-         "' of an earlier replay that did not end (its GTIDs stay in gtid_slave_pos)");
+         "' of an earlier replay that did not end" +
+         (earlier.valid ? "" : " (its master host is empty: a torn CHANGE MASTER)") +
+         " (its GTIDs stay in gtid_slave_pos)");
   session.execute(std::string("STOP SLAVE '") + kConnection + "'");
   session.execute(std::string("RESET SLAVE '") + kConnection + "' ALL");
   return true;
