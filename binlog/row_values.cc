@@ -233,6 +233,11 @@ TableInfo table_info(const TableMap& tm, bool mariadb) {
   info.table.assign(tm.table);
   info.layout = column_layout(tm);
   const std::size_t n = info.layout.size();
+  info.mariadb = mariadb;
+  info.nullable.assign(n, 0);
+  for (std::size_t i = 0; i < n && i / 8 < tm.null_bits.size(); ++i)
+    info.nullable[i] =
+        static_cast<char>((static_cast<unsigned>(tm.null_bits[i / 8]) >> (i % 8)) & 1);
   info.is_unsigned.assign(n, 0);
   info.collation.assign(n, 0);
   info.enum_values.resize(n);
@@ -240,7 +245,8 @@ TableInfo table_info(const TableMap& tm, bool mariadb) {
   OptionalMetadata m;
   parse_optional_metadata(tm, m);
   info.has_signedness = m.has_signedness;
-  std::size_t numeric = 0, character = 0, enums = 0, sets = 0;
+  info.vector_dimensions.assign(n, 0);
+  std::size_t numeric = 0, character = 0, enums = 0, sets = 0, vectors = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const ColumnType t = info.layout[i].type;
     if (is_numeric(t)) {
@@ -250,6 +256,8 @@ TableInfo table_info(const TableMap& tm, bool mariadb) {
     const bool has_charsets = m.charsets.has_default || !m.charsets.per_column.empty();
     if (is_character(t, mariadb) && has_charsets)
       info.collation[i] = static_cast<std::uint16_t>(class_collation(m.charsets, character++));
+    if (t == ColumnType::kVector && vectors < m.vector_dimensions.size())
+      info.vector_dimensions[i] = static_cast<std::uint32_t>(m.vector_dimensions[vectors++]);
     if (t == ColumnType::kEnum && enums < m.enum_values.size())
       info.enum_values[i] = std::move(m.enum_values[enums++]);
     if (t == ColumnType::kSet && sets < m.set_values.size())

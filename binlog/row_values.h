@@ -60,6 +60,9 @@ struct TableInfo {
   // Per column, 1 for a generated (virtual or stored) column; empty when unknown. No table map
   // says it: it comes from the table's definition (recovery/sql/schema.h).
   std::vector<char> generated;
+  std::vector<char> nullable;                    // per column, from the table map's null bitmap
+  std::vector<std::uint32_t> vector_dimensions;  // per column (VECTOR columns), 0 unknown
+  bool mariadb = false;                          // the log is MariaDB's
 };
 
 // Optional metadata TLV fields (MySQL Table_map_log_event::Optional_metadata_field_type):

@@ -7,6 +7,7 @@
 #include "recovery/sql/event_info.h"
 #include "recovery/sql/text_writer.h"
 #include "recovery/sql/value_literals.h"
+#include "recovery/sql/verbose_values.h"
 
 namespace binrecover::recovery {
 
@@ -233,34 +234,27 @@ struct VerboseSink {
     *p++ = '=';
     out.done(p);
   }
-  [[gnu::always_inline]] void end(std::size_t col) {
-    if constexpr (kTypes) {
-      char* p = out.need(64);
-      p = put_chars(p, " /* type=");
-      p = binlog::put_uint(p, static_cast<std::uint32_t>(info.layout[col].type));
-      p = put_chars(p, " meta=");
-      p = binlog::put_uint(p, std::uint32_t{info.layout[col].meta});
-      p = put_chars(p, " */");
-      out.done(p);
-    }
+  [[gnu::always_inline]] void end(std::size_t col, bool is_null) {
+    if constexpr (kTypes) verbose::put_type_comment(out, info, col, is_null);
     out.put('\n');
   }
   [[gnu::always_inline]] void null(std::size_t col) {
     start(col);
     out.put("NULL");
-    end(col);
+    end(col, true);
   }
   void json_diff(std::size_t col, Bytes diffs) {
     start(col);
     char at[24] = "@";
     append_json_update<false>(out, diffs, std::string_view(at, binlog::put_uint(at + 1, col + 1)),
                               false);
-    end(col);
+    end(col, false);
   }
   [[gnu::always_inline]] void value(std::size_t col, ByteCursor& cur) {
     start(col);
-    binlog::visit_value(info, col, cur, Literal<false>{out, table, col});
-    end(col);
+    if (!verbose::put_raw_timestamp(out, info.layout[col], cur))
+      binlog::visit_value(info, col, cur, verbose::ToolValue{out, info, col});
+    end(col, false);
   }
 };
 

@@ -83,7 +83,7 @@ for variant in pk nopk; do
 done
 pass "--rows-as-sql: all column types, with and without a primary key: SELECT and CHECKSUM TABLE equal the source ($(cat "$WORK/sum.pk.$PB"), $(cat "$WORK/sum.nopk.$PB"))"
 "$BINRECOVER" -vv --start-position="$dump_pos" "${sel[@]}" > "$WORK/verbose.sql"
-grep -q "^###   @2=-128 /\* type=1" "$WORK/verbose.sql" || fail "-vv lacks the decoded values with types"
+grep -q "^###   @2=-128 (128) /\* TINYINT meta=0 nullable=1 is_null=0 \*/$" "$WORK/verbose.sql" || fail "-vv lacks the decoded values with types"
 pass "-vv prints every row decoded"
 
 # --flashback: the undo SQL of the same range, applied to the final state, gives back the state

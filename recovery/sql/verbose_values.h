@@ -1,0 +1,317 @@
+#pragma once
+
+// Internal to recovery/sql/row_sql.cc (one translation unit): row values in the `###` lines of
+// -v / -vv as the server's own tool prints them, mysqlbinlog 9.7 for a MySQL log and
+// mariadb-binlog 10.11 for a MariaDB log (their log_event_print_value): strings quoted with
+// their bytes as they are, control bytes escaped; integers with the unsigned reading beside a
+// negative one (MariaDB) or by the column's signedness (MySQL); FLOAT as "%-20g", DOUBLE as
+// "%-.20g"; BIT and SET as b'0101'; ENUM by number; DATE as 'YYYY:MM:DD'; and the -vv comment
+// "/* TYPE meta=M nullable=N is_null=I */". One difference, on purpose: a C1 control character
+// (U+0080-U+009F, bytes C2 80-C2 9F) is escaped too (\xc2\x9b), so that no byte of a log
+// reaches a terminal as a command. docs/mysqlbinlog-options.md lists the differences.
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "binlog/json_binary.h"
+#include "binlog/row_values.h"
+#include "recovery/sql/text_writer.h"
+
+namespace binrecover::recovery::verbose {
+
+using binlog::Bytes;
+using binlog::ColumnType;
+using binlog::TableInfo;
+using binlog::Value;
+
+// The escape of byte `c` (< 0x20, or ' and \ for MySQL), as the tool writes it; empty when the
+// byte goes as it is.
+inline std::string_view escape_of(unsigned char c, bool mariadb) {
+  static constexpr const char* kHex = "0123456789abcdef";
+  static thread_local char buf[4] = {'\\', 'x', 0, 0};
+  if (!mariadb) {
+    switch (c) {
+      case '\b':
+        return "\\b";
+      case '\f':
+        return "\\f";
+      case '\n':
+        return "\\n";
+      case '\r':
+        return "\\r";
+      case '\t':
+        return "\\t";
+      case '\\':
+        return "\\\\";
+      case '\'':
+        return "\\'";
+      default:
+        break;
+    }
+  }
+  if (c >= 0x20) return {};
+  buf[2] = kHex[c >> 4];
+  buf[3] = kHex[c & 15];
+  return {buf, 4};
+}
+
+// 'bytes' as my_b_write_quoted writes them (a C1 control also escaped, see above).
+inline void put_quoted(Writer& out, Bytes b, bool mariadb) {
+  char* p = out.need(b.size() * 4 + 2);
+  *p++ = '\'';
+  const auto* s = reinterpret_cast<const unsigned char*>(b.data());
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    const unsigned char c = s[i];
+    if (c >= 0x20 && c != '\'' && c != '\\' && c != 0xC2) {
+      *p++ = static_cast<char>(c);
+      continue;
+    }
+    if (c == 0xC2 && i + 1 < b.size() && s[i + 1] >= 0x80 && s[i + 1] <= 0x9F) {
+      static constexpr const char* kHex = "0123456789abcdef";
+      std::memcpy(p, "\\xc2\\x", 6);
+      p[6] = kHex[s[i + 1] >> 4];
+      p[7] = kHex[s[i + 1] & 15];
+      p += 8;
+      ++i;
+      continue;
+    }
+    const std::string_view e = escape_of(c, mariadb);
+    if (e.empty()) {
+      *p++ = static_cast<char>(c);
+    } else {
+      std::memcpy(p, e.data(), e.size());
+      p += e.size();
+    }
+  }
+  *p++ = '\'';
+  out.done(p);
+}
+
+// b'0101': the low `nbits` bits of `x`, the highest first.
+inline void put_bits(Writer& out, std::uint64_t x, unsigned nbits) {
+  char* p = out.need(nbits + 3);
+  *p++ = 'b';
+  *p++ = '\'';
+  for (unsigned i = nbits; i-- > 0;) *p++ = (i < 64 && ((x >> i) & 1) != 0) ? '1' : '0';
+  *p++ = '\'';
+  out.done(p);
+}
+
+// Bytes an integer column holds (0: not an integer column).
+inline unsigned integer_bytes(ColumnType t) {
+  switch (t) {
+    case ColumnType::kTiny:
+      return 1;
+    case ColumnType::kShort:
+      return 2;
+    case ColumnType::kInt24:
+      return 3;
+    case ColumnType::kLong:
+      return 4;
+    case ColumnType::kLongLong:
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+// The metadata of column `c` as the tools hold it (table_def::field_metadata): the two bytes of
+// a STRING/ENUM/SET as the log has them, BIT's two bytes the other way round.
+inline unsigned tool_meta(const binlog::ColumnLayout& c) {
+  switch (c.type) {
+    case ColumnType::kString:
+    case ColumnType::kEnum:
+    case ColumnType::kSet: {
+      const unsigned real = static_cast<unsigned>(c.type) ^ ((c.meta & 0x300u) >> 4);
+      return real << 8 | (c.meta & 0xffu);
+    }
+    case ColumnType::kBit:
+      return (c.meta >> 8) | (c.meta & 0xffu) << 8;
+    default:
+      return c.meta;
+  }
+}
+
+// The type text of the -vv comment.
+inline void put_type_name(Writer& out, const TableInfo& info, std::size_t col) {
+  const binlog::ColumnLayout& c = info.layout[col];
+  auto put = [&out](std::string_view s) { out.put(s); };
+  switch (c.type) {
+    case ColumnType::kTiny:
+      return put("TINYINT");
+    case ColumnType::kShort:
+      return put("SHORTINT");
+    case ColumnType::kInt24:
+      return put("MEDIUMINT");
+    case ColumnType::kLong:
+      return put("INT");
+    case ColumnType::kLongLong:
+      return put("LONGINT");
+    case ColumnType::kNewDecimal:
+      return put(fmt::format("DECIMAL({},{})", c.meta >> 8, c.meta & 0xff));
+    case ColumnType::kFloat:
+      return put("FLOAT");
+    case ColumnType::kDouble:
+      return put("DOUBLE");
+    case ColumnType::kBit:
+      return put(fmt::format("BIT({})", (c.meta & 0xff) * 8 + (c.meta >> 8)));
+    case ColumnType::kTimestamp:
+      return put("TIMESTAMP");
+    case ColumnType::kTimestamp2:
+      return put(fmt::format("TIMESTAMP({})", c.meta));
+    case ColumnType::kDateTime:
+      return put("DATETIME");
+    case ColumnType::kDateTime2:
+      return put(fmt::format("DATETIME({})", c.meta));
+    case ColumnType::kTime:
+      return put("TIME");
+    case ColumnType::kTime2:
+      return put(fmt::format("TIME({})", c.meta));
+    case ColumnType::kNewDate:
+    case ColumnType::kDate:
+      return put("DATE");
+    case ColumnType::kYear:
+      return put("YEAR");
+    case ColumnType::kEnum:
+      return put((c.meta & 0xff) == 1 ? "ENUM(1 byte)" : "ENUM(2 bytes)");
+    case ColumnType::kSet:
+      return put(fmt::format("SET({} bytes)", c.meta & 0xff));
+    case ColumnType::kTinyBlob:
+    case ColumnType::kMediumBlob:
+    case ColumnType::kLongBlob:
+    case ColumnType::kBlob: {
+      static constexpr const char* kBlobs[] = {"TINYBLOB/TINYTEXT", "BLOB/TEXT",
+                                               "MEDIUMBLOB/MEDIUMTEXT", "LONGBLOB/LONGTEXT"};
+      return put(c.meta >= 1 && c.meta <= 4 ? kBlobs[c.meta - 1] : "BLOB");
+    }
+    case ColumnType::kVarchar:
+    case ColumnType::kVarString:
+      return put(fmt::format("VARSTRING({})", c.meta));
+    case ColumnType::kString:
+      return put(fmt::format("STRING({})", c.meta));
+    case ColumnType::kJson:
+      return put("JSON");
+    case ColumnType::kGeometry:
+      return put("GEOMETRY");
+    case ColumnType::kVector:
+      return put(fmt::format(
+          "VECTOR({})", col < info.vector_dimensions.size() ? info.vector_dimensions[col] : 0));
+    default:
+      return put(fmt::format("type={}", static_cast<unsigned>(c.type)));
+  }
+}
+
+// " /* TYPE meta=M nullable=N is_null=I */"
+inline void put_type_comment(Writer& out, const TableInfo& info, std::size_t col, bool is_null) {
+  out.put(" /* ");
+  put_type_name(out, info, col);
+  const bool nullable = col < info.nullable.size() && info.nullable[col] != 0;
+  out.put(fmt::format(" meta={} nullable={} is_null={} */", tool_meta(info.layout[col]),
+                      nullable ? 1 : 0, is_null ? 1 : 0));
+}
+
+// A TIMESTAMP as both tools print it, from its bytes: the seconds since the epoch ("%d") and,
+// with a fraction (TIMESTAMP2 of meta > 0), '.' and its `meta` digits. Returns false for other
+// types (their value is read by visit_value).
+inline bool put_raw_timestamp(Writer& out, const binlog::ColumnLayout& c, binlog::ByteCursor& cur) {
+  if (c.type == ColumnType::kTimestamp) {
+    out.put_uint(cur.uint_le(4));
+    return true;
+  }
+  if (c.type != ColumnType::kTimestamp2) return false;
+  out.put_uint(cur.uint_be(4));
+  const unsigned dec = c.meta;
+  if (dec == 0 || dec > 6) return true;
+  const std::size_t bytes = (dec + 1) / 2;
+  std::uint64_t usec = cur.uint_be(bytes);
+  usec *= bytes == 1 ? 10000 : bytes == 2 ? 100 : 1;
+  static constexpr std::uint64_t kTen[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
+  out.put(fmt::format(".{:0{}}", usec / kTen[6 - dec], dec));
+  return true;
+}
+
+// One value as the tool prints it, written as visit_value hands it over.
+struct ToolValue {
+  Writer& out;
+  const TableInfo& info;
+  std::size_t col;
+
+  void integer(std::int64_t x) { whole(static_cast<std::uint64_t>(x)); }
+  void uinteger(std::uint64_t x) {
+    if (info.layout[col].type == ColumnType::kYear) {  // '%04d' of 1900 + the byte
+      out.put(fmt::format("{:04d}", x == 0 ? 1900 : x));
+      return;
+    }
+    whole(x);
+  }
+  // An integer from its bytes: the signed reading and, when it is negative, the unsigned one
+  // beside it (both tools, whatever the column's signedness).
+  void whole(std::uint64_t raw) {
+    const unsigned bytes = integer_bytes(info.layout[col].type);
+    const unsigned shift = bytes == 0 ? 0 : 64 - 8 * bytes;
+    const std::uint64_t u =
+        bytes == 0 || bytes == 8 ? raw : raw & ((std::uint64_t{1} << (8 * bytes)) - 1);
+    const auto s = static_cast<std::int64_t>(u << shift) >> shift;
+    out.put(fmt::format("{}", s));
+    if (s < 0) out.put(fmt::format(" ({})", u));
+  }
+  void real(double d, bool is_float) {
+    char tmp[352];
+    const int n = is_float ? std::snprintf(tmp, sizeof tmp, "%-20g", d)
+                           : std::snprintf(tmp, sizeof tmp, "%-.20g", d);
+    out.put(std::string_view(tmp, n > 0 ? static_cast<std::size_t>(n) : 0));
+  }
+  template <class Write>
+  void text(Value::Kind kind, Write&& write) {
+    char buf[binlog::ValueText::kCapacity + 2];
+    const std::string_view t(buf, static_cast<std::size_t>(write(buf) - buf));
+    const ColumnType type = info.layout[col].type;
+    if (kind == Value::Kind::kDecimal || type == ColumnType::kTimestamp2 ||
+        type == ColumnType::kTimestamp || (type == ColumnType::kDateTime && !info.mariadb)) {
+      out.put(t);
+      return;
+    }
+    char* p = out.need(t.size() + 2);
+    *p++ = '\'';
+    for (char ch : t)
+      *p++ = (ch == '-' && (type == ColumnType::kNewDate || type == ColumnType::kDate)) ? ':' : ch;
+    *p++ = '\'';
+    out.done(p);
+  }
+  void string(Bytes b, std::uint16_t) {
+    if (info.layout[col].type == ColumnType::kVector) return vector(b);
+    put_quoted(out, b, info.mariadb);
+  }
+  // MySQL's VECTOR: [1.00000e+00,2.00000e+00] (its floats, "%.5e").
+  void vector(Bytes b) {
+    out.put('[');
+    for (std::size_t i = 0; i + 4 <= b.size(); i += 4) {
+      std::uint32_t bits;
+      std::memcpy(&bits, b.data() + i, 4);
+      if (i != 0) out.put(',');
+      char tmp[64];
+      const int n =
+          std::snprintf(tmp, sizeof tmp, "%.5e", static_cast<double>(std::bit_cast<float>(bits)));
+      out.put(std::string_view(tmp, n > 0 ? static_cast<std::size_t>(n) : 0));
+    }
+    out.put(']');
+  }
+  void bits(std::uint64_t x, std::uint16_t width) { put_bits(out, x, width); }
+  void enumeration(std::uint64_t x) { out.put_uint(x); }
+  void set(std::uint64_t x) { put_bits(out, x, (info.layout[col].meta & 0xff) * 8u); }
+  void geometry(Bytes b) { put_quoted(out, b, info.mariadb); }
+  void json(Bytes b) {
+    thread_local std::string text;
+    text.clear();
+    binlog::append_json_text(text, b, 0);
+    put_quoted(out, Bytes(reinterpret_cast<const std::byte*>(text.data()), text.size()),
+               info.mariadb);
+  }
+};
+
+}  // namespace binrecover::recovery::verbose
