@@ -110,7 +110,7 @@ struct ValuesSink {
   void json_diff(std::size_t, Bytes) { json_diff_outside_set(); }
   void value(std::size_t col, ByteCursor& cur) {
     separator();
-    binlog::visit_value(t.info, col, cur, Literal<true>{out, t, col});
+    binlog::visit_value(t.info, col, cur, Literal{out, t, col});
   }
 };
 
@@ -144,13 +144,13 @@ struct WhereSink {
       out.put("CAST(");
       out.put(t.columns[col]);
       out.put(" AS CHAR)=");
-      binlog::visit_value(t.info, col, cur, Literal<true>{out, t, col, true});
+      binlog::visit_value(t.info, col, cur, Literal{out, t, col, true});
       out.put(" COLLATE utf8mb4_bin");
       return;
     }
     name(col);
     out.put('=');
-    binlog::visit_value(t.info, col, cur, Literal<true>{out, t, col});
+    binlog::visit_value(t.info, col, cur, Literal{out, t, col});
   }
 };
 
@@ -186,7 +186,7 @@ struct AssignSink {
   }
   void value(std::size_t col, ByteCursor& cur) {
     name(col);
-    binlog::visit_value(t.info, col, cur, Literal<true>{out, t, col});
+    binlog::visit_value(t.info, col, cur, Literal{out, t, col});
   }
 };
 
@@ -235,7 +235,11 @@ struct VerboseSink {
     out.done(p);
   }
   [[gnu::always_inline]] void end(std::size_t col, bool is_null) {
-    if constexpr (kTypes) verbose::put_type_comment(out, info, col, is_null);
+    if constexpr (kTypes) {
+      const std::uint32_t from = col == 0 ? 0 : table.type_head_ends[col - 1];
+      out.put(std::string_view(table.type_heads).substr(from, table.type_head_ends[col] - from));
+      out.put(is_null ? "1 */" : "0 */");
+    }
     out.put('\n');
   }
   [[gnu::always_inline]] void null(std::size_t col) {
@@ -287,21 +291,16 @@ void SqlTable::prepare() {
     }
     return std::string(b.data(), b.size());
   };
+  type_heads.clear();
+  type_head_ends.clear();
   enum_literals.assign(info.layout.size(), {});
   set_literals.assign(info.layout.size(), {});
   set_numeric.assign(info.layout.size(), 0);
-  breaks_comment.assign(info.layout.size(), 0);
-  const auto breaks_line = [](const std::string& n) {
-    return n.find_first_of("\n\r") != std::string::npos;
-  };
   for (std::size_t c = 0; c < info.layout.size(); ++c) {
     if (c >= info.enum_values.size() || c >= info.set_values.size()) break;
     // A member whose name has no quoted form valid under every sql_mode is written by number
     // (its index; for SET, the bitmask), which the server takes as well.
     const auto& names = info.enum_values[c];
-    breaks_comment[c] =
-        std::any_of(names.begin(), names.end(), breaks_line) ||
-        std::any_of(info.set_values[c].begin(), info.set_values[c].end(), breaks_line);
     const bool enum_by_name = std::all_of(names.begin(), names.end(), sql_quotable);
     for (std::size_t k = 0; k < names.size(); ++k)
       enum_literals[c].push_back(
@@ -456,6 +455,18 @@ void append_rows_verbose(fmt::memory_buffer& buf, const binlog::Rows& rows, Byte
   const std::string_view row_head(head.data(), head.size());
   Writer out(buf);
 
+  if (types && table.type_head_ends.size() != info.layout.size()) {
+    fmt::memory_buffer heads;
+    table.type_head_ends.clear();
+    {
+      Writer w(heads);
+      for (std::size_t col = 0; col < info.layout.size(); ++col) {
+        verbose::put_type_head(w, info, col);
+        table.type_head_ends.push_back(static_cast<std::uint32_t>(w.size()));
+      }
+    }
+    table.type_heads.assign(heads.data(), heads.size());
+  }
   VerboseSink<false> sink{out, table, info};
   VerboseSink<true> typed_sink{out, table, info};
   auto image = [&](Bytes present, bool partial) {

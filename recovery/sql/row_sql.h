@@ -23,9 +23,6 @@ struct SqlTable {
   // Per column: 1 when a SET member's name has no quoted form that every sql_mode reads alike,
   // so values are written as bitmasks.
   std::vector<char> set_numeric;
-  // Per column: 1 when an ENUM or SET member's name holds a line break, which would end the
-  // `###` comment line of -v: its values are shown there by number (as mysqlbinlog shows them).
-  std::vector<char> breaks_comment;
   // Whether a name holds bytes the mysql client alters (client_alters): statements for a pipe
   // into it are then PREPAREd from their hex text.
   bool client_alters_names = false;
@@ -37,6 +34,10 @@ struct SqlTable {
   bool generated(std::size_t col) const {
     return col < info.generated.size() && info.generated[col] != 0;
   }
+  // -vv: per column its comment up to its null flag (" /* TYPE meta=M nullable=N is_null="),
+  // one after the other, and where each ends: made on first use, forgotten by prepare().
+  mutable std::string type_heads;
+  mutable std::vector<std::uint32_t> type_head_ends;
   // Fills name, columns and the literals from info (call after info changes).
   void prepare();
 };

@@ -377,8 +377,8 @@ inline void put_json(Writer& out, Bytes b, bool exact, bool cast) {
 // One value as an SQL literal that restores it byte for byte, written as visit_value hands it
 // over: numbers as numbers, strings with their character set's introducer (utf8 text quoted
 // and escaped, other charsets and binary data as hex), temporal values quoted, ENUM/SET by name
-// when the log names them. kSql: SQL to run (put_escaped_text); else the -v comments.
-template <bool kSql>
+// when the log names them, for SQL to run (put_escaped_text). (-v writes values as the server
+// tools do: verbose_values.h.)
 struct Literal {
   Writer& out;
   const SqlTable& table;
@@ -393,18 +393,8 @@ struct Literal {
   }
   // In SQL a FLOAT is written as the exact double it widens to: stored back it rounds to the
   // same float, and compared in a WHERE clause it equals the column (its shortest float form,
-  // read as a double, would not). The shortest text of a double is at most 24 characters. In
-  // -v comments, the shortest text of the float itself (0.1, as SELECT and mysqlbinlog show
-  // it, not 0.10000000149011612).
-  void real(double d, bool is_float) {
-    if constexpr (!kSql) {
-      if (is_float) {
-        out.done(fmt::format_to(out.need(32), "{}", static_cast<float>(d)));
-        return;
-      }
-    }
-    out.done(put_double(out.need(32), d));
-  }
+  // read as a double, would not). The shortest text of a double is at most 24 characters.
+  void real(double d, bool /*is_float*/) { out.done(put_double(out.need(32), d)); }
   template <class Write>
   [[gnu::always_inline]] void text(Value::Kind kind, Write&& write) {
     char* p = out.need(binlog::ValueText::kCapacity + 2);
@@ -424,13 +414,11 @@ struct Literal {
         c.type == binlog::ColumnType::kString && collation == 63 && b.size() < c.meta
             ? c.meta - b.size()
             : 0;
-    put_string<kSql>(out, b, collation, zeros);
+    put_string<true>(out, b, collation, zeros);
   }
   void bits(std::uint64_t x, std::uint16_t /*width*/) { uinteger(x); }
   void enumeration(std::uint64_t x) {
-    if (!kSql && col < table.breaks_comment.size() && table.breaks_comment[col] != 0)
-      uinteger(x);
-    else if (col < table.enum_literals.size() && x >= 1 && x <= table.enum_literals[col].size())
+    if (col < table.enum_literals.size() && x >= 1 && x <= table.enum_literals[col].size())
       out.put(table.enum_literals[col][x - 1]);
     else
       uinteger(x);
@@ -438,8 +426,7 @@ struct Literal {
   void set(std::uint64_t x) {
     const auto& names = table.info.set_values[col];
     if (names.empty() || (names.size() < 64 && (x >> names.size()) != 0) ||
-        table.set_numeric[col] != 0 ||
-        (!kSql && col < table.breaks_comment.size() && table.breaks_comment[col] != 0))
+        table.set_numeric[col] != 0)
       uinteger(x);
     else if (col < table.set_literals.size() && x < table.set_literals[col].size())
       out.put(table.set_literals[col][x]);
@@ -447,7 +434,7 @@ struct Literal {
       put_set(out, x, names);
   }
   void geometry(Bytes b) { put_hex_literal(out, b); }
-  void json(Bytes b) { put_json<kSql>(out, b, !json_as_text && !table.json_as_text, false); }
+  void json(Bytes b) { put_json<true>(out, b, !json_as_text && !table.json_as_text, false); }
 };
 
 [[noreturn]] void json_diff_outside_set() {

@@ -13,11 +13,16 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <charconv>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <string_view>
+#include <utility>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
+#include "binlog/digits.h"
 #include "binlog/json_binary.h"
 #include "binlog/row_values.h"
 #include "recovery/sql/text_writer.h"
@@ -29,10 +34,18 @@ using binlog::ColumnType;
 using binlog::TableInfo;
 using binlog::Value;
 
+// fmt's text written straight into the output (at most `max` characters): no string per value.
+template <class... Args>
+inline void put_format(Writer& out, std::size_t max, fmt::format_string<Args...> f,
+                       Args&&... args) {
+  out.done(fmt::format_to_n(out.need(max), max, f, std::forward<Args>(args)...).out);
+}
+
+inline constexpr char kHexDigits[] = "0123456789abcdef";
+
 // The escape of byte `c` (< 0x20, or ' and \ for MySQL), as the tool writes it; empty when the
 // byte goes as it is.
 inline std::string_view escape_of(unsigned char c, bool mariadb) {
-  static constexpr const char* kHex = "0123456789abcdef";
   static thread_local char buf[4] = {'\\', 'x', 0, 0};
   if (!mariadb) {
     switch (c) {
@@ -55,29 +68,59 @@ inline std::string_view escape_of(unsigned char c, bool mariadb) {
     }
   }
   if (c >= 0x20) return {};
-  buf[2] = kHex[c >> 4];
-  buf[3] = kHex[c & 15];
+  buf[2] = kHexDigits[c >> 4];
+  buf[3] = kHexDigits[c & 15];
   return {buf, 4};
 }
 
+// The bytes of 16 at `in` the quoting loop must look at (bit j: byte j): control bytes, the quote,
+// the backslash and 0xC2 (the lead byte of a C1 control); the others are copied as they are.
+#if defined(__SSE2__)
+inline constexpr std::size_t kQuoteBlock = 16;
+[[gnu::always_inline]] inline unsigned quote_specials(const unsigned char* in) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
+  const __m128i control =
+      _mm_and_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmpgt_epi8(v, _mm_set1_epi8(-1)));
+  const __m128i marks =
+      _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\'')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+  const __m128i c2 = _mm_cmpeq_epi8(v, _mm_set1_epi8(static_cast<char>(0xC2)));
+  return static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(control, _mm_or_si128(marks, c2))));
+}
+#endif
+
 // 'bytes' as my_b_write_quoted writes them (a C1 control also escaped, see above).
 inline void put_quoted(Writer& out, Bytes b, bool mariadb) {
-  char* p = out.need(b.size() * 4 + 2);
-  *p++ = '\'';
   const auto* s = reinterpret_cast<const unsigned char*>(b.data());
-  for (std::size_t i = 0; i < b.size(); ++i) {
+  const std::size_t n = b.size();
+  char* p = out.need(n * 4 + 2 + 16);  // (+16: a block is stored whole)
+  *p++ = '\'';
+  std::size_t i = 0;
+  while (i < n) {
+#if defined(__SSE2__)
+    // Runs without a special byte are copied a block at a time.
+    while (i + kQuoteBlock <= n) {
+      const unsigned mask = quote_specials(s + i);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)));
+      const std::size_t k = mask == 0 ? kQuoteBlock : static_cast<std::size_t>(__builtin_ctz(mask));
+      p += k;
+      i += k;
+      if (mask != 0) break;
+    }
+    if (i >= n) break;
+#endif
     const unsigned char c = s[i];
     if (c >= 0x20 && c != '\'' && c != '\\' && c != 0xC2) {
       *p++ = static_cast<char>(c);
+      ++i;
       continue;
     }
-    if (c == 0xC2 && i + 1 < b.size() && s[i + 1] >= 0x80 && s[i + 1] <= 0x9F) {
-      static constexpr const char* kHex = "0123456789abcdef";
+    if (c == 0xC2 && i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] <= 0x9F) {
       std::memcpy(p, "\\xc2\\x", 6);
-      p[6] = kHex[s[i + 1] >> 4];
-      p[7] = kHex[s[i + 1] & 15];
+      p[6] = kHexDigits[s[i + 1] >> 4];
+      p[7] = kHexDigits[s[i + 1] & 15];
       p += 8;
-      ++i;
+      i += 2;
       continue;
     }
     const std::string_view e = escape_of(c, mariadb);
@@ -87,6 +130,7 @@ inline void put_quoted(Writer& out, Bytes b, bool mariadb) {
       std::memcpy(p, e.data(), e.size());
       p += e.size();
     }
+    ++i;
   }
   *p++ = '\'';
   out.done(p);
@@ -141,6 +185,9 @@ inline unsigned tool_meta(const binlog::ColumnLayout& c) {
 inline void put_type_name(Writer& out, const TableInfo& info, std::size_t col) {
   const binlog::ColumnLayout& c = info.layout[col];
   auto put = [&out](std::string_view s) { out.put(s); };
+  auto num = [&out](std::string_view head, unsigned n, std::string_view tail) {
+    put_format(out, 48, "{}{}{}", head, n, tail);
+  };
   switch (c.type) {
     case ColumnType::kTiny:
       return put("TINYINT");
@@ -153,25 +200,25 @@ inline void put_type_name(Writer& out, const TableInfo& info, std::size_t col) {
     case ColumnType::kLongLong:
       return put("LONGINT");
     case ColumnType::kNewDecimal:
-      return put(fmt::format("DECIMAL({},{})", c.meta >> 8, c.meta & 0xff));
+      return put_format(out, 32, "DECIMAL({},{})", c.meta >> 8, c.meta & 0xff);
     case ColumnType::kFloat:
       return put("FLOAT");
     case ColumnType::kDouble:
       return put("DOUBLE");
     case ColumnType::kBit:
-      return put(fmt::format("BIT({})", (c.meta & 0xff) * 8 + (c.meta >> 8)));
+      return num("BIT(", (c.meta & 0xffu) * 8 + (c.meta >> 8), ")");
     case ColumnType::kTimestamp:
       return put("TIMESTAMP");
     case ColumnType::kTimestamp2:
-      return put(fmt::format("TIMESTAMP({})", c.meta));
+      return num("TIMESTAMP(", c.meta, ")");
     case ColumnType::kDateTime:
       return put("DATETIME");
     case ColumnType::kDateTime2:
-      return put(fmt::format("DATETIME({})", c.meta));
+      return num("DATETIME(", c.meta, ")");
     case ColumnType::kTime:
       return put("TIME");
     case ColumnType::kTime2:
-      return put(fmt::format("TIME({})", c.meta));
+      return num("TIME(", c.meta, ")");
     case ColumnType::kNewDate:
     case ColumnType::kDate:
       return put("DATE");
@@ -180,7 +227,7 @@ inline void put_type_name(Writer& out, const TableInfo& info, std::size_t col) {
     case ColumnType::kEnum:
       return put((c.meta & 0xff) == 1 ? "ENUM(1 byte)" : "ENUM(2 bytes)");
     case ColumnType::kSet:
-      return put(fmt::format("SET({} bytes)", c.meta & 0xff));
+      return num("SET(", c.meta & 0xffu, " bytes)");
     case ColumnType::kTinyBlob:
     case ColumnType::kMediumBlob:
     case ColumnType::kLongBlob:
@@ -191,34 +238,35 @@ inline void put_type_name(Writer& out, const TableInfo& info, std::size_t col) {
     }
     case ColumnType::kVarchar:
     case ColumnType::kVarString:
-      return put(fmt::format("VARSTRING({})", c.meta));
+      return num("VARSTRING(", c.meta, ")");
     case ColumnType::kString:
-      return put(fmt::format("STRING({})", c.meta));
+      return num("STRING(", c.meta, ")");
     case ColumnType::kJson:
       return put("JSON");
     case ColumnType::kGeometry:
       return put("GEOMETRY");
     case ColumnType::kVector:
-      return put(fmt::format(
-          "VECTOR({})", col < info.vector_dimensions.size() ? info.vector_dimensions[col] : 0));
+      return num("VECTOR(", col < info.vector_dimensions.size() ? info.vector_dimensions[col] : 0,
+                 ")");
     default:
-      return put(fmt::format("type={}", static_cast<unsigned>(c.type)));
+      return num("type=", static_cast<unsigned>(c.type), "");
   }
 }
 
-// " /* TYPE meta=M nullable=N is_null=I */"
-inline void put_type_comment(Writer& out, const TableInfo& info, std::size_t col, bool is_null) {
+// " /* TYPE meta=M nullable=N is_null=" of column `col` (the value's null flag and " */" follow).
+inline void put_type_head(Writer& out, const TableInfo& info, std::size_t col) {
   out.put(" /* ");
   put_type_name(out, info, col);
   const bool nullable = col < info.nullable.size() && info.nullable[col] != 0;
-  out.put(fmt::format(" meta={} nullable={} is_null={} */", tool_meta(info.layout[col]),
-                      nullable ? 1 : 0, is_null ? 1 : 0));
+  put_format(out, 64, " meta={} nullable={} is_null=", tool_meta(info.layout[col]),
+             nullable ? 1 : 0);
 }
 
 // A TIMESTAMP as both tools print it, from its bytes: the seconds since the epoch ("%d") and,
 // with a fraction (TIMESTAMP2 of meta > 0), '.' and its `meta` digits. Returns false for other
 // types (their value is read by visit_value).
-inline bool put_raw_timestamp(Writer& out, const binlog::ColumnLayout& c, binlog::ByteCursor& cur) {
+[[gnu::always_inline]] inline bool put_raw_timestamp(Writer& out, const binlog::ColumnLayout& c,
+                                                     binlog::ByteCursor& cur) {
   if (c.type == ColumnType::kTimestamp) {
     out.put_uint(cur.uint_le(4));
     return true;
@@ -231,7 +279,7 @@ inline bool put_raw_timestamp(Writer& out, const binlog::ColumnLayout& c, binlog
   std::uint64_t usec = cur.uint_be(bytes);
   usec *= bytes == 1 ? 10000 : bytes == 2 ? 100 : 1;
   static constexpr std::uint64_t kTen[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
-  out.put(fmt::format(".{:0{}}", usec / kTen[6 - dec], dec));
+  put_format(out, 16, ".{:0{}}", usec / kTen[6 - dec], dec);
   return true;
 }
 
@@ -244,7 +292,7 @@ struct ToolValue {
   void integer(std::int64_t x) { whole(static_cast<std::uint64_t>(x)); }
   void uinteger(std::uint64_t x) {
     if (info.layout[col].type == ColumnType::kYear) {  // '%04d' of 1900 + the byte
-      out.put(fmt::format("{:04d}", x == 0 ? 1900 : x));
+      put_format(out, 24, "{:04d}", x == 0 ? 1900 : x);
       return;
     }
     whole(x);
@@ -257,31 +305,38 @@ struct ToolValue {
     const std::uint64_t u =
         bytes == 0 || bytes == 8 ? raw : raw & ((std::uint64_t{1} << (8 * bytes)) - 1);
     const auto s = static_cast<std::int64_t>(u << shift) >> shift;
-    out.put(fmt::format("{}", s));
-    if (s < 0) out.put(fmt::format(" ({})", u));
+    char* p = binlog::put_int(out.need(48), s);
+    if (s < 0) {
+      std::memcpy(p, " (", 2);
+      p = binlog::put_uint(p + 2, u);
+      *p++ = ')';
+    }
+    out.done(p);
   }
+  // FLOAT as "%-20g", DOUBLE as "%-.20g": std::to_chars with a precision is printf's %.Ng
+  // (exact digits; libstdc++ computes them with Ryu printf, several times faster than printf).
   void real(double d, bool is_float) {
-    char tmp[352];
-    const int n = is_float ? std::snprintf(tmp, sizeof tmp, "%-20g", d)
-                           : std::snprintf(tmp, sizeof tmp, "%-.20g", d);
-    out.put(std::string_view(tmp, n > 0 ? static_cast<std::size_t>(n) : 0));
+    char* p = out.need(352);
+    char* end = std::to_chars(p, p + 340, d, std::chars_format::general, is_float ? 6 : 20).ptr;
+    if (is_float)
+      while (end - p < 20) *end++ = ' ';
+    out.done(end);
   }
   template <class Write>
-  void text(Value::Kind kind, Write&& write) {
-    char buf[binlog::ValueText::kCapacity + 2];
-    const std::string_view t(buf, static_cast<std::size_t>(write(buf) - buf));
+  [[gnu::always_inline]] void text(Value::Kind kind, Write&& write) {
     const ColumnType type = info.layout[col].type;
-    if (kind == Value::Kind::kDecimal || type == ColumnType::kTimestamp2 ||
-        type == ColumnType::kTimestamp || (type == ColumnType::kDateTime && !info.mariadb)) {
-      out.put(t);
+    char* p = out.need(binlog::ValueText::kCapacity + 2);
+    if (kind == Value::Kind::kDecimal || (type == ColumnType::kDateTime && !info.mariadb)) {
+      out.done(write(p));  // (TIMESTAMPs are written by put_raw_timestamp)
       return;
     }
-    char* p = out.need(t.size() + 2);
     *p++ = '\'';
-    for (char ch : t)
-      *p++ = (ch == '-' && (type == ColumnType::kNewDate || type == ColumnType::kDate)) ? ':' : ch;
-    *p++ = '\'';
-    out.done(p);
+    char* end = write(p);
+    if (type == ColumnType::kNewDate || type == ColumnType::kDate)
+      for (char* q = p; q != end; ++q)
+        if (*q == '-') *q = ':';
+    *end++ = '\'';
+    out.done(end);
   }
   void string(Bytes b, std::uint16_t) {
     if (info.layout[col].type == ColumnType::kVector) return vector(b);
@@ -294,10 +349,10 @@ struct ToolValue {
       std::uint32_t bits;
       std::memcpy(&bits, b.data() + i, 4);
       if (i != 0) out.put(',');
-      char tmp[64];
-      const int n =
-          std::snprintf(tmp, sizeof tmp, "%.5e", static_cast<double>(std::bit_cast<float>(bits)));
-      out.put(std::string_view(tmp, n > 0 ? static_cast<std::size_t>(n) : 0));
+      char* p = out.need(64);
+      out.done(std::to_chars(p, p + 64, static_cast<double>(std::bit_cast<float>(bits)),
+                             std::chars_format::scientific, 5)
+                   .ptr);
     }
     out.put(']');
   }
