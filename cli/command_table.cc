@@ -1,6 +1,7 @@
 #include "cli/command_table.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -127,6 +128,21 @@ const char* command_word(Command c) { return spec_of(c).name; }
 std::optional<Command> command_named(const std::string& a) {
   for (const CommandSpec& s : kCommands)
     if (*s.name && a == s.name) return s.command;
+  return std::nullopt;
+}
+
+std::optional<std::string> command_near(const std::string& word) {
+  if (word.empty() || word[0] == '-' || word.find_first_of("/.") != std::string::npos)
+    return std::nullopt;
+  std::error_code ec;
+  if (std::filesystem::exists(word, ec)) return std::nullopt;
+  for (const CommandSpec& s : kCommands) {
+    const std::string name = s.name;
+    // (two edits: a swap of two letters, "plna", is two)
+    if (!name.empty() && word != name && edit_distance(word, name) <= 2 &&
+        word.size() + 2 >= name.size())
+      return name;
+  }
   return std::nullopt;
 }
 

@@ -12,6 +12,9 @@ namespace binrecover::cli {
 
 // The command a word names (the SQL output's is no word).
 std::optional<Command> command_named(const std::string& a);
+// A word that is no command and no file but one or two letters off a command's name (`plna`):
+// that command's name, for "did you mean".
+std::optional<std::string> command_near(const std::string& word);
 // The command's word ("" for SQL output).
 const char* command_word(Command c);
 // "binrecover plan", "SQL output": the command as messages name it.

@@ -34,6 +34,12 @@ Group input_group() {
       "verify-binlog-checksum,c", po::value<std::string>()->implicit_value("1"),
       "verify CRC32 checksums (default on)")("skip-verify-binlog-checksum",
                                              "do not verify checksums")(
+      "force-if-open,F",
+      "accepted as mysqlbinlog's and mariadb-binlog's default: a binlog the server has not "
+      "closed is read to its last whole event (a torn one at its end is said on stderr)")(
+      "skip-force-if-open",
+      "refuse a binlog its server has not closed (still written, or the server crashed): "
+      "exit 4")(
       "force-read,f",
       "turn unknown events and checksum mismatches into warnings; a transaction holding an "
       "event that does not decode is left out with a warning")("offset,o", po::value<std::string>(),
@@ -52,9 +58,25 @@ Group filter_group() {
       "database,d", po::value<std::vector<std::string>>(),
       "keep only changes to this database (repeatable); statements count by the databases "
       "they change, not their default database; transaction control (SAVEPOINT, XA ...) stays "
-      "with its transaction")("table", po::value<std::vector<std::string>>(),
-                              "keep only this DATABASE.TABLE within its database (repeatable)")(
-      "server-id", po::value<std::string>(), "keep only events written by this server id")(
+      "with its transaction")("table,T", po::value<std::vector<std::string>>(),
+                              "keep only this DATABASE.TABLE within its database, or this TABLE "
+                              "within each --database (in any database without one; "
+                              "repeatable)")(
+      "server-id", po::value<std::string>(),
+      "keep only events written by these server ids (1,2: as --do-server-ids; format "
+      "descriptions and Rotates always stay)")("do-server-ids", po::value<std::string>(),
+                                               "the same as --server-id (mariadb-binlog's name)")(
+      "ignore-server-ids", po::value<std::string>(),
+      "leave out the events written by these server ids (1,2)")(
+      "do-domain-ids", po::value<std::string>(),
+      "keep only the transactions of these MariaDB GTID domains (0,2; transactions without a "
+      "MariaDB GTID stay)")("ignore-domain-ids", po::value<std::string>(),
+                            "leave out the transactions of these MariaDB GTID domains")(
+      "gtid-strict-mode",
+      "stop with an error (exit 4) at a MariaDB GTID whose seq_no is not above the last one of "
+      "its domain (mariadb-binlog's check, on by default there; off here: servers without "
+      "gtid_strict_mode write such logs, and recovery reads them)")(
+      "skip-gtid-strict-mode", "do not check GTID order (the default)")(
       "include-gtids", po::value<std::string>(),
       "keep only the transactions whose GTID is in this MySQL GTID set "
       "(uuid:1-5:7,uuid2:tag:1-3; as mysqlbinlog)")(
@@ -86,7 +108,15 @@ Group sql_group() {
       "disable-log-bin,D", "add SET sql_log_bin=0 so the replay is not binlogged again")(
       "skip-gtids", "leave out GTID statements (replay gets new GTIDs)")(
       "short-form,s", "statements only: no comments, no row events")(
-      "hexdump,H", "hex dump of each event as comments")(
+      "print-row-count",
+      "'# Number of rows: N' after each statement's row events (the default with -v for "
+      "MariaDB logs, as mariadb-binlog; without -v counting costs a walk over every row)")(
+      "skip-print-row-count", "no '# Number of rows' lines")(
+      "print-row-event-positions", "'# at N' before each event (the default)")(
+      "skip-print-row-event-positions", "no '# at N' lines (as mariadb-binlog: for every event)")(
+      "skip-annotate-row-events",
+      "leave out the statements the server logged with the row events (Annotate_rows, "
+      "Rows_query)")("hexdump,H", "hex dump of each event as comments")(
       "verbose,v", "row events as ### comments too (-vv: with column types)")(
       "base64-output", po::value<std::string>(),
       "AUTO (default): row events as BINLOG statements; DECODE-ROWS: only the -v comments "
@@ -306,7 +336,7 @@ Group remote_group(bool source_options = false) {
       "BINLOG-DUMP-NON-GTID (the same as -R), or BINLOG-DUMP-GTID: from the first binlog that "
       "holds a transaction --exclude-gtids (MySQL) or a GTID --start-position (MariaDB) does "
       "not name, those named left out")(
-      "to-last-log", "with -R: from the first FILE named on to the server's last binlog")(
+      "to-last-log,t", "with -R: from the first FILE named on to the server's last binlog")(
       "read-from-remote-master", po::value<std::string>(),
       "the older name of --read-from-remote-source")("stop-never-slave-server-id",
                                                      po::value<std::string>(),

@@ -52,8 +52,9 @@ std::string base_name(const std::string& path) {
 
 std::pair<std::string, std::string> parse_table(const std::string& text) {
   const auto dot = text.find('.');
-  if (dot == std::string::npos || dot == 0 || dot + 1 == text.size())
-    usage_error("--table needs DATABASE.TABLE, not '" + text + "'");
+  if (text.empty() || dot == 0 || (dot != std::string::npos && dot + 1 == text.size()))
+    usage_error("--table needs TABLE or DATABASE.TABLE, not '" + text + "'");
+  if (dot == std::string::npos) return {"", text};  // (the table in the --database ones)
   return {text.substr(0, dot), text.substr(dot + 1)};
 }
 

@@ -277,8 +277,11 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     o.command = Command::kHelp;
     o.help_text = help_text(args.size() >= 2 ? command_named(args[1]).value_or(Command::kSql)
                                              : Command::kSql);
-    if (args.size() >= 2 && !command_named(args[1]))
-      usage_error("no command '" + args[1] + "' (events, stats, plan, drill, replay)");
+    if (args.size() >= 2 && !command_named(args[1])) {
+      const auto near = command_near(args[1]);
+      usage_error("no command '" + args[1] + "'" + (near ? "; did you mean " + *near + "?" : "") +
+                  " (events, stats, plan, drill, replay, archive)");
+    }
     return o;
   }
   const OptionFiles of = take_option_files(args, o);
@@ -287,6 +290,9 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     if (const auto c = command_named(args.front())) {
       o.command = *c;
       args.erase(args.begin());
+    } else if (const auto near = command_near(args.front())) {
+      usage_error("no command or file '" + args.front() + "'; did you mean binrecover " + *near +
+                  "?");
     }
   }
   const Command cmd = o.command;

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -18,26 +19,76 @@ namespace binrecover::cli {
 
 namespace {
 
-// --include-gtids / --exclude-gtids: MySQL GTID sets.
+// --include-gtids / --exclude-gtids: MySQL GTID sets, or lists of MariaDB GTIDs.
 void read_gtid_sets(const Given& g, Options& o) {
+  static const std::regex kMariaList("^[0-9]+-[0-9]+-[0-9]+(,[0-9]+-[0-9]+-[0-9]+)*$");
   for (const char* name : {"include-gtids", "exclude-gtids"}) {
     const auto set = g.text(name);
     if (!set) continue;
+    const bool maria = std::regex_match(*set, kMariaList);
+    const auto add = [&](recovery::AppliedGtids& to) {
+      if (maria)
+        to.add_maria_gtids(*set);
+      else
+        to.add_mysql_set(*set);
+    };
     recovery::AppliedGtids gtids;
     try {
-      gtids.add_mysql_set(*set);
+      add(gtids);
     } catch (const Error&) {
       usage_error(std::string("--") + name +
-                  " needs a MySQL GTID set (uuid:1-5:7 or uuid:tag:1-3, " +
-                  "comma-separated), not '" + *set + "'");
+                  " needs a MySQL GTID set (uuid:1-5:7 or uuid:tag:1-3, comma-separated) or " +
+                  "MariaDB GTIDs (0-1-42,0-1-43), not '" + *set + "'");
     }
     if (gtids.empty()) usage_error(std::string("--") + name + " is empty");
-    if (name[0] == 'i')
+    if (name[0] == 'i') {
       o.filter.include_gtids = std::move(gtids);
-    else
-      o.filter.exclude_gtids.add_mysql_set(*set);
-    if (name[0] == 'e') o.filter.exclude_gtids_given = true;
+    } else {
+      add(o.filter.exclude_gtids);
+      o.filter.exclude_gtids_given = true;
+    }
   }
+}
+
+// "1,2,3": server or domain ids (mariadb-binlog's lists: no spaces, no empty item).
+std::vector<std::uint32_t> id_list(const std::string& text, const char* option) {
+  std::vector<std::uint32_t> ids;
+  std::size_t at = 0;
+  for (;;) {
+    const std::size_t comma = text.find(',', at);
+    const std::string item = text.substr(at, comma == std::string::npos ? comma : comma - at);
+    if (item.empty() || item.size() > 10 ||
+        item.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoull(item) > 0xffffffffULL)
+      usage_error(std::string("--") + option +
+                  " needs a list of ids from 0 to 4294967295, separated by commas, not '" + text +
+                  "'");
+    ids.push_back(static_cast<std::uint32_t>(std::stoull(item)));
+    if (comma == std::string::npos) return ids;
+    at = comma + 1;
+  }
+}
+
+// --server-id / --do-server-ids, --ignore-server-ids, --do-domain-ids, --ignore-domain-ids,
+// --gtid-strict-mode (mariadb-binlog's; a do and an ignore list of one kind together are
+// refused, as there).
+void read_id_lists(const Given& g, Options& o) {
+  if (g.has("server-id") && g.has("do-server-ids"))
+    usage_error("--server-id is --do-server-ids: give one of them");
+  for (const char* name : {"server-id", "do-server-ids"})
+    if (auto v = g.text(name)) o.filter.server_ids = id_list(*v, name);
+  if (auto v = g.text("ignore-server-ids"))
+    o.filter.ignore_server_ids = id_list(*v, "ignore-server-ids");
+  if (auto v = g.text("do-domain-ids")) o.filter.domain_ids = id_list(*v, "do-domain-ids");
+  if (auto v = g.text("ignore-domain-ids"))
+    o.filter.ignore_domain_ids = id_list(*v, "ignore-domain-ids");
+  if (!o.filter.server_ids.empty() && !o.filter.ignore_server_ids.empty())
+    usage_error("--ignore-server-ids and --server-id/--do-server-ids: give one of them");
+  if (!o.filter.domain_ids.empty() && !o.filter.ignore_domain_ids.empty())
+    usage_error("--ignore-domain-ids and --do-domain-ids: give one of them");
+  if (g.has("gtid-strict-mode") && g.has("skip-gtid-strict-mode"))
+    usage_error("--gtid-strict-mode and --skip-gtid-strict-mode: give one of them");
+  o.filter.gtid_strict = g.has("gtid-strict-mode");
 }
 
 // --skip-event=GTID | [FILE:]POSITION, as often as given.
@@ -66,6 +117,9 @@ void read_decoding(const Given& g, Options& o) {
         !(*v == "0" || *v == "OFF" || *v == "off" || *v == "FALSE" || *v == "false");
   if (g.has("skip-verify-binlog-checksum")) o.decode.reader.verify_checksum = false;
   if (auto n = g.u64("offset")) o.decode.skip_events = *n;
+  if (g.has("force-if-open") && g.has("skip-force-if-open"))
+    usage_error("--force-if-open and --skip-force-if-open: give one of them");
+  o.decode.refuse_open_files = g.has("skip-force-if-open");
   if (auto t = g.text("transaction-memory"))
     o.decode.max_unit_memory = parse_size(*t, "transaction-memory");
 }
@@ -108,16 +162,20 @@ std::optional<std::string> read_range_and_filters(const Given& g, Options& o) {
           *gtid + "'");
     o.filter.stop_gtid = *gtid;
   }
-  if (auto id = g.u64("server-id")) {
-    if (*id > 0xffffffffULL) usage_error("--server-id is at most 4294967295");
-    o.filter.server_id = static_cast<std::uint32_t>(*id);
-  }
+  read_id_lists(g, o);
   if (g.has("rewrite-db"))
     for (const auto& r : g.list("rewrite-db")) o.filter.rewrite_db.push_back(parse_rewrite(r));
   o.sql.rewrite_db = o.filter.rewrite_db;
   if (g.has("database")) o.filter.databases = g.list("database");
+  // -T NAME (mariadb-binlog's form): the table in each --database, or in any database.
   if (g.has("table"))
-    for (const auto& t : g.list("table")) o.filter.tables.push_back(parse_table(t));
+    for (const auto& t : g.list("table")) {
+      auto dt = parse_table(t);
+      if (!dt.first.empty() || o.filter.databases.empty())
+        o.filter.tables.push_back(std::move(dt));
+      else
+        for (const auto& db : o.filter.databases) o.filter.tables.emplace_back(db, dt.second);
+    }
   read_gtid_sets(g, o);
   read_skip_events(g, o);
   read_decoding(g, o);
@@ -137,10 +195,12 @@ void read_plan_and_drill(const Given& g, Command cmd, Options& o) {
     if (g.has(name))
       for (const auto& v : g.list(name))
         o.plan.filter_args.push_back(std::string("--") + name + "=" + v);
-  for (const char* name : {"server-id", "start-datetime", "stop-datetime", "stop-gtid",
+  for (const char* name : {"server-id", "do-server-ids", "ignore-server-ids", "do-domain-ids",
+                           "ignore-domain-ids", "start-datetime", "stop-datetime", "stop-gtid",
                            "include-gtids", "exclude-gtids", "offset", "transaction-memory"})
     if (auto v = g.text(name)) o.plan.filter_args.push_back(std::string("--") + name + "=" + *v);
   if (g.has("force-read")) o.plan.filter_args.emplace_back("--force-read");
+  if (g.has("gtid-strict-mode")) o.plan.filter_args.emplace_back("--gtid-strict-mode");
   if (g.has("read-from-remote-server") || g.has("read-from-remote-source")) {
     // The commands plan prints read from the same server (never with its password: the
     // option files or the prompt give it, as they gave it here).
@@ -286,6 +346,17 @@ void read_sql_output(const Given& g, Command cmd, int verbose, Options& o) {
                   "'");
     o.sql.set_charset = *cs;
   }
+  // mariadb-binlog's comment switches: --[skip-]print-row-count, its row event positions and
+  // annotations.
+  if (g.has("print-row-count") && g.has("skip-print-row-count"))
+    usage_error("--print-row-count and --skip-print-row-count: give one of them");
+  if (g.has("print-row-count")) o.sql.row_count = true;
+  if (g.has("skip-print-row-count")) o.sql.row_count = false;
+  if (g.has("print-row-event-positions") && g.has("skip-print-row-event-positions"))
+    usage_error(
+        "--print-row-event-positions and --skip-print-row-event-positions: give one of them");
+  o.sql.event_positions = !g.has("skip-print-row-event-positions");
+  o.sql.annotations = !g.has("skip-annotate-row-events");
   o.sql.idempotent = g.has("idempotent");
   o.sql.require_row_format = g.has("require-row-format");
   o.sql.print_table_metadata = g.has("print-table-metadata");
@@ -316,14 +387,17 @@ void read_sql_output(const Given& g, Command cmd, int verbose, Options& o) {
     else
       usage_error("--base64-output must be AUTO, DECODE-ROWS or NEVER, not '" + *b + "'");
   }
-  if (o.flashback && (o.sql.rows_as_sql || o.sql.hexdump || o.sql.verbose || o.sql.short_form ||
-                      g.has("base64-output") || o.sql.skip_gtids || g.has("local-load") ||
-                      g.has("target-flavor") || g.has("set-charset") ||
-                      g.has("require-row-format") || o.sql.print_table_metadata))
+  if (o.flashback &&
+      (o.sql.rows_as_sql || o.sql.hexdump || o.sql.verbose || o.sql.short_form ||
+       g.has("base64-output") || o.sql.skip_gtids || g.has("local-load") ||
+       g.has("target-flavor") || g.has("set-charset") || g.has("require-row-format") ||
+       o.sql.print_table_metadata || g.has("print-row-count") ||
+       g.has("skip-print-row-event-positions") || g.has("skip-annotate-row-events")))
     usage_error(
         "--flashback writes undo SQL of its own: -v, -s, -H, --rows-as-sql, --skip-gtids, "
-        "--base64-output, --local-load, --target-flavor, --set-charset, --require-row-format "
-        "and --print-table-metadata do not apply to it");
+        "--base64-output, --local-load, --target-flavor, --set-charset, --require-row-format, "
+        "--print-table-metadata, --print-row-count, --skip-print-row-event-positions and "
+        "--skip-annotate-row-events do not apply to it");
   if (o.schema_file && cmd == Command::kSql && !o.flashback && !o.sql.rows_as_sql)
     usage_error("--schema names columns for --rows-as-sql and --flashback");
   if (o.schema_file && cmd == Command::kReplay && !o.sql.rows_as_sql)

@@ -16,10 +16,11 @@ ContentFilter::ContentFilter(const FilterOptions& opts)
       exclude_tables_(opts.exclude_tables),
       tables_(opts.tables),
       rewrites_(opts.rewrite_db) {
+  // (a table without its database, -T NAME with no --database: that table in any database)
   for (const auto& [db, table] : tables_)
-    if (std::find(dbs_.begin(), dbs_.end(), db) == dbs_.end()) dbs_.push_back(db);
+    if (!db.empty() && std::find(dbs_.begin(), dbs_.end(), db) == dbs_.end()) dbs_.push_back(db);
   narrowed_ = !dbs_.empty();
-  active_ = narrowed_ || !exclude_dbs_.empty() || !exclude_tables_.empty();
+  active_ = narrowed_ || !tables_.empty() || !exclude_dbs_.empty() || !exclude_tables_.empty();
 }
 
 bool ContentFilter::keep_database(std::string_view db) const {
@@ -37,7 +38,7 @@ bool ContentFilter::keep_table(std::string_view db, std::string_view table) cons
     if (xdb == db && xt == table) return false;
   bool db_narrowed = false;
   for (const auto& [tdb, tt] : tables_) {
-    if (tdb != db) continue;
+    if (!tdb.empty() && tdb != db) continue;
     db_narrowed = true;
     if (tt == table) return true;
   }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <ctime>
 #include <optional>
@@ -19,9 +20,34 @@ struct FilterOptions {
   std::optional<std::uint64_t> stop_position;   // last file only
   std::optional<std::time_t> start_datetime;    // seconds since the epoch
   std::optional<std::time_t> stop_datetime;
-  std::optional<std::uint32_t> server_id;
+  // --server-id / --do-server-ids (only these), --ignore-server-ids: by each event's server
+  // id (a format description and a Rotate always pass, as in mariadb-binlog).
+  std::vector<std::uint32_t> server_ids;
+  std::vector<std::uint32_t> ignore_server_ids;
+  // --do-domain-ids / --ignore-domain-ids: transactions by their MariaDB GTID's domain (those
+  // without one, and events outside transactions, pass).
+  std::vector<std::uint32_t> domain_ids;
+  std::vector<std::uint32_t> ignore_domain_ids;
+  // --gtid-strict-mode: a MariaDB GTID at or below the last one of its domain is an error.
+  bool gtid_strict = false;
+  bool keep_server(std::uint32_t id) const {
+    if (!server_ids.empty() &&
+        std::find(server_ids.begin(), server_ids.end(), id) == server_ids.end())
+      return false;
+    return std::find(ignore_server_ids.begin(), ignore_server_ids.end(), id) ==
+           ignore_server_ids.end();
+  }
+  bool server_rules() const { return !server_ids.empty() || !ignore_server_ids.empty(); }
+  bool keep_domain(std::uint32_t domain) const {
+    if (!domain_ids.empty() &&
+        std::find(domain_ids.begin(), domain_ids.end(), domain) == domain_ids.end())
+      return false;
+    return std::find(ignore_domain_ids.begin(), ignore_domain_ids.end(), domain) ==
+           ignore_domain_ids.end();
+  }
+  bool domain_rules() const { return !domain_ids.empty() || !ignore_domain_ids.empty(); }
   std::vector<std::string> databases;                       // --database, repeatable
-  std::vector<std::pair<std::string, std::string>> tables;  // --table db.t, repeatable
+  std::vector<std::pair<std::string, std::string>> tables;  // --table db.t (db "": any), repeatable
   // Left out whatever the rules above keep (replay: its own progress table, or the whole
   // `binrecover` database, in a log of a server that was itself a replay's target).
   std::vector<std::string> exclude_databases;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <tuple>
 
 #include "binlog/error.h"
 
@@ -99,6 +100,25 @@ void AppliedGtids::add_maria_position(std::string_view text) {
   }
 }
 
+void AppliedGtids::add_maria_gtids(std::string_view text) {
+  for (std::string_view part : split(text, ',')) {
+    part = trim(part);
+    const std::vector<std::string_view> f = split(part, '-');
+    std::uint64_t domain = 0, server = 0, seq = 0;
+    if (f.size() != 3 || !number(f[0], domain) || !number(f[1], server) || !number(f[2], seq) ||
+        domain > 0xffffffffULL || server > 0xffffffffULL)
+      bad("MariaDB GTID list", text);
+    maria_exact_.push_back(
+        {static_cast<std::uint32_t>(domain), static_cast<std::uint32_t>(server), seq});
+  }
+}
+
+std::vector<AppliedGtids::Interval> AppliedGtids::maria_gtid_intervals() const {
+  std::vector<Interval> out;
+  for (const MariaGtid& g : maria_exact_) out.push_back({std::to_string(g.domain), g.seq, g.seq});
+  return out;
+}
+
 void AppliedGtids::add_mysql_set(std::string_view text) {
   for (std::string_view part : split(text, ',')) {
     part = trim(part);
@@ -141,6 +161,8 @@ bool AppliedGtids::contains(std::string_view gtid) const {
     std::uint64_t domain = 0, server = 0, seq = 0;
     if (f.size() != 3 || !number(f[0], domain) || !number(f[1], server) || !number(f[2], seq))
       return false;
+    for (const MariaGtid& g : maria_exact_)
+      if (g.domain == domain && g.server == server && g.seq == seq) return true;
     for (const auto& [d, s] : maria_)
       if (d == domain) return seq <= s;
     return false;
@@ -192,10 +214,20 @@ std::string AppliedGtids::canonical() const {
   std::sort(maria.begin(), maria.end());
   for (const auto& [domain, seq] : maria)
     fmt::format_to(std::back_inserter(out), "{}-{},", domain, seq);
+  std::vector<MariaGtid> exact = maria_exact_;
+  std::sort(exact.begin(), exact.end(), [](const MariaGtid& a, const MariaGtid& b) {
+    return std::tie(a.domain, a.server, a.seq) < std::tie(b.domain, b.server, b.seq);
+  });
+  for (const MariaGtid& g : exact)
+    fmt::format_to(std::back_inserter(out), "{}-{}-{},", g.domain, g.server, g.seq);
   return out;
 }
 
 bool AppliedGtids::subset_of(const AppliedGtids& other) const {
+  for (const MariaGtid& g : maria_exact_)
+    if (!other.contains(std::to_string(g.domain) + "-" + std::to_string(g.server) + "-" +
+                        std::to_string(g.seq)))
+      return false;
   for (const auto& [domain, seq] : maria_) {
     const auto it = std::find_if(other.maria_.begin(), other.maria_.end(),
                                  [d = domain](const auto& e) { return e.first == d; });

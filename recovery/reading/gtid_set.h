@@ -39,7 +39,11 @@ class AppliedGtids {
   // "uuid:tag:1-5"). Throws Error(kServer) on text that is not a GTID set.
   void add_mysql_set(std::string_view text);
 
-  bool empty() const { return maria_.empty() && mysql_.empty(); }
+  // "0-1-42,0-2-43" (MariaDB GTIDs, each one transaction: --include-gtids/--exclude-gtids).
+  // Throws Error(kServer) on text that is not a list of GTIDs.
+  void add_maria_gtids(std::string_view text);
+
+  bool empty() const { return maria_.empty() && mysql_.empty() && maria_exact_.empty(); }
   // Whether the GTID (as transaction_gtid() writes it: "0-1-42", "uuid:42", "uuid:tag:42") is
   // among the applied ones. A MariaDB GTID is applied when its seq_no is at or below the
   // position's seq_no for its domain.
@@ -57,12 +61,19 @@ class AppliedGtids {
     std::uint64_t first, last;
   };
   std::vector<Interval> mysql_intervals() const;
+  // The MariaDB GTIDs of add_maria_gtids as one-number intervals of their domain ("0").
+  std::vector<Interval> maria_gtid_intervals() const;
 
  private:
   struct Range {
     std::uint64_t first, last;
   };
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> maria_;     // domain, seq_no
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> maria_;  // domain, seq_no
+  struct MariaGtid {
+    std::uint32_t domain, server;
+    std::uint64_t seq;
+  };
+  std::vector<MariaGtid> maria_exact_;                             // add_maria_gtids
   std::vector<std::pair<std::string, std::vector<Range>>> mysql_;  // "uuid" or "uuid:tag"
 };
 

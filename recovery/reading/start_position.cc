@@ -41,7 +41,7 @@ std::optional<Event> seek_start(EventStream& stream, binlog::EventArena& arena, 
                                        " is inside the format description event of " + at.file +
                                        " (it ends at " + std::to_string(after_fde) + ")");
   arena.reset();
-  if (seekable) {
+  if (seekable && !at.before) {
     stream.seek(pos);
     if (size && pos == *size) return std::nullopt;
     try {
@@ -76,6 +76,7 @@ std::optional<Event> seek_start(EventStream& stream, binlog::EventArena& arena, 
       if (!e.has_offset() || e.offset() == pos) throw;
       ev.reset();  // the event after the position's does not frame: pos is inside an event
     }
+    if (ev && at.before && ev->pos < pos) at.before(*ev);
     if (ev && ev->in_payload) {
       tracker.push(*ev);
       only_gtids = false;

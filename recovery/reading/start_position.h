@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -18,6 +19,8 @@ struct StartAt {
   bool seekable = false;           // the input can be read from any offset
   bool anywhere = false;           // `binrecover events`: any event boundary will do
   std::string file;                // its display name, for messages
+  // Given: every event before the position is read and handed to it (no seek straight there).
+  std::function<void(const binlog::Event&)> before;
 };
 
 // Positions the stream at the start position. Every command starts at a unit boundary: at an

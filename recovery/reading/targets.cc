@@ -41,9 +41,23 @@ RangeTargets::RangeTargets(const FilterOptions& filter) : filter_(filter) {
     if (auto p = parse_place(filter.skip_gtids[k])) gtid_targets_.push_back({*p, k});
   if (filter.stop_gtid)
     if (auto p = parse_place(*filter.stop_gtid)) gtid_targets_.push_back({*p, kNone});
-  if (filter.exclude_gtids_given)
+  if (filter.exclude_gtids_given) {
     for (auto& i : filter.exclude_gtids.mysql_intervals()) excluded_.push_back({std::move(i)});
+    for (auto& i : filter.exclude_gtids.maria_gtid_intervals()) excluded_.push_back({std::move(i)});
+  }
 }
+
+namespace {
+
+// "uuid:5-7", or a MariaDB GTID's "domain 0 seq_no 42" (its intervals are one number).
+std::string interval_text(const AppliedGtids::Interval& i) {
+  if (i.source.find_first_not_of("0123456789") == std::string::npos)
+    return "the GTID of domain " + i.source + " with seq_no " + std::to_string(i.first);
+  return i.source + ":" + std::to_string(i.first) +
+         (i.last != i.first ? "-" + std::to_string(i.last) : std::string());
+}
+
+}  // namespace
 
 std::string RangeTargets::position_text(std::size_t k) const {
   const auto& [f, p] = filter_.skip_positions[k];
@@ -209,10 +223,7 @@ void RangeTargets::gtid_read(const std::string& gtid, const Event& ev, const std
         x.met = true;
       } else if (x.below && !x.met) {
         throw Error(ErrorCode::kNotFound,
-                    "--exclude-gtids: the binlogs went through " + x.interval.source + ":" +
-                        std::to_string(x.interval.first) +
-                        (x.interval.last != x.interval.first ? "-" + std::to_string(x.interval.last)
-                                                             : std::string()) +
+                    "--exclude-gtids: the binlogs went through " + interval_text(x.interval) +
                         " without any of it (" + gtid + " at " + file + ":" +
                         std::to_string(ev.pos) +
                         " comes after it): stopped there, nothing from that transaction on "
@@ -257,10 +268,9 @@ void RangeTargets::at_end(bool stopped) const {
     for (const auto& [source, n] : highest_)
       if (source == x.interval.source && n < x.interval.first)
         throw Error(ErrorCode::kNotFound,
-                    "--exclude-gtids: " + x.interval.source + ":" +
-                        std::to_string(x.interval.first) +
-                        " and after are past the last GTID of that sequence read (" + source + ":" +
-                        std::to_string(n) + "): nothing was left out for them");
+                    "--exclude-gtids: " + interval_text(x.interval) +
+                        " and after are past the last GTID of that sequence read (" +
+                        interval_text({source, n, n}) + "): nothing was left out for them");
   }
   if (filter_.stop_datetime)
     throw Error(ErrorCode::kNotFound,

@@ -1,12 +1,14 @@
 #include "recovery/reading/walker.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <deque>
 
 #include "binlog/error.h"
 #include "binlog/event_type.h"
 #include "binlog/payload.h"
 #include "recovery/reading/event_stream.h"
+#include "recovery/reading/gtid_order.h"
 #include "recovery/reading/one_history.h"
 #include "recovery/reading/start_position.h"
 #include "recovery/reading/targets.h"
@@ -84,6 +86,7 @@ class Walker {
   // filtered, then delivered to the consumer or left out.
   void close_unit(bool complete, EventStream& stream);
   void deliver(EventStream& stream);
+  bool keep_gtid_order_and_domain(const UnitInfo& u);
 
   // The second reading of a streamed unit, from the file again or from its spill.
   void reread(EventStream& stream, const std::vector<std::uint8_t>& marks);
@@ -108,6 +111,7 @@ class Walker {
   bool stopped_ = false;
   bool need_gtid_ = false;
   RangeTargets targets_;
+  GtidOrder order_;  // --gtid-strict-mode
   std::uint64_t skip_left_ = 0;
   RunStats stats_;
 };
@@ -130,7 +134,10 @@ Walker::Walker(const std::vector<InputFile>& inputs, const WalkOptions& opts,
   };
   need_gtid_ = consumer_.wants_gtid() || filter_.stop_gtid || !filter_.skip_gtids.empty() ||
                !filter_.applied_gtids.empty() || filter_.include_gtids ||
-               !filter_.exclude_gtids.empty() || history_.active();
+               !filter_.exclude_gtids.empty() || history_.active() || filter_.domain_rules() ||
+               filter_.gtid_strict;
+  // (mariadb-binlog seeds the order from no Gtid_list when it starts past a file's start)
+  if (filter_.start_position && *filter_.start_position > 4) order_.no_seed();
 }
 
 RunStats Walker::run() {
@@ -204,17 +211,28 @@ void Walker::read_file(std::size_t i) {
     const EventType t = ev->type();
     if (first) {
       first = false;
+      if (opts_.decode.refuse_open_files && stream.reader().in_use())
+        throw Error(ErrorCode::kBadEvent,
+                    "the file was not closed by its server (it is still being written, or the "
+                    "server crashed): --skip-force-if-open refuses it",
+                    ev->pos)
+            .with_event(std::string(binlog::event_type_name(ev->header.type)));
       if (!seeked) {
         // Position the stream once the format description is known (mysqlbinlog does the
         // same): the format description is written, then the range starts.
         if (!opts_.start_anywhere) feed(*ev, stream, in_arena);
         seeked = true;
         arena_dirty_ = true;
-        pending = seek_start(stream, arena_,
-                             StartAt{*filter_.start_position, ev->end_pos(), seekable,
-                                     opts_.start_anywhere, file_->display_name},
-                             warn_);
-        if (!pending) break;
+        StartAt at{*filter_.start_position, ev->end_pos(),       seekable,
+                   opts_.start_anywhere,    file_->display_name, nullptr};
+        if (consumer_.learns_before_start())
+          at.before = [this](const Event& e) { consumer_.learn(e); };
+        pending = seek_start(stream, arena_, at, warn_);
+        if (!pending) {  // started at the file's end: nothing of it read, nothing to check
+          pos_done = *filter_.start_position;
+          clean_end = false;
+          break;
+        }
         continue;
       }
     }
@@ -304,7 +322,10 @@ void Walker::feed(const Event& ev, EventStream& stream, bool in_arena) {
 void Walker::meta(const Event& ev, EventStream& stream) {
   if (ev.damaged) return;  // warned by the reader (--force-read)
   const bool format = is_format_event(ev.type());
-  if (!format && filter_.server_id && ev.header.server_id != *filter_.server_id) return;
+  if (!format && ev.type() != EventType::kRotate && !filter_.keep_server(ev.header.server_id))
+    return;
+  if (filter_.gtid_strict)
+    if (const auto* list = std::get_if<binlog::MariaGtidList>(&ev.body)) order_.seed(*list);
   UnitInfo info;
   info.file = &file_->display_name;
   info.kind = UnitKind::kMeta;
@@ -427,7 +448,8 @@ void Walker::close_unit(bool complete, EventStream& stream) {
     return;
   }
   if (complete) {
-    if (filter_.server_id && u.head.server_id != *filter_.server_id) return done();
+    if (!keep_gtid_order_and_domain(u)) return done();
+    if (!filter_.keep_server(u.head.server_id)) return done();
     if (filter_.start_datetime && u.head.timestamp < *filter_.start_datetime) return done();
     bool skip = unit_.skip_hit;
     if (!u.gtid.empty() && targets_.skip_gtid_hit(u.gtid)) skip = true;
@@ -461,6 +483,29 @@ void Walker::close_unit(bool complete, EventStream& stream) {
   deliver(stream);
   if (complete) ++stats_.transactions_written;
   done();
+}
+
+// --do-domain-ids / --ignore-domain-ids, then --gtid-strict-mode for the transactions that
+// domain and GTID rules keep (as mariadb-binlog: server id rules come after).
+bool Walker::keep_gtid_order_and_domain(const UnitInfo& u) {
+  if (u.kind == UnitKind::kMeta || u.gtid.empty() || u.gtid.find(':') != std::string::npos)
+    return true;  // (no MariaDB GTID)
+  unsigned long domain = 0, server = 0;
+  unsigned long long seq = 0;
+  if (std::sscanf(u.gtid.c_str(), "%lu-%lu-%llu", &domain, &server, &seq) != 3) return true;
+  if (!filter_.keep_domain(static_cast<std::uint32_t>(domain))) return false;
+  if (!filter_.gtid_strict || filter_.exclude_gtids.contains(u.gtid) ||
+      (filter_.include_gtids && !filter_.include_gtids->contains(u.gtid)))
+    return true;
+  if (auto bad = order_.record(static_cast<std::uint32_t>(domain),
+                               static_cast<std::uint32_t>(server), seq))
+    throw Error(ErrorCode::kBadEvent,
+                "--gtid-strict-mode: out of order GTID " + *bad +
+                    " (the server wrote it without gtid_strict_mode; read without "
+                    "--gtid-strict-mode to take the log as it is)",
+                u.first_pos)
+        .with_event("Gtid");
+  return true;
 }
 
 void Walker::deliver(EventStream& stream) {

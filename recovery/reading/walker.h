@@ -43,6 +43,9 @@ struct DecodeOptions {
   // read once to decide (complete? kept by the filters?) and once more to be used (regular
   // files are read again; a pipe's bytes go to an unlinked temporary file).
   std::size_t max_unit_memory = std::size_t{8} << 20;
+  // --skip-force-if-open: a file its server had not closed (LOG_EVENT_BINLOG_IN_USE_F) is an
+  // error instead of being read up to its last whole event.
+  bool refuse_open_files = false;
 };
 
 struct RunStats {
@@ -92,6 +95,11 @@ class WalkConsumer {
   virtual ~WalkConsumer() = default;
   // Every event of the range, before the filters, as it is read (the schema follows the DDL).
   virtual void observe(const binlog::Event& /*ev*/) {}
+  // The first file's events before --start-position, for consumers whose schema follows the
+  // log's DDL (undo and plain SQL need to know which columns are generated): read only when
+  // learns_before_start() says so (the start is then found by reading, not by a seek).
+  virtual bool learns_before_start() const { return false; }
+  virtual void learn(const binlog::Event& /*ev*/) {}
   // A unit the range and filters keep: begin, its kept events in order, end. A meta unit (an
   // event outside transactions) has exactly one event.
   virtual void begin_unit(const UnitInfo& /*u*/, const binlog::FormatContext& /*ctx*/) {}
@@ -115,6 +123,14 @@ class TeeConsumer : public WalkConsumer {
   explicit TeeConsumer(std::vector<WalkConsumer*> to) : to_(std::move(to)) {}
   void observe(const binlog::Event& ev) override {
     for (auto* c : to_) c->observe(ev);
+  }
+  bool learns_before_start() const override {
+    for (auto* c : to_)
+      if (c->learns_before_start()) return true;
+    return false;
+  }
+  void learn(const binlog::Event& ev) override {
+    for (auto* c : to_) c->learn(ev);
   }
   void begin_unit(const UnitInfo& u, const binlog::FormatContext& ctx) override {
     for (auto* c : to_) c->begin_unit(u, ctx);

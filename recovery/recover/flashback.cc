@@ -34,6 +34,10 @@ class Flashback : public WalkConsumer {
   void observe(const Event& ev) override {
     if (schema_ != nullptr) schema_->observe(ev);
   }
+  // The DDL before the range: the undo of a table created there must know its generated
+  // columns (MySQL logs them in the row images; the undo may not set them).
+  bool learns_before_start() const override { return schema_ != nullptr; }
+  void learn(const Event& ev) override { schema_->observe(ev); }
 
   void begin_unit(const UnitInfo& u, const binlog::FormatContext& /*ctx*/) override {
     in_unit_ = u.kind == UnitKind::kTransaction && u.complete;

@@ -241,7 +241,7 @@ void SqlSink::flush_binlog_statement() {
 void SqlSink::emit_binlog_statement() {
   if (!rows_pending_) return;
   if (!opts_.short_form && rows_b64_.size() > 0) {
-    append("BINLOG '\n");
+    append(comments_ ? "\nBINLOG '\n" : "BINLOG '\n");  // (a blank line first, as both tools)
     out_.append_large(std::string_view(rows_b64_.data(), rows_b64_.size()));
     append("'");
     delimiter();
@@ -267,7 +267,7 @@ void SqlSink::render_verbose(fmt::memory_buffer& out) {
         maria_uncompress_append(b.rows, row_scratch_, ev.pos);
         images = Bytes(row_scratch_.data(), row_scratch_.size());
       }
-      append_rows_verbose(out, b, images, *p.table, opts_.verbose > 1, ev.pos);
+      stmt_rows_ += append_rows_verbose(out, b, images, *p.table, opts_.verbose > 1, ev.pos);
     } catch (Error& e) {
       e.with_offset(ev.pos);
       e.with_event(std::string(event_type_name(ev.header.type)));

@@ -25,24 +25,6 @@ void append_hex_upper(fmt::memory_buffer& out, Bytes b) {
   }
 }
 
-// MariaDB names only STMT_END_F; MySQL names every flag it knows.
-void append_rows_flags(fmt::memory_buffer& out, std::uint16_t flags, bool mariadb) {
-  if (mariadb) {
-    if (flags & kStmtEndFlag) append(out, " flags: STMT_END_F");
-    return;
-  }
-  static constexpr std::pair<std::uint16_t, std::string_view> kNames[] = {
-      {0x1, "STMT_END_F"},      {0x2, "NO_FOREIGN_KEY_CHECKS_F"}, {0x4, "RELAXED_UNIQUE_CHECKS_F"},
-      {0x8, "COMPLETE_ROWS_F"}, {0x10, "USE_SQL_FOREIGN_KEY_F"},
-  };
-  bool first = true;
-  for (const auto& [bit, name] : kNames) {
-    if (!(flags & bit)) continue;
-    append(out, first ? " flags: " : " ");
-    append(out, name);
-    first = false;
-  }
-}
 
 // A name or string of the metadata comments as both clients quote them: in backticks (a
 // backtick inside doubled by MySQL only) or single quotes, \n \r \\ \b \t \' and NUL
@@ -109,6 +91,25 @@ const Collation* client_collation(const OptionalMetadata::Charsets& cs, std::siz
 }
 
 }  // namespace
+
+// MariaDB names only STMT_END_F; MySQL names every flag it knows.
+void append_rows_flags(fmt::memory_buffer& out, std::uint16_t flags, bool mariadb) {
+  if (mariadb) {
+    if (flags & kStmtEndFlag) append(out, " flags: STMT_END_F");
+    return;
+  }
+  static constexpr std::pair<std::uint16_t, std::string_view> kNames[] = {
+      {0x1, "STMT_END_F"},      {0x2, "NO_FOREIGN_KEY_CHECKS_F"}, {0x4, "RELAXED_UNIQUE_CHECKS_F"},
+      {0x8, "COMPLETE_ROWS_F"}, {0x10, "USE_SQL_FOREIGN_KEY_F"},
+  };
+  bool first = true;
+  for (const auto& [bit, name] : kNames) {
+    if (!(flags & bit)) continue;
+    append(out, first ? " flags: " : " ");
+    append(out, name);
+    first = false;
+  }
+}
 
 void append_user_var_value(fmt::memory_buffer& out, const UserVar& v, bool backtick_collation,
                            bool mysql_hex) {

@@ -15,6 +15,10 @@ constexpr std::string_view incident_name(std::uint16_t type) {
   return type == 1 ? "LOST_EVENTS" : type == 0 ? "NONE" : "unknown";
 }
 
+// " flags: STMT_END_F ..." of a rows event: MariaDB names only STMT_END_F, MySQL every flag
+// it knows (as SHOW BINLOG EVENTS and mysqlbinlog 9.7 write them).
+void append_rows_flags(fmt::memory_buffer& out, std::uint16_t flags, bool mariadb);
+
 // The Info column of SHOW BINLOG EVENTS for an event, as the server writes it.
 void append_event_info(fmt::memory_buffer& out, const binlog::Event& ev,
                        const binlog::FormatContext& ctx);

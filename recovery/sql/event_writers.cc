@@ -1,11 +1,13 @@
 // SQL output, one writer per event type: what each event of the binlog becomes in the SQL text
 // (recovery/sql/sql_sink.h).
 #include <algorithm>
+#include <ctime>
 
 #include "binlog/charsets.h"
 #include "binlog/error.h"
 #include "binlog/event_edit.h"
 #include "binlog/maria_compression.h"
+#include "binlog/row_layout.h"
 #include "recovery/sql/event_info.h"
 #include "recovery/sql/row_sql.h"
 #include "recovery/sql/sql_sink.h"
@@ -188,8 +190,9 @@ void SqlSink::write_body(const Event& ev, const Rows& b, const FormatContext& ct
                                                   "Update_rows_partial"};
     append(kNames[static_cast<int>(b.kind)]);
     if (b.compressed) append("_compressed");
-    Writer(buf_) << ": table id " << b.table_id
-                 << ((b.flags & kStmtEndFlag) ? " flags: STMT_END_F\n" : "\n");
+    Writer(buf_) << ": table id " << b.table_id;
+    append_rows_flags(buf_, b.flags, !mysql_log_);
+    append("\n");
   }
   const EventType type = ev.type();
   const bool pre_ga = type == EventType::kPreGaWriteRows || type == EventType::kPreGaUpdateRows ||
@@ -224,6 +227,7 @@ void SqlSink::write_body(const Event& ev, const Rows& b, const FormatContext& ct
       }
       return;
     }
+    if (row_count_on() && (opts_.rows_as_sql || !decode_rows())) count_rows_of(ev, b, t);
     if (opts_.rows_as_sql) {
       Bytes images = b.rows;
       if (b.compressed) {
@@ -250,6 +254,7 @@ void SqlSink::write_body(const Event& ev, const Rows& b, const FormatContext& ct
       mark_statements(stmt_ends_);
       if (((b.flags & kStmtEndFlag) || force_stmt_end_) && opts_.trigger_tables_binlog)
         drop_pending_maps();  // the statement went as plain SQL: its maps are not needed
+      if ((b.flags & kStmtEndFlag) || force_stmt_end_) row_count_line();
     } else {
       // The -v text follows the statement's BINLOG: written when the statement ends,
       // straight into the output (no copy of the text).
@@ -265,8 +270,31 @@ void SqlSink::write_body(const Event& ev, const Rows& b, const FormatContext& ct
     } else {
       rows_pending_ = true;  // only the decoded comments are printed
     }
-    if ((b.flags & kStmtEndFlag) || force_stmt_end_) flush_binlog_statement();
+    if (!decode_rows() && row_count_on()) {
+      const SqlTable* t = pre_ga ? nullptr : tables_.find(b.table_id);
+      if (t != nullptr) count_rows_of(ev, b, t);
+    }
+    if ((b.flags & kStmtEndFlag) || force_stmt_end_) {
+      flush_binlog_statement();
+      row_count_line();
+    }
   }
+}
+
+// The rows of one event, for the statement's count (the -v text counts its own rows).
+void SqlSink::count_rows_of(const Event& ev, const Rows& b, const SqlTable* t) {
+  Bytes images = b.rows;
+  if (b.compressed) {
+    row_scratch_.clear();
+    maria_uncompress_append(b.rows, row_scratch_, ev.pos);
+    images = Bytes(row_scratch_.data(), row_scratch_.size());
+  }
+  stmt_rows_ += binlog::count_rows(b, images, t->info.layout, ev.pos);
+}
+
+void SqlSink::row_count_line() {
+  if (row_count_on()) Writer(buf_) << "# Number of rows: " << stmt_rows_ << "\n";
+  stmt_rows_ = 0;
 }
 
 void SqlSink::write_body(const Event& /*ev*/, const Gtid& b, const FormatContext& ctx) {
@@ -275,9 +303,40 @@ void SqlSink::write_body(const Event& /*ev*/, const Gtid& b, const FormatContext
     immediate_server_version_ = b.immediate_server_version.value_or(kUndefinedServerVersion);
   auto it = std::back_inserter(buf_);
   const bool sf = !comments_;
+  // As mysqlbinlog 9.7 prints it, whatever the log's version (zeros where the event has no
+  // such field: MySQL 5.6 and 5.7 logs).
+  const bool rbr_only = (b.flags & 1) == 0;  // (FLAG_MAY_HAVE_SBR not set)
+  const std::uint64_t original = b.original_commit_ts.value_or(0);
+  const std::uint64_t immediate = b.immediate_commit_ts.value_or(original);
   if (!sf) {
-    fmt::format_to(it, "{}\tlast_committed={}\tsequence_number={}\n",
-                   b.anonymous ? "Anonymous_GTID" : "GTID", b.last_committed, b.sequence_number);
+    fmt::format_to(it,
+                   "{}\tlast_committed={}\tsequence_number={}\trbr_only={}\t"
+                   "original_committed_timestamp={}\timmediate_commit_timestamp={}\t"
+                   "transaction_length={}\n",
+                   b.anonymous ? "Anonymous_GTID" : "GTID", b.last_committed, b.sequence_number,
+                   rbr_only ? "yes" : "no", original, immediate, b.transaction_length.value_or(0));
+  }
+  if (opts_.skip_gtids || to_mariadb(ctx) || opts_.apply) {
+    // (the session settings below are a replica's; MariaDB has none of them)
+  } else {
+    if (rbr_only) {
+      append("/*!50718 SET TRANSACTION ISOLATION LEVEL READ COMMITTED*/");
+      delimiter();
+    }
+    if (!sf) {
+      commit_time_comment("original_commit_timestamp", original);
+      commit_time_comment("immediate_commit_timestamp", immediate);
+    }
+    fmt::format_to(it, "/*!80001 SET @@session.original_commit_timestamp={}*/", original);
+    delimiter();
+    // (999999: a log of 8.0.13 and before, which has no server versions)
+    const std::uint32_t none = b.original_commit_ts ? 999999 : 0;
+    fmt::format_to(it, "/*!80014 SET @@session.original_server_version={}*/",
+                   b.original_server_version.value_or(none));
+    delimiter();
+    fmt::format_to(it, "/*!80014 SET @@session.immediate_server_version={}*/",
+                   b.immediate_server_version.value_or(b.original_server_version.value_or(none)));
+    delimiter();
   }
   if (!opts_.skip_gtids && !to_mariadb(ctx)) {  // (MariaDB has no GTID_NEXT)
     append("SET @@SESSION.GTID_NEXT= '");
@@ -292,6 +351,20 @@ void SqlSink::write_body(const Event& /*ev*/, const Gtid& b, const FormatContext
     delimiter();
     st_.mysql_gtid_next = true;
   }
+}
+
+// "# original_commit_timestamp=1646108972492330 (2022-03-01 04:29:32.492330 UTC)", in the
+// local time zone (--timezone), as mysqlbinlog writes it.
+void SqlSink::commit_time_comment(std::string_view name, std::uint64_t micros) {
+  const auto secs = static_cast<std::time_t>(micros / 1000000);
+  std::tm tm{};
+  localtime_r(&secs, &tm);
+  char when[64];
+  char zone[16];
+  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+  std::strftime(zone, sizeof zone, "%Z", &tm);
+  fmt::format_to(std::back_inserter(buf_), "# {}={} ({}.{:06} {})\n", name, micros, when,
+                 micros % 1000000, zone);
 }
 
 void SqlSink::write_body(const Event& /*ev*/, const PreviousGtids& b,
@@ -475,6 +548,12 @@ void SqlSink::write_event_text(const Event& ev, const FormatContext& ctx) {
   if (!is_rows && type != EventType::kTableMap && type != EventType::kMariaAnnotateRows &&
       type != EventType::kRowsQuery)
     flush_binlog_statement();
+  if (!opts_.annotations &&
+      (type == EventType::kMariaAnnotateRows || type == EventType::kRowsQuery)) {
+    // (--skip-annotate-row-events: as mariadb-binlog, the event's position stays)
+    if (comments_ && opts_.event_positions) Writer(buf_) << "# at " << ev.pos << "\n";
+    return;
+  }
   event_header(ev, ctx);
   std::visit([&](const auto& b) { write_body(ev, b, ctx); }, ev.body);
 }

@@ -430,8 +430,8 @@ void append_rows_undo(fmt::memory_buffer& buf, std::vector<std::size_t>& ends,
   }
 }
 
-void append_rows_verbose(fmt::memory_buffer& buf, const binlog::Rows& rows, Bytes images,
-                         const SqlTable& table, bool types, std::uint64_t offset) {
+std::uint64_t append_rows_verbose(fmt::memory_buffer& buf, const binlog::Rows& rows, Bytes images,
+                                  const SqlTable& table, bool types, std::uint64_t offset) {
   const TableInfo& info = table.info;
   ByteCursor cur(images, offset);
   // "### INSERT INTO `db`.`t`\n### SET\n" and the like, once per event.
@@ -475,7 +475,9 @@ void append_rows_verbose(fmt::memory_buffer& buf, const binlog::Rows& rows, Byte
     else
       walk_image(info, rows, present, cur, partial, kEvery, sink);
   };
+  std::uint64_t n = 0;
   while (!cur.empty()) {
+    ++n;
     out.put(row_head);
     switch (rows.kind) {
       case binlog::RowsKind::kWrite:
@@ -489,6 +491,7 @@ void append_rows_verbose(fmt::memory_buffer& buf, const binlog::Rows& rows, Byte
         break;
     }
   }
+  return n;
 }
 
 }  // namespace binrecover::recovery

@@ -68,7 +68,9 @@ void append_rows_undo(fmt::memory_buffer& out, std::vector<std::size_t>& ends,
                       std::uint64_t offset);
 
 // mysqlbinlog -v: the rows as "### INSERT INTO `db`.`t` ### SET ###   @1=..." comment lines.
-void append_rows_verbose(fmt::memory_buffer& out, const binlog::Rows& rows, binlog::Bytes images,
-                         const SqlTable& table, bool types, std::uint64_t offset);
+// Returns the number of rows written (an update's before and after count once).
+std::uint64_t append_rows_verbose(fmt::memory_buffer& out, const binlog::Rows& rows,
+                                  binlog::Bytes images, const SqlTable& table, bool types,
+                                  std::uint64_t offset);
 
 }  // namespace binrecover::recovery

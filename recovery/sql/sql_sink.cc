@@ -189,7 +189,7 @@ void put_hex32(Writer& line, std::uint32_t v) {
 // format string: they are a large part of the text of small events.
 void SqlSink::event_header(const Event& ev, const FormatContext& ctx) {
   if (!comments_) return;
-  Writer(buf_) << "# at " << ev.pos << "\n";
+  if (opts_.event_positions) Writer(buf_) << "# at " << ev.pos << "\n";
   if (opts_.hexdump) hexdump(ev, ctx);
   append("#");
   time_text(ev.header.timestamp);
@@ -265,14 +265,18 @@ void SqlSink::hexdump(const Event& ev, const FormatContext& ctx) {
   }
 }
 
+// A BINLOG statement may not run while GTID_NEXT still names the last transaction's GTID
+// (1837): set it back first.
+void SqlSink::release_gtid_next() {
+  if (!st_.mysql_gtid_next || opts_.skip_gtids) return;
+  append("SET @@SESSION.GTID_NEXT= 'AUTOMATIC' /* added by binrecover */ ");
+  delimiter();
+  st_.mysql_gtid_next = false;
+}
+
 void SqlSink::write_meta(const Event& ev, const FormatContext& ctx) {
   flush_binlog_statement();
-  if (ev.type() == EventType::kFormatDescription && st_.mysql_gtid_next && !opts_.skip_gtids) {
-    // A BINLOG statement may not run while GTID_NEXT still names the last transaction's GTID.
-    append("SET @@SESSION.GTID_NEXT= 'AUTOMATIC' /* added by binrecover */ ");
-    delimiter();
-    st_.mysql_gtid_next = false;
-  }
+  if (ev.type() == EventType::kFormatDescription) release_gtid_next();
   write_event(ev, ctx);
   render_verbose(verbose_);  // the event does not outlive this call
 }
@@ -299,8 +303,10 @@ void SqlSink::begin_unit(const UnitInfo& u, const FormatContext& /*ctx*/) {
   if (!in_meta_) out_.begin_unit(streamed_);
   // Before the transaction (outside it, where GTID_NEXT may change): the format description
   // that its BINLOG statements need.
-  if (unit_binlog_rows_ && !fde_written_ && !fde_raw_.empty())
+  if (unit_binlog_rows_ && !fde_written_ && !fde_raw_.empty()) {
+    release_gtid_next();
     write_fde_binlog(Bytes(fde_raw_.data(), fde_raw_.size()));
+  }
 }
 
 void SqlSink::event(const Event& ev, std::uint8_t marks, const FormatContext& ctx) {

@@ -51,6 +51,7 @@ START TRANSACTION
 #261129 22:58:15 server id 1  end_log_pos 1835 CRC32 0x0b0139af 	Table_map: `crm`.`tags` mapped to number 22
 # at 1835
 #261129 22:58:15 server id 1  end_log_pos 1897 CRC32 0x325b11ff 	Write_rows: table id 22 flags: STMT_END_F
+
 BINLOG '
 B64MaxMBAAAAMQAAACsHAAAAABYAAAAAAAEAA2NybQAEdGFncwACAw8CgAACrzkBCw==
 B64MaxcBAAAAPgAAAGkHAAAAABYAAAAAAAEAAgP8AQAAAAN2aXD8AgAAAA5pdCdzICJxdW90ZWQi
@@ -70,6 +71,7 @@ START TRANSACTION
 #261129 22:58:15 server id 1  end_log_pos 3022 CRC32 0x62edd2dd 	Table_map: `crm`.`tags` mapped to number 22
 # at 3022
 #261129 22:58:15 server id 1  end_log_pos 3064 CRC32 0x23cf3410 	Delete_rows: table id 22 flags: STMT_END_F
+
 BINLOG '
 B64MaxMBAAAAMQAAAM4LAAAAABYAAAAAAAEAA2NybQAEdGFncwACAw8CgAAC3dLtYg==
 B64MaxkBAAAAKgAAAPgLAAAAABYAAAAAAAEAAgP8AQAAAAN2aXAQNM8j
@@ -88,6 +90,7 @@ START TRANSACTION
 #261129 22:58:15 server id 1  end_log_pos 3528 CRC32 0x0df2b704 	Table_map: `crm`.`tags` mapped to number 22
 # at 3528
 #261129 22:58:15 server id 1  end_log_pos 3568 CRC32 0xcfa37f35 	Write_rows: table id 22 flags: STMT_END_F
+
 BINLOG '
 B64MaxMBAAAAMQAAAMgNAAAAABYAAAAAAAEAA2NybQAEdGFncwACAw8CgAACBLfyDQ==
 B64MaxcBAAAAKAAAAPANAAAAABYAAAAAAAEAAgP8AwAAAAE1NX+jzw==

@@ -152,6 +152,7 @@ START TRANSACTION
 #      44f 12 00 00 00 00 00 01 00  05 1f e0 01 00 00 00 06 |................|
 #      45f e5 bc a0 e4 b8 89 01 14  02 63 31 ed bb bf 95    |.........c1....|
 #261129 22:58:15 server id 1  end_log_pos 1134 CRC32 0x95bfbbed 	Write_rows: table id 18 flags: STMT_END_F
+
 BINLOG '
 B64MaxMBAAAAOgAAADwEAAAAABIAAAAAAAEAB3p5eXNob3AAAnR0AAUDD/4B/gZAAPcB/hgefyXf
 bQ==

@@ -27,6 +27,7 @@ START TRANSACTION
 #261129 22:58:15 server id 1  end_log_pos 1084 CRC32 0x6ddf257f 	Table_map: `zyyshop`.`tt` mapped to number 18
 # at 1084
 #261129 22:58:15 server id 1  end_log_pos 1134 CRC32 0x95bfbbed 	Write_rows: table id 18 flags: STMT_END_F
+
 BINLOG '
 B64MaxMBAAAAOgAAADwEAAAAABIAAAAAAAEAB3p5eXNob3AAAnR0AAUDD/4B/gZAAPcB/hgefyXf
 bQ==
@@ -47,6 +48,7 @@ START TRANSACTION
 #261129 22:58:15 server id 1  end_log_pos 1384 CRC32 0x3e632707 	Table_map: `zyyshop`.`tt` mapped to number 18
 # at 1384
 #261129 22:58:15 server id 1  end_log_pos 1447 CRC32 0x749a63f2 	Write_rows: table id 18 flags: STMT_END_F
+
 BINLOG '
 B64MaxMBAAAAOgAAAGgFAAAAABIAAAAAAAEAB3p5eXNob3AAAnR0AAUDD/4B/gZAAPcB/hgeBydj
 Pg==
@@ -85,6 +87,7 @@ START TRANSACTION
 #261129 22:58:15 server id 1  end_log_pos 1835 CRC32 0x0b0139af 	Table_map: `crm`.`tags` mapped to number 22
 # at 1835
 #261129 22:58:15 server id 1  end_log_pos 1897 CRC32 0x325b11ff 	Write_rows: table id 22 flags: STMT_END_F
+
 BINLOG '
 B64MaxMBAAAAMQAAACsHAAAAABYAAAAAAAEAA2NybQAEdGFncwACAw8CgAACrzkBCw==
 B64MaxcBAAAAPgAAAGkHAAAAABYAAAAAAAEAAgP8AQAAAAN2aXD8AgAAAA5pdCdzICJxdW90ZWQi

@@ -65,6 +65,7 @@ START TRANSACTION
 #261129 22:58:15 server id 1  end_log_pos 1084 CRC32 0x6ddf257f 	Table_map: `zyyshop`.`tt` mapped to number 18
 # at 1084
 #261129 22:58:15 server id 1  end_log_pos 1134 CRC32 0x95bfbbed 	Write_rows: table id 18 flags: STMT_END_F
+
 BINLOG '
 B64MaxMBAAAAOgAAADwEAAAAABIAAAAAAAEAB3p5eXNob3AAAnR0AAUDD/4B/gZAAPcB/hgefyXf
 bQ==
@@ -85,6 +86,7 @@ START TRANSACTION
 #261129 22:58:15 server id 1  end_log_pos 1384 CRC32 0x3e632707 	Table_map: `zyyshop`.`tt` mapped to number 18
 # at 1384
 #261129 22:58:15 server id 1  end_log_pos 1447 CRC32 0x749a63f2 	Write_rows: table id 18 flags: STMT_END_F
+
 BINLOG '
 B64MaxMBAAAAOgAAAGgFAAAAABIAAAAAAAEAB3p5eXNob3AAAnR0AAUDD/4B/gZAAPcB/hgeBydj
 Pg==
@@ -114,6 +116,7 @@ START TRANSACTION
 #261129 22:58:15 server id 1  end_log_pos 1835 CRC32 0x0b0139af 	Table_map: `crm`.`tags` mapped to number 22
 # at 1835
 #261129 22:58:15 server id 1  end_log_pos 1897 CRC32 0x325b11ff 	Write_rows: table id 22 flags: STMT_END_F
+
 BINLOG '
 B64MaxMBAAAAMQAAACsHAAAAABYAAAAAAAEAA2NybQAEdGFncwACAw8CgAACrzkBCw==
 B64MaxcBAAAAPgAAAGkHAAAAABYAAAAAAAEAAgP8AQAAAAN2aXD8AgAAAA5pdCdzICJxdW90ZWQi
@@ -134,6 +137,7 @@ START TRANSACTION
 #261129 22:58:15 server id 1  end_log_pos 2120 CRC32 0x8e370750 	Table_map: `zyyshop`.`tt` mapped to number 18
 # at 2120
 #261129 22:58:15 server id 1  end_log_pos 2168 CRC32 0x4d4fdf9a 	Write_rows: table id 18 flags: STMT_END_F
+
 BINLOG '
 B64MaxMBAAAAOgAAAEgIAAAAABIAAAAAAAEAB3p5eXNob3AAAnR0AAUDD/4B/gZAAPcB/hgeUAc3
 jg==
@@ -154,6 +158,7 @@ START TRANSACTION
 #261129 22:58:15 server id 1  end_log_pos 2420 CRC32 0xf5a40f35 	Table_map: `zyyshop`.`tt` mapped to number 18
 # at 2420
 #261129 22:58:15 server id 1  end_log_pos 2467 CRC32 0x2e851234 	Write_rows: table id 18 flags: STMT_END_F
+
 BINLOG '
 B64MaxMBAAAAOgAAAHQJAAAAABIAAAAAAAEAB3p5eXNob3AAAnR0AAUDD/4B/gZAAPcB/hgeNQ+k
 9Q==
@@ -174,6 +179,7 @@ START TRANSACTION
 #261129 22:58:15 server id 1  end_log_pos 2663 CRC32 0x66a03007 	Table_map: `zyyshop`.`tt` mapped to number 18
 # at 2663
 #261129 22:58:15 server id 1  end_log_pos 2729 CRC32 0xdfe8e7f3 	Update_rows: table id 18 flags: STMT_END_F
+
 BINLOG '
 B64MaxMBAAAAOgAAAGcKAAAAABIAAAAAAAEAB3p5eXNob3AAAnR0AAUDD/4B/gZAAPcB/hgeBzCg
 Zg==
@@ -187,6 +193,7 @@ ARcCYzTz5+jf
 #261129 22:58:15 server id 1  end_log_pos 2852 CRC32 0x9a18f3c3 	Table_map: `zyyshop`.`tt` mapped to number 18
 # at 2852
 #261129 22:58:15 server id 1  end_log_pos 2917 CRC32 0x0b6c3cd8 	Update_rows: table id 18 flags: STMT_END_F
+
 BINLOG '
 B64MaxMBAAAAOgAAACQLAAAAABIAAAAAAAEAB3p5eXNob3AAAnR0AAUDD/4B/gZAAPcB/hgew/MY
 mg==
@@ -200,6 +207,7 @@ FQJjMtg8bAs=
 #261129 22:58:15 server id 1  end_log_pos 3022 CRC32 0x62edd2dd 	Table_map: `crm`.`tags` mapped to number 22
 # at 3022
 #261129 22:58:15 server id 1  end_log_pos 3064 CRC32 0x23cf3410 	Delete_rows: table id 22 flags: STMT_END_F
+
 BINLOG '
 B64MaxMBAAAAMQAAAM4LAAAAABYAAAAAAAEAA2NybQAEdGFncwACAw8CgAAC3dLtYg==
 B64MaxkBAAAAKgAAAPgLAAAAABYAAAAAAAEAAgP8AQAAAAN2aXAQNM8j
@@ -219,6 +227,7 @@ START TRANSACTION
 #261129 22:58:15 server id 1  end_log_pos 3266 CRC32 0xc28a3583 	Table_map: `zyyshop`.`tt` mapped to number 18
 # at 3266
 #261129 22:58:15 server id 1  end_log_pos 3334 CRC32 0x9dbeeca3 	Update_rows: table id 18 flags: STMT_END_F
+
 BINLOG '
 B64MaxMBAAAAOgAAAMIMAAAAABIAAAAAAAEAB3p5eXNob3AAAnR0AAUDD/4B/gZAAPcB/hgegzWK
 wg==
@@ -240,6 +249,7 @@ START TRANSACTION
 #261129 22:58:15 server id 1  end_log_pos 3528 CRC32 0x0df2b704 	Table_map: `crm`.`tags` mapped to number 22
 # at 3528
 #261129 22:58:15 server id 1  end_log_pos 3568 CRC32 0xcfa37f35 	Write_rows: table id 22 flags: STMT_END_F
+
 BINLOG '
 B64MaxMBAAAAMQAAAMgNAAAAABYAAAAAAAEAA2NybQAEdGFncwACAw8CgAACBLfyDQ==
 B64MaxcBAAAAKAAAAPANAAAAABYAAAAAAAEAAgP8AwAAAAE1NX+jzw==

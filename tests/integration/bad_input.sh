@@ -112,7 +112,7 @@ cmp -s "$WORK/a" "$WORK/b" || fail "ignorable event: stats of zyyshop.tt differ:
 expect 2 "unknown option --no-such-option" "$BINRECOVER" --no-such-option "$ROW"
 expect 2 "start-position needs a non-negative number, not 'abc'" "$BINRECOVER" --start-position=abc "$ROW"
 expect 2 "--stop-datetime 'yesterday': not a datetime" "$BINRECOVER" --stop-datetime=yesterday "$ROW"
-expect 2 "table needs DATABASE.TABLE" "$BINRECOVER" --table=nodot "$ROW"
+expect 2 "table needs TABLE or DATABASE.TABLE" "$BINRECOVER" --table=db. "$ROW"
 expect 2 "timezone 'Mars/Olympus' is not a known time zone" "$BINRECOVER" --timezone=Mars/Olympus "$ROW"
 expect 2 "format must be table, tsv or json" "$BINRECOVER" events --format=xml "$ROW"
 expect 2 "--format does not apply to SQL output; it belongs to .binrecover events." "$BINRECOVER" --format=tsv "$ROW"
