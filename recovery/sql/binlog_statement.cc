@@ -7,29 +7,11 @@
 #include "recovery/reading/temp_file.h"
 #include "recovery/sql/row_sql.h"
 #include "recovery/sql/sql_sink.h"
+#include "recovery/text/base64.h"
 
 namespace binrecover::recovery {
 
 using namespace binlog;
-
-namespace {
-
-constexpr char kBase64Alphabet[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-// Two output characters for every 12-bit value: half the lookups of a 6-bit table.
-struct Base64Pairs {
-  char pairs[4096][2];
-  constexpr Base64Pairs() : pairs() {
-    for (int v = 0; v < 4096; ++v) {
-      pairs[v][0] = kBase64Alphabet[v >> 6];
-      pairs[v][1] = kBase64Alphabet[v & 63];
-    }
-  }
-};
-constexpr Base64Pairs kBase64Pairs;
-
-}  // namespace
 
 namespace {
 
@@ -38,37 +20,6 @@ constexpr std::size_t base64_size(std::size_t n) { return (n + 2) / 3 * 4 + n / 
 constexpr std::size_t kBinlogStatementFrame = 16;
 
 }  // namespace
-
-void append_base64(fmt::memory_buffer& out, Bytes data) {
-  constexpr std::size_t kLineBytes = 57;  // 76 characters a line
-  const std::size_t n = data.size();
-  const auto* p = reinterpret_cast<const std::uint8_t*>(data.data());
-  const std::size_t start = out.size();
-  const std::size_t encoded = (n + 2) / 3 * 4;
-  out.resize(start + encoded + n / kLineBytes + 1);
-  char* o = out.data() + start;
-  std::size_t i = 0;
-  while (n - i >= 3) {
-    const std::size_t line_end = std::min(n - (n - i) % 3, i + kLineBytes);
-    for (; i < line_end; i += 3) {
-      const std::uint32_t v = (p[i] << 16) | (p[i + 1] << 8) | p[i + 2];
-      std::memcpy(o, kBase64Pairs.pairs[v >> 12], 2);
-      std::memcpy(o + 2, kBase64Pairs.pairs[v & 0xfff], 2);
-      o += 4;
-    }
-    if (i % kLineBytes == 0 && i < n) *o++ = '\n';
-  }
-  if (i < n) {
-    std::uint32_t v = p[i] << 16;
-    if (i + 1 < n) v |= p[i + 1] << 8;
-    o[0] = kBase64Alphabet[v >> 18];
-    o[1] = kBase64Alphabet[(v >> 12) & 63];
-    o[2] = i + 1 < n ? kBase64Alphabet[(v >> 6) & 63] : '=';
-    o[3] = '=';
-    o += 4;
-  }
-  out.resize(static_cast<std::size_t>(o - out.data()));
-}
 
 SqlSink::SqlSink(Output& out, SqlOptions opts)
     : out_(out),

@@ -84,7 +84,10 @@ class Output {
  private:
   static constexpr std::size_t kFlushSize = 1 << 20;
   static constexpr std::size_t kInitialReserve = 64 << 10;  // grows to ~kFlushSize once
-  static constexpr std::size_t kReleaseSize = 8 << 20;      // larger: freed once written
+  // Larger: freed once written. Above what a transaction held in memory (--transaction-memory,
+  // 8 MiB of events by default) makes as text, so a log of such transactions reuses the buffer
+  // instead of faulting it in again for each one.
+  static constexpr std::size_t kReleaseSize = 24 << 20;
   int fd_;
   std::string name_;
   Consumer consumer_;

@@ -340,7 +340,10 @@ void SqlSink::event(const Event& ev, std::uint8_t marks, const FormatContext& ct
 
 namespace {
 
-constexpr std::size_t kScratchKeep = 4 << 20;
+// Kept between units up to this size: a log of transactions of some MiB each (bulk INSERT ...
+// SELECT) reuses its buffers instead of faulting them in again for each one (which cost more
+// than the decoding); anything larger came from a rare huge event and is given back.
+constexpr std::size_t kScratchKeep = 16 << 20;
 
 void release(fmt::memory_buffer& b) {
   if (b.capacity() > kScratchKeep) b = fmt::memory_buffer();

@@ -18,6 +18,7 @@
 #include "recovery/sql/row_sql.h"
 #include "recovery/sql/schema.h"
 #include "recovery/sql/table_cache.h"
+#include "recovery/text/base64.h"
 
 namespace binrecover::recovery {
 
@@ -368,9 +369,5 @@ class SqlSink : public WalkConsumer {
   std::uint32_t cached_ts_ = 0;
   char cached_time_[64] = {};
 };
-
-// Standard base64 (RFC 4648) with a newline every 76 output characters, as mysqlbinlog writes
-// BINLOG statements.
-void append_base64(fmt::memory_buffer& out, binlog::Bytes data);
 
 }  // namespace binrecover::recovery
