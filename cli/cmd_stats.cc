@@ -22,7 +22,8 @@ int stats_command(Options& o) {
   }
   recovery::Stats st;
   const int status = with_output(o, [&](recovery::Output& out) {
-    st = recovery::collect_stats(o.inputs, o.decode, o.filter, warn, 5, both ? &*both : nullptr);
+    st = recovery::collect_stats(o.inputs, o.decode, o.filter, warn, o.stats_top,
+                                 both ? &*both : nullptr);
     if (o.timeline)
       recovery::write_timeline_text(tl, o.timeline_bucket.value_or(0), out);
     else if (o.stats_json)

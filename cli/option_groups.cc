@@ -201,7 +201,10 @@ Group stats_group() {
   Group grp("Statistics");
   po::options_description& g = grp.d;
   g.add_options()("format", po::value<std::string>(), "table (default) or json")(
-      "result-file,r", po::value<std::string>(), "write to this file instead of stdout");
+      "result-file,r", po::value<std::string>(), "write to this file instead of stdout")(
+      "transactions", po::value<std::string>()->implicit_value("10"),
+      "the N largest and N longest transactions (default 5; alone: 10), each with its start and "
+      "commit time, duration, bytes, rows, GTID and the tables it changed");
   add_timeline_options(g, true);
   return grp;
 }

@@ -187,6 +187,10 @@ void mark_optional_values(std::vector<std::string>& args, const po::options_desc
       a += a[1] == 'c' ? "1" : "=1";
       continue;
     }
+    if (a == "--transactions" && takes("transactions")) {
+      a += "=10";
+      continue;
+    }
     if (a.size() < 4 || a.compare(0, 2, "--") != 0) continue;
     const std::size_t eq = a.find('=');
     const std::string_view name =

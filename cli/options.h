@@ -50,6 +50,7 @@ struct Options {
   bool source_password_prompt = false;
   bool plan_json = false;
   bool stats_json = false;
+  std::size_t stats_top = 5;  // stats --transactions=N
   // stats/plan --timeline (the bucket in seconds, 0: auto), --html=F, --by=table.
   bool timeline = false;                         // --timeline: the terminal picture
   std::optional<std::uint32_t> timeline_bucket;  // --bucket (0: auto)

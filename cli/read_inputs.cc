@@ -434,6 +434,10 @@ void read_timeline_and_format(const Given& g, Command cmd, Options& o) {
   }
   o.html_file = g.text("html");
 
+  if (auto n = g.u64("transactions")) {
+    if (*n < 1 || *n > 10000) usage_error("--transactions takes 1 to 10000");
+    o.stats_top = static_cast<std::size_t>(*n);
+  }
   if (auto f = g.text("format")) {
     if (cmd == Command::kStats) {
       if (*f != "table" && *f != "json")

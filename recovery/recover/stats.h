@@ -20,9 +20,14 @@ struct TransactionStats {
   std::string file;
   std::uint64_t pos = 0;
   std::uint64_t bytes = 0;
-  std::uint32_t seconds = 0;  // last event's timestamp minus the first's
+  std::uint32_t start = 0;    // its first event's timestamp (its first statement's start)
+  std::uint32_t end = 0;      // its last event's (the commit; MySQL 8: the commit timestamp)
+  std::uint32_t seconds = 0;  // end - start
   std::uint64_t rows = 0;
   std::string gtid;
+  std::vector<std::string> tables;  // "db.table" changed, sorted (the first kMaxTables)
+  std::uint32_t more_tables = 0;    // and this many more
+  static constexpr std::size_t kMaxTables = 8;
 };
 
 struct Stats {

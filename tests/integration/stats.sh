@@ -27,3 +27,26 @@ grep -q '"inserted":' "$WORK/stats.json" || fail "the JSON output lacks per-tabl
 diff "$WORK/theirs" "$WORK/ours" || fail "rows per kind differ from mariadb-binlog's: theirs $(cat "$WORK/theirs"), ours $(cat "$WORK/ours")"
 [ "$(cut -d' ' -f1 "$WORK/ours")" -gt 1000 ] || fail "the workload wrote too few rows to prove anything"
 pass "stats: inserted/updated/deleted rows $(cat "$WORK/ours") equal mariadb-binlog's counts"
+
+# --transactions: the longest transaction (two tables, 2 s between its first statement and its
+# commit) first, with its start and commit time, duration, rows and tables; N of each list.
+g=$WORK/s/binlog/$(sql "$PORT" -N -e "SHOW MASTER STATUS" | cut -f1)
+sql "$PORT" bench -e "CREATE TABLE slow_a (id INT PRIMARY KEY); CREATE TABLE slow_b (id INT PRIMARY KEY);
+  BEGIN; INSERT INTO slow_a VALUES (1), (2); DO SLEEP(2); INSERT INTO slow_b VALUES (7); COMMIT;
+  INSERT INTO slow_a VALUES (3)"
+sql "$PORT" -e "FLUSH BINARY LOGS"
+"$BINRECOVER" stats --transactions=2 --format=json "$g" > "$WORK/tx.json" || fail "stats --transactions failed"
+python3 - "$WORK/tx.json" <<'PY' || fail "stats --transactions: $(cat "$WORK/tx.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["longest"]) == 2 and len(d["largest"]) == 2, d
+t = d["longest"][0]
+assert t["seconds"] >= 2 and t["end"] - t["start"] == t["seconds"], t
+assert t["rows"] == 3 and t["tables"] == ["bench.slow_a", "bench.slow_b"], t
+assert d["longest"][1]["seconds"] <= 1, d["longest"]
+PY
+"$BINRECOVER" stats --transactions --timezone=UTC "$g" > "$WORK/tx.txt"
+grep -qE '^  mysql-bin.[0-9]+:[0-9]+  [0-9-]+ [0-9:]+ - [0-9:]+  [2-9] s  [0-9]+ bytes  3 rows  GTID 0-1-[0-9]+$' "$WORK/tx.txt" ||
+  fail "the longest transaction's line: $(sed -n '/Longest/,+2p' "$WORK/tx.txt")"
+grep -q '^      tables: bench.slow_a, bench.slow_b$' "$WORK/tx.txt" || fail "its tables: $(cat "$WORK/tx.txt")"
+pass "stats --transactions: the 2 s transaction first among the longest, with its times, 3 rows and both tables"
