@@ -66,6 +66,16 @@ static int write_sql(Options& o, recovery::Output& out) {
   // Column names for logs without metadata: --schema, kept current by the binlog's DDL.
   recovery::Schema schema(warn);
   if (o.schema_file) schema.load_file(*o.schema_file);
+  if (o.row_changes) {
+    bool shown = false;
+    recovery::ProgressFn progress;
+    if (o.progress && ::isatty(STDERR_FILENO) != 0) progress = progress_line(&shown);
+    const recovery::RunStats stats = recovery::write_row_changes(
+        o.inputs, o.decode, o.filter, &schema, *o.row_changes, out, warn, progress);
+    if (shown) std::fputs("\n", stderr);
+    if (stats.transactions_written == 0) warn(nothing_kept_text());
+    return 0;
+  }
   if (o.flashback) {
     const recovery::RunStats stats =
         recovery::run_flashback(o.inputs, o.decode, o.filter, out, warn, &schema);

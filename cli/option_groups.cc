@@ -77,6 +77,9 @@ Group filter_group() {
       "its domain (mariadb-binlog's check, on by default there; off here: servers without "
       "gtid_strict_mode write such logs, and recovery reads them)")(
       "skip-gtid-strict-mode", "do not check GTID order (the default)")(
+      "sql-type", po::value<std::string>(),
+      "keep only these kinds of change: insert, update, delete (comma-separated; row events "
+      "and statement-format DML; DDL and other statements stay)")(
       "include-gtids", po::value<std::string>(),
       "keep only the transactions whose GTID is in this MySQL GTID set "
       "(uuid:1-5:7,uuid2:tag:1-3; as mysqlbinlog)")(
@@ -99,6 +102,10 @@ Group sql_group() {
   po::options_description& g = grp.d;
   g.add_options()("result-file,r", po::value<std::string>(),
                   "write to this file instead of stdout (with --raw: the prefix of the copies)")(
+      "format", po::value<std::string>(),
+      "sql (default), or the row changes as data: jsonl (one JSON object per changed row: "
+      "time, GTID, file, position, database, table, type, the row before and after by column "
+      "name, values as JSON types) or csv (the same fields, before/after as JSON)")(
       "raw",
       "with -R: copy the server's binlogs byte for byte to files named --result-file=PREFIX "
       "plus their names, as mysqlbinlog --raw does (binrecover archive, with resume)")(

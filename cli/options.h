@@ -7,6 +7,7 @@
 #include "recovery/apply/replay.h"
 #include "recovery/archive/archive.h"
 #include "recovery/emit/event_list.h"
+#include "recovery/emit/row_changes.h"
 #include "recovery/emit/run_sql.h"
 #include "recovery/reading/filter.h"
 #include "recovery/recover/drill.h"
@@ -50,6 +51,8 @@ struct Options {
   bool source_password_prompt = false;
   bool plan_json = false;
   bool stats_json = false;
+  // SQL output --format=jsonl / csv: the row changes as data instead of SQL.
+  std::optional<recovery::RowChangeFormat> row_changes;
   std::size_t stats_top = 5;  // stats --transactions=N
   // stats/plan --timeline (the bucket in seconds, 0: auto), --html=F, --by=table.
   bool timeline = false;                         // --timeline: the terminal picture

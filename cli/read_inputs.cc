@@ -89,6 +89,25 @@ void read_id_lists(const Given& g, Options& o) {
   if (g.has("gtid-strict-mode") && g.has("skip-gtid-strict-mode"))
     usage_error("--gtid-strict-mode and --skip-gtid-strict-mode: give one of them");
   o.filter.gtid_strict = g.has("gtid-strict-mode");
+  if (auto v = g.text("sql-type")) {
+    std::size_t at = 0;
+    for (;;) {
+      const std::size_t comma = v->find(',', at);
+      std::string item = v->substr(at, comma == std::string::npos ? comma : comma - at);
+      for (char& c : item) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (item == "insert")
+        o.filter.sql_types |= recovery::FilterOptions::kSqlInsert;
+      else if (item == "update")
+        o.filter.sql_types |= recovery::FilterOptions::kSqlUpdate;
+      else if (item == "delete")
+        o.filter.sql_types |= recovery::FilterOptions::kSqlDelete;
+      else
+        usage_error("--sql-type takes insert, update and delete, comma-separated, not '" + *v +
+                    "'");
+      if (comma == std::string::npos) break;
+      at = comma + 1;
+    }
+  }
 }
 
 // --skip-event=GTID | [FILE:]POSITION, as often as given.
@@ -195,9 +214,10 @@ void read_plan_and_drill(const Given& g, Command cmd, Options& o) {
     if (g.has(name))
       for (const auto& v : g.list(name))
         o.plan.filter_args.push_back(std::string("--") + name + "=" + v);
-  for (const char* name : {"server-id", "do-server-ids", "ignore-server-ids", "do-domain-ids",
-                           "ignore-domain-ids", "start-datetime", "stop-datetime", "stop-gtid",
-                           "include-gtids", "exclude-gtids", "offset", "transaction-memory"})
+  for (const char* name :
+       {"server-id", "do-server-ids", "ignore-server-ids", "do-domain-ids", "sql-type",
+        "ignore-domain-ids", "start-datetime", "stop-datetime", "stop-gtid", "include-gtids",
+        "exclude-gtids", "offset", "transaction-memory"})
     if (auto v = g.text(name)) o.plan.filter_args.push_back(std::string("--") + name + "=" + *v);
   if (g.has("force-read")) o.plan.filter_args.emplace_back("--force-read");
   if (g.has("gtid-strict-mode")) o.plan.filter_args.emplace_back("--gtid-strict-mode");
@@ -398,14 +418,33 @@ void read_sql_output(const Given& g, Command cmd, int verbose, Options& o) {
         "--base64-output, --local-load, --target-flavor, --set-charset, --require-row-format, "
         "--print-table-metadata, --print-row-count, --skip-print-row-event-positions and "
         "--skip-annotate-row-events do not apply to it");
-  if (o.schema_file && cmd == Command::kSql && !o.flashback && !o.sql.rows_as_sql)
-    usage_error("--schema names columns for --rows-as-sql and --flashback");
+  const bool data_format = g.text("format") && *g.text("format") != "sql";
+  if (o.schema_file && cmd == Command::kSql && !o.flashback && !o.sql.rows_as_sql && !data_format)
+    usage_error("--schema names columns for --rows-as-sql, --flashback and --format=jsonl/csv");
   if (o.schema_file && cmd == Command::kReplay && !o.sql.rows_as_sql)
     usage_error("--schema names columns for --rows-as-sql");
   if (!o.filter.rewrite_db.empty() &&
       (cmd == Command::kEvents || cmd == Command::kStats || cmd == Command::kDrill))
     usage_error("--rewrite-db does not apply to " + command_label(cmd) +
                 " (it changes the SQL that SQL output, plan's commands and replay write)");
+}
+
+// SQL output's --format: sql (the default), or the row changes as jsonl / csv, which no option
+// of the SQL text applies to.
+void read_row_change_format(const Given& g, const std::string& f, Options& o) {
+  if (f == "sql") return;
+  if (f != "jsonl" && f != "csv")
+    usage_error("--format must be sql, jsonl or csv, not '" + f + "'");
+  o.row_changes =
+      f == "jsonl" ? recovery::RowChangeFormat::kJsonl : recovery::RowChangeFormat::kCsv;
+  for (const char* n : {"rows-as-sql", "flashback", "short-form", "hexdump", "base64-output",
+                        "skip-gtids", "disable-log-bin", "local-load", "target-flavor",
+                        "set-charset", "idempotent", "require-row-format", "print-table-metadata",
+                        "print-row-count", "skip-print-row-event-positions",
+                        "skip-annotate-row-events", "trigger-tables", "raw", "stop-never"})
+    if (g.has(n))
+      usage_error(std::string("--") + n + " is an option of the SQL text: not with --format=" + f);
+  if (o.sql.verbose > 0) usage_error("-v is an option of the SQL text: not with --format=" + f);
 }
 
 // --timeline, --html and their buckets; --format and --limit of the listing commands.
@@ -439,7 +478,9 @@ void read_timeline_and_format(const Given& g, Command cmd, Options& o) {
     o.stats_top = static_cast<std::size_t>(*n);
   }
   if (auto f = g.text("format")) {
-    if (cmd == Command::kStats) {
+    if (cmd == Command::kSql) {
+      read_row_change_format(g, *f, o);
+    } else if (cmd == Command::kStats) {
       if (*f != "table" && *f != "json")
         usage_error("stats --format must be table or json, not '" + *f + "'");
       o.stats_json = *f == "json";

@@ -15,12 +15,22 @@ ContentFilter::ContentFilter(const FilterOptions& opts)
       exclude_dbs_(opts.exclude_databases),
       exclude_tables_(opts.exclude_tables),
       tables_(opts.tables),
-      rewrites_(opts.rewrite_db) {
+      rewrites_(opts.rewrite_db),
+      sql_types_(opts.sql_types) {
   // (a table without its database, -T NAME with no --database: that table in any database)
   for (const auto& [db, table] : tables_)
     if (!db.empty() && std::find(dbs_.begin(), dbs_.end(), db) == dbs_.end()) dbs_.push_back(db);
   narrowed_ = !dbs_.empty();
-  active_ = narrowed_ || !tables_.empty() || !exclude_dbs_.empty() || !exclude_tables_.empty();
+  active_ = narrowed_ || !tables_.empty() || !exclude_dbs_.empty() || !exclude_tables_.empty() ||
+            sql_types_ != 0;
+}
+
+bool ContentFilter::keep_kind(binlog::RowsKind kind) const {
+  if (sql_types_ == 0) return true;
+  const std::uint8_t bit = kind == binlog::RowsKind::kWrite    ? FilterOptions::kSqlInsert
+                           : kind == binlog::RowsKind::kDelete ? FilterOptions::kSqlDelete
+                                                               : FilterOptions::kSqlUpdate;
+  return (sql_types_ & bit) != 0;
 }
 
 bool ContentFilter::keep_database(std::string_view db) const {
@@ -47,6 +57,17 @@ bool ContentFilter::keep_table(std::string_view db, std::string_view table) cons
 
 bool ContentFilter::keep_query(const binlog::Query& q) const {
   if (!active_) return true;
+  if (sql_types_ != 0) {  // statement-format DML of another kind
+    std::uint8_t bit = 0;
+    if (starts_with_keyword(q.query, "INSERT") || starts_with_keyword(q.query, "REPLACE") ||
+        starts_with_keyword(q.query, "LOAD"))
+      bit = FilterOptions::kSqlInsert;
+    else if (starts_with_keyword(q.query, "UPDATE"))
+      bit = FilterOptions::kSqlUpdate;
+    else if (starts_with_keyword(q.query, "DELETE"))
+      bit = FilterOptions::kSqlDelete;
+    if (bit != 0 && (sql_types_ & bit) == 0) return false;
+  }
   const binlog::QueryStatus& st = q.status;
   const StatementTargets targets = statement_targets(q.query);
   if (targets.overflow) return true;
@@ -195,7 +216,7 @@ void UnitSelector::push(const Event& ev) {
     marks_[i] = keep ? kMarkKeep : std::uint8_t{0};
     maps_.push_back({tm->table_id, keep});
   } else if (rows != nullptr) {
-    const bool keep = table_id_kept(rows->table_id);
+    const bool keep = table_id_kept(rows->table_id) && rules_.keep_kind(rows->kind);
     const bool flagged = (rows->flags & binlog::kStmtEndFlag) != 0;
     marks_[i] = keep ? kMarkKeep : std::uint8_t{0};
     any_ |= keep;

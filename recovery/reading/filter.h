@@ -30,6 +30,10 @@ struct FilterOptions {
   std::vector<std::uint32_t> ignore_domain_ids;
   // --gtid-strict-mode: a MariaDB GTID at or below the last one of its domain is an error.
   bool gtid_strict = false;
+  // --sql-type: the kinds of change kept (kSqlInsert | kSqlUpdate | kSqlDelete; 0: all): row
+  // events and statement-format DML of other kinds are left out, DDL and the rest stay.
+  std::uint8_t sql_types = 0;
+  static constexpr std::uint8_t kSqlInsert = 1, kSqlUpdate = 2, kSqlDelete = 4;
   bool keep_server(std::uint32_t id) const {
     if (!server_ids.empty() &&
         std::find(server_ids.begin(), server_ids.end(), id) == server_ids.end())
@@ -83,6 +87,8 @@ class ContentFilter {
   // A query event: by the databases it changes (MySQL's updated-db names when present, else
   // the qualified names in the statement, else its default database).
   bool keep_query(const binlog::Query& q) const;
+  // --sql-type: a rows event of this kind.
+  bool keep_kind(binlog::RowsKind kind) const;
 
  private:
   bool active_ = false;    // any rule
@@ -92,6 +98,7 @@ class ContentFilter {
   std::vector<std::pair<std::string, std::string>> exclude_tables_;
   std::vector<std::pair<std::string, std::string>> tables_;
   std::vector<std::pair<std::string, std::string>> rewrites_;
+  std::uint8_t sql_types_ = 0;
 };
 
 // What the filters decided for one event of a unit (bits of its mark).
