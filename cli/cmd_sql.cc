@@ -1,12 +1,20 @@
 // binrecover [options] FILE...: SQL for `| mysql`, -v comments, plain SQL from rows
 // (--rows-as-sql), or undo SQL (--flashback).
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <functional>
 #include <string>
 
+#include "binlog/error.h"
 #include "cli/commands.h"
+#include "cli/option_values.h"
+#include "recovery/emit/row_changes.h"
 #include "recovery/emit/run_sql.h"
 #include "recovery/recover/flashback.h"
 #include "recovery/sql/output.h"
@@ -58,7 +66,62 @@ recovery::ProgressFn progress_line(bool* shown) {
 
 static int write_sql(Options& o, recovery::Output& out);
 
+namespace {
+
+// A name from the log as part of a file name: letters, digits, _ $ - kept, every other byte
+// (a dot, a slash, a control byte, UTF-8) as %XX; never empty, never a path, never a dot name.
+std::string file_part(std::string_view name) {
+  std::string out;
+  for (unsigned char c : name) {
+    if (std::isalnum(c) != 0 || c == '_' || c == '$' || c == '-') {
+      out += static_cast<char>(c);
+    } else {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out.empty() ? "%" : out;
+}
+
+// --split-by=table: the tables the range changes, then for each one what --table=DB.T writes,
+// into a file of its own.
+int split_by_table(Options& o) {
+  for (const auto& in : o.inputs)
+    if (in.path == "-" || in.open)
+      usage_error("--split-by reads the binlogs once per table: give files, not standard input");
+  const std::string& dir = *o.split_dir;
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+    throw Error(ErrorCode::kIo, std::string("cannot make the folder: ") + std::strerror(errno))
+        .with_file(dir);
+  const auto tables = recovery::tables_changed(o.inputs, o.decode, o.filter, warn);
+  if (tables.empty()) {
+    warn(nothing_kept_text());
+    return 0;
+  }
+  const char* ext = o.row_changes
+                        ? (*o.row_changes == recovery::RowChangeFormat::kJsonl ? ".jsonl" : ".csv")
+                    : o.flashback ? ".undo.sql"
+                                  : ".sql";
+  for (const auto& [db, table] : tables) {
+    Options one = o;
+    one.filter.tables = {{db, table}};
+    one.progress = false;
+    std::string name = file_part(db) + "." + file_part(table);
+    if (name.size() > 200)  // (NAME_MAX): the start and a digest of the whole
+      name = name.substr(0, 180) + "." + std::to_string(std::hash<std::string>{}(db + "." + table));
+    const std::string path = dir + "/" + name + ext;
+    with_file_output(path, one, [&](recovery::Output& out) { return write_sql(one, out); });
+    std::fprintf(stderr, "binrecover: %s\n", recovery::terminal_text(path).c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
 int sql_command(Options& o) {
+  if (o.split_dir) return split_by_table(o);
   return with_output(o, [&](recovery::Output& out) { return write_sql(o, out); });
 }
 

@@ -102,6 +102,14 @@ Group sql_group() {
   po::options_description& g = grp.d;
   g.add_options()("result-file,r", po::value<std::string>(),
                   "write to this file instead of stdout (with --raw: the prefix of the copies)")(
+      "split-by", po::value<std::string>(),
+      "table: one file per table changed, in --output-dir, named DATABASE.TABLE and .sql, "
+      ".undo.sql (--flashback), .jsonl or .csv (--format), each what --table=DATABASE.TABLE "
+      "writes (the binlogs are read once more per table)")(
+      "output-dir", po::value<std::string>(),
+      "with --split-by: the folder for the files (made if missing, mode 0700); names from the "
+      "log are encoded (any byte but letters, digits, _ $ - as %XX), files are new and "
+      "private (0600)")(
       "format", po::value<std::string>(),
       "sql (default), or the row changes as data: jsonl (one JSON object per changed row: "
       "time, GTID, file, position, database, table, type, the row before and after by column "

@@ -53,6 +53,8 @@ struct Options {
   bool stats_json = false;
   // SQL output --format=jsonl / csv: the row changes as data instead of SQL.
   std::optional<recovery::RowChangeFormat> row_changes;
+  // --split-by=table --output-dir=DIR: one file per table.
+  std::optional<std::string> split_dir;
   std::size_t stats_top = 5;  // stats --transactions=N
   // stats/plan --timeline (the bucket in seconds, 0: auto), --html=F, --by=table.
   bool timeline = false;                         // --timeline: the terminal picture

@@ -418,6 +418,16 @@ void read_sql_output(const Given& g, Command cmd, int verbose, Options& o) {
         "--base64-output, --local-load, --target-flavor, --set-charset, --require-row-format, "
         "--print-table-metadata, --print-row-count, --skip-print-row-event-positions and "
         "--skip-annotate-row-events do not apply to it");
+  if (auto by = g.text("split-by")) {
+    if (*by != "table") usage_error("--split-by takes table, not '" + *by + "'");
+    if (!g.has("output-dir")) usage_error("--split-by=table needs --output-dir=DIR");
+    if (g.has("result-file")) usage_error("--split-by writes files of its own: not with -r");
+    if (g.has("read-from-remote-server") || g.has("read-from-remote-source") || g.has("stop-never"))
+      usage_error("--split-by reads the binlogs once per table: files, not -R");
+    o.split_dir = *g.text("output-dir");
+  } else if (g.has("output-dir")) {
+    usage_error("--output-dir applies with --split-by=table");
+  }
   const bool data_format = g.text("format") && *g.text("format") != "sql";
   if (o.schema_file && cmd == Command::kSql && !o.flashback && !o.sql.rows_as_sql && !data_format)
     usage_error("--schema names columns for --rows-as-sql, --flashback and --format=jsonl/csv");

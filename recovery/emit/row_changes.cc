@@ -1,5 +1,6 @@
 #include "recovery/emit/row_changes.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <ctime>
@@ -347,7 +348,47 @@ class RowChanges : public WalkConsumer {
   std::uint64_t statements_ = 0;
 };
 
+// The (database, table) pairs of the kept table maps and statements.
+class TableLister : public WalkConsumer {
+ public:
+  std::vector<std::pair<std::string, std::string>> tables;
+  void event(const Event& ev, std::uint8_t marks, const binlog::FormatContext& /*ctx*/) override {
+    if (!(marks & kMarkKeep)) return;
+    if (const auto* tm = std::get_if<binlog::TableMap>(&ev.body)) {
+      add(std::string(tm->db), std::string(tm->table));
+    } else if (const auto* q = std::get_if<binlog::Query>(&ev.body)) {
+      const StatementTargets targets = statement_targets(q->query);
+      if (targets.kind != StatementTargets::Kind::kTables) return;
+      std::string db_buf, table_buf;
+      for (std::uint8_t k = 0; k < targets.count; ++k) {
+        const TableRef& r = targets.refs[k];
+        add(std::string(r.db.empty() ? q->db : ident_name(r.db, db_buf)),
+            std::string(ident_name(r.table, table_buf)));
+      }
+    }
+  }
+
+ private:
+  void add(std::string db, std::string table) {
+    if (db.empty() || table.empty()) return;
+    std::pair<std::string, std::string> t{std::move(db), std::move(table)};
+    const auto it = std::lower_bound(tables.begin(), tables.end(), t);
+    if (it == tables.end() || *it != t) tables.insert(it, std::move(t));
+  }
+};
+
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> tables_changed(
+    const std::vector<InputFile>& inputs, const DecodeOptions& decode, const FilterOptions& filter,
+    const binlog::WarningSink& warn) {
+  TableLister lister;
+  WalkOptions wo;
+  wo.decode = decode;
+  wo.filter = filter;
+  walk(inputs, wo, lister, warn);
+  return std::move(lister.tables);
+}
 
 RunStats write_row_changes(const std::vector<InputFile>& inputs, const DecodeOptions& decode,
                            const FilterOptions& filter, Schema* schema, RowChangeFormat format,

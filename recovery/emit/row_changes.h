@@ -29,4 +29,10 @@ RunStats write_row_changes(const std::vector<InputFile>& inputs, const DecodeOpt
                            Output& out, const binlog::WarningSink& warn,
                            const ProgressFn& progress = {});
 
+// The tables the range and filters change (row events' tables, the tables statements name),
+// sorted, for --split-by=table: one more reading of the inputs.
+std::vector<std::pair<std::string, std::string>> tables_changed(
+    const std::vector<InputFile>& inputs, const DecodeOptions& decode, const FilterOptions& filter,
+    const binlog::WarningSink& warn);
+
 }  // namespace binrecover::recovery
