@@ -58,8 +58,10 @@ void require_names(const SqlTable& t, const binlog::Rows& rows) {
   if (t.columns.empty() || t.columns.size() < rows.column_count)
     throw Error(ErrorCode::kUnsupportedFormat,
                 "plain SQL needs the column names of " + t.info.db + "." + t.info.table +
-                    ", which this binlog does not carry (set binlog_row_metadata=FULL on the "
-                    "server)");
+                    ", which this binlog does not carry and no CREATE TABLE read names: give "
+                    "--schema=DUMP (a mysqldump/mariadb-dump with its CREATE TABLE), or read "
+                    "from a binlog that holds it, or set binlog_row_metadata=FULL on the server "
+                    "for the future");
 }
 
 // "INSERT INTO `db`.`t` (`a`, `b`) VALUES (" for the columns of `present`.
