@@ -443,6 +443,10 @@ void read_sql_output(const Given& g, Command cmd, int verbose, Options& o) {
 // of the SQL text applies to.
 void read_row_change_format(const Given& g, const std::string& f, Options& o) {
   if (f == "sql") return;
+  if (f == "table" || f == "tsv" || f == "json")
+    usage_error("--format=" + f +
+                " is a format of `binrecover events` (and stats): SQL output takes sql, jsonl or "
+                "csv");
   if (f != "jsonl" && f != "csv")
     usage_error("--format must be sql, jsonl or csv, not '" + f + "'");
   o.row_changes =

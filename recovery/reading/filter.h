@@ -34,22 +34,18 @@ struct FilterOptions {
   // events and statement-format DML of other kinds are left out, DDL and the rest stay.
   std::uint8_t sql_types = 0;
   static constexpr std::uint8_t kSqlInsert = 1, kSqlUpdate = 2, kSqlDelete = 4;
-  bool keep_server(std::uint32_t id) const {
-    if (!server_ids.empty() &&
-        std::find(server_ids.begin(), server_ids.end(), id) == server_ids.end())
-      return false;
-    return std::find(ignore_server_ids.begin(), ignore_server_ids.end(), id) ==
-           ignore_server_ids.end();
-  }
+  bool keep_server(std::uint32_t id) const { return passes(server_ids, ignore_server_ids, id); }
   bool server_rules() const { return !server_ids.empty() || !ignore_server_ids.empty(); }
-  bool keep_domain(std::uint32_t domain) const {
-    if (!domain_ids.empty() &&
-        std::find(domain_ids.begin(), domain_ids.end(), domain) == domain_ids.end())
-      return false;
-    return std::find(ignore_domain_ids.begin(), ignore_domain_ids.end(), domain) ==
-           ignore_domain_ids.end();
-  }
+  bool keep_domain(std::uint32_t id) const { return passes(domain_ids, ignore_domain_ids, id); }
   bool domain_rules() const { return !domain_ids.empty() || !ignore_domain_ids.empty(); }
+  // In `only` (when it names any) and not in `ignore`.
+  static bool passes(const std::vector<std::uint32_t>& only,
+                     const std::vector<std::uint32_t>& ignore, std::uint32_t id) {
+    const auto in = [id](const std::vector<std::uint32_t>& v) {
+      return std::find(v.begin(), v.end(), id) != v.end();
+    };
+    return (only.empty() || in(only)) && !in(ignore);
+  }
   std::vector<std::string> databases;                       // --database, repeatable
   std::vector<std::pair<std::string, std::string>> tables;  // --table db.t (db "": any), repeatable
   // Left out whatever the rules above keep (replay: its own progress table, or the whole

@@ -115,8 +115,9 @@ expect 2 "--stop-datetime 'yesterday': not a datetime" "$BINRECOVER" --stop-date
 expect 2 "table needs TABLE or DATABASE.TABLE" "$BINRECOVER" --table=db. "$ROW"
 expect 2 "timezone 'Mars/Olympus' is not a known time zone" "$BINRECOVER" --timezone=Mars/Olympus "$ROW"
 expect 2 "format must be table, tsv or json" "$BINRECOVER" events --format=xml "$ROW"
-expect 2 "--format does not apply to SQL output; it belongs to .binrecover events." "$BINRECOVER" --format=tsv "$ROW"
-expect 2 "--schema names columns for --rows-as-sql and --flashback" "$BINRECOVER" --schema=/dev/null "$ROW"
+expect 2 "--format=tsv is a format of .binrecover events. (and stats): SQL output takes sql, jsonl or csv" "$BINRECOVER" --format=tsv "$ROW"
+expect 2 "--format must be sql, jsonl or csv, not 'xml'" "$BINRECOVER" --format=xml "$ROW"
+expect 2 "--schema names columns for --rows-as-sql, --flashback and --format=jsonl/csv" "$BINRECOVER" --schema=/dev/null "$ROW"
 expect 3 "cannot read the schema file /nonexistent.sql" "$BINRECOVER" --rows-as-sql --schema=/nonexistent.sql "$ROW"
 # No file and stdin a terminal: a usage message (script(1) gives it a terminal).
 rc=0
