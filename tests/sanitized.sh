@@ -3,8 +3,8 @@
 # clang build tree, the one tests/fuzz/run.sh uses (build-fuzz/: ASan+UBSan and the fuzzer's
 # coverage hooks, built once for both): every GoogleTest test, then
 # binrecover over every bundled test binlog and, when present, every file of ../shared/corpus/
-# (read in place) in the modes that decode the most (SQL, -v rows, --rows-as-sql, the event
-# table, stats). A file may fail with a clean error (damaged corpus files must); any sanitizer
+# (read in place) in the modes that decode the most (SQL, -v rows, --rows-as-sql, the row
+# changes as JSONL, the event table, stats). A file may fail with a clean error (damaged corpus files must); any sanitizer
 # report fails the test.
 #   tests/sanitized.sh
 set -euo pipefail
@@ -33,16 +33,17 @@ else
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# check FILE: the five modes over one binlog, as many files at once as there are cores; prints
+# check FILE: the modes over one binlog, as many files at once as there are cores; prints
 # one line per run ("ok" or "error": a clean error), and the report on a sanitizer finding.
 check() {
   local f=$1 mode rc args tmp
   tmp=$(mktemp -d "$work/run.XXXXXX")
-  for mode in sql verbose rows events stats; do
+  for mode in sql verbose rows jsonl events stats; do
     case $mode in
       sql) args=(--local-load="$tmp/load" "$f") ;;
       verbose) args=(--local-load="$tmp/load" -vv "$f") ;;
       rows) args=(--local-load="$tmp/load" --rows-as-sql "$f") ;;
+      jsonl) args=(--format=jsonl "$f") ;;
       events) args=(events "$f") ;;
       stats) args=(stats "$f") ;;
     esac
@@ -63,6 +64,6 @@ printf '%s\0' "${files[@]}" | xargs -0 -n1 -P"$(nproc)" bash -c 'check "$1"' _ >
   exit 1
 runs=$(wc -l < "$work/runs")
 errors=$(grep -c '^error' "$work/runs" || true)
-[ "$runs" = $((5 * ${#files[@]})) ] ||
-  { echo "FAIL: $runs runs for ${#files[@]} binlogs, not 5 each" >&2; exit 1; }
+[ "$runs" = $((6 * ${#files[@]})) ] ||
+  { echo "FAIL: $runs runs for ${#files[@]} binlogs, not 6 each" >&2; exit 1; }
 echo "binrecover under ASan+UBSan: $runs runs over ${#files[@]} binlogs ($errors clean errors), no report"
