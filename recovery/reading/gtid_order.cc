@@ -7,8 +7,8 @@
 namespace binrecover::recovery {
 
 GtidOrder::Domain* GtidOrder::find(std::uint32_t id) {
-  auto it = std::find_if(domains_.begin(), domains_.end(),
-                         [id](const Domain& d) { return d.id == id; });
+  auto it =
+      std::find_if(domains_.begin(), domains_.end(), [id](const Domain& d) { return d.id == id; });
   return it == domains_.end() ? nullptr : &*it;
 }
 

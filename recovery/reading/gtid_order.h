@@ -18,8 +18,7 @@ class GtidOrder {
   // the first file's start).
   void seed(const binlog::MariaGtidList& list);
   // Records a GTID; the message when it is out of order ("0-1-3 after 0-5-12").
-  std::optional<std::string> record(std::uint32_t domain, std::uint32_t server,
-                                    std::uint64_t seq);
+  std::optional<std::string> record(std::uint32_t domain, std::uint32_t server, std::uint64_t seq);
   void no_seed() { seeded_ = true; }
 
  private:

@@ -25,7 +25,6 @@ void append_hex_upper(fmt::memory_buffer& out, Bytes b) {
   }
 }
 
-
 // A name or string of the metadata comments as both clients quote them: in backticks (a
 // backtick inside doubled by MySQL only) or single quotes, \n \r \\ \b \t \' and NUL
 // escaped with a backslash, every other byte as it is.
