@@ -40,13 +40,14 @@ python3 - "$WORK/tx.json" <<'PY' || fail "stats --transactions: $(cat "$WORK/tx.
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert len(d["longest"]) == 2 and len(d["largest"]) == 2, d
-t = d["longest"][0]
+# (found by its tables, not its place: on a loaded machine a DDL may take seconds too)
+t = [x for x in d["longest"] if x["tables"] == ["bench.slow_a", "bench.slow_b"]][0]
 assert t["seconds"] >= 2 and t["end"] - t["start"] == t["seconds"], t
-assert t["rows"] == 3 and t["tables"] == ["bench.slow_a", "bench.slow_b"], t
-assert d["longest"][1]["seconds"] <= 1, d["longest"]
+assert t["rows"] == 3, t
+assert all(x["seconds"] >= y["seconds"] for x, y in zip(d["longest"], d["longest"][1:])), d
 PY
 "$BINRECOVER" stats --transactions --timezone=UTC "$g" > "$WORK/tx.txt"
-grep -qE '^  mysql-bin.[0-9]+:[0-9]+  [0-9-]+ [0-9:]+ - [0-9:]+  [2-9] s  [0-9]+ bytes  3 rows  GTID 0-1-[0-9]+$' "$WORK/tx.txt" ||
+grep -qE '^  mysql-bin.[0-9]+:[0-9]+  [0-9-]+ [0-9:]+ - [0-9:]+  ([2-9]|[1-9][0-9]+) s  [0-9]+ bytes  3 rows  GTID 0-1-[0-9]+$' "$WORK/tx.txt" ||
   fail "the longest transaction's line: $(sed -n '/Longest/,+2p' "$WORK/tx.txt")"
 grep -q '^      tables: bench.slow_a, bench.slow_b$' "$WORK/tx.txt" || fail "its tables: $(cat "$WORK/tx.txt")"
-pass "stats --transactions: the 2 s transaction first among the longest, with its times, 3 rows and both tables"
+pass "stats --transactions: the 2 s transaction among the longest (ordered by duration), with its times, 3 rows and both tables"
