@@ -118,30 +118,32 @@ struct JsonValue {
     put_base64_object(b, bytes);
   }
   void bits(std::uint64_t x, std::uint16_t /*width*/) { uinteger(x); }
+  // (the names by pointer: a copy of the list per value would allocate on every row)
+  const std::vector<std::string>* names_of(const std::vector<std::vector<std::string>>& all) const {
+    return col < all.size() && !all[col].empty() ? &all[col] : nullptr;
+  }
   void enumeration(std::uint64_t x) {
-    const auto& names =
-        col < info.enum_values.size() ? info.enum_values[col] : std::vector<std::string>{};
-    if (x >= 1 && x <= names.size())
-      append_json_string(b, names[x - 1]);
-    else if (x == 0 && !names.empty())
+    const auto* names = names_of(info.enum_values);
+    if (names != nullptr && x >= 1 && x <= names->size())
+      append_json_string(b, (*names)[x - 1]);
+    else if (names != nullptr && x == 0)
       append_json_string(b, "");
     else
       uinteger(x);
   }
   void set(std::uint64_t x) {
-    const auto& names =
-        col < info.set_values.size() ? info.set_values[col] : std::vector<std::string>{};
-    if (names.empty()) {
+    const auto* names = names_of(info.set_values);
+    if (names == nullptr) {
       uinteger(x);
       return;
     }
     b.push_back('[');
     bool first = true;
-    for (std::size_t k = 0; k < names.size() && k < 64; ++k) {
+    for (std::size_t k = 0; k < names->size() && k < 64; ++k) {
       if (!(x & (std::uint64_t{1} << k))) continue;
       if (!first) b.push_back(',');
       first = false;
-      append_json_string(b, names[k]);
+      append_json_string(b, (*names)[k]);
     }
     b.push_back(']');
   }
