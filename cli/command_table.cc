@@ -70,6 +70,20 @@ constexpr CommandSpec kCommands[] = {
       {"binrecover archive --verify DIR|s3://BUCKET/PREFIX/SERVER/", "check an archive"},
       {"binrecover archive --status s3://BUCKET/[PREFIX/]", "the servers archived in a bucket"}},
      "binrecover archive -h db1 -u backup -p --dir=/backup/db1 --stop-never"},
+    {Command::kBackup,
+     "backup",
+     {{"binrecover backup -h HOST -u USER -p --dir=DIR | --to=s3://BUCKET/PREFIX/",
+       "the server's own dump, compressed, into the archive beside its binlogs"},
+      {"binrecover backup --list DIR|s3://BUCKET/PREFIX/",
+       "the backups there and the time range each can restore to"}},
+     "binrecover backup -h db1 -u backup -p --to=s3://binlogs/fleet/"},
+    {Command::kRestore,
+     "restore",
+     {{"binrecover restore --from=DIR|s3://... --to-time=T|--before-incident -h TARGET",
+       "the newest backup before the point loaded into TARGET, the binlogs replayed to it"},
+      {}},
+     "binrecover restore --from=s3://binlogs/fleet/ --to-time='2026-12-05 17:59:00' -h db2 -u "
+     "admin -p"},
 };
 
 // "  FORM      what it does", the text from column 40, wrapped at 80 columns.

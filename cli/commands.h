@@ -17,6 +17,8 @@ int plan_command(Options& o);     // binrecover plan
 int drill_command(Options& o);    // binrecover drill
 int replay_command(Options& o);   // binrecover replay
 int archive_command(Options& o);  // binrecover archive
+int backup_command(Options& o);   // binrecover backup
+int restore_command(Options& o);  // binrecover restore
 
 // -R: fills o.inputs with the server's binlogs (all, the ones named, or from the first named
 // to the last with --to-last-log), each read over the replication protocol when the command

@@ -195,6 +195,10 @@ int run(const std::vector<std::string>& args) {
       return drill_command(o);
     case Command::kReplay:
       return replay_command(o);
+    case Command::kBackup:
+      return backup_command(o);
+    case Command::kRestore:
+      return restore_command(o);
     case Command::kArchive:
       return archive_command(o);
   }

@@ -291,12 +291,82 @@ Group plan_group(bool drill) {
   return grp;
 }
 
-enum class ConnectionFor { kSource, kReplay, kDrill };
+Group backup_group() {
+  Group grp("Backup");
+  po::options_description& g = grp.d;
+  g.add_options()("dir", po::value<std::string>(),
+                  "the archive folder (as archive --dir makes it): the backup goes to "
+                  "DIR/backups/ID/")(
+      "to", po::value<std::string>(),
+      "the bucket instead: s3://BUCKET/PREFIX/, into the server's folder PREFIX/SERVER/backups/ID/ "
+      "(SERVER as archive --to names it: server_uuid, or server-ID)")(
+      "s3-folder", po::value<std::string>(), "with --to: the server's folder under PREFIX")(
+      "database,d", po::value<std::vector<std::string>>(),
+      "back up this database (repeatable; default: every database but mysql, sys, "
+      "information_schema and performance_schema)")(
+      "dump-tool", po::value<std::string>(),
+      "the dump program to run (default: mariadb-dump for MariaDB, mysqldump for MySQL, from "
+      "PATH)")("compress-level", po::value<std::string>(),
+               "zstd level of the stored dump, 1 (fastest) to 19 (default 3)")(
+      "list",
+      "list the backups of an archive instead: LOCATION is its folder or s3://BUCKET/PREFIX/ "
+      "(every server's folder below it)")("format", po::value<std::string>(),
+                                          "with --list: table (default) or json");
+  return grp;
+}
+
+Group restore_group() {
+  Group grp("Restore");
+  po::options_description& g = grp.d;
+  g.add_options()("from", po::value<std::string>(),
+                  "the archive: its folder (as archive --dir and backup --dir make it), or "
+                  "s3://BUCKET/PREFIX/ (every server's folder below it, read as one history "
+                  "across failovers)")(
+      "server", po::value<std::string>(),
+      "only the backups of this server: its folder's name in the bucket (server-ID, "
+      "server_uuid, --s3-folder) or its host name")(
+      "backup", po::value<std::string>(), "this backup (its ID, as backup --list shows it)")(
+      "to-time", po::value<std::string>(),
+      "the point: the state just before 'YYYY-MM-DD HH:MM:SS' (local time, see --timezone; or "
+      "with a zone): replayed up to the first event at or after it, from the newest backup "
+      "whose content is all before it")(
+      "before-incident",
+      "the point: just before the incident (the latest certain loss since the oldest backup, "
+      "as plan chooses it; --incident and --allow choose otherwise), from the newest backup "
+      "before it")("to-end", "the point: the end of the archive's binlogs")(
+      "stop-position", po::value<std::string>(),
+      "the point: this position of the last binlog (an event's start)")(
+      "stop-gtid", po::value<std::string>(),
+      "the point: just before the transaction with this GTID")(
+      "timezone", po::value<std::string>(),
+      "time zone of --to-time and of printed times: UTC, +HH:MM, Europe/Berlin, SYSTEM")(
+      "incident", po::value<std::string>(),
+      "with --before-incident: the event to recover to just before: N (its number in plan's "
+      "list), a GTID, or FILE:POS")(
+      "allow", po::value<std::vector<std::string>>(),
+      "a known job, never taken for the incident (as plan's --allow; repeatable)")(
+      "rows-threshold", po::value<std::string>(),
+      "row format: a transaction deleting or updating this many rows of a table is a suspect "
+      "(default 1000)")("report", po::value<std::string>(), "write a JSON report here")(
+      "expect", po::value<std::string>(),
+      "compare the restored tables with this file of 'db.table<TAB>rows<TAB>checksum' lines")(
+      "write-expect", po::value<std::string>(), "write the verified tables in that form")(
+      "result-file,r", po::value<std::string>(), "write the summary to this file");
+  add_parallel_options(g, "4");
+  g.add_options()("server-applier",
+                  "MariaDB: the target applies the binlogs with its own (parallel) replication "
+                  "applier, binrecover serving them as its replication source");
+  return grp;
+}
+
+enum class ConnectionFor { kSource, kReplay, kDrill, kBackup, kRestore };
 
 Group connection_group(ConnectionFor what) {
-  Group grp(what == ConnectionFor::kDrill    ? "A server of your own instead of a throwaway one"
-            : what == ConnectionFor::kReplay ? "The server to apply to"
-                                             : "The server to read from (-R)");
+  Group grp(what == ConnectionFor::kDrill     ? "A server of your own instead of a throwaway one"
+            : what == ConnectionFor::kReplay  ? "The server to apply to"
+            : what == ConnectionFor::kBackup  ? "The server to back up"
+            : what == ConnectionFor::kRestore ? "The server to restore into (its data is replaced)"
+                                              : "The server to read from (-R)");
   po::options_description& g = grp.d;
   g.add_options()("host,h", po::value<std::string>(), "server host (default: localhost)")(
       "port,P", po::value<std::string>(), "server TCP port")(
@@ -503,6 +573,21 @@ Group misc_group() {
 // The option groups one command takes, in help order.
 std::vector<Group> command_groups(Command c, bool for_option_files) {
   std::vector<Group> d;
+  if (c == Command::kBackup) {  // a dump, not events
+    d.push_back(backup_group());
+    d.push_back(s3_group());
+    if (!for_option_files) d.push_back(connection_group(ConnectionFor::kBackup));
+    d.push_back(misc_group());
+    return d;
+  }
+  if (c == Command::kRestore) {  // the range is the point; the inputs are the archive's
+    d.push_back(restore_group());
+    d.push_back(s3_group());
+    d.push_back(filter_group());
+    if (!for_option_files) d.push_back(connection_group(ConnectionFor::kRestore));
+    d.push_back(misc_group());
+    return d;
+  }
   if (c == Command::kArchive) {  // bytes, not events: no range or filter
     d.push_back(archive_group());
     d.push_back(s3_group());
@@ -516,6 +601,8 @@ std::vector<Group> command_groups(Command c, bool for_option_files) {
   d.push_back(filter_group());
   switch (c) {
     case Command::kArchive:  // (above)
+    case Command::kBackup:
+    case Command::kRestore:
     case Command::kSql:
     case Command::kHelp:
     case Command::kVersion:

@@ -19,6 +19,9 @@ void read_timeline_and_format(const Given& g, Command cmd, Options& o);
 void read_plan_and_drill(const Given& g, Command cmd, Options& o);
 // The binlogs to read: files, an index, stdin, s3://, or a server's (-R).
 void read_inputs(const Given& g, bool stdin_is_tty, Options& o);
+// Each path as an input: a file, or what an s3:// URL names (an object, an index object, an
+// archive folder, a prefix above several servers' folders).
+void add_input_paths(const std::vector<std::string>& paths, std::vector<recovery::InputFile>& out);
 
 // cli/read_servers.cc: servers, the object store, archive and replay.
 // -h, -P, -u, -p, -S and the rest of a connection: whether any was given.
@@ -32,5 +35,9 @@ void read_connection(const Given& g, Command cmd, Options& o);
 void read_source(const Given& g, Command cmd, Options& o);
 void read_parallel(const Given& g, Command cmd, Options& o);
 void read_replay(const Given& g, Command cmd, Options& o);
+
+// cli/read_backups.cc: backup (where it goes, --list) and restore (the archive, the point).
+void read_backup(const Given& g, Command cmd, Options& o);
+void read_restore(const Given& g, Command cmd, Options& o);
 
 }  // namespace binrecover::cli

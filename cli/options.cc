@@ -245,7 +245,8 @@ po::variables_map parse_args(const std::vector<std::string>& args, Command cmd,
     // mysqlbinlog's older names: the value goes to the current one.
     const std::pair<const char*, const char*> kAliases[] = {
         {"read-from-remote-master", "read-from-remote-source"},
-        {"stop-never-slave-server-id", "connection-server-id"}};
+        {"stop-never-slave-server-id", "connection-server-id"},
+        {"to-time", "stop-datetime"}};
     for (const auto& [alias, name] : kAliases) {
       if (!vm.count(alias)) continue;
       if (vm.count(name))
@@ -284,7 +285,7 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
     if (args.size() >= 2 && !command_named(args[1])) {
       const auto near = command_near(args[1]);
       usage_error("no command '" + args[1] + "'" + (near ? "; did you mean " + *near + "?" : "") +
-                  " (events, stats, plan, drill, replay, archive)");
+                  " (events, stats, plan, drill, replay, archive, backup, restore)");
     }
     return o;
   }
@@ -328,6 +329,8 @@ Options parse_options(const std::vector<std::string>& args_in, bool stdin_is_tty
   read_source(given, cmd, o);
   read_parallel(given, cmd, o);
   read_replay(given, cmd, o);
+  read_backup(given, cmd, o);
+  read_restore(given, cmd, o);
   read_inputs(given, stdin_is_tty, o);
   return o;
 }

@@ -6,6 +6,8 @@
 
 #include "recovery/apply/replay.h"
 #include "recovery/archive/archive.h"
+#include "recovery/backups/make_backup.h"
+#include "recovery/backups/restore.h"
 #include "recovery/emit/event_list.h"
 #include "recovery/emit/row_changes.h"
 #include "recovery/emit/run_sql.h"
@@ -16,7 +18,19 @@
 
 namespace binrecover::cli {
 
-enum class Command { kSql, kEvents, kPlan, kDrill, kStats, kReplay, kArchive, kHelp, kVersion };
+enum class Command {
+  kSql,
+  kEvents,
+  kPlan,
+  kDrill,
+  kStats,
+  kReplay,
+  kArchive,
+  kBackup,
+  kRestore,
+  kHelp,
+  kVersion
+};
 
 // Everything a run needs, validated. Built from the command line plus the [binrecover] group of
 // the option files (command line wins).
@@ -44,8 +58,14 @@ struct Options {
   unsigned net_read_timeout = 60;      // --net-read-timeout (seconds)
   recovery::ConnectionOptions source;  // the server -R reads from
   recovery::ArchiveOptions archive;
-  bool archive_verify = false;  // archive --verify
-  bool archive_status = false;  // archive --status s3://BUCKET/
+  recovery::BackupOptions backup;  // binrecover backup
+  // backup --list LOCATION (a folder archive or s3://...), as text or JSON.
+  std::optional<std::string> backup_list;
+  bool backup_list_json = false;
+  recovery::RestoreOptions restore;  // binrecover restore (drill options in restore.drill)
+  std::string restore_from;          // --from: the archive
+  bool archive_verify = false;       // archive --verify
+  bool archive_status = false;       // archive --status s3://BUCKET/
   bool archive_status_json = false;
   bool archive_raw = false;  // reached as mysqlbinlog's -R --raw --result-file=PREFIX
   bool source_password_prompt = false;

@@ -158,7 +158,8 @@ std::optional<std::string> read_range_and_filters(const Given& g, Options& o) {
   } else {
     o.filter.start_position = g.u64("start-position");
   }
-  if (auto from = g.u64("from")) {
+  // (restore's --from names its archive: cli/read_backups.cc)
+  if (auto from = o.command == Command::kRestore ? std::nullopt : g.u64("from")) {
     if (o.filter.start_position) usage_error("--from and --start-position are the same: give one");
     o.filter.start_position = from;
   }
@@ -240,7 +241,7 @@ void read_plan_and_drill(const Given& g, Command cmd, Options& o) {
   if (!o.decode.reader.verify_checksum)
     o.plan.filter_args.emplace_back("--skip-verify-binlog-checksum");
   o.plan.stop_position = o.filter.stop_position;
-  if (cmd == Command::kPlan || cmd == Command::kDrill) {
+  if (cmd == Command::kPlan || cmd == Command::kDrill || cmd == Command::kRestore) {
     o.plan.start_position = o.filter.start_position;
     o.plan.start_file = g.text("start-file");
     o.plan.start_datetime = o.filter.start_datetime.has_value();
@@ -253,8 +254,9 @@ void read_plan_and_drill(const Given& g, Command cmd, Options& o) {
     usage_error(
         "plan needs to know where the backup stands: --dump=BACKUP, or --start-file / "
         "--start-position / --start-datetime");
-  if (cmd == Command::kDrill) {
-    if (!o.plan.dump) usage_error("drill needs --dump=BACKUP (a mysqldump/mariadb-dump file)");
+  if (cmd == Command::kDrill || cmd == Command::kRestore) {
+    if (!o.plan.dump && cmd == Command::kDrill)
+      usage_error("drill needs --dump=BACKUP (a mysqldump/mariadb-dump file)");
     if (o.plan.incident && (o.filter.stop_position || o.filter.stop_datetime || o.filter.stop_gtid))
       usage_error(
           "--incident chooses the stop point: not with --stop-position, --stop-datetime "
@@ -278,6 +280,8 @@ void read_plan_and_drill(const Given& g, Command cmd, Options& o) {
 // The inputs: files, an index (its names, or --binlog-dir), stdin, s3:// objects; with -R the
 // server's files by name (listed once connected).
 void read_inputs(const Given& g, bool stdin_is_tty, Options& o) {
+  // (backup reads a server; restore reads the archive --from names: cli/read_backups.cc)
+  if (o.command == Command::kBackup || o.command == Command::kRestore) return;
   std::vector<std::string> paths;
   if (g.has("files")) paths = g.list("files");
   if (o.remote) {  // the server's binlogs by name: listed once connected (cli/remote.cc)
@@ -307,9 +311,13 @@ void read_inputs(const Given& g, bool stdin_is_tty, Options& o) {
                    [](const std::string& p) { return recovery::s3::is_url(p); }))
     for (const char* n : {"s3-endpoint", "s3-region", "s3-profile", "s3-addressing"})
       if (g.has(n)) usage_error(std::string("--") + n + " applies to s3:// inputs");
+  add_input_paths(paths, o.inputs);
+}
+
+void add_input_paths(const std::vector<std::string>& paths, std::vector<recovery::InputFile>& out) {
   for (const auto& p : paths) {
     if (!recovery::s3::is_url(p)) {
-      o.inputs.push_back({p, base_name(p), std::nullopt, {}, {}, std::nullopt});
+      out.push_back({p, base_name(p), std::nullopt, {}, {}, std::nullopt});
       continue;
     }
     // An object, an index object or an archive folder of a bucket: read by ranged GETs
@@ -336,7 +344,7 @@ void read_inputs(const Given& g, bool stdin_is_tty, Options& o) {
         return std::make_unique<recovery::s3::S3Source>(recovery::s3::reader_client(), u, name,
                                                         manifest.get());
       };
-      o.inputs.push_back(std::move(in));
+      out.push_back(std::move(in));
     }
   }
 }

@@ -200,7 +200,8 @@ void read_remote(const Given& g, Command cmd, const std::optional<std::string>& 
   if (!o.remote &&
       (g.has("to-last-log") || g.has("connection-server-id") || g.has("net-read-timeout")))
     usage_error("--to-last-log, --connection-server-id and --net-read-timeout apply with -R");
-  if (!o.remote && connection_given(g) && cmd != Command::kReplay && cmd != Command::kDrill)
+  if (!o.remote && connection_given(g) && cmd != Command::kReplay && cmd != Command::kDrill &&
+      cmd != Command::kBackup && cmd != Command::kRestore)
     usage_error("-h, -P, -u, -p and -S name the server to read from: give -R too");
   if (o.remote) {
     if (g.has("index-file") || g.has("binlog-dir"))
@@ -258,7 +259,8 @@ void read_tls(const Given& g, Options& o) {
 
 // The connection to the server: the target (replay, drill) or the server -R reads from.
 void read_connection(const Given& g, Command cmd, Options& o) {
-  if (cmd == Command::kReplay || (cmd == Command::kDrill && connection_given(g)) || o.remote) {
+  if (cmd == Command::kReplay || (cmd == Command::kDrill && connection_given(g)) || o.remote ||
+      cmd == Command::kBackup || cmd == Command::kRestore) {
     read_tls(g, o);
     if (auto p = g.text("protocol")) {
       std::string v = *p;
@@ -315,7 +317,8 @@ void read_connection(const Given& g, Command cmd, Options& o) {
       else
         o.connection.password = *pw == kEmptyPassword ? std::string() : *pw;
     }
-    if (cmd == Command::kDrill && connection_given(g)) o.drill.server = o.connection;
+    if ((cmd == Command::kDrill && connection_given(g)) || cmd == Command::kRestore)
+      o.drill.server = o.connection;
   }
 }
 
@@ -352,7 +355,7 @@ void read_source(const Given& g, Command cmd, Options& o) {
 
 // --parallel, --no-preserve-commit-order, --merge-transactions (replay and drill).
 void read_parallel(const Given& g, Command cmd, Options& o) {
-  if (cmd == Command::kReplay || cmd == Command::kDrill) {
+  if (cmd == Command::kReplay || cmd == Command::kDrill || cmd == Command::kRestore) {
     std::size_t& workers = cmd == Command::kReplay ? o.replay.parallel : o.drill.parallel;
     if (auto n = g.text("parallel")) {
       if (n->empty() || n->size() > 3 || n->find_first_not_of("0123456789") != std::string::npos ||
@@ -363,7 +366,7 @@ void read_parallel(const Given& g, Command cmd, Options& o) {
     if (g.has("no-preserve-commit-order")) {
       if (workers < 2) usage_error("--no-preserve-commit-order needs --parallel 2 or more");
       if (cmd == Command::kReplay) o.replay.preserve_commit_order = false;
-      if (cmd == Command::kDrill) o.drill.preserve_commit_order = false;
+      if (cmd != Command::kReplay) o.drill.preserve_commit_order = false;
     }
     if (auto m = g.text("merge-transactions")) {
       if (m->empty() || m->size() > 5 || m->find_first_not_of("0123456789") != std::string::npos ||

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential clang cmake pkg-config default-libmysqlclient-dev zlib1g-dev libzstd-dev
   libisal-dev libboost-program-options-dev libgtest-dev libfmt-dev mariadb-server mariadb-client tzdata
-  dpkg-dev man-db lintian ccache g++ chromium python3 time
+  dpkg-dev man-db lintian ccache g++ chromium python3 time zstd
   libcurl4-openssl-dev libexpat1-dev libssl-dev nlohmann-json3-dev openssl
   ceph-mon ceph-osd radosgw ceph-common s3cmd)
 missing=()

@@ -13,6 +13,7 @@
 #include "recovery/emit/event_list.h"
 #include "recovery/reading/local_time.h"
 #include "recovery/recover/drill_server.h"
+#include "recovery/server/programs.h"
 #include "recovery/sql/event_info.h"
 #include "recovery/sql/sql_quote.h"
 #include "recovery/storage/private_file.h"

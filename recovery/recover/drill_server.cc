@@ -20,65 +20,13 @@
 #include <sstream>
 
 #include "binlog/error.h"
+#include "recovery/server/programs.h"
 
 namespace binrecover::recovery {
 namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-std::string find_program(const std::vector<std::string>& names) {
-  std::vector<std::string> dirs;
-  if (const char* path = std::getenv("PATH")) {
-    std::stringstream ss(path);
-    for (std::string d; std::getline(ss, d, ':');)
-      if (!d.empty()) dirs.push_back(d);
-  }
-  for (const char* d : {"/usr/sbin", "/usr/local/sbin", "/usr/bin", "/usr/local/bin"})
-    dirs.emplace_back(d);
-  for (const auto& name : names)
-    for (const auto& d : dirs) {
-      const std::string p = d + "/" + name;
-      if (::access(p.c_str(), X_OK) == 0) return p;
-    }
-  return {};
-}
-
-// Runs argv with the given stdin/stdout/stderr descriptors (-1: /dev/null); returns the pid.
-pid_t spawn(const std::vector<std::string>& argv, int in, int out, int err) {
-  const pid_t pid = ::fork();
-  if (pid < 0) throw Error(ErrorCode::kIo, std::string("fork failed: ") + std::strerror(errno));
-  if (pid == 0) {
-    sigset_t none;
-    ::sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    const int null = ::open("/dev/null", O_RDWR);
-    ::dup2(in >= 0 ? in : null, 0);
-    ::dup2(out >= 0 ? out : null, 1);
-    ::dup2(err >= 0 ? err : null, 2);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
-  return pid;
-}
-
-int wait_exit(pid_t pid) {
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
-std::string read_file(const std::string& path, std::size_t max = 1 << 20) {
-  std::ifstream in(path, std::ios::binary);
-  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (s.size() > max) s = s.substr(s.size() - max);
-  return s;
-}
 
 // The user the throwaway server runs as: ours, or when we are root an unprivileged one (the
 // server must not write root-owned files for whoever reaches it).
@@ -99,17 +47,6 @@ void private_dir(const std::string& path, const passwd* owner) {
 }
 
 }  // namespace
-
-std::string last_lines(std::string text, int n) {
-  while (!text.empty() && text.back() == '\n') text.pop_back();
-  std::size_t pos = text.size();
-  for (int i = 0; i < n; ++i) {
-    const std::size_t nl = pos == 0 ? std::string::npos : text.rfind('\n', pos - 1);
-    if (nl == std::string::npos) return text;
-    pos = nl;
-  }
-  return text.substr(pos + 1);
-}
 
 ThrowawayServer::ThrowawayServer(const DrillOptions& opts) {
   if (opts.server) {
@@ -182,7 +119,7 @@ void ThrowawayServer::start() {
   ::close(lf);
   if (rc != 0)
     throw Error(ErrorCode::kServer, "initialising the drill server's data folder failed: " +
-                                        last_lines(read_file(log), 5));
+                                        last_lines(read_text_file(log), 5));
   std::vector<std::string> args = {binary_,
                                    "--no-defaults",
                                    "--user=" + account_,
@@ -211,8 +148,8 @@ void ThrowawayServer::start() {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  throw Error(ErrorCode::kServer,
-              "the drill server did not start: " + last_lines(read_file(srv_ + "/error.log"), 5));
+  throw Error(ErrorCode::kServer, "the drill server did not start: " +
+                                      last_lines(read_text_file(srv_ + "/error.log"), 5));
 }
 
 void ThrowawayServer::stop() {
@@ -270,7 +207,7 @@ int ThrowawayServer::query(const std::string& sql, std::string* out) const {
   const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   const int rc = wait_exit(spawn(a, -1, fd, fd));
   ::close(fd);
-  if (out != nullptr) *out = read_file(file);
+  if (out != nullptr) *out = read_text_file(file);
   return rc;
 }
 
@@ -282,7 +219,7 @@ int ThrowawayServer::source_file(const std::string& path, std::string* err) cons
   const int rc = wait_exit(spawn(client_args(false), in, -1, ef));
   ::close(in);
   ::close(ef);
-  *err = last_lines(read_file(efile), 5);
+  *err = last_lines(read_text_file(efile), 5);
   return rc;
 }
 

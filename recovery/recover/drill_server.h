@@ -70,7 +70,4 @@ class SignalWatch {
   std::thread thread_;
 };
 
-// The last `n` lines of a text (a client's or a server's messages).
-std::string last_lines(std::string text, int n);
-
 }  // namespace binrecover::recovery

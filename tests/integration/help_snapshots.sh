@@ -5,7 +5,7 @@
 # example and its own options only, and a mistyped option gets the nearest valid one.
 source "$(dirname "$0")/lib.sh"
 SNAP=$ROOT/tests/golden/help
-commands=(sql events stats plan drill replay archive)
+commands=(sql events stats plan drill replay archive backup restore)
 for c in "${commands[@]}"; do
   arg=$c
   [ "$c" = sql ] && arg=

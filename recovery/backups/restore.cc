@@ -1,0 +1,294 @@
+#include "recovery/backups/restore.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <openssl/evp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+#include "binlog/error.h"
+#include "binlog/reader.h"
+#include "recovery/reading/local_time.h"
+#include "recovery/recover/plan.h"
+#include "recovery/sql/event_info.h"
+#include "recovery/text/escape.h"
+
+namespace binrecover::recovery {
+
+namespace {
+
+// A folder of our own for the dump while it is loaded (0700), removed afterwards.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    path_ = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/binrecover-restore-XXXXXX";
+    if (::mkdtemp(path_.data()) == nullptr)
+      throw Error(ErrorCode::kIo,
+                  "cannot create a temporary folder: " + std::string(std::strerror(errno)));
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// The backup's dump, decompressed into `path` (new, private) and checked against its manifest.
+void fetch_dump(BackupStore& store, const BackupEntry& b, const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) throw Error(ErrorCode::kIo, "cannot create " + path + ": " + std::strerror(errno));
+  EVP_MD_CTX* md = EVP_MD_CTX_new();
+  EVP_DigestInit_ex(md, EVP_sha256(), nullptr);
+  std::uint64_t bytes = 0;
+  try {
+    ZstdDecompressor z("backup " + b.id, [&](std::string_view s) {
+      EVP_DigestUpdate(md, s.data(), s.size());
+      bytes += s.size();
+      while (!s.empty()) {
+        const ssize_t n = ::write(fd, s.data(), s.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0)
+          throw Error(ErrorCode::kIo, "cannot write " + path + ": " + std::strerror(errno));
+        s.remove_prefix(static_cast<std::size_t>(n));
+      }
+    });
+    store.read(b, [&](std::string_view s) { z.write(s); });
+    z.finish();
+  } catch (...) {
+    ::close(fd);
+    EVP_MD_CTX_free(md);
+    throw;
+  }
+  ::close(fd);
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned n = 0;
+  EVP_DigestFinal_ex(md, out, &n);
+  EVP_MD_CTX_free(md);
+  std::string hex;
+  for (unsigned i = 0; i < n; ++i) hex += fmt::format("{:02x}", out[i]);
+  if (hex != b.sha256 || bytes != b.dump_bytes)
+    throw Error(ErrorCode::kIo, "backup " + b.id + " in " + b.location +
+                                    " is damaged: its dump does not match the SHA-256 and size "
+                                    "its manifest recorded");
+}
+
+// The server folder a backup sits in (its location less "backups/ID/").
+std::string server_folder_of(const BackupEntry& b) {
+  std::string loc = b.location;
+  while (!loc.empty() && loc.back() == '/') loc.pop_back();
+  for (int i = 0; i < 2; ++i) {
+    const std::size_t slash = loc.rfind('/');
+    loc = slash == std::string::npos ? std::string() : loc.substr(0, slash);
+  }
+  return loc;
+}
+
+// The input that is the backup's binlog: its name, in the backup's server folder when the
+// inputs come from several.
+std::optional<std::size_t> binlog_input(const BackupEntry& b,
+                                        const std::vector<InputFile>& inputs) {
+  if (b.binlog_file.empty()) return std::nullopt;
+  const std::string folder = server_folder_of(b);
+  std::optional<std::size_t> any;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].display_name != b.binlog_file) continue;
+    if (!folder.empty() && inputs[i].path.rfind(folder + "/", 0) == 0) return i;
+    if (!any) any = i;
+  }
+  return any;
+}
+
+bool has_point(const RestoreOptions& o) {
+  const FilterOptions& f = o.drill.filter;
+  return f.stop_datetime || f.stop_position || f.stop_gtid || o.drill.to_end || o.before_incident;
+}
+
+BackupCoordinates coordinates_of(const BackupEntry& b) {
+  BackupCoordinates c;
+  c.source = "mysqldump";
+  c.file = b.binlog_file;
+  c.position = b.binlog_pos;
+  c.mysql_gtid_set = b.mysql_gtids;
+  c.mariadb_gtid_pos = b.mariadb_gtids;
+  return c;
+}
+
+std::string when(std::time_t t) { return local_time_text(t, true); }
+
+// Where a backup stands against a point in the inputs: its binlog's input index and position.
+struct Place {
+  std::size_t input = 0;
+  std::uint64_t pos = 0;
+};
+
+// The backups that may serve (--server, --backup), oldest first.
+std::vector<BackupEntry> candidates(BackupStore& store, const RestoreOptions& o,
+                                    const binlog::WarningSink& warn) {
+  std::vector<std::string> problems;
+  std::vector<BackupEntry> all = store.list(&problems);
+  for (const auto& p : problems) warn("a backup left out: " + p);
+  std::vector<BackupEntry> out;
+  for (auto& b : all) {
+    if (o.backup_id && b.id != *o.backup_id) continue;
+    if (o.server) {
+      const std::string folder = server_folder_of(b);
+      const std::size_t slash = folder.rfind('/');
+      const std::string name = slash == std::string::npos ? folder : folder.substr(slash + 1);
+      if (name != *o.server && b.server != *o.server) continue;
+    }
+    out.push_back(std::move(b));
+  }
+  if (out.empty())
+    throw Error(ErrorCode::kNotFound,
+                "no backup in " + store.where() +
+                    (o.backup_id ? " with ID " + *o.backup_id : std::string()) +
+                    (o.server ? " of server " + *o.server : std::string()) +
+                    " (binrecover backup makes them; binrecover backup --list shows them)");
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::time_t> backup_point(const BackupEntry& b, const std::vector<InputFile>& inputs,
+                                        const DecodeOptions& decode) {
+  const auto i = binlog_input(b, inputs);
+  if (!i || !b.binlog_pos) return std::nullopt;
+  const std::unique_ptr<binlog::Source> src = open_input(inputs[*i]);
+  binlog::EventReader reader(*src, decode.reader);
+  std::time_t latest = 0;
+  while (auto ev = reader.next()) {
+    if (ev->pos >= *b.binlog_pos) break;
+    latest = std::max<std::time_t>(latest, ev->header.timestamp);
+  }
+  return latest;
+}
+
+RestoreResult run_restore(BackupStore& store, const std::vector<InputFile>& inputs,
+                          const RestoreOptions& o, const DecodeOptions& decode,
+                          const binlog::WarningSink& warn) {
+  if (!has_point(o))
+    throw Error(ErrorCode::kUsage,
+                "restore needs its point: --to-time, --stop-position, --stop-gtid, "
+                "--before-incident or --to-end");
+  const std::vector<BackupEntry> all = candidates(store, o, warn);
+  RestoreResult r;
+  DrillOptions d = o.drill;
+
+  // The point's time, and for --before-incident its place: found by a plan over the whole
+  // range from the oldest backup on (an incident before the newest backup must not be missed).
+  std::optional<std::time_t> limit = d.filter.stop_datetime;
+  std::optional<Place> incident_at;
+  if (o.before_incident) {
+    PlanOptions p = d.plan;
+    // (the coordinates are the manifest's: the dump itself is not read)
+    p.dump = all.front().location;
+    p.backup = coordinates_of(all.front());
+    FilterOptions f = d.filter;
+    const Plan plan = make_plan(inputs, p, decode, f, warn);
+    if (!plan.incident)
+      throw Error(ErrorCode::kNotFound,
+                  "no incident in the archive's binlogs since backup " + all.front().id +
+                      " (no certain loss of data): give --to-time, or --to-end");
+    const Damage& dmg = plan.damage[*plan.incident];
+    limit = static_cast<std::time_t>(dmg.timestamp) + 1;
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      if (inputs[i].display_name == dmg.file) incident_at = Place{i, dmg.pos};
+    d.plan.incident = dmg.file + ":" + std::to_string(dmg.event_pos);
+  }
+
+  // The newest backup whose content is all before the point.
+  for (auto it = all.rbegin(); it != all.rend(); ++it) {
+    const std::optional<std::time_t> point = backup_point(*it, inputs, decode);
+    if (incident_at) {
+      const auto at = binlog_input(*it, inputs);
+      if (at && it->binlog_pos) {
+        const Place mine{*at, *it->binlog_pos};
+        if (mine.input < incident_at->input ||
+            (mine.input == incident_at->input && mine.pos <= incident_at->pos)) {
+          r.backup = *it;
+          r.backup_point = point;
+          r.why = "the newest backup before the incident (its coordinates " + it->binlog_file +
+                  ":" + std::to_string(*it->binlog_pos) + " come before it)";
+          break;
+        }
+        continue;
+      }
+    }
+    const std::time_t reach = point ? *point : static_cast<std::time_t>(it->completed);
+    if (!limit || reach < *limit) {
+      r.backup = *it;
+      r.backup_point = point;
+      r.why =
+          limit
+              ? "the newest backup whose content is all before " + when(*limit) +
+                    (point
+                         ? " (its binlog's last event before its coordinates: " + when(*point) + ")"
+                         : " (completed " + when(it->completed) +
+                               "; its binlog is not in the archive)")
+              : "the newest backup";
+      break;
+    }
+  }
+  if (r.backup.id.empty())
+    throw Error(ErrorCode::kNotFound, "no backup in " + store.where() + " is older than the point" +
+                                          (limit ? " (" + when(*limit) + ")" : std::string()) +
+                                          ": the oldest, " + all.front().id +
+                                          ", holds changes from after it");
+
+  ScratchDir scratch;
+  const std::string dump = scratch.path() + "/dump.sql";
+  fetch_dump(store, r.backup, dump);
+  d.plan.dump = dump;
+  d.plan.backup = coordinates_of(r.backup);
+  if (!d.server)
+    throw Error(ErrorCode::kUsage, "restore loads the backup into a server: give -h/-P/-u or -S");
+  r.drill = run_drill(inputs, d, decode, warn);
+  r.ran = true;
+  return r;
+}
+
+void write_restore_report(const RestoreResult& r, const RestoreOptions& opts, Output& out) {
+  auto& b = out.buf();
+  const BackupEntry& e = r.backup;
+  append(b, "{\"backup\":{\"id\":");
+  append_json_string(b, e.id);
+  append(b, ",\"location\":");
+  append_json_string(b, e.location);
+  append(b, ",\"binlog_file\":");
+  append_json_string(b, e.binlog_file);
+  fmt::format_to(std::back_inserter(b), ",\"binlog_pos\":{},\"started\":{},\"completed\":{}",
+                 e.binlog_pos ? std::to_string(*e.binlog_pos) : "null", e.started, e.completed);
+  append(b, ",\"point\":");
+  append(b, r.backup_point ? std::to_string(*r.backup_point) : std::string("null"));
+  append(b, ",\"why\":");
+  append_json_string(b, r.why);
+  append(b, "},\"drill\":");
+  write_drill_report(r.drill, opts.drill, out);
+  append(b, "}\n");
+}
+
+std::string restore_summary(const RestoreResult& r) {
+  std::ostringstream o;
+  o << "backup: " << terminal_text(r.backup.id) << " (" << terminal_text(r.backup.location)
+    << "): " << terminal_text(r.why) << "\n";
+  std::string s = o.str() + drill_summary(r.drill);
+  // The drill's words, as a restore says them.
+  const std::string from = "drill ";
+  const std::size_t at = s.find(": drill ");
+  if (at != std::string::npos) s.replace(at + 2, from.size(), "restore ");
+  return s;
+}
+
+}  // namespace binrecover::recovery

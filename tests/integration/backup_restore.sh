@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# binrecover backup and restore (issue 34) on real servers: a MariaDB 10.11 source archived all
+# the time into a folder (archive --stop-never) and, at the end, into a real S3 store (Ceph RGW,
+# scripts/rgw_server.sh); two base backups a "day" apart (a binlog rotation between them) with
+# writes between and after, then a DROP DATABASE. From the folder and from the bucket:
+#  - restore --to-time at three times (before the second backup, after it, and with
+#    --before-incident just before the DROP) loads the right backup into a second server and
+#    gives exactly the state recorded at that time: CHECKSUM TABLE and every row;
+#  - backup --list (text and JSON) shows both backups with their coordinates and the time range
+#    each restores to; the stored objects are private (0600 / 0700) and zstd, not plain text;
+#  - refused: a point older than every backup, an unknown --backup, no point (exit 2); a damaged
+#    dump (exit 3, nothing loaded); a failing dump program (exit 6, nothing left behind).
+#   bash tests/integration/backup_restore.sh [PORT]   (uses PORT .. PORT+2 and PORT+10 .. +19)
+source "$(dirname "$0")/lib.sh"
+P=${1:-24981}
+PS=$P PT=$((P + 1)) PR=$((P + 10))
+RGW=$ROOT/scripts/rgw_server.sh
+archiver=
+cleanup_all() {
+  [ -z "$archiver" ] || kill "$archiver" 2> /dev/null || true
+  "$RGW" stop "$WORK/rgw" 2> /dev/null || true
+  cleanup
+}
+trap cleanup_all EXIT
+C=(--no-defaults -h127.0.0.1 -uroot)
+
+start_server src "$PS" --server-id=1 --log-slave-updates=ON
+start_server dst "$PT" --server-id=2
+ms() { mariadb "${C[@]}" -P"$PS" -N -B -e "$1"; }
+mt() { mariadb "${C[@]}" -P"$PT" -N -B -e "$1"; }
+# The state of `shop` on a server: every row of every table, in key order, and CHECKSUM TABLE.
+state() {
+  local port=$1 t
+  for t in orders people; do
+    echo "== $t"
+    mariadb "${C[@]}" -P"$port" -N -B -e "SELECT * FROM shop.$t ORDER BY id" || return 1
+    mariadb "${C[@]}" -P"$port" -N -B -e "CHECKSUM TABLE shop.$t" || return 1
+  done
+}
+# A second boundary: binlog times are whole seconds, so points are a second apart from writes.
+tick() { sleep 1.1; }
+now() { date '+%Y-%m-%d %H:%M:%S'; }
+
+ms "CREATE DATABASE shop;
+  CREATE TABLE shop.orders (id INT PRIMARY KEY, amount DECIMAL(10,2), note VARCHAR(40));
+  CREATE TABLE shop.people (id INT PRIMARY KEY, name VARCHAR(40) CHARACTER SET utf8mb4) ;
+  INSERT INTO shop.orders VALUES (1, 10.50, 'first'), (2, 20.00, 'second');
+  INSERT INTO shop.people VALUES (1, 'Zoë'), (2, '张三');"
+mkdir -p "$WORK/arch"
+"$BINRECOVER" archive "${C[@]}" -P"$PS" --dir="$WORK/arch" --stop-never \
+  --status-file="$WORK/arch.status" 2> "$WORK/archive.err" &
+archiver=$!
+
+# Day 1: the first backup, then the day's writes.
+"$BINRECOVER" backup "${C[@]}" -P"$PS" --dir="$WORK/arch" > "$WORK/b1.out" 2>&1 ||
+  { cat "$WORK/b1.out"; fail "backup into the folder failed"; }
+grep -q "^backup [0-9T]*Z stored in $WORK/arch/backups/" "$WORK/b1.out" || fail "backup said: $(cat "$WORK/b1.out")"
+tick
+ms "INSERT INTO shop.orders VALUES (3, 30.00, 'day 1'); UPDATE shop.orders SET amount = 11 WHERE id = 1;
+  DELETE FROM shop.people WHERE id = 2; INSERT INTO shop.people VALUES (3, 'Łukasz');"
+tick
+TA=$(now)
+state "$PS" > "$WORK/state.A"
+tick
+# Day 2: a new binlog, writes, the second backup, more writes.
+ms "FLUSH BINARY LOGS; INSERT INTO shop.orders VALUES (4, 40.00, 'day 2');"
+tick
+"$BINRECOVER" backup "${C[@]}" -P"$PS" --dir="$WORK/arch" > "$WORK/b2.out" 2>&1 ||
+  { cat "$WORK/b2.out"; fail "the second backup failed"; }
+tick
+ms "UPDATE shop.orders SET note = 'changed' WHERE id = 2; INSERT INTO shop.people VALUES (4, 'Ana');"
+tick
+TB=$(now)
+state "$PS" > "$WORK/state.B"
+tick
+ms "INSERT INTO shop.orders VALUES (5, 50.00, 'last'); DELETE FROM shop.orders WHERE id = 3;"
+state "$PS" > "$WORK/state.C"
+tick
+ms "DROP DATABASE shop; CREATE DATABASE other; CREATE TABLE other.t (id INT PRIMARY KEY);
+  INSERT INTO other.t VALUES (1);"
+# The archive caught up with the server (its status file names the server's last position).
+end=$(ms "SHOW MASTER STATUS" | awk '{ print $1 ":" $2 }')
+for _ in $(seq 1 600); do
+  grep -q "\"file\":\"${end%%:*}\",\"position\":${end##*:}[,}]" "$WORK/arch.status" 2> /dev/null && break
+  sleep 0.1
+done
+grep -q "\"position\":${end##*:}[,}]" "$WORK/arch.status" ||
+  fail "the archive did not reach $end: $(cat "$WORK/arch.status" 2> /dev/null)"
+kill "$archiver"
+wait "$archiver" 2> /dev/null || true
+archiver=
+pass "two backups a day apart into the folder archive while archive --stop-never ran beside them"
+
+# What is stored: private, compressed, manifest last.
+n=0
+for d in "$WORK"/arch/backups/*/; do
+  n=$((n + 1))
+  [ "$(stat -c %a "$d")" = 700 ] || fail "$d is not 0700"
+  for f in backup.json dump.sql.zst; do
+    [ "$(stat -c %a "$d$f")" = 600 ] || fail "$d$f is not 0600"
+  done
+  zstd -t -q "${d}dump.sql.zst" || fail "${d}dump.sql.zst is not zstd"
+  zstdcat "${d}dump.sql.zst" | sha256sum | grep -q "$(python3 -c "import json; print(json.load(open('${d}backup.json'))['sha256'])")" ||
+    fail "${d}dump.sql.zst does not match the SHA-256 its manifest records"
+done
+[ "$n" = 2 ] || fail "$n backups in the folder, not 2"
+pass "each backup: a 0700 folder, a 0600 zstd dump whose SHA-256 its 0600 manifest records"
+
+"$BINRECOVER" backup --list "$WORK/arch" > "$WORK/list.txt" || fail "backup --list failed"
+[ "$(grep -c '^20[0-9]*T[0-9]*Z ' "$WORK/list.txt")" = 2 ] || { cat "$WORK/list.txt"; fail "--list does not show 2 backups"; }
+grep -q "coordinates: mysql-bin.000001:" "$WORK/list.txt" && grep -q "coordinates: mysql-bin.000002:" "$WORK/list.txt" ||
+  { cat "$WORK/list.txt"; fail "--list does not show each backup's coordinates"; }
+"$BINRECOVER" backup --list "$WORK/arch" --format=json > "$WORK/list.json" || fail "backup --list --format=json failed"
+python3 - "$WORK/list.json" << 'EOF' || fail "backup --list JSON is wrong"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+assert len(rows) == 2, rows
+a, b = rows
+assert a["binlog_file"] == "mysql-bin.000001" and b["binlog_file"] == "mysql-bin.000002", rows
+assert a["started"] <= b["started"] and a["point"] <= b["point"], rows
+for r in rows:
+    assert r["databases"] == ["shop"] and r["flavor"] == "mariadb", r
+    assert r["restorable_to"] is not None and r["restorable_to"] >= r["point"], r
+    assert r["stored_bytes"] > 0 and r["dump_bytes"] > r["stored_bytes"] / 2, r
+EOF
+pass "backup --list: both backups, coordinates, the range each restores to (text and JSON)"
+
+# restore FROM POINT-OPTIONS...: into the target, then its state must equal the state file.
+restore_to() {
+  local label=$1 expect=$2 from=$3 backup=$4 rc=0
+  shift 4
+  mt "DROP DATABASE IF EXISTS shop; DROP DATABASE IF EXISTS other; DROP DATABASE IF EXISTS binrecover"
+  "$BINRECOVER" restore "${C[@]}" -P"$PT" --from="$from" "$@" --report="$WORK/r.json" \
+    > "$WORK/r.out" 2>&1 || rc=$?
+  [ $rc = 0 ] || { cat "$WORK/r.out"; fail "$label: restore exit $rc"; }
+  state "$PT" > "$WORK/got" || fail "$label: the target has no shop"
+  diff "$WORK/$expect" "$WORK/got" > "$WORK/diff" || { cat "$WORK/diff"; fail "$label: the state differs"; }
+  python3 -c "import json,sys; r=json.load(open('$WORK/r.json')); assert r['drill']['passed'], r; \
+print(r['backup']['binlog_file'])" > "$WORK/chosen" || fail "$label: the report does not say passed"
+  [ "$(cat "$WORK/chosen")" = "$backup" ] ||
+    fail "$label: restored from the backup at $(cat "$WORK/chosen"), not the one at $backup"
+}
+restore_to "folder, before the 2nd backup" state.A "$WORK/arch" mysql-bin.000001 --to-time="$TA"
+restore_to "folder, after the 2nd backup" state.B "$WORK/arch" mysql-bin.000002 --to-time="$TB"
+restore_to "folder, before the DROP" state.C "$WORK/arch" mysql-bin.000002 --before-incident
+grep -q "DROP DATABASE shop" "$WORK/r.out" || fail "the restore does not name the incident"
+pass "restore from the folder: --to-time before and after the 2nd backup, --before-incident: every row and CHECKSUM TABLE as recorded"
+
+# Refused, before anything is loaded.
+expect_exit() {
+  local want=$1 label=$2 rc=0
+  shift 2
+  mt "DROP DATABASE IF EXISTS shop"
+  "$BINRECOVER" restore "${C[@]}" -P"$PT" "$@" > "$WORK/e.out" 2>&1 || rc=$?
+  [ $rc = "$want" ] || { cat "$WORK/e.out"; fail "$label: exit $rc, not $want"; }
+  [ -z "$(mt "SHOW DATABASES LIKE 'shop'")" ] || fail "$label: something was loaded"
+}
+expect_exit 2 "a point before every backup" --from="$WORK/arch" --to-time="2000-01-01 00:00:00"
+grep -q "no backup in .* is older than the point" "$WORK/e.out" || fail "the early point's error: $(cat "$WORK/e.out")"
+expect_exit 2 "an unknown --backup" --from="$WORK/arch" --backup=20000101T000000Z --to-end
+expect_exit 2 "no point" --from="$WORK/arch"
+cp -a "$WORK/arch" "$WORK/damaged"
+first=$(ls "$WORK/damaged/backups" | head -1)
+printf 'x' | dd of="$WORK/damaged/backups/$first/dump.sql.zst" bs=1 seek=40 conv=notrunc 2> /dev/null
+expect_exit 3 "a damaged dump" --from="$WORK/damaged" --to-time="$TA"
+grep -q "$first" "$WORK/e.out" || fail "the damaged dump's error does not name the backup: $(cat "$WORK/e.out")"
+pass "refused before loading anything: a point older than every backup, an unknown --backup, no point (exit 2), a damaged dump (exit 3)"
+
+rc=0
+"$BINRECOVER" backup "${C[@]}" -P"$PS" --dir="$WORK/arch" --database=other --dump-tool=/bin/false \
+  > "$WORK/f.out" 2>&1 || rc=$?
+[ $rc = 6 ] || { cat "$WORK/f.out"; fail "a failing dump program: exit $rc, not 6"; }
+[ "$(ls "$WORK/arch/backups" | wc -l)" = 2 ] || fail "a failed backup left something in the archive"
+pass "a failing dump program: exit 6, nothing left in the archive"
+
+# The same from a bucket: the binlogs archived into it, both backups made into it (the second
+# again, now a day later in the bucket), restores from the bucket.
+"$RGW" start "$WORK/rgw" "$PR" > /dev/null || fail "the S3 gateway did not start"
+# shellcheck disable=SC1091
+source "$WORK/rgw/s3.env"
+s3cmd -q -c "$WORK/rgw/s3cmd.cfg" mb s3://fleet
+"$BINRECOVER" archive "${C[@]}" -P"$PS" --to=s3://fleet/prod/ 2> "$WORK/s3a.err" ||
+  { cat "$WORK/s3a.err"; fail "archive --to failed"; }
+for d in "$WORK"/arch/backups/*/; do  # (the folder's backups, copied into the bucket as made)
+  id=$(basename "$d")
+  s3cmd -q -c "$WORK/rgw/s3cmd.cfg" put "${d}dump.sql.zst" "s3://fleet/prod/server-1/backups/$id/dump.sql.zst"
+  s3cmd -q -c "$WORK/rgw/s3cmd.cfg" put "${d}backup.json" "s3://fleet/prod/server-1/backups/$id/backup.json"
+done
+"$BINRECOVER" backup --list s3://fleet/prod/ --format=json > "$WORK/s3list.json" || fail "backup --list s3:// failed"
+python3 -c "import json; r=json.load(open('$WORK/s3list.json')); assert len(r)==2 and all(x['restorable_to'] for x in r), r" ||
+  fail "backup --list s3:// does not show both backups restorable"
+restore_to "bucket, before the 2nd backup" state.A s3://fleet/prod/ mysql-bin.000001 --to-time="$TA"
+restore_to "bucket, after the 2nd backup" state.B s3://fleet/prod/ mysql-bin.000002 --to-time="$TB"
+restore_to "bucket, before the DROP" state.C s3://fleet/prod/ mysql-bin.000002 --before-incident
+pass "restore from the bucket (s3://fleet/prod/): the same three points, the same states"
+
+# A backup made straight into the bucket, beside the server's binlogs, and restored to the end.
+"$BINRECOVER" backup "${C[@]}" -P"$PS" --to=s3://fleet/prod/ > "$WORK/b3.out" 2>&1 ||
+  { cat "$WORK/b3.out"; fail "backup --to failed"; }
+grep -q "stored in s3://fleet/prod/server-1/backups/" "$WORK/b3.out" || fail "backup --to said: $(cat "$WORK/b3.out")"
+s3cmd -c "$WORK/rgw/s3cmd.cfg" get "s3://fleet/prod/server-1/backups/$(sed -n 's/^backup \([0-9TZ-]*\) .*/\1/p' "$WORK/b3.out")/dump.sql.zst" \
+  "$WORK/b3.zst" > /dev/null 2>&1 || fail "the bucket has no dump of that backup"
+zstdcat "$WORK/b3.zst" | grep -q "CREATE TABLE \`t\`" || fail "the bucket's dump is not the server's dump"
+pass "backup --to s3:// stores the dump in the server's folder of the bucket"
