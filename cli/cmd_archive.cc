@@ -5,6 +5,7 @@
 #include <ctime>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "binlog/error.h"
 #include "cli/commands.h"
@@ -132,9 +133,36 @@ int status(const Options& o) {
 
 }  // namespace
 
+// archive --retain=N [--retain-days=D] [--dry-run] DIR|s3://BUCKET/PREFIX/SERVER/.
+int retain(const Options& o) {
+  if (o.remote_files.size() != 1)
+    throw Error(ErrorCode::kUsage,
+                "archive --retain takes one archive: its folder, or s3://BUCKET/PREFIX/SERVER/");
+  const std::string& where = o.remote_files.front();
+  const recovery::RetentionResult r =
+      recovery::s3::is_url(where) ? recovery::retain_s3(where, o.archive.retain, warn)
+                                  : recovery::retain_folder(where, o.archive.retain, false, warn);
+  std::string text = r.text();
+  if (o.archive.retain.dry_run) {
+    // (what would happen, said so)
+    for (const char* from : {": deleted\n", " deleted, "}) {
+      const std::string to =
+          std::string(from) == ": deleted\n" ? ": would be deleted\n" : " would be deleted, ";
+      for (std::size_t at = text.find(from); at != std::string::npos;
+           at = text.find(from, at + to.size()))
+        text.replace(at, std::string(from).size(), to);
+    }
+  }
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    std::printf("%s\n", recovery::terminal_text(line).c_str());
+  return 0;
+}
+
 int archive_command(Options& o) {
   if (o.archive_verify) return verify(o);
   if (o.archive_status) return status(o);
+  if (o.archive_retain_only) return retain(o);
   if (o.source_password_prompt && !o.source.password) o.source.password = read_password();
   recovery::ArchiveOptions a = o.archive;
   a.remote.connection = o.source;
@@ -147,6 +175,11 @@ int archive_command(Options& o) {
   if (!o.remote_files.empty()) a.first_file = o.remote_files.front();
   if (o.remote_files.size() > 1)
     throw Error(ErrorCode::kUsage, "archive takes one FILE: the server's binlog to begin with");
+  a.note = [](const std::string& s) {
+    std::istringstream lines(s);
+    for (std::string line; std::getline(lines, line);)
+      std::fprintf(stderr, "binrecover: retention: %s\n", recovery::terminal_text(line).c_str());
+  };
   bool shown = false;
   if (o.progress && ::isatty(STDERR_FILENO) != 0)
     a.progress = [&shown](const std::string& s) {

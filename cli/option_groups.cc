@@ -525,8 +525,16 @@ Group archive_group() {
       "holds up to this much)")(
       "status",
       "list the servers archived under s3://BUCKET/[PREFIX/]: last file and position, last "
-      "event time, lag, gaps, size")("format", po::value<std::string>(),
-                                     "with --status: table (default) or json");
+      "event time, lag, gaps, size")(
+      "retain", po::value<std::string>(),
+      "keep the newest N base backups (binrecover backup) and delete older ones and the "
+      "binlogs only they need; the newest backup, and every binlog from the oldest kept "
+      "backup's on, always stay. With --dir/--to the archiver applies it as it goes; alone, "
+      "to the archive named (DIR, or s3://BUCKET/PREFIX/SERVER/)")(
+      "retain-days", po::value<std::string>(),
+      "also keep every backup begun in the last D days (with --retain: a backup either keeps "
+      "stays)")("dry-run", "with --retain: say what would be deleted, delete nothing")(
+      "format", po::value<std::string>(), "with --status: table (default) or json");
   return grp;
 }
 

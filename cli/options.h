@@ -67,7 +67,8 @@ struct Options {
   bool archive_verify = false;       // archive --verify
   bool archive_status = false;       // archive --status s3://BUCKET/
   bool archive_status_json = false;
-  bool archive_raw = false;  // reached as mysqlbinlog's -R --raw --result-file=PREFIX
+  bool archive_retain_only = false;  // archive --retain=N DIR|s3://... (no server)
+  bool archive_raw = false;          // reached as mysqlbinlog's -R --raw --result-file=PREFIX
   bool source_password_prompt = false;
   bool plan_json = false;
   bool stats_json = false;

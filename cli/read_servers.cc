@@ -115,6 +115,25 @@ void read_s3(const Given& g, Options& o) {
   recovery::s3::set_reader_config(so);
 }
 
+namespace {
+
+// --retain, --retain-days, --dry-run (recovery/archive/retention.h).
+void read_retention(const Given& g, Options& o) {
+  recovery::RetentionPolicy& p = o.archive.retain;
+  if (auto n = g.u64("retain")) {
+    if (*n < 1 || *n > 100000) usage_error("--retain keeps at least 1 backup (1 to 100000)");
+    p.keep = static_cast<unsigned>(*n);
+  }
+  if (auto n = g.u64("retain-days")) {
+    if (*n < 1 || *n > 36500) usage_error("--retain-days must be 1 to 36500");
+    p.days = static_cast<unsigned>(*n);
+  }
+  p.dry_run = g.has("dry-run");
+  if (p.dry_run && !p.any()) usage_error("--dry-run applies with --retain or --retain-days");
+}
+
+}  // namespace
+
 // archive's own options: where the copy goes (--dir or --to), --verify, --status.
 void read_archive(const Given& g, Command cmd, Options& o) {
   if (cmd == Command::kArchive) {
@@ -161,14 +180,27 @@ void read_archive(const Given& g, Command cmd, Options& o) {
       for (const char* n : {"s3-endpoint", "s3-region", "s3-profile", "s3-addressing"})
         if (g.has(n) && !store) usage_error(std::string("--") + n + " applies with --to or s3://");
     }
+    read_retention(g, o);
     const int modes = (o.archive_verify ? 1 : 0) + (o.archive_status ? 1 : 0);  // (one: rules)
     if (modes > 0 && (o.archive.to || !o.archive.dir.empty()))
       usage_error(std::string(o.archive_verify ? "--verify" : "--status") +
                   " reads an archive: no --dir or --to");
-    if (modes == 0 && o.archive.dir.empty() && !o.archive.to)
+    if (modes > 0 && o.archive.retain.any())
+      usage_error("--retain and --retain-days delete: not with --verify or --status");
+    const bool archiving = !o.archive.dir.empty() || o.archive.to;
+    o.archive_retain_only = o.archive.retain.any() && !archiving;
+    if (o.archive.retain.dry_run && archiving)
+      usage_error(
+          "--dry-run shows what retention would delete in an archive: name it (archive "
+          "--retain=N --dry-run DIR|s3://...), without --dir or --to");
+    if (o.archive_retain_only && connection_given(g))
+      usage_error(
+          "-h, -u ... name a server to archive: give --dir or --to (the archiver then applies "
+          "--retain), or name the archive alone");
+    if (modes == 0 && !archiving && !o.archive_retain_only)
       usage_error(
           "archive needs --dir=DIR or --to=s3://BUCKET/PREFIX/ (where the binlogs go), or "
-          "--verify DIR, or --status s3://BUCKET/");
+          "--verify DIR, or --status s3://BUCKET/, or --retain=N DIR|s3://...");
   }
 }
 

@@ -305,6 +305,12 @@ class Archive : public ArchiveSink {
   const std::string& ended_next() const override { return ended_next_; }
   ArchiveResult& result() override { return result_; }
 
+  void retain() override {
+    if (!o_.retain.any()) return;
+    const RetentionResult r = retain_folder(o_.dir, o_.retain, true, warn_);
+    if (o_.note && (!r.plan.dropped.empty() || !r.plan.drop_files.empty())) o_.note(r.text());
+  }
+
  private:
   void open_file(bool create) {
     const int flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC | (create ? O_CREAT | O_EXCL : 0);
@@ -445,11 +451,13 @@ ArchiveResult run_archive(const ArchiveOptions& opts, const binlog::WarningSink&
     const std::unique_ptr<ArchiveSink> sink = open_s3_archive(opts, server, warn);
     bool done = false;
     auto [file, pos] = resume_point(*sink, opts, logs, &done);
+    sink->retain();
     if (done) return sink->result();
     return copy_from_server(*sink, opts, file, pos, warn);
   }
   std::filesystem::create_directories(opts.dir, ec);
   if (ec) throw Error(ErrorCode::kIo, "cannot create the folder " + opts.dir + ": " + ec.message());
+  const FolderLock lock(opts.dir, "archive");
   Archive archive(opts, warn);
   const std::string index = find_index(opts, log_base(logs.front().name));
   // A failover: the archive's last file was written by another server (the old primary).
@@ -462,6 +470,7 @@ ArchiveResult run_archive(const ArchiveOptions& opts, const binlog::WarningSink&
   }
   bool done = false;
   auto [file, pos] = resume_point(archive, opts, logs, &done);
+  archive.retain();
   if (done) return archive.result();
   return copy_from_server(archive, opts, file, pos, warn);
 }
@@ -490,6 +499,7 @@ ArchiveResult copy_from_server(ArchiveSink& archive, const ArchiveOptions& opts,
       file = src.next_file();
       pos = 4;
       archive.start_new(file);
+      archive.retain();
     } catch (const Error& e) {
       if (e.code() == ErrorCode::kServer && is_server_error(e, 1236)) {
         // The server no longer has what the archive needs next (purged): no retry helps.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "binlog/reader.h"
+#include "recovery/archive/retention.h"
 #include "recovery/server/remote_source.h"
 #include "recovery/storage/s3.h"
 
@@ -33,6 +34,10 @@ struct ArchiveOptions {
   s3::ConfigOverrides s3;
   unsigned upload_seconds = 5;                     // the file being written stored this often
   std::size_t part_bytes = std::size_t{16} << 20;  // pieces sealed (and parts) at this size
+  // --retain / --retain-days: applied when the run begins, after each file the server closes,
+  // and at the end (recovery/archive/retention.h).
+  RetentionPolicy retain;
+  std::function<void(const std::string&)> note;  // what retention deleted (a line on stderr)
 };
 
 struct ArchiveResult {

@@ -181,6 +181,8 @@ class S3Archive : public ArchiveSink {
     try {
       std::lock_guard<std::mutex> lock(mu_);
       upload();
+      manifest_.active = false;  // (the folder is free for retention run alone)
+      write_manifest();
     } catch (const Error& e) {  // (the next run goes on from what the manifest names)
       warn_(std::string("the last upload failed: ") + e.what());
     }
@@ -259,6 +261,41 @@ class S3Archive : public ArchiveSink {
   bool has_file() const override { return !file_.empty(); }
   const std::string& ended_next() const override { return ended_next_; }
   ArchiveResult& result() override { return result_; }
+
+  // The policy over the complete files before the current one, from the manifest in memory:
+  // the manifest and the index without the dropped files first, then their objects.
+  void retain() override {
+    if (!o_.retain.any()) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    // (every file named, the one being written too: the oldest kept backup may begin in it;
+    // only complete files before it can go)
+    std::vector<std::string> names;
+    for (const ArchivedFile& f : manifest_.files) {
+      if (!f.complete && f.name != file_) break;
+      names.push_back(f.name);
+    }
+    auto store = s3_backup_store(std::make_shared<s3::Client>(s3::load_config(o_.s3)), folder_);
+    std::vector<std::string> problems;
+    const std::vector<BackupEntry> backups = store->list(&problems);
+    for (const auto& p : problems) warn_("a backup left out: " + p);
+    RetentionResult r;
+    r.plan = plan_retention(backups, names, o_.retain, s3::unix_now());
+    if (r.plan.dropped.empty() && r.plan.drop_files.empty()) return;
+    for (const BackupEntry& b : r.plan.dropped) store->remove(b);
+    if (!r.plan.drop_files.empty()) {
+      const std::set<std::string> drop(r.plan.drop_files.begin(), r.plan.drop_files.end());
+      for (const ArchivedFile& f : manifest_.files)
+        if (drop.count(f.name)) r.bytes += f.size;
+      manifest_.files.erase(
+          std::remove_if(manifest_.files.begin(), manifest_.files.end(),
+                         [&](const ArchivedFile& f) { return drop.count(f.name) > 0; }),
+          manifest_.files.end());
+      write_manifest();
+      write_index();
+      for (const auto& f : r.plan.drop_files) client_.remove(Url{folder_.bucket, folder_.key + f});
+    }
+    if (o_.note) o_.note(r.text());
+  }
 
  private:
   Url current_url() const { return Url{folder_.bucket, folder_.key + file_}; }
@@ -405,6 +442,7 @@ class S3Archive : public ArchiveSink {
 
   void write_manifest() {
     manifest_.updated = s3::unix_now();
+    if (!stopping_) manifest_.active = true;
     const std::string text = manifest_.to_json();
     client_.put(Url{folder_.bucket, folder_.key + s3::kManifestName},
                 {reinterpret_cast<const std::byte*>(text.data()), text.size()}, "application/json");

@@ -44,6 +44,9 @@ class ArchiveSink {
   // How the last file ended: the name its Rotate gives, "?" for a server's Stop, "" not ended.
   virtual const std::string& ended_next() const = 0;
   virtual ArchiveResult& result() = 0;
+  // Applies ArchiveOptions::retain (when given) to what the archive holds before the current
+  // file.
+  virtual void retain() = 0;
 };
 
 // The server an archive copies (read once connected).

@@ -26,6 +26,7 @@ std::string Manifest::to_json() const {
   j["server"] = server;
   j["updated"] = updated;
   j["last_event_time"] = last_event_time;
+  j["active"] = active;
   json files = json::array();
   for (const ArchivedFile& f : this->files) {
     json jf;
@@ -93,6 +94,7 @@ Manifest Manifest::from_json(const std::string& text, const std::string& where) 
     m.server = j.value("server", "");
     m.updated = whole<std::int64_t>(j, "updated", where, std::int64_t{0});
     m.last_event_time = whole<std::int64_t>(j, "last_event_time", where, std::int64_t{0});
+    m.active = j.value("active", false);
     for (const json& jf : j.at("files")) {
       ArchivedFile f;
       f.name = jf.at("name").get<std::string>();
@@ -158,6 +160,20 @@ std::optional<Manifest> read_manifest(Client& c, const Url& folder) {
                                             " is not under the folder's .active/" + f.name +
                                             "/, which binrecover refuses");
   return m;
+}
+
+void write_s3_listing(Client& c, const Url& folder, const Manifest& m) {
+  const std::string text = m.to_json();
+  c.put(Url{folder.bucket, folder.key + kManifestName},
+        {reinterpret_cast<const std::byte*>(text.data()), text.size()}, "application/json");
+  if (m.files.empty()) return;
+  std::string lines;
+  for (const ArchivedFile& f : m.files) lines += "./" + f.name + "\n";
+  std::string base = m.files.front().name;
+  const auto dot = base.rfind('.');
+  if (dot != std::string::npos) base = base.substr(0, dot);
+  c.put(Url{folder.bucket, folder.key + base + ".index"},
+        {reinterpret_cast<const std::byte*>(lines.data()), lines.size()}, "text/plain");
 }
 
 namespace {

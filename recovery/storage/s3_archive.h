@@ -56,6 +56,9 @@ struct Manifest {
   std::string server_uuid, flavor, version, server;
   std::int64_t updated = 0;          // unix seconds of the last rewrite
   std::int64_t last_event_time = 0;  // timestamp of the last event archived
+  // An archiver writes the folder (set while one runs, cleared when it ends; a killed one
+  // leaves it set: then `updated` tells how long ago it last wrote).
+  bool active = false;
   std::vector<ArchivedFile> files;
 
   std::string to_json() const;
@@ -65,6 +68,10 @@ struct Manifest {
 
 // The folder's manifest (nullopt: none there).
 std::optional<Manifest> read_manifest(Client& c, const Url& folder);
+// Rewrites the folder's manifest as given (its `updated` kept), then its index object from it
+// (retention: a kill between the two leaves an index that also names files being deleted,
+// which archive --verify accepts).
+void write_s3_listing(Client& c, const Url& folder, const Manifest& m);
 
 // The archive folders below `prefix` (a key ending in '/' or empty): those with a manifest,
 // down to 4 levels (not inside a server's folder, nor in the pieces' ".active/"), by key. A

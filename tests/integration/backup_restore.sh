@@ -173,6 +173,38 @@ rc=0
 [ "$(ls "$WORK/arch/backups" | wc -l)" = 2 ] || fail "a failed backup left something in the archive"
 pass "a failing dump program: exit 6, nothing left in the archive"
 
+# Retention in the folder (--retain=1 keeps the second backup): --dry-run deletes nothing; a run
+# killed at its fault point (the index no longer names the binlog, the file not yet deleted)
+# leaves an archive --verify accepts, and the next run finishes; then the second backup still
+# restores, the first point no longer can.
+cp -a "$WORK/arch" "$WORK/arch0"  # (the backups as made, for the bucket below)
+ls -R "$WORK/arch" > "$WORK/before"
+"$BINRECOVER" archive --retain=1 --dry-run "$WORK/arch" > "$WORK/dry.out" || fail "retention --dry-run failed"
+grep -q "^backup $first: would be deleted" "$WORK/dry.out" && grep -q "^binlogs: 1 would be deleted, mysql-bin.000001" "$WORK/dry.out" ||
+  { cat "$WORK/dry.out"; fail "--dry-run does not say what would go"; }
+ls -R "$WORK/arch" | cmp -s - "$WORK/before" || fail "--dry-run changed the archive"
+cp -a "$WORK/arch" "$WORK/killed"
+(BINRECOVER_TEST_PAUSE_RETENTION=1 exec "$BINRECOVER" archive --retain=1 "$WORK/killed" 2> "$WORK/pause.err" > /dev/null) &
+pid=$!
+for _ in $(seq 1 300); do grep -q "test pause: retention" "$WORK/pause.err" && break; sleep 0.1; done
+grep -q "test pause: retention" "$WORK/pause.err" || fail "retention never reached its fault point: $(cat "$WORK/pause.err")"
+kill -9 "$pid"
+wait "$pid" 2> /dev/null || true
+[ -f "$WORK/killed/mysql-bin.000001" ] || fail "the fault point came after the binlog was deleted"
+"$BINRECOVER" archive --verify "$WORK/killed" > /dev/null || fail "archive --verify fails after a kill mid-retention"
+"$BINRECOVER" archive --retain=1 "$WORK/killed" > /dev/null || fail "retention after the kill failed"
+[ ! -e "$WORK/killed/mysql-bin.000001" ] || fail "retention after the kill left the first binlog"
+"$BINRECOVER" archive --verify "$WORK/killed" > /dev/null || fail "archive --verify fails after retention"
+"$BINRECOVER" archive --retain=1 "$WORK/arch" > "$WORK/ret.out" || fail "retention failed"
+[ ! -e "$WORK/arch/backups/$first" ] && [ ! -e "$WORK/arch/mysql-bin.000001" ] ||
+  fail "retention left the first backup or binlog"
+[ "$(ls "$WORK/arch/backups" | wc -l)" = 1 ] && [ -f "$WORK/arch/mysql-bin.000002" ] || fail "retention deleted too much"
+head -1 "$WORK/arch/mysql-bin.index" | grep -q "mysql-bin.000002" || fail "the index still begins with $(head -1 "$WORK/arch/mysql-bin.index")"
+"$BINRECOVER" archive --verify "$WORK/arch" > /dev/null || fail "archive --verify fails after retention"
+restore_to "folder after retention, after the 2nd backup" state.B "$WORK/arch" mysql-bin.000002 --to-time="$TB"
+expect_exit 2 "folder after retention, before the 2nd backup" --from="$WORK/arch" --to-time="$TA"
+pass "retention --retain=1 in the folder: --dry-run changes nothing; killed mid-way --verify passes and the next run finishes; the first backup and mysql-bin.000001 gone, the second restores"
+
 # The same from a bucket: the binlogs archived into it, both backups made into it (the second
 # again, now a day later in the bucket), restores from the bucket.
 "$RGW" start "$WORK/rgw" "$PR" > /dev/null || fail "the S3 gateway did not start"
@@ -181,7 +213,7 @@ source "$WORK/rgw/s3.env"
 s3cmd -q -c "$WORK/rgw/s3cmd.cfg" mb s3://fleet
 "$BINRECOVER" archive "${C[@]}" -P"$PS" --to=s3://fleet/prod/ 2> "$WORK/s3a.err" ||
   { cat "$WORK/s3a.err"; fail "archive --to failed"; }
-for d in "$WORK"/arch/backups/*/; do  # (the folder's backups, copied into the bucket as made)
+for d in "$WORK"/arch0/backups/*/; do  # (the folder's backups, copied into the bucket as made)
   id=$(basename "$d")
   s3cmd -q -c "$WORK/rgw/s3cmd.cfg" put "${d}dump.sql.zst" "s3://fleet/prod/server-1/backups/$id/dump.sql.zst"
   s3cmd -q -c "$WORK/rgw/s3cmd.cfg" put "${d}backup.json" "s3://fleet/prod/server-1/backups/$id/backup.json"
@@ -202,3 +234,18 @@ s3cmd -c "$WORK/rgw/s3cmd.cfg" get "s3://fleet/prod/server-1/backups/$(sed -n 's
   "$WORK/b3.zst" > /dev/null 2>&1 || fail "the bucket has no dump of that backup"
 zstdcat "$WORK/b3.zst" | grep -q "CREATE TABLE \`t\`" || fail "the bucket's dump is not the server's dump"
 pass "backup --to s3:// stores the dump in the server's folder of the bucket"
+
+# Retention by the archiver itself in the bucket (--retain=2 keeps the second and the third
+# backup): the first backup and mysql-bin.000001 go, --verify passes, the second still restores.
+"$BINRECOVER" archive "${C[@]}" -P"$PS" --to=s3://fleet/prod/ --retain=2 2> "$WORK/s3r.err" ||
+  { cat "$WORK/s3r.err"; fail "archive --to --retain failed"; }
+grep -q "retention: backup $first: deleted" "$WORK/s3r.err" || { cat "$WORK/s3r.err"; fail "the archiver did not say what retention deleted"; }
+! s3cmd -c "$WORK/rgw/s3cmd.cfg" ls "s3://fleet/prod/server-1/" | grep -q "mysql-bin.000001$" ||
+  fail "the bucket still has mysql-bin.000001"
+s3cmd -c "$WORK/rgw/s3cmd.cfg" ls "s3://fleet/prod/server-1/backups/" | grep -q "$first" && fail "the bucket still has backup $first"
+"$BINRECOVER" archive --verify s3://fleet/prod/server-1/ > /dev/null || fail "archive --verify s3:// fails after retention"
+restore_to "bucket after retention, after the 2nd backup" state.B s3://fleet/prod/ mysql-bin.000002 --to-time="$TB"
+expect_exit 2 "bucket after retention, before the 2nd backup" --from=s3://fleet/prod/ --to-time="$TA"
+"$BINRECOVER" archive --retain=1 --dry-run s3://fleet/prod/server-1/ > "$WORK/s3dry.out" || fail "retention --dry-run on the bucket failed"
+grep -q "would be deleted" "$WORK/s3dry.out" || { cat "$WORK/s3dry.out"; fail "the bucket's --dry-run says nothing would go"; }
+pass "retention by the archiver in the bucket (--retain=2): the first backup and binlog gone, --verify passes, the second backup restores"
