@@ -15,6 +15,7 @@
 #include "binlog/error.h"
 #include "binlog/reader.h"
 #include "recovery/reading/local_time.h"
+#include "recovery/server/session.h"
 #include "recovery/recover/plan.h"
 #include "recovery/sql/event_info.h"
 #include "recovery/text/escape.h"
@@ -159,6 +160,38 @@ std::vector<BackupEntry> candidates(BackupStore& store, const RestoreOptions& o,
   return out;
 }
 
+// A MySQL target that executed GTIDs of the log already would skip those transactions without
+// a word (MySQL's GTID auto-skip): refused before anything is loaded.
+void check_target_gtids(const ConnectionOptions& target, const BackupEntry& b) {
+  Session s(target);
+  if (s.mariadb()) return;
+  const std::string mode = s.value("SELECT @@GLOBAL.gtid_mode").value_or("OFF");
+  if (mode == "OFF") return;
+  const std::string executed = s.value("SELECT @@GLOBAL.gtid_executed").value_or("");
+  std::vector<std::string> uuids;
+  if (!b.server_uuid.empty()) uuids.push_back(b.server_uuid);
+  std::string set = b.mysql_gtids;
+  for (std::size_t at = 0; at < set.size();) {
+    const std::size_t end = std::min(set.find(',', at), set.size());
+    const std::string item = set.substr(at, end - at);
+    uuids.push_back(item.substr(0, item.find(':')));
+    at = end + 1;
+  }
+  const auto lower = [](std::string v) {
+    for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return v;
+  };
+  const std::string have = lower(executed);
+  for (const std::string& u : uuids)
+    if (u.size() == 36 && have.find(lower(u)) != std::string::npos)
+      throw Error(ErrorCode::kUsage,
+                  s.where() + " has executed transactions of " + u +
+                      " already (gtid_executed " + executed +
+                      "): MySQL would skip the log's transactions it has without a word. "
+                      "Restore into a new server, or clear its GTID state first (RESET BINARY "
+                      "LOGS AND GTIDS; RESET MASTER before 8.4)");
+}
+
 }  // namespace
 
 std::optional<std::time_t> backup_point(const BackupEntry& b, const std::vector<InputFile>& inputs,
@@ -247,13 +280,14 @@ RestoreResult run_restore(BackupStore& store, const std::vector<InputFile>& inpu
                                           ": the oldest, " + all.front().id +
                                           ", holds changes from after it");
 
+  if (!d.server)
+    throw Error(ErrorCode::kUsage, "restore loads the backup into a server: give -h/-P/-u or -S");
+  check_target_gtids(*d.server, r.backup);
   ScratchDir scratch;
   const std::string dump = scratch.path() + "/dump.sql";
   fetch_dump(store, r.backup, dump);
   d.plan.dump = dump;
   d.plan.backup = coordinates_of(r.backup);
-  if (!d.server)
-    throw Error(ErrorCode::kUsage, "restore loads the backup into a server: give -h/-P/-u or -S");
   r.drill = run_drill(inputs, d, decode, warn);
   r.ran = true;
   return r;

@@ -10,22 +10,39 @@
 #    each restores to; the stored objects are private (0600 / 0700) and zstd, not plain text;
 #  - refused: a point older than every backup, an unknown --backup, no point (exit 2); a damaged
 #    dump (exit 3, nothing loaded); a failing dump program (exit 6, nothing left behind).
-#   bash tests/integration/backup_restore.sh [PORT]   (uses PORT .. PORT+2 and PORT+10 .. +19)
+# With `mysql` the same day on MySQL 9.7 (source and target; MySQL's own mysqldump from the
+# chroot via --dump-tool), the folder only.
+#   bash tests/integration/backup_restore.sh [PORT [mysql]]   (PORT .. PORT+2, PORT+10 .. +19)
 source "$(dirname "$0")/lib.sh"
 P=${1:-24981}
+FLAVOR=${2:-mariadb}
 PS=$P PT=$((P + 1)) PR=$((P + 10))
 RGW=$ROOT/scripts/rgw_server.sh
+MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
 archiver=
+SERVERS_MYSQL=()
 cleanup_all() {
   [ -z "$archiver" ] || kill "$archiver" 2> /dev/null || true
   "$RGW" stop "$WORK/rgw" 2> /dev/null || true
+  for s in "${SERVERS_MYSQL[@]}"; do "$MYSQL_SERVER" stop "$s" || true; done
   cleanup
 }
 trap cleanup_all EXIT
 C=(--no-defaults -h127.0.0.1 -uroot)
-
-start_server src "$PS" --server-id=1 --log-slave-updates=ON
-start_server dst "$PT" --server-id=2
+TOOL=()
+if [ "$FLAVOR" = mysql ]; then
+  "$MYSQL_SERVER" chroot > /dev/null || fail "cannot build the MySQL chroot"
+  for n in src dst; do SERVERS_MYSQL+=("$WORK/$n"); done
+  "$MYSQL_SERVER" start "$WORK/src" "$PS" > /dev/null || fail "MySQL did not start"
+  "$MYSQL_SERVER" start "$WORK/dst" "$PT" --server-id=2 > /dev/null || fail "MySQL did not start"
+  # MySQL's own mysqldump (Debian's mysqldump here is MariaDB's).
+  printf '#!/bin/sh\nexec bash %s exec mysqldump "$@"\n' "$MYSQL_SERVER" > "$WORK/mysqldump"
+  chmod 700 "$WORK/mysqldump"
+  TOOL=(--dump-tool="$WORK/mysqldump")
+else
+  start_server src "$PS" --server-id=1 --log-slave-updates=ON
+  start_server dst "$PT" --server-id=2
+fi
 ms() { mariadb "${C[@]}" -P"$PS" -N -B -e "$1"; }
 mt() { mariadb "${C[@]}" -P"$PT" -N -B -e "$1"; }
 # The state of `shop` on a server: every row of every table, in key order, and CHECKSUM TABLE.
@@ -52,7 +69,7 @@ mkdir -p "$WORK/arch"
 archiver=$!
 
 # Day 1: the first backup, then the day's writes.
-"$BINRECOVER" backup "${C[@]}" -P"$PS" --dir="$WORK/arch" > "$WORK/b1.out" 2>&1 ||
+"$BINRECOVER" backup "${C[@]}" -P"$PS" "${TOOL[@]}" --dir="$WORK/arch" > "$WORK/b1.out" 2>&1 ||
   { cat "$WORK/b1.out"; fail "backup into the folder failed"; }
 grep -q "^backup [0-9T]*Z stored in $WORK/arch/backups/" "$WORK/b1.out" || fail "backup said: $(cat "$WORK/b1.out")"
 tick
@@ -65,7 +82,7 @@ tick
 # Day 2: a new binlog, writes, the second backup, more writes.
 ms "FLUSH BINARY LOGS; INSERT INTO shop.orders VALUES (4, 40.00, 'day 2');"
 tick
-"$BINRECOVER" backup "${C[@]}" -P"$PS" --dir="$WORK/arch" > "$WORK/b2.out" 2>&1 ||
+"$BINRECOVER" backup "${C[@]}" -P"$PS" "${TOOL[@]}" --dir="$WORK/arch" > "$WORK/b2.out" 2>&1 ||
   { cat "$WORK/b2.out"; fail "the second backup failed"; }
 tick
 ms "UPDATE shop.orders SET note = 'changed' WHERE id = 2; INSERT INTO shop.people VALUES (4, 'Ana');"
@@ -79,7 +96,9 @@ tick
 ms "DROP DATABASE shop; CREATE DATABASE other; CREATE TABLE other.t (id INT PRIMARY KEY);
   INSERT INTO other.t VALUES (1);"
 # The archive caught up with the server (its status file names the server's last position).
-end=$(ms "SHOW MASTER STATUS" | awk '{ print $1 ":" $2 }')
+status_sql="SHOW MASTER STATUS"
+[ "$FLAVOR" = mysql ] && status_sql="SHOW BINARY LOG STATUS"
+end=$(ms "$status_sql" | awk '{ print $1 ":" $2 }')
 for _ in $(seq 1 600); do
   grep -q "\"file\":\"${end%%:*}\",\"position\":${end##*:}[,}]" "$WORK/arch.status" 2> /dev/null && break
   sleep 0.1
@@ -111,7 +130,7 @@ pass "each backup: a 0700 folder, a 0600 zstd dump whose SHA-256 its 0600 manife
 grep -q "coordinates: mysql-bin.000001:" "$WORK/list.txt" && grep -q "coordinates: mysql-bin.000002:" "$WORK/list.txt" ||
   { cat "$WORK/list.txt"; fail "--list does not show each backup's coordinates"; }
 "$BINRECOVER" backup --list "$WORK/arch" --format=json > "$WORK/list.json" || fail "backup --list --format=json failed"
-python3 - "$WORK/list.json" << 'EOF' || fail "backup --list JSON is wrong"
+python3 - "$WORK/list.json" "$FLAVOR" << 'EOF' || fail "backup --list JSON is wrong"
 import json, sys
 rows = json.load(open(sys.argv[1]))
 assert len(rows) == 2, rows
@@ -119,7 +138,7 @@ a, b = rows
 assert a["binlog_file"] == "mysql-bin.000001" and b["binlog_file"] == "mysql-bin.000002", rows
 assert a["started"] <= b["started"] and a["point"] <= b["point"], rows
 for r in rows:
-    assert r["databases"] == ["shop"] and r["flavor"] == "mariadb", r
+    assert r["databases"] == ["shop"] and r["flavor"] == sys.argv[2], r
     assert r["restorable_to"] is not None and r["restorable_to"] >= r["point"], r
     assert r["stored_bytes"] > 0 and r["dump_bytes"] > r["stored_bytes"] / 2, r
 EOF
@@ -130,6 +149,8 @@ restore_to() {
   local label=$1 expect=$2 from=$3 backup=$4 rc=0
   shift 4
   mt "DROP DATABASE IF EXISTS shop; DROP DATABASE IF EXISTS other; DROP DATABASE IF EXISTS binrecover"
+  # (a MySQL target that replayed the log's GTIDs before is refused: cleared here, as a DBA does)
+  [ "$FLAVOR" = mysql ] && mt "RESET BINARY LOGS AND GTIDS"
   "$BINRECOVER" restore "${C[@]}" -P"$PT" --from="$from" "$@" --report="$WORK/r.json" \
     > "$WORK/r.out" 2>&1 || rc=$?
   [ $rc = 0 ] || { cat "$WORK/r.out"; fail "$label: restore exit $rc"; }
@@ -144,6 +165,13 @@ restore_to "folder, before the 2nd backup" state.A "$WORK/arch" mysql-bin.000001
 restore_to "folder, after the 2nd backup" state.B "$WORK/arch" mysql-bin.000002 --to-time="$TB"
 restore_to "folder, before the DROP" state.C "$WORK/arch" mysql-bin.000002 --before-incident
 grep -q "DROP DATABASE shop" "$WORK/r.out" || fail "the restore does not name the incident"
+if [ "$FLAVOR" = mysql ]; then
+  rc=0
+  "$BINRECOVER" restore "${C[@]}" -P"$PT" --from="$WORK/arch" --to-time="$TB" > "$WORK/g.out" 2>&1 || rc=$?
+  [ $rc = 2 ] && grep -q "has executed transactions of" "$WORK/g.out" ||
+    { cat "$WORK/g.out"; fail "a MySQL target that has the log's GTIDs: exit $rc, not refused"; }
+  pass "a MySQL target that executed the log's GTIDs already is refused (exit 2): MySQL would skip them silently"
+fi
 pass "restore from the folder: --to-time before and after the 2nd backup, --before-incident: every row and CHECKSUM TABLE as recorded"
 
 # Refused, before anything is loaded.
@@ -151,6 +179,7 @@ expect_exit() {
   local want=$1 label=$2 rc=0
   shift 2
   mt "DROP DATABASE IF EXISTS shop"
+  [ "$FLAVOR" = mysql ] && mt "RESET BINARY LOGS AND GTIDS"
   "$BINRECOVER" restore "${C[@]}" -P"$PT" "$@" > "$WORK/e.out" 2>&1 || rc=$?
   [ $rc = "$want" ] || { cat "$WORK/e.out"; fail "$label: exit $rc, not $want"; }
   [ -z "$(mt "SHOW DATABASES LIKE 'shop'")" ] || fail "$label: something was loaded"
@@ -204,6 +233,8 @@ head -1 "$WORK/arch/mysql-bin.index" | grep -q "mysql-bin.000002" || fail "the i
 restore_to "folder after retention, after the 2nd backup" state.B "$WORK/arch" mysql-bin.000002 --to-time="$TB"
 expect_exit 2 "folder after retention, before the 2nd backup" --from="$WORK/arch" --to-time="$TA"
 pass "retention --retain=1 in the folder: --dry-run changes nothing; killed mid-way --verify passes and the next run finishes; the first backup and mysql-bin.000001 gone, the second restores"
+
+if [ "$FLAVOR" = mysql ]; then exit 0; fi
 
 # The same from a bucket: the binlogs archived into it, both backups made into it (the second
 # again, now a day later in the bucket), restores from the bucket.
