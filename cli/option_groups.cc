@@ -534,6 +534,10 @@ Group archive_group() {
       "retain-days", po::value<std::string>(),
       "also keep every backup begun in the last D days (with --retain: a backup either keeps "
       "stays)")("dry-run", "with --retain: say what would be deleted, delete nothing")(
+      "zstd",
+      "with --to: store each piece zstd-compressed (a complete file is then kept as its "
+      "pieces, not one object; every reader reads it as before)")(
+      "zstd-level", po::value<std::string>(), "with --zstd: the level, 1 to 19 (default 3)")(
       "format", po::value<std::string>(), "with --status: table (default) or json");
   return grp;
 }
@@ -551,7 +555,11 @@ Group s3_group() {
       "keys come from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY first")(
       "s3-addressing", po::value<std::string>(),
       "path (https://HOST/BUCKET/KEY), virtual (https://BUCKET.HOST/KEY) or auto (default: "
-      "virtual for AWS, path for other stores)");
+      "virtual for AWS, path for other stores)")(
+      "encryption-key-file", po::value<std::string>(),
+      "the key (32 bytes, or 64 hex digits; a file only its owner reads) of an encrypted "
+      "archive or backup: archive --to and backup store with it (AES-256-GCM), every reader "
+      "reads with it (default: BINRECOVER_ENCRYPTION_KEY_FILE)");
   return grp;
 }
 

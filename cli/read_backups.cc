@@ -32,7 +32,8 @@ void read_backup(const Given& g, Command cmd, Options& o) {
   const std::vector<std::string> files =
       g.has("files") ? g.list("files") : std::vector<std::string>{};
   if (g.has("list")) {
-    for (const char* n : {"dir", "to", "s3-folder", "database", "dump-tool", "compress-level"})
+    for (const char* n : {"dir", "to", "s3-folder", "database", "dump-tool", "compress-level",
+                          "encryption-key-file"})
       if (g.has(n)) usage_error(std::string("--") + n + " makes a backup: not with --list");
     if (connection_given(g))
       usage_error("--list reads the archive, not a server: no -h, -u, -p ...");

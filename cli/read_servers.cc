@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -113,6 +114,20 @@ void read_s3(const Given& g, Options& o) {
     usage_error("--s3-endpoint takes http(s)://HOST[:PORT], not '" + *so.endpoint + "'");
   o.archive.s3 = so;
   recovery::s3::set_reader_config(so);
+  // The key of encrypted archives and backups: the option, else the environment.
+  std::optional<std::string> key_file = g.text("encryption-key-file");
+  if (!key_file)
+    if (const char* e = std::getenv("BINRECOVER_ENCRYPTION_KEY_FILE"); e != nullptr && *e != 0)
+      key_file = e;
+  if (key_file) {
+    recovery::Codec c;
+    c.key = recovery::read_key_file(*key_file);
+    c.key_id = recovery::key_id_of(*c.key);
+    recovery::s3::set_reader_codec(c);
+    o.archive.codec.key = c.key;
+    o.archive.codec.key_id = c.key_id;
+    o.backup.codec = c;
+  }
 }
 
 namespace {
@@ -177,10 +192,31 @@ void read_archive(const Given& g, Command cmd, Options& o) {
       bool store = o.archive.to.has_value();
       if (g.has("files"))
         for (const auto& f : g.list("files")) store = store || recovery::s3::is_url(f);
-      for (const char* n : {"s3-endpoint", "s3-region", "s3-profile", "s3-addressing"})
+      for (const char* n :
+           {"s3-endpoint", "s3-region", "s3-profile", "s3-addressing", "encryption-key-file"})
         if (g.has(n) && !store) usage_error(std::string("--") + n + " applies with --to or s3://");
     }
     read_retention(g, o);
+    if (g.has("zstd-level") && !g.has("zstd")) usage_error("--zstd-level applies with --zstd");
+    if (g.has("zstd")) {
+      if (!o.archive.to)
+        usage_error(
+            "--zstd applies with --to s3://... (a folder archive is byte for byte, as the "
+            "server's own folder)");
+      o.archive.codec.zstd = true;
+      if (auto n = g.u64("zstd-level")) {
+        if (*n < 1 || *n > 19) usage_error("--zstd-level must be 1 to 19");
+        o.archive.codec.level = static_cast<int>(*n);
+      }
+    }
+    if (g.has("encryption-key-file") && !o.archive.to && !o.archive.dir.empty())
+      usage_error(
+          "--encryption-key-file applies with --to s3://... (a folder archive is byte for "
+          "byte, as the server's own folder)");
+    if (o.archive.codec.key && !o.archive.to) {  // (reading only: the key from the environment)
+      o.archive.codec.key.reset();
+      o.archive.codec.key_id.clear();
+    }
     const int modes = (o.archive_verify ? 1 : 0) + (o.archive_status ? 1 : 0);  // (one: rules)
     if (modes > 0 && (o.archive.to || !o.archive.dir.empty()))
       usage_error(std::string(o.archive_verify ? "--verify" : "--status") +

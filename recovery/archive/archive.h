@@ -10,6 +10,7 @@
 #include "binlog/reader.h"
 #include "recovery/archive/retention.h"
 #include "recovery/server/remote_source.h"
+#include "recovery/storage/envelope.h"
 #include "recovery/storage/s3.h"
 
 namespace binrecover::recovery {
@@ -37,6 +38,9 @@ struct ArchiveOptions {
   // --retain / --retain-days: applied when the run begins, after each file the server closes,
   // and at the end (recovery/archive/retention.h).
   RetentionPolicy retain;
+  // --zstd / --encryption-key-file with --to: each piece stored as an envelope
+  // (recovery/storage/envelope.h); a folder continued keeps what its manifest says.
+  Codec codec;
   std::function<void(const std::string&)> note;  // what retention deleted (a line on stderr)
 };
 

@@ -76,22 +76,6 @@ std::string frame_gtid(binlog::Bytes raw) {
   return {};
 }
 
-// A piece's bytes, checked against the SHA-256 the manifest gives.
-std::vector<std::byte> read_piece(s3::Client& client, const std::string& bucket, const Piece& p) {
-  const Url u{bucket, p.key};
-  std::vector<std::byte> bytes(p.size);
-  std::size_t at = 0;
-  while (at < bytes.size()) {
-    const std::size_t got = client.get_range(u, at, bytes.size() - at, bytes.data() + at);
-    if (got == 0) break;
-    at += got;
-  }
-  if (at != p.size || s3::sha256_hex(bytes) != p.sha256)
-    throw Error(ErrorCode::kIo,
-                u.text() + ": a piece of the archive is missing or not what the manifest says");
-  return bytes;
-}
-
 // The manifest of the server's folder (a new one when there is none), refused when it is
 // another server's, with what the server says about itself now.
 s3::Manifest server_manifest(s3::Client& client, const Url& folder, const ArchivedServer& server) {
@@ -128,7 +112,7 @@ std::vector<Piece> compose_object(s3::Client& client, const Url& obj, const std:
     for (std::size_t i = 0; i < sealed.size(); ++i) {
       const Piece& p = sealed[i];
       if (i == 0) {
-        std::vector<std::byte> bytes = read_piece(client, bucket, p);
+        std::vector<std::byte> bytes = s3::read_piece(client, bucket, p, false, Codec{});
         fix_first(bytes);
         etags.push_back(client.upload_part(obj, id, 1, bytes));
         ranges.push_back(Piece{0, bytes.size(), {}, s3::sha256_hex(bytes), false});
@@ -165,6 +149,20 @@ class S3Archive : public ArchiveSink {
         server.uuid.empty() ? "server-" + std::to_string(server.server_id) : server.uuid);
     folder_ = Url{base.bucket, base.key + name + "/"};
     manifest_ = server_manifest(client_, folder_, server);
+    if (manifest_.files.empty()) {
+      manifest_.codec = opts.codec.name();
+      manifest_.key_id = opts.codec.key ? opts.codec.key_id : std::string();
+    } else if (manifest_.codec != opts.codec.name() ||
+               (opts.codec.key && manifest_.key_id != opts.codec.key_id)) {
+      throw Error(ErrorCode::kUsage,
+                  folder_.text() + " is stored " +
+                      (manifest_.codec.empty() ? std::string("byte for byte")
+                                               : "as " + manifest_.codec +
+                                                     (manifest_.key_id.empty()
+                                                          ? std::string()
+                                                          : " (key id " + manifest_.key_id + ")")) +
+                      ": continue it with the same --zstd and --encryption-key-file");
+    }
     tail_.reserve(opts.part_bytes + (std::size_t{1} << 20));
     open_last();
     flusher_ = std::thread([this] { upload_when_due(); });
@@ -292,7 +290,13 @@ class S3Archive : public ArchiveSink {
           manifest_.files.end());
       write_manifest();
       write_index();
-      for (const auto& f : r.plan.drop_files) client_.remove(Url{folder_.bucket, folder_.key + f});
+      for (const auto& f : r.plan.drop_files) {
+        client_.remove(Url{folder_.bucket, folder_.key + f});
+        if (enveloped())  // (its pieces are the file)
+          for (const auto& o :
+               client_.list(folder_.bucket, folder_.key + ".active/" + f + "/").objects)
+            client_.remove(Url{folder_.bucket, o.key});
+      }
     }
     if (o_.note) o_.note(r.text());
   }
@@ -317,7 +321,8 @@ class S3Archive : public ArchiveSink {
     tail_.clear();
     for (const Piece& p : f.pieces) {
       if (p.offset < tail_start_) continue;
-      const std::vector<std::byte> bytes = read_piece(client_, folder_.bucket, p);
+      const std::vector<std::byte> bytes =
+          s3::read_piece(client_, folder_.bucket, p, enveloped(), o_.codec);
       tail_.insert(tail_.end(), bytes.begin(), bytes.end());
     }
     if (tail_start_ + tail_.size() != pos_)
@@ -348,7 +353,7 @@ class S3Archive : public ArchiveSink {
     const binlog::Bytes bytes(tail_.data() + from, tail_.size() - from);
     Piece p{uploaded_, bytes.size(), piece_key(folder_.key, file_, uploaded_, bytes.size()),
             s3::sha256_hex(bytes), false};
-    client_.put(Url{folder_.bucket, p.key}, bytes);
+    put_piece(p.key, bytes);
     f.pieces.push_back(p);
     f.size = pos_;
     f.checksum = crc_;
@@ -364,7 +369,7 @@ class S3Archive : public ArchiveSink {
     const binlog::Bytes bytes(tail_.data(), tail_.size());
     Piece p{tail_start_, bytes.size(), piece_key(folder_.key, file_, tail_start_, bytes.size()),
             s3::sha256_hex(bytes), sealed};
-    client_.put(Url{folder_.bucket, p.key}, bytes);
+    put_piece(p.key, bytes);
     std::vector<Piece> gone;
     std::vector<Piece> kept;
     for (const Piece& q : f.pieces) (q.offset >= tail_start_ ? gone : kept).push_back(q);
@@ -391,10 +396,58 @@ class S3Archive : public ArchiveSink {
     store_tail(true);
   }
 
+  bool enveloped() const { return !manifest_.codec.empty(); }
+
+  // A piece's bytes stored under `key`: as they are, or as an envelope.
+  void put_piece(const std::string& key, binlog::Bytes bytes) {
+    if (!enveloped()) {
+      client_.put(Url{folder_.bucket, key}, bytes);
+      return;
+    }
+    const std::vector<std::byte> e = recovery::seal(o_.codec, bytes);
+    client_.put(Url{folder_.bucket, key}, e);
+  }
+
+  // (under mu_) An envelope archive's file made complete: its tail sealed as a last piece, the
+  // first piece stored again with the in-use flag clear (under a key of its own, the manifest
+  // naming it before the old one is deleted), the file's pieces kept as the file.
+  void complete_enveloped() {
+    ArchivedFile& f = manifest_.files.back();
+    if (!tail_.empty()) store_tail(true);
+    if (!f.pieces.empty() && f.pieces.front().offset == 0) {
+      Piece& first = f.pieces.front();
+      std::vector<std::byte> bytes = s3::read_piece(client_, folder_.bucket, first, true, o_.codec);
+      if (bytes.size() > 4 + kFlagsAt && (bytes[4 + kFlagsAt] & kInUse) != std::byte{0}) {
+        bytes[4 + kFlagsAt] &= ~kInUse;
+        Piece closed{0, bytes.size(), first.key + ".closed", s3::sha256_hex(bytes), true};
+        if (first.key.size() > 7 && first.key.compare(first.key.size() - 7, 7, ".closed") == 0)
+          closed.key = first.key;  // (already)
+        put_piece(closed.key, bytes);
+        first = closed;
+      }
+    }
+    f.complete = true;
+    f.size = pos_;
+    f.checksum = crc_;
+    f.next = ended_next_;
+    write_manifest();
+    std::set<std::string> named;
+    for (const Piece& p : f.pieces) named.insert(p.key);
+    const auto listing = client_.list(folder_.bucket, folder_.key + ".active/" + file_ + "/");
+    for (const auto& o : listing.objects)
+      if (!named.count(o.key)) client_.remove(Url{folder_.bucket, o.key});
+    tail_.clear();
+    tail_start_ = pos_;
+  }
+
   // (under mu_) The file's object from its pieces, then the manifest says it is complete.
   void compose() {
     ArchivedFile& f = manifest_.files.back();
     upload();  // (everything in a piece first: a kill while composing loses nothing)
+    if (enveloped()) {
+      complete_enveloped();
+      return;
+    }
     const Url obj = current_url();
     std::vector<Piece> sealed;
     for (const Piece& p : f.pieces)

@@ -228,7 +228,12 @@ RetentionResult retain_s3(const std::string& url_text, const RetentionPolicy& p,
       kept.files.end());
   write_s3_listing(*client, folder, kept);
   if (!r.plan.drop_files.empty()) test_pause_retention();
-  for (const auto& f : r.plan.drop_files) client->remove(s3::Url{folder.bucket, folder.key + f});
+  for (const auto& f : r.plan.drop_files) {
+    client->remove(s3::Url{folder.bucket, folder.key + f});
+    if (!m->codec.empty())  // (its pieces are the file)
+      for (const auto& o : client->list(folder.bucket, folder.key + ".active/" + f + "/").objects)
+        client->remove(s3::Url{folder.bucket, o.key});
+  }
   if (!kept.files.empty()) {
     const std::string& first = kept.files.front().name;
     const std::size_t dot = first.rfind('.');

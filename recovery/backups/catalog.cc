@@ -391,6 +391,10 @@ std::string BackupEntry::to_json() const {
   j["databases"] = databases;
   j["object"] = kBackupDump;
   j["compression"] = compression;
+  if (!encryption.empty()) {
+    j["encryption"] = encryption;
+    j["key_id"] = key_id;
+  }
   j["stored_bytes"] = stored_bytes;
   j["dump_bytes"] = dump_bytes;
   j["sha256"] = sha256;
@@ -434,6 +438,11 @@ BackupEntry BackupEntry::from_json(const std::string& text, const std::string& w
     if (b.compression != "zstd")
       throw Error(ErrorCode::kUnsupportedFormat,
                   where + ": compression '" + b.compression + "' is not one this binrecover reads");
+    b.encryption = text_of(j, "encryption");
+    b.key_id = text_of(j, "key_id");
+    if (!b.encryption.empty() && b.encryption != "aes-256-gcm")
+      throw Error(ErrorCode::kUnsupportedFormat,
+                  where + ": encryption '" + b.encryption + "' is not one this binrecover reads");
     b.stored_bytes = number<std::uint64_t>(j, "stored_bytes", where, std::nullopt);
     b.dump_bytes = number<std::uint64_t>(j, "dump_bytes", where, std::nullopt);
     b.sha256 = text_of(j, "sha256");

@@ -35,6 +35,9 @@ struct BackupEntry {
   std::string mysql_gtids, mariadb_gtids;
   std::vector<std::string> databases;  // the databases dumped
   std::string compression = "zstd";
+  // "aes-256-gcm": the stored bytes are envelopes of the zstd stream (storage/envelope.h),
+  // 4 MiB each, sealed with the key whose id is `key_id`; "": the zstd stream itself.
+  std::string encryption, key_id;
   std::uint64_t stored_bytes = 0, dump_bytes = 0;
   std::string sha256;  // of the dump's own bytes (as the dump program wrote them)
   // Not stored: where it was found (the backup's folder: a path, or s3://BUCKET/KEY/).

@@ -14,16 +14,6 @@ namespace binrecover::recovery {
 
 namespace {
 
-// The time of the last event of the last input (0: none).
-std::time_t last_event_time(const std::vector<InputFile>& inputs, const DecodeOptions& decode) {
-  if (inputs.empty()) return 0;
-  const std::unique_ptr<binlog::Source> src = open_input(inputs.back());
-  binlog::EventReader reader(*src, decode.reader);
-  std::time_t latest = 0;
-  while (auto ev = reader.next()) latest = std::max<std::time_t>(latest, ev->header.timestamp);
-  return latest;
-}
-
 std::string mib(std::uint64_t b) {
   return fmt::format("{:.1f} MiB", static_cast<double>(b) / 1048576.0);
 }
@@ -44,7 +34,7 @@ std::vector<BackupRow> backup_rows(BackupStore& store, const std::vector<InputFi
                                    const DecodeOptions& decode,
                                    std::vector<std::string>* problems) {
   std::vector<BackupRow> rows;
-  const std::time_t end = last_event_time(inputs, decode);
+  const std::time_t end = last_event_time(inputs, decode);  // (restore.h)
   for (BackupEntry& e : store.list(problems)) {
     BackupRow r;
     r.point = backup_point(e, inputs, decode);

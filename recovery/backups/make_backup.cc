@@ -14,6 +14,7 @@
 #include "binlog/error.h"
 #include "recovery/recover/backup_text.h"
 #include "recovery/server/programs.h"
+#include "recovery/storage/envelope.h"
 #include "recovery/storage/s3_archive.h"
 
 namespace binrecover::recovery {
@@ -248,6 +249,10 @@ BackupEntry run_backup(const BackupOptions& o, const binlog::WarningSink& warn) 
   e.tool_version = version;
   e.started = f.now;
   e.databases = databases;
+  if (o.codec.key) {
+    e.encryption = "aes-256-gcm";
+    e.key_id = o.codec.key_id;
+  }
   e.id = store->begin(backup_id_at(f.now));
 
   MessagesFile messages;
@@ -263,11 +268,28 @@ BackupEntry run_backup(const BackupOptions& o, const binlog::WarningSink& warn) 
   DumpWatch watch;
   std::uint64_t stored = 0;
   int status = 0;
+  // With a key, the zstd stream goes out as envelopes of 4 MiB (storage/envelope.h).
+  std::string pending;
+  Codec seal_only;
+  seal_only.key = o.codec.key;
+  seal_only.key_id = o.codec.key_id;
+  const auto out_bytes = [&](std::string_view b) {
+    store->write(b);
+    stored += b.size();
+  };
+  const auto seal_pending = [&] {
+    const std::vector<std::byte> e =
+        seal(seal_only, {reinterpret_cast<const std::byte*>(pending.data()), pending.size()});
+    out_bytes({reinterpret_cast<const char*>(e.data()), e.size()});
+    pending.clear();
+  };
+  constexpr std::size_t kEnvelopeBytes = std::size_t{4} << 20;
   try {
     ZstdCompressor z(o.level, std::thread::hardware_concurrency() > 2 ? 2 : 0,
                      [&](std::string_view b) {
-                       store->write(b);
-                       stored += b.size();
+                       if (!seal_only.key) return out_bytes(b);
+                       pending.append(b);
+                       if (pending.size() >= kEnvelopeBytes) seal_pending();
                      });
     std::string buf(std::size_t{1} << 20, '\0');
     std::uint64_t said = 0;
@@ -298,6 +320,7 @@ BackupEntry run_backup(const BackupOptions& o, const binlog::WarningSink& warn) 
                                           " ended without its '-- Dump completed' line: the "
                                           "dump is not whole");
     z.finish();
+    if (seal_only.key && !pending.empty()) seal_pending();
     store->end();
     const BackupCoordinates c = coords::parse_dump(watch.head(), tail, e.id);
     if (c.file.empty() && c.mysql_gtid_set.empty() && c.mariadb_gtid_pos.empty())

@@ -9,6 +9,7 @@
 #include "binlog/reader.h"
 #include "recovery/backups/catalog.h"
 #include "recovery/server/session.h"
+#include "recovery/storage/envelope.h"
 #include "recovery/storage/s3.h"
 
 namespace binrecover::recovery {
@@ -25,6 +26,7 @@ struct BackupOptions {
   std::vector<std::string> databases;  // none: every database but the system ones
   std::string dump_tool;               // "": mariadb-dump (MariaDB) or mysqldump on PATH
   int level = 3;                       // zstd level
+  Codec codec;                         // its key: the dump stored encrypted (envelopes)
   std::function<void(const std::string&)> progress;  // a status line (on a terminal)
 };
 

@@ -15,9 +15,11 @@
 #include "binlog/error.h"
 #include "binlog/reader.h"
 #include "recovery/reading/local_time.h"
-#include "recovery/server/session.h"
 #include "recovery/recover/plan.h"
+#include "recovery/server/session.h"
 #include "recovery/sql/event_info.h"
+#include "recovery/storage/envelope.h"
+#include "recovery/storage/s3_archive.h"
 #include "recovery/text/escape.h"
 
 namespace binrecover::recovery {
@@ -65,7 +67,29 @@ void fetch_dump(BackupStore& store, const BackupEntry& b, const std::string& pat
         s.remove_prefix(static_cast<std::size_t>(n));
       }
     });
-    store.read(b, [&](std::string_view s) { z.write(s); });
+    if (b.encryption.empty()) {
+      store.read(b, [&](std::string_view s) { z.write(s); });
+    } else {
+      // Envelopes one after another, each opened with the reader's key as it is whole.
+      std::string held;
+      const std::string what = "backup " + b.id;
+      store.read(b, [&](std::string_view s) {
+        held.append(s);
+        std::size_t at = 0;
+        for (;;) {
+          const binlog::Bytes rest{reinterpret_cast<const std::byte*>(held.data()) + at,
+                                   held.size() - at};
+          const auto size = envelope_size(rest, what);
+          if (!size || *size > rest.size()) break;
+          const std::vector<std::byte> plain =
+              unseal(s3::reader_codec(), rest.subspan(0, *size), what);
+          z.write({reinterpret_cast<const char*>(plain.data()), plain.size()});
+          at += *size;
+        }
+        held.erase(0, at);
+      });
+      if (!held.empty()) throw Error(ErrorCode::kIo, what + " ends inside an envelope (cut short)");
+    }
     z.finish();
   } catch (...) {
     ::close(fd);
@@ -185,8 +209,8 @@ void check_target_gtids(const ConnectionOptions& target, const BackupEntry& b) {
   for (const std::string& u : uuids)
     if (u.size() == 36 && have.find(lower(u)) != std::string::npos)
       throw Error(ErrorCode::kUsage,
-                  s.where() + " has executed transactions of " + u +
-                      " already (gtid_executed " + executed +
+                  s.where() + " has executed transactions of " + u + " already (gtid_executed " +
+                      executed +
                       "): MySQL would skip the log's transactions it has without a word. "
                       "Restore into a new server, or clear its GTID state first (RESET BINARY "
                       "LOGS AND GTIDS; RESET MASTER before 8.4)");
@@ -208,6 +232,15 @@ std::optional<std::time_t> backup_point(const BackupEntry& b, const std::vector<
   return latest;
 }
 
+std::time_t last_event_time(const std::vector<InputFile>& inputs, const DecodeOptions& decode) {
+  if (inputs.empty()) return 0;
+  const std::unique_ptr<binlog::Source> src = open_input(inputs.back());
+  binlog::EventReader reader(*src, decode.reader);
+  std::time_t latest = 0;
+  while (auto ev = reader.next()) latest = std::max<std::time_t>(latest, ev->header.timestamp);
+  return latest;
+}
+
 RestoreResult run_restore(BackupStore& store, const std::vector<InputFile>& inputs,
                           const RestoreOptions& o, const DecodeOptions& decode,
                           const binlog::WarningSink& warn) {
@@ -218,6 +251,18 @@ RestoreResult run_restore(BackupStore& store, const std::vector<InputFile>& inpu
   const std::vector<BackupEntry> all = candidates(store, o, warn);
   RestoreResult r;
   DrillOptions d = o.drill;
+  if (d.filter.stop_datetime) {
+    // A time past the archive's last event: what happened between is not known (an archiver
+    // may lag, a server may have written what never reached it).
+    const std::time_t end = last_event_time(inputs, decode);
+    if (*d.filter.stop_datetime > end)
+      throw Error(ErrorCode::kNotFound,
+                  "--to-time " + when(*d.filter.stop_datetime) +
+                      " is past the archive's last event (" +
+                      (end > 0 ? when(end) : std::string("none")) +
+                      "): what happened after it is not in the archive. Give --to-end to restore "
+                      "everything it holds, or a time within it");
+  }
 
   // The point's time, and for --before-incident its place: found by a plan over the whole
   // range from the oldest backup on (an incident before the newest backup must not be missed).
@@ -288,6 +333,7 @@ RestoreResult run_restore(BackupStore& store, const std::vector<InputFile>& inpu
   fetch_dump(store, r.backup, dump);
   d.plan.dump = dump;
   d.plan.backup = coordinates_of(r.backup);
+  d.plan.allow_empty = true;
   r.drill = run_drill(inputs, d, decode, warn);
   r.ran = true;
   return r;

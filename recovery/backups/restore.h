@@ -38,6 +38,9 @@ struct RestoreResult {
 std::optional<std::time_t> backup_point(const BackupEntry& b, const std::vector<InputFile>& inputs,
                                         const DecodeOptions& decode);
 
+// The time of the archive's last event (of its last binlog; 0: none).
+std::time_t last_event_time(const std::vector<InputFile>& inputs, const DecodeOptions& decode);
+
 // Chooses the backup and runs the restore; never throws for a failed step (the result says),
 // only for a point no backup can reach, a damaged backup or bad options (Error).
 RestoreResult run_restore(BackupStore& store, const std::vector<InputFile>& inputs,

@@ -221,7 +221,14 @@ DrillResult run_drill(const std::vector<InputFile>& inputs, const DrillOptions& 
     r.error = "plan: " + e.describe();
     return r;
   }
-  step("plan", [&] { return choose_range(plan, opts, filter, replay_inputs, r); });
+  const bool nothing = plan.total.transactions == 0;  // (PlanOptions::allow_empty)
+  if (nothing) {
+    r.start = plan.start.why;
+    r.target = "the point (no transaction after the backup's coordinates before it)";
+    r.steps.push_back({"plan", 0, true, "nothing to replay after the backup"});
+  } else {
+    step("plan", [&] { return choose_range(plan, opts, filter, replay_inputs, r); });
+  }
 
   ThrowawayServer server(opts);
   SignalWatch watch([&server] { server.abandon(); });
@@ -240,6 +247,7 @@ DrillResult run_drill(const std::vector<InputFile>& inputs, const DrillOptions& 
       }))
     return r;
   if (!step("replay binlogs", [&]() -> std::string {
+        if (nothing) return std::string("nothing after the backup");
         // The replay engine, as `binrecover replay --parallel N` (its state and progress on
         // the drill server, which has no binary log: the progress table).
         const ConnectionOptions conn = server.connection();

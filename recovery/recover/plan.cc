@@ -207,7 +207,7 @@ Plan make_plan(const std::vector<InputFile>& inputs, const PlanOptions& opts,
   }
   plan.total = finder.total();
   plan.skipped = finder.skipped();
-  if (plan.total.transactions == 0)
+  if (plan.total.transactions == 0 && !opts.allow_empty)
     throw Error(ErrorCode::kNotFound,
                 "nothing to plan: the range and filters keep no transaction of the binlogs read "
                 "(from " +

@@ -33,6 +33,9 @@ struct PlanOptions {
   std::uint64_t rows_threshold = 1000;  // row format: this many rows of a table in a transaction
   std::optional<std::string> incident;  // --incident=N|GTID|FILE:POS
   std::vector<std::string> allow;       // --allow: known jobs
+  // A range that keeps no transaction is a plan of nothing (restore: nothing happened after the
+  // backup up to the point), not an error.
+  bool allow_empty = false;
 };
 
 // Where a plan starts.

@@ -1,6 +1,7 @@
 #include "recovery/storage/s3_archive.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -27,6 +28,10 @@ std::string Manifest::to_json() const {
   j["updated"] = updated;
   j["last_event_time"] = last_event_time;
   j["active"] = active;
+  if (!codec.empty()) {
+    j["codec"] = codec;
+    j["key_id"] = key_id;
+  }
   json files = json::array();
   for (const ArchivedFile& f : this->files) {
     json jf;
@@ -95,6 +100,12 @@ Manifest Manifest::from_json(const std::string& text, const std::string& where) 
     m.updated = whole<std::int64_t>(j, "updated", where, std::int64_t{0});
     m.last_event_time = whole<std::int64_t>(j, "last_event_time", where, std::int64_t{0});
     m.active = j.value("active", false);
+    m.codec = j.value("codec", "");
+    m.key_id = j.value("key_id", "");
+    if (m.codec != "" && m.codec != "zstd" && m.codec != "aes-256-gcm" &&
+        m.codec != "zstd+aes-256-gcm")
+      throw Error(ErrorCode::kUnsupportedFormat, where + ": pieces stored as '" + m.codec +
+                                                     "', which this binrecover does not read");
     for (const json& jf : j.at("files")) {
       ArchivedFile f;
       f.name = jf.at("name").get<std::string>();
@@ -155,7 +166,8 @@ std::optional<Manifest> read_manifest(Client& c, const Url& folder) {
   // would have us read, and the archiver delete, an object that is not a piece.
   for (const ArchivedFile& f : m.files)
     for (const Piece& p : f.pieces)
-      if (!f.complete && p.key.rfind(folder.key + ".active/" + f.name + "/", 0) != 0)
+      if ((!f.complete || !p.key.empty()) &&
+          p.key.rfind(folder.key + ".active/" + f.name + "/", 0) != 0)
         throw Error(ErrorCode::kServer, u.text() + ": a piece of " + f.name +
                                             " is not under the folder's .active/" + f.name +
                                             "/, which binrecover refuses");
@@ -194,8 +206,9 @@ S3Source::S3Source(std::shared_ptr<Client> client, const Url& url, std::string d
     manifest = &own;
   }
   if (*manifest) {
+    enveloped_ = !(*manifest)->codec.empty();
     for (const ArchivedFile& f : (*manifest)->files) {
-      if (f.name != name || f.complete) continue;
+      if (f.name != name || (f.complete && !enveloped_)) continue;
       for (const Piece& p : f.pieces) pieces_.push_back(p);
       size_ = f.size;
     }
@@ -210,8 +223,58 @@ S3Source::S3Source(std::shared_ptr<Client> client, const Url& url, std::string d
   check_magic();
 }
 
+std::vector<std::byte> read_piece(Client& client, const std::string& bucket, const Piece& p,
+                                  bool enveloped, const Codec& codec) {
+  const Url u{bucket, p.key};
+  std::vector<std::byte> bytes;
+  if (enveloped) {
+    const std::optional<std::string> stored = client.get(u);
+    if (!stored) throw Error(ErrorCode::kIo, u.text() + ": a piece of the archive is missing");
+    bytes = unseal(codec, {reinterpret_cast<const std::byte*>(stored->data()), stored->size()},
+                   u.text());
+  } else {
+    bytes.resize(p.size);
+    std::size_t at = 0;
+    while (at < bytes.size()) {
+      const std::size_t got = client.get_range(u, at, bytes.size() - at, bytes.data() + at);
+      if (got == 0) break;
+      at += got;
+    }
+    bytes.resize(at);
+  }
+  if (bytes.size() != p.size || sha256_hex(bytes) != p.sha256)
+    throw Error(ErrorCode::kIo,
+                u.text() + ": a piece of the archive is missing or not what the manifest says");
+  return bytes;
+}
+
+std::size_t S3Source::read_enveloped(std::byte* out, std::size_t n) {
+  for (const Piece& p : pieces_) {
+    if (at_ >= p.offset + p.size || at_ < p.offset) continue;
+    if (opened_key_ != p.key) {
+      try {
+        opened_ = read_piece(*client_, bucket_, p, true, reader_codec());
+      } catch (const Error& e) {
+        // (a piece of the file being written replaced since the manifest was read)
+        if (e.code() != ErrorCode::kIo || !reload_pieces()) throw;
+        opened_key_.clear();
+        return read_enveloped(out, n);
+      }
+      opened_key_ = p.key;
+      opened_offset_ = p.offset;
+    }
+    const std::size_t from = static_cast<std::size_t>(at_ - opened_offset_);
+    const std::size_t take = std::min(n, opened_.size() - from);
+    std::memcpy(out, opened_.data() + from, take);
+    at_ += take;
+    return take;
+  }
+  return 0;
+}
+
 std::size_t S3Source::read_some(std::byte* out, std::size_t n) {
   n = std::min(n, kReadBlock);
+  if (enveloped_) return read_enveloped(out, n);
   for (const Piece& p : pieces_) {
     if (at_ >= p.offset + p.size || at_ < p.offset) continue;
     const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(n, p.offset + p.size - at_));
@@ -246,7 +309,7 @@ bool S3Source::reload_pieces() {
   for (const ArchivedFile& f : m->files) {
     if (f.name != name || f.size < *size_) continue;
     pieces_.clear();
-    if (f.complete)
+    if (f.complete && !enveloped_)
       pieces_.push_back(Piece{0, f.size, url_.key, {}, false});
     else
       pieces_ = f.pieces;
@@ -376,6 +439,13 @@ std::mutex reader_mu;
 ConfigOverrides reader_overrides;
 std::shared_ptr<Client> reader;
 }  // namespace
+
+namespace {
+Codec reader_key;
+}  // namespace
+
+void set_reader_codec(const Codec& c) { reader_key = c; }
+const Codec& reader_codec() { return reader_key; }
 
 void set_reader_config(const ConfigOverrides& o) {
   std::lock_guard<std::mutex> lock(reader_mu);

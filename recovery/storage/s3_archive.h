@@ -11,6 +11,7 @@
 
 #include "binlog/error.h"
 #include "binlog/source.h"
+#include "recovery/storage/envelope.h"
 #include "recovery/storage/s3.h"
 
 namespace binrecover::recovery::s3 {
@@ -59,6 +60,10 @@ struct Manifest {
   // An archiver writes the folder (set while one runs, cleared when it ends; a killed one
   // leaves it set: then `updated` tells how long ago it last wrote).
   bool active = false;
+  // How the pieces are stored (storage/envelope.h): "" byte for byte, complete files composed
+  // into one object each; else each piece an envelope ("zstd", "aes-256-gcm",
+  // "zstd+aes-256-gcm"), complete files kept as their sealed pieces. `key_id`: the key's.
+  std::string codec, key_id;
   std::vector<ArchivedFile> files;
 
   std::string to_json() const;
@@ -107,13 +112,29 @@ class S3Source : public binlog::BlockSource {
   // The manifest read again after a piece went missing (at most 100 times per source).
   bool reload_pieces();
 
+  // An envelope archive: the piece holding `at_`, opened whole (at most a part's size).
+  std::size_t read_enveloped(std::byte* out, std::size_t n);
+
   std::shared_ptr<Client> client_;
   std::string bucket_;
   Url url_;
   unsigned reloads_ = 0;
   std::vector<Piece> pieces_;
   std::uint64_t at_ = 0;  // input position of the next read
+  bool enveloped_ = false;
+  std::string opened_key_;         // the piece in `opened_`
+  std::vector<std::byte> opened_;  // its original bytes
+  std::uint64_t opened_offset_ = 0;
 };
+
+// The key (and nothing else: readers take what the manifest says) for reading envelope
+// archives and backups: set once from --encryption-key-file / BINRECOVER_ENCRYPTION_KEY_FILE.
+void set_reader_codec(const Codec& c);
+const Codec& reader_codec();
+// A piece's original bytes (an envelope opened with the reader's key, or the bytes as stored),
+// checked against the manifest's size and SHA-256.
+std::vector<std::byte> read_piece(Client& c, const std::string& bucket, const Piece& p,
+                                  bool enveloped, const Codec& codec);
 
 // The binlogs an s3:// argument names, in order: an index object (NAME.index) lists them; an
 // archive folder (ending in '/') is read through its manifest; a prefix above several servers'

@@ -7,6 +7,7 @@
 #include "binlog/error.h"
 #include "recovery/archive/retention.h"
 #include "recovery/backups/catalog.h"
+#include "recovery/storage/envelope.h"
 #include "recovery/storage/zstd_stream.h"
 
 namespace binrecover::recovery {
@@ -143,6 +144,70 @@ TEST(ZstdStream, RoundTripAndDamage) {
         e.finish();
       },
       Error);
+}
+
+Codec keyed(unsigned char fill, bool zstd) {
+  Codec c;
+  c.zstd = zstd;
+  std::array<unsigned char, 32> k{};
+  k.fill(fill);
+  c.key = k;
+  c.key_id = key_id_of(k);
+  return c;
+}
+
+binlog::Bytes bytes_of(const std::string& s) {
+  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
+}
+
+TEST(Envelope, SealedAndOpenedEveryWay) {
+  std::string text =
+      "\xfe"
+      "bin";
+  for (int i = 0; i < 5000; ++i)
+    text += "INSERT INTO shop.orders VALUES (" + std::to_string(i) + ");";
+  for (const Codec& c : {Codec{true, 3, std::nullopt, ""}, keyed(7, false), keyed(7, true)}) {
+    const std::vector<std::byte> e = seal(c, bytes_of(text));
+    ASSERT_TRUE(is_envelope(e));
+    EXPECT_EQ(envelope_size(e, "t"), std::optional<std::size_t>(e.size()));
+    const std::string stored(reinterpret_cast<const char*>(e.data()), e.size());
+    if (c.key) {
+      EXPECT_EQ(stored.find("INSERT INTO"), std::string::npos);
+      EXPECT_EQ(stored.find("\xfe"
+                            "bin"),
+                std::string::npos);
+    }
+    const std::vector<std::byte> back = unseal(c, e, "t");
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(back.data()), back.size()), text);
+  }
+}
+
+TEST(Envelope, WrongKeyNoKeyAndDamageAreErrors) {
+  const std::string text(100000, 'x');
+  const std::vector<std::byte> e = seal(keyed(1, true), bytes_of(text));
+  try {
+    unseal(keyed(2, true), e, "obj");
+    FAIL() << "another key opened it";
+  } catch (const Error& err) {
+    EXPECT_EQ(err.code(), ErrorCode::kUsage);
+    EXPECT_NE(std::string(err.what()).find("another key"), std::string::npos);
+  }
+  try {
+    unseal(Codec{}, e, "obj");
+    FAIL() << "no key opened it";
+  } catch (const Error& err) {
+    EXPECT_EQ(err.code(), ErrorCode::kUsage);
+  }
+  for (std::size_t at : {std::size_t{9}, kEnvelopeHeader + 3, e.size() - 1}) {
+    std::vector<std::byte> bad = e;
+    bad[at] ^= std::byte{1};
+    try {
+      unseal(keyed(1, true), bad, "obj");
+      FAIL() << "a changed byte at " << at << " went unnoticed";
+    } catch (const Error& err) {
+      EXPECT_EQ(err.code(), ErrorCode::kIo) << at;
+    }
+  }
 }
 
 }  // namespace
