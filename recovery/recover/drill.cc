@@ -12,6 +12,7 @@
 #include "recovery/apply/server_applier.h"
 #include "recovery/emit/event_list.h"
 #include "recovery/reading/local_time.h"
+#include "recovery/recover/backup_text.h"
 #include "recovery/recover/drill_server.h"
 #include "recovery/server/programs.h"
 #include "recovery/sql/event_info.h"
@@ -244,6 +245,17 @@ DrillResult run_drill(const std::vector<InputFile>& inputs, const DrillOptions& 
         if (server.source_file(*opts.plan.dump, &err) != 0)
           throw Error(ErrorCode::kServer, "the client failed to load the backup: " + err);
         return *opts.plan.dump;
+      }))
+    return r;
+  // The target's own applier starts after the backup's GTIDs (as a replica seeded from this
+  // dump would be told), not after what an earlier run left in its gtid_slave_pos.
+  const std::string& seed = plan_opts.backup->mariadb_gtid_pos;
+  if (opts.server_applier && !nothing && coords::is_mariadb_gtid_list(seed) &&
+      !step("set gtid_slave_pos", [&]() -> std::string {
+        std::string out;
+        if (server.query("SET GLOBAL gtid_slave_pos = '" + seed + "'", &out) != 0)
+          throw Error(ErrorCode::kServer, "SET GLOBAL gtid_slave_pos failed: " + out);
+        return seed + " (the backup's)";
       }))
     return r;
   if (!step("replay binlogs", [&]() -> std::string {

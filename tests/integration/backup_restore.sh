@@ -41,7 +41,7 @@ if [ "$FLAVOR" = mysql ]; then
   TOOL=(--dump-tool="$WORK/mysqldump")
 else
   start_server src "$PS" --server-id=1 --log-slave-updates=ON
-  start_server dst "$PT" --server-id=2
+  start_server dst "$PT" --server-id=2 --log-slave-updates=ON
 fi
 ms() { mariadb "${C[@]}" -P"$PS" -N -B -e "$1"; }
 mt() { mariadb "${C[@]}" -P"$PT" -N -B -e "$1"; }
@@ -255,7 +255,12 @@ python3 -c "import json; r=json.load(open('$WORK/s3list.json')); assert len(r)==
 restore_to "bucket, before the 2nd backup" state.A s3://fleet/prod/ mysql-bin.000001 --to-time="$TA"
 restore_to "bucket, after the 2nd backup" state.B s3://fleet/prod/ mysql-bin.000002 --to-time="$TB"
 restore_to "bucket, before the DROP" state.C s3://fleet/prod/ mysql-bin.000002 --before-incident
-pass "restore from the bucket (s3://fleet/prod/): the same three points, the same states"
+# The target's own parallel applier fed from the bucket; the second run after the first one's
+# gtid_slave_pos (seeded from each backup's GTIDs, so nothing is skipped).
+restore_to "bucket, --server-applier, after the 2nd backup" state.B s3://fleet/prod/ mysql-bin.000002 --to-time="$TB" --server-applier
+restore_to "bucket, --server-applier, before the DROP" state.C s3://fleet/prod/ mysql-bin.000002 --before-incident --server-applier
+grep -q '"applier":"server"' "$WORK/r.json" || fail "the report does not say the server's applier applied"
+pass "restore from the bucket (s3://fleet/prod/): the same three points, the same states; also with --server-applier (twice into one target)"
 
 # A backup made straight into the bucket, beside the server's binlogs, and restored to the end.
 "$BINRECOVER" backup "${C[@]}" -P"$PS" --to=s3://fleet/prod/ > "$WORK/b3.out" 2>&1 ||
