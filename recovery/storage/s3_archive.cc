@@ -228,10 +228,18 @@ std::vector<std::byte> read_piece(Client& client, const std::string& bucket, con
   const Url u{bucket, p.key};
   std::vector<std::byte> bytes;
   if (enveloped) {
-    const std::optional<std::string> stored = client.get(u);
-    if (!stored) throw Error(ErrorCode::kIo, u.text() + ": a piece of the archive is missing");
-    bytes = unseal(codec, {reinterpret_cast<const std::byte*>(stored->data()), stored->size()},
-                   u.text());
+    // (by ranges: Client::get keeps small objects only, and a piece is up to a part's size)
+    const auto info = client.head(u);
+    if (!info) throw Error(ErrorCode::kIo, u.text() + ": a piece of the archive is missing");
+    std::vector<std::byte> stored(static_cast<std::size_t>(info->size));
+    std::size_t at = 0;
+    while (at < stored.size()) {
+      const std::size_t got = client.get_range(u, at, stored.size() - at, stored.data() + at);
+      if (got == 0) break;
+      at += got;
+    }
+    stored.resize(at);
+    bytes = unseal(codec, stored, u.text());
   } else {
     bytes.resize(p.size);
     std::size_t at = 0;
