@@ -199,8 +199,11 @@ Client::Response Client::perform(Request& r) {
           }
           std::memcpy(s->req->out + s->req->out_size, p, n);
           s->req->out_size += n;
-        } else if (s->resp->body.size() < (std::size_t{16} << 20)) {
+        } else if (s->resp->body.size() + n <= (std::size_t{16} << 20)) {
           s->resp->body.append(p, n);
+        } else if (s->resp->status / 100 == 2) {
+          s->resp->too_big = true;  // (a whole-object GET is for small objects: said, not cut)
+          return 0;
         }
         return n;
       });
@@ -240,6 +243,10 @@ Client::Response Client::call(Request& r, long also_ok) {
     Response resp = perform(r);
     if (r.overflow)
       throw Error(ErrorCode::kIo, "GET " + r.url.text() + ": the store ignored the Range request");
+    if (resp.too_big)
+      throw Error(ErrorCode::kIo, "GET " + r.url.text() +
+                                      ": the object is larger than 16 MiB, more than binrecover "
+                                      "reads whole (a manifest or an index is small)");
     // Retried: the store restarting or overloaded, the network dropping; not: a name that does
     // not resolve, a certificate that is not trusted, a bad URL (no retry helps those).
     bool transient = resp.status >= 500 || resp.status == 429 || resp.status == 408;

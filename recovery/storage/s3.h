@@ -126,6 +126,7 @@ class Client {
   struct Request;
   struct Response {
     long status = 0;
+    bool too_big = false;  // a whole-object GET past 16 MiB (Client::get)
     std::string body;
     std::map<std::string, std::string> headers;  // lower-case names
   };
