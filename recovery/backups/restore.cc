@@ -24,6 +24,56 @@
 
 namespace binrecover::recovery {
 
+void read_dump(BackupStore& store, const BackupEntry& b, const ByteSink& out) {
+  EVP_MD_CTX* md = EVP_MD_CTX_new();
+  EVP_DigestInit_ex(md, EVP_sha256(), nullptr);
+  std::uint64_t bytes = 0;
+  const std::string what = "backup " + b.id + " (" + b.location + ")";
+  try {
+    ZstdDecompressor z(what, [&](std::string_view s) {
+      EVP_DigestUpdate(md, s.data(), s.size());
+      bytes += s.size();
+      out(s);
+    });
+    if (b.encryption.empty()) {
+      store.read(b, [&](std::string_view s) { z.write(s); });
+    } else {
+      // Envelopes one after another, each opened with the reader's key as it is whole.
+      std::string held;
+      store.read(b, [&](std::string_view s) {
+        held.append(s);
+        std::size_t at = 0;
+        for (;;) {
+          const binlog::Bytes rest{reinterpret_cast<const std::byte*>(held.data()) + at,
+                                   held.size() - at};
+          const auto size = envelope_size(rest, what);
+          if (!size || *size > rest.size()) break;
+          const std::vector<std::byte> plain =
+              unseal(s3::reader_codec(), rest.subspan(0, *size), what);
+          z.write({reinterpret_cast<const char*>(plain.data()), plain.size()});
+          at += *size;
+        }
+        held.erase(0, at);
+      });
+      if (!held.empty()) throw Error(ErrorCode::kIo, what + " ends inside an envelope (cut short)");
+    }
+    z.finish();
+  } catch (...) {
+    EVP_MD_CTX_free(md);
+    throw;
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned n = 0;
+  EVP_DigestFinal_ex(md, digest, &n);
+  EVP_MD_CTX_free(md);
+  std::string hex;
+  for (unsigned i = 0; i < n; ++i) hex += fmt::format("{:02x}", digest[i]);
+  if (hex != b.sha256 || bytes != b.dump_bytes)
+    throw Error(ErrorCode::kIo, what +
+                                    " is damaged: its dump does not match the SHA-256 and size "
+                                    "its manifest recorded");
+}
+
 namespace {
 
 // A folder of our own for the dump while it is loaded (0700), removed afterwards.
@@ -52,13 +102,8 @@ class ScratchDir {
 void fetch_dump(BackupStore& store, const BackupEntry& b, const std::string& path) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) throw Error(ErrorCode::kIo, "cannot create " + path + ": " + std::strerror(errno));
-  EVP_MD_CTX* md = EVP_MD_CTX_new();
-  EVP_DigestInit_ex(md, EVP_sha256(), nullptr);
-  std::uint64_t bytes = 0;
   try {
-    ZstdDecompressor z("backup " + b.id, [&](std::string_view s) {
-      EVP_DigestUpdate(md, s.data(), s.size());
-      bytes += s.size();
+    read_dump(store, b, [&](std::string_view s) {
       while (!s.empty()) {
         const ssize_t n = ::write(fd, s.data(), s.size());
         if (n < 0 && errno == EINTR) continue;
@@ -67,46 +112,11 @@ void fetch_dump(BackupStore& store, const BackupEntry& b, const std::string& pat
         s.remove_prefix(static_cast<std::size_t>(n));
       }
     });
-    if (b.encryption.empty()) {
-      store.read(b, [&](std::string_view s) { z.write(s); });
-    } else {
-      // Envelopes one after another, each opened with the reader's key as it is whole.
-      std::string held;
-      const std::string what = "backup " + b.id;
-      store.read(b, [&](std::string_view s) {
-        held.append(s);
-        std::size_t at = 0;
-        for (;;) {
-          const binlog::Bytes rest{reinterpret_cast<const std::byte*>(held.data()) + at,
-                                   held.size() - at};
-          const auto size = envelope_size(rest, what);
-          if (!size || *size > rest.size()) break;
-          const std::vector<std::byte> plain =
-              unseal(s3::reader_codec(), rest.subspan(0, *size), what);
-          z.write({reinterpret_cast<const char*>(plain.data()), plain.size()});
-          at += *size;
-        }
-        held.erase(0, at);
-      });
-      if (!held.empty()) throw Error(ErrorCode::kIo, what + " ends inside an envelope (cut short)");
-    }
-    z.finish();
   } catch (...) {
     ::close(fd);
-    EVP_MD_CTX_free(md);
     throw;
   }
   ::close(fd);
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned n = 0;
-  EVP_DigestFinal_ex(md, out, &n);
-  EVP_MD_CTX_free(md);
-  std::string hex;
-  for (unsigned i = 0; i < n; ++i) hex += fmt::format("{:02x}", out[i]);
-  if (hex != b.sha256 || bytes != b.dump_bytes)
-    throw Error(ErrorCode::kIo, "backup " + b.id + " in " + b.location +
-                                    " is damaged: its dump does not match the SHA-256 and size "
-                                    "its manifest recorded");
 }
 
 // The server folder a backup sits in (its location less "backups/ID/").

@@ -38,6 +38,11 @@ struct RestoreResult {
 std::optional<std::time_t> backup_point(const BackupEntry& b, const std::vector<InputFile>& inputs,
                                         const DecodeOptions& decode);
 
+// A backup's dump as the dump program wrote it, a block at a time into `out`: decrypted (with
+// the reader's key) and decompressed, then checked against the manifest's SHA-256 and size
+// (Error kIo naming the backup when it differs: `out` has had bytes that are not the dump).
+void read_dump(BackupStore& store, const BackupEntry& b, const ByteSink& out);
+
 // The time of the archive's last event (of its last binlog; 0: none).
 std::time_t last_event_time(const std::vector<InputFile>& inputs, const DecodeOptions& decode);
 

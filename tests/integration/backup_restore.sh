@@ -193,6 +193,11 @@ first=$(ls "$WORK/damaged/backups" | head -1)
 printf 'x' | dd of="$WORK/damaged/backups/$first/dump.sql.zst" bs=1 seek=40 conv=notrunc 2> /dev/null
 expect_exit 3 "a damaged dump" --from="$WORK/damaged" --to-time="$TA"
 grep -q "$first" "$WORK/e.out" || fail "the damaged dump's error does not name the backup: $(cat "$WORK/e.out")"
+"$BINRECOVER" archive --verify "$WORK/arch" > "$WORK/v.out" || fail "archive --verify of the folder with its backups failed"
+grep -q "2 backups read back whole" "$WORK/v.out" || fail "archive --verify did not check the backups: $(cat "$WORK/v.out")"
+rc=0
+"$BINRECOVER" archive --verify "$WORK/damaged" > "$WORK/v.out" 2>&1 || rc=$?
+[ $rc = 4 ] && grep -q "$first" "$WORK/v.out" || { cat "$WORK/v.out"; fail "archive --verify of a damaged backup: exit $rc, not 4 naming it"; }
 pass "refused before loading anything: a point older than every backup, an unknown --backup, no point (exit 2), a damaged dump (exit 3)"
 
 rc=0

@@ -12,7 +12,9 @@
 #    as it was just before the DROP (CHECKSUM TABLE and every row);
 #  - `--stop-datetime` at a moment after the failover gives shop as it was then;
 #  - what the primary wrote and the replica never got is in diverged-* or was never archived,
-#    never replayed.
+#    never replayed;
+#  - `binrecover backup` into the archive folder beside the dump, and `binrecover restore
+#    --before-incident` / `--to-time` from that archive alone give the same states.
 source "$(dirname "$0")/lib.sh"
 PA=${1:-23711}
 FLAVOR=${2:-mariadb}
@@ -141,6 +143,15 @@ archive_rounds "$PA" 4
 # The DBA's dump, taken on the primary while it is written to.
 dump > "$WORK/dump.sql"
 grep -Eq "CHANGE (MASTER|REPLICATION SOURCE) TO" "$WORK/dump.sql" || fail "the dump has no binlog coordinates"
+# The same moment, as a base backup in the archive (the archivers run beside it).
+tool=()
+if [ "$FLAVOR" = mysql ]; then
+  printf '#!/bin/sh\nexec bash %s exec mysqldump "$@"\n' "$MYSQL_SERVER" > "$WORK/mysqldump"
+  chmod 700 "$WORK/mysqldump"
+  tool=(--dump-tool="$WORK/mysqldump")
+fi
+"$BINRECOVER" backup "${R[@]}" -P"$PA" "${tool[@]}" --dir="$WORK/arch" --database=shop \
+  > "$WORK/backup.out" 2>&1 || { cat "$WORK/backup.out"; fail "binrecover backup into the archive failed"; }
 archive_rounds "$PA" 4
 # The last archiver of the primary: it follows until the primary dies, and then retries.
 "$BINRECOVER" archive "${R[@]}" -P"$PA" --dir="$WORK/arch" --stop-never --fsync-interval=0 \
@@ -257,3 +268,19 @@ for a in arch near; do
   same_shop "$PC" "$WORK/expected-mid.tsv" "$WORK/orders-mid.tsv" "$a: $cmd"
   pass "$a: plan --stop-datetime='$mid' (after the failover) over the old primary's dump: shop as it was then"
 done
+
+# The base backup in the archive: restore to just before the DROP, and to the moment after the
+# failover, from the archive alone.
+for point in --before-incident --to-time="$mid"; do
+  sql "$PC" -e "$fresh_restore; DROP DATABASE IF EXISTS binrecover"
+  rc=0
+  "$BINRECOVER" restore "${R[@]}" -P"$PC" --from="$WORK/arch" "$point" --database=shop \
+    > "$WORK/restore.out" 2>&1 || rc=$?
+  [ $rc = 0 ] || { cat "$WORK/restore.out"; fail "restore $point from the failover archive: exit $rc"; }
+  if [ "$point" = --before-incident ]; then
+    same_shop "$PC" "$WORK/expected.tsv" "$WORK/orders-end.tsv" "restore $point"
+  else
+    same_shop "$PC" "$WORK/expected-mid.tsv" "$WORK/orders-mid.tsv" "restore $point"
+  fi
+done
+pass "backup into the archive on the old primary; restore --before-incident and --to-time='$mid' (after the failover) from the archive alone: shop as it was then"
