@@ -14,6 +14,7 @@
 
 #include "binlog/error.h"
 #include "binlog/log_name.h"
+#include "recovery/storage/json_number.h"
 #include "recovery/storage/private_file.h"
 
 namespace binrecover::recovery {
@@ -24,19 +25,7 @@ using json = nlohmann::json;
 
 template <typename T>
 T number(const json& j, const char* key, const std::string& where, std::optional<T> missing) {
-  const auto it = j.find(key);
-  if (it == j.end() || it->is_null()) {
-    if (missing) return *missing;
-    throw Error(ErrorCode::kIo, where + ": not a binrecover backup manifest (no " + key + ")");
-  }
-  const bool fits = it->is_number_unsigned()
-                        ? it->template get<std::uint64_t>() <=
-                              static_cast<std::uint64_t>(std::numeric_limits<T>::max())
-                        : it->is_number_integer() && std::numeric_limits<T>::is_signed &&
-                              it->template get<std::int64_t>() >=
-                                  static_cast<std::int64_t>(std::numeric_limits<T>::min());
-  if (!fits) throw Error(ErrorCode::kIo, where + ": " + key + " is not a whole number in range");
-  return it->template get<T>();
+  return json_whole<T>(j, key, where, missing, "binrecover backup manifest");
 }
 
 std::string text_of(const json& j, const char* key) {

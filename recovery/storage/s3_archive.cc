@@ -9,6 +9,7 @@
 
 #include "binlog/error.h"
 #include "binlog/log_name.h"
+#include "recovery/storage/json_number.h"
 
 // nlohmann/json (Debian's nlohmann-json3-dev) reads and writes the manifest: a well-kept,
 // header-only parser beats a hand-written one for a format a monitoring script reads too.
@@ -61,26 +62,9 @@ std::string Manifest::to_json() const {
   return j.dump(1) + "\n";
 }
 
-// A whole number of a manifest within T's range (a float, a string or a number out of range
-// is not a manifest: nlohmann's own conversion of those is undefined behaviour).
 template <typename T>
 T whole(const json& j, const char* key, const std::string& where, std::optional<T> missing) {
-  const auto it = j.find(key);
-  if (it == j.end()) {
-    if (missing) return *missing;
-    throw Error(ErrorCode::kIo, where + ": not a binrecover manifest (no " + key + ")");
-  }
-  const bool fits = it->is_number_unsigned()
-                        ? it->template get<std::uint64_t>() <=
-                              static_cast<std::uint64_t>(std::numeric_limits<T>::max())
-                        : it->is_number_integer() && std::numeric_limits<T>::is_signed &&
-                              it->template get<std::int64_t>() >=
-                                  static_cast<std::int64_t>(std::numeric_limits<T>::min());
-  if (!fits)
-    throw Error(ErrorCode::kIo,
-                where + ": not a binrecover manifest (" + key + " is not a whole number in range)");
-  return it->is_number_unsigned() ? static_cast<T>(it->template get<std::uint64_t>())
-                                  : static_cast<T>(it->template get<std::int64_t>());
+  return json_whole<T>(j, key, where, missing);
 }
 
 Manifest Manifest::from_json(const std::string& text, const std::string& where) {

@@ -291,6 +291,17 @@ expect_exit 2 "bucket after retention, before the 2nd backup" --from=s3://fleet/
 grep -q "would be deleted" "$WORK/s3dry.out" || { cat "$WORK/s3dry.out"; fail "the bucket's --dry-run says nothing would go"; }
 pass "retention by the archiver in the bucket (--retain=2): the first backup and binlog gone, --verify passes, the second backup restores"
 
+# same_sql_as_server FOLDER LABEL: the SQL output of each of the server's binlogs read from the
+# archive folder (with the key) equals that of the server's own file, byte for byte.
+same_sql_as_server() {
+  local f
+  for f in "$WORK"/src/binlog/mysql-bin.[0-9]*; do
+    "$BINRECOVER" --no-defaults "${K[@]}" "$1$(basename "$f")" > "$WORK/enc.sql" ||
+      fail "$2: SQL output of $(basename "$f") failed"
+    "$BINRECOVER" --no-defaults "$f" > "$WORK/plain.sql"
+    cmp -s "$WORK/enc.sql" "$WORK/plain.sql" || fail "$2: $(basename "$f") differs from the server's file"
+  done
+}
 # Compressed and encrypted at rest: the binlogs (archive --to --compress with a key) and a
 # backup (backup --to with the key) in their own prefix. No object holds the binlog magic or a
 # name in clear; every reader works with the key; without it, or with another, one clear error.
@@ -313,13 +324,7 @@ while IFS= read -r f; do
 done < <(find "$WORK/objects" -type f)
 [ "$n" -ge 3 ] || fail "only $n stored objects in the encrypted prefix"
 "$BINRECOVER" archive --verify s3://fleet/enc/server-1/ "${K[@]}" > /dev/null || fail "--verify with the key failed"
-for f in "$WORK"/src/binlog/mysql-bin.[0-9]*; do
-  "$BINRECOVER" --no-defaults "${K[@]}" "s3://fleet/enc/server-1/$(basename "$f")" > "$WORK/enc.sql" ||
-    fail "SQL output of the encrypted $(basename "$f") failed"
-  "$BINRECOVER" --no-defaults "$f" > "$WORK/plain.sql"
-  cmp -s "$WORK/enc.sql" "$WORK/plain.sql" ||
-    fail "SQL output of the encrypted $(basename "$f") differs from the server's file's"
-done
+same_sql_as_server s3://fleet/enc/server-1/ "the encrypted archive"
 for bad in "" "--encryption-key-file=$WORK/other.key"; do
   rc=0
   BINRECOVER_ENCRYPTION_KEY_FILE= "$BINRECOVER" archive --verify s3://fleet/enc/server-1/ $bad > "$WORK/bad.out" 2>&1 || rc=$?
@@ -354,12 +359,6 @@ archiver=
 ms "INSERT INTO other.t VALUES (4); FLUSH BINARY LOGS; INSERT INTO other.t VALUES (5)"
 "$BINRECOVER" archive "${C[@]}" -P"$PS" --to=s3://fleet/enc2/ --zstd "${K[@]}" 2> "$WORK/enc2b.err" ||
   { cat "$WORK/enc2b.err"; fail "the encrypted archive did not resume"; }
-for f in "$WORK"/src/binlog/mysql-bin.[0-9]*; do
-  "$BINRECOVER" --no-defaults "${K[@]}" "s3://fleet/enc2/server-1/$(basename "$f")" > "$WORK/enc.sql" ||
-    fail "SQL output of the resumed encrypted $(basename "$f") failed"
-  "$BINRECOVER" --no-defaults "$f" > "$WORK/plain.sql"
-  cmp -s "$WORK/enc.sql" "$WORK/plain.sql" ||
-    fail "the resumed encrypted $(basename "$f") differs from the server's file"
-done
+same_sql_as_server s3://fleet/enc2/server-1/ "the resumed encrypted archive"
 "$BINRECOVER" archive --verify s3://fleet/enc2/server-1/ "${K[@]}" > /dev/null || fail "--verify of the resumed encrypted archive failed"
 pass "an encrypted archiver killed with a piece of the file being written stored resumes: every file equal to the server's, --verify passes"
