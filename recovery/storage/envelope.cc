@@ -132,7 +132,8 @@ std::vector<std::byte> seal(const Codec& c, binlog::Bytes plain) {
   put_u64(out.data() + 8, plain.size());
   put_u32(out.data() + 16, static_cast<std::uint32_t>(payload.size()));
   if (!c.key) {
-    out.insert(out.end(), payload.begin(), payload.end());
+    out.resize(kEnvelopeHeader + payload.size());
+    if (!payload.empty()) std::memcpy(out.data() + kEnvelopeHeader, payload.data(), payload.size());
     return out;
   }
   for (std::size_t i = 0; i < 8; ++i)
