@@ -32,8 +32,7 @@ void read_backup(const Given& g, Command cmd, Options& o) {
   const std::vector<std::string> files =
       g.has("files") ? g.list("files") : std::vector<std::string>{};
   if (g.has("list")) {
-    for (const char* n : {"dir", "to", "s3-folder", "database", "dump-tool", "compress-level",
-                          "encryption-key-file"})
+    for (const char* n : {"dir", "to", "s3-folder", "database", "dump-tool", "compress-level"})
       if (g.has(n)) usage_error(std::string("--") + n + " makes a backup: not with --list");
     if (connection_given(g))
       usage_error("--list reads the archive, not a server: no -h, -u, -p ...");
@@ -47,6 +46,10 @@ void read_backup(const Given& g, Command cmd, Options& o) {
       o.backup_list_json = *f == "json";
     }
     s3_options_need(g, recovery::s3::is_url(files[0]));
+    if (g.has("encryption-key-file") && !recovery::s3::is_url(files[0]))
+      usage_error(
+          "--encryption-key-file: --list reads a folder archive's binlogs, which are byte for "
+          "byte, and no dump");
     return;
   }
   if (g.has("format")) usage_error("--format applies to backup --list");

@@ -324,6 +324,9 @@ while IFS= read -r f; do
 done < <(find "$WORK/objects" -type f)
 [ "$n" -ge 3 ] || fail "only $n stored objects in the encrypted prefix"
 "$BINRECOVER" archive --verify s3://fleet/enc/server-1/ "${K[@]}" > /dev/null || fail "--verify with the key failed"
+"$BINRECOVER" backup --list s3://fleet/enc/ --format=json "${K[@]}" > "$WORK/enclist.json" || fail "backup --list of the encrypted prefix failed"
+python3 -c "import json; r=json.load(open('$WORK/enclist.json')); assert len(r)==1 and r[0]['restorable_to'], r" ||
+  fail "backup --list of the encrypted prefix: $(cat "$WORK/enclist.json")"
 same_sql_as_server s3://fleet/enc/server-1/ "the encrypted archive"
 for bad in "" "--encryption-key-file=$WORK/other.key"; do
   rc=0
