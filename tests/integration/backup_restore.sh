@@ -365,3 +365,27 @@ ms "INSERT INTO other.t VALUES (4); FLUSH BINARY LOGS; INSERT INTO other.t VALUE
 same_sql_as_server s3://fleet/enc2/server-1/ "the resumed encrypted archive"
 "$BINRECOVER" archive --verify s3://fleet/enc2/server-1/ "${K[@]}" > /dev/null || fail "--verify of the resumed encrypted archive failed"
 pass "an encrypted archiver killed with a piece of the file being written stored resumes: every file equal to the server's, --verify passes"
+
+# Retention alone on the bucket, killed at its fault point (the manifest and the index no longer
+# name the binlog it deletes, the object still there): --verify passes, the next run finishes.
+"$BINRECOVER" archive "${C[@]}" -P"$PS" --to=s3://fleet/prod/ 2> /dev/null || fail "archive --to (catch up) failed"
+"$BINRECOVER" backup "${C[@]}" -P"$PS" --to=s3://fleet/prod/ > /dev/null 2>&1 || fail "a backup into the bucket failed"
+(BINRECOVER_TEST_PAUSE_RETENTION=1 exec "$BINRECOVER" archive --retain=1 s3://fleet/prod/server-1/ \
+  2> "$WORK/s3pause.err" > /dev/null) &
+pid=$!
+for _ in $(seq 1 300); do grep -q "test pause: retention" "$WORK/s3pause.err" && break; sleep 0.1; done
+grep -q "test pause: retention" "$WORK/s3pause.err" || fail "bucket retention never reached its fault point: $(cat "$WORK/s3pause.err")"
+kill -9 "$pid"
+wait "$pid" 2> /dev/null || true
+s3cmd -c "$WORK/rgw/s3cmd.cfg" ls s3://fleet/prod/server-1/ | grep -q "mysql-bin.000002$" ||
+  fail "the bucket's fault point came after the binlog was deleted"
+"$BINRECOVER" archive --verify s3://fleet/prod/server-1/ > /dev/null || fail "--verify fails after a kill mid-retention in the bucket"
+"$BINRECOVER" archive --retain=1 s3://fleet/prod/server-1/ > "$WORK/s3ret.out" || fail "bucket retention after the kill failed"
+! s3cmd -c "$WORK/rgw/s3cmd.cfg" ls s3://fleet/prod/server-1/ | grep -q "mysql-bin.000002$" ||
+  fail "bucket retention after the kill left mysql-bin.000002"
+"$BINRECOVER" archive --verify s3://fleet/prod/server-1/ > /dev/null || fail "--verify fails after bucket retention"
+mt "DROP DATABASE IF EXISTS other; DROP DATABASE IF EXISTS binrecover"
+"$BINRECOVER" restore "${C[@]}" -P"$PT" --from=s3://fleet/prod/ --to-end > "$WORK/r.out" 2>&1 ||
+  { cat "$WORK/r.out"; fail "restore --to-end after bucket retention failed"; }
+[ "$(mt "SELECT COUNT(*) FROM other.t")" = 5 ] || fail "restore --to-end after bucket retention: other.t is not the server's"
+pass "retention alone on the bucket, killed mid-way: --verify passes, the next run deletes mysql-bin.000002, the newest backup restores to the end"
