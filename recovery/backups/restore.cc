@@ -278,6 +278,7 @@ RestoreResult run_restore(BackupStore& store, const std::vector<InputFile>& inpu
   // range from the oldest backup on (an incident before the newest backup must not be missed).
   std::optional<std::time_t> limit = d.filter.stop_datetime;
   std::optional<Place> incident_at;
+  std::string chosen_spec, chosen_why;  // the incident as passed to the drill, and why
   if (o.before_incident) {
     PlanOptions p = d.plan;
     // (the coordinates are the manifest's: the dump itself is not read)
@@ -294,6 +295,10 @@ RestoreResult run_restore(BackupStore& store, const std::vector<InputFile>& inpu
     for (std::size_t i = 0; i < inputs.size(); ++i)
       if (inputs[i].display_name == dmg.file) incident_at = Place{i, dmg.pos};
     d.plan.incident = dmg.file + ":" + std::to_string(dmg.event_pos);
+    if (!o.drill.plan.incident) {
+      chosen_spec = "chosen with --incident=" + *d.plan.incident;
+      chosen_why = plan.incident_why + " since backup " + all.front().id;
+    }
   }
 
   // The newest backup whose content is all before the point.
@@ -346,6 +351,27 @@ RestoreResult run_restore(BackupStore& store, const std::vector<InputFile>& inpu
   d.plan.allow_empty = true;
   r.drill = run_drill(inputs, d, decode, warn);
   r.ran = true;
+  if (!chosen_spec.empty()) {
+    // (the drill was told the incident found over the whole archive: said as such, not as an
+    // option the user gave)
+    for (std::string* t : {&r.drill.incident, &r.drill.target})
+      for (std::size_t at; (at = t->find(chosen_spec)) != std::string::npos;)
+        t->replace(at, chosen_spec.size(), chosen_why);
+    for (DrillStep& step : r.drill.steps)
+      for (std::size_t at; (at = step.detail.find(chosen_spec)) != std::string::npos;)
+        step.detail.replace(at, chosen_spec.size(), chosen_why);
+  }
+  try {
+    Session s(*d.server);
+    if (s.mariadb())
+      r.target_gtids = "gtid_binlog_pos " +
+                       s.value("SELECT @@GLOBAL.gtid_binlog_pos").value_or("") +
+                       ", gtid_slave_pos " + s.value("SELECT @@GLOBAL.gtid_slave_pos").value_or("");
+    else
+      r.target_gtids = "gtid_executed " + s.value("SELECT @@GLOBAL.gtid_executed").value_or("");
+  } catch (const Error& e) {
+    warn(std::string("the target's GTID state could not be read: ") + e.what());
+  }
   return r;
 }
 
@@ -364,7 +390,9 @@ void write_restore_report(const RestoreResult& r, const RestoreOptions& opts, Ou
   append(b, r.backup_point ? std::to_string(*r.backup_point) : std::string("null"));
   append(b, ",\"why\":");
   append_json_string(b, r.why);
-  append(b, "},\"drill\":");
+  append(b, "},\"target_gtids\":");
+  append_json_string(b, r.target_gtids);
+  append(b, ",\"drill\":");
   write_drill_report(r.drill, opts.drill, out);
   append(b, "}\n");
 }
@@ -374,6 +402,12 @@ std::string restore_summary(const RestoreResult& r) {
   o << "backup: " << terminal_text(r.backup.id) << " (" << terminal_text(r.backup.location)
     << "): " << terminal_text(r.why) << "\n";
   std::string s = o.str() + drill_summary(r.drill);
+  if (!r.target_gtids.empty()) {
+    // (before the verdict line)
+    const std::size_t last = s.rfind("\n", s.size() - 2);
+    s.insert(last == std::string::npos ? 0 : last + 1,
+             "target GTIDs: " + terminal_text(r.target_gtids) + "\n");
+  }
   // The drill's words, as a restore says them.
   const std::string from = "drill ";
   const std::size_t at = s.find(": drill ");

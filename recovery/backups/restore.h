@@ -30,6 +30,9 @@ struct RestoreResult {
   std::optional<std::time_t> backup_point;  // the time its content reaches (see choose_backup)
   DrillResult drill;
   bool ran = false;  // the drill ran (else: chosen only)
+  // The target's GTID state after the restore (MariaDB gtid_binlog_pos and gtid_slave_pos,
+  // MySQL gtid_executed), for the replica or the next restore that starts from it.
+  std::string target_gtids;
 };
 
 // The time a backup's content reaches: the latest event time in its binlog before its
