@@ -228,12 +228,20 @@ BackupEntry run_backup(const BackupOptions& o, const binlog::WarningSink& warn) 
     const s3::Url folder = server_folder(*o.to, o.folder, f.uuid, f.server_id);
     auto client = std::make_shared<s3::Client>(s3::load_config(o.s3));
     client->on_retry = [&warn](const std::string& m) { warn("the store failed " + m); };
-    if (const auto m = s3::read_manifest(*client, folder))
+    if (const auto m = s3::read_manifest(*client, folder)) {
       if (m->server_id != f.server_id || m->server_uuid != f.uuid)
         throw Error(ErrorCode::kServer, folder.text() + " holds the archive of server id " +
                                             std::to_string(m->server_id) + ", not this server's (" +
                                             std::to_string(f.server_id) +
                                             "): give another --to or --s3-folder");
+      // An encrypted archive gets no dump in clear beside it, nor one under another key.
+      if (!m->key_id.empty() && m->key_id != (o.codec.key ? o.codec.key_id : std::string()))
+        throw Error(ErrorCode::kUsage,
+                    folder.text() + " holds binlogs encrypted with key id " + m->key_id +
+                        (o.codec.key ? "; the key given has id " + o.codec.key_id
+                                     : ": give --encryption-key-file, a backup beside them is "
+                                       "not stored in clear"));
+    }
     store = s3_backup_store(client, folder);
   } else {
     store = folder_backup_store(*o.dir);

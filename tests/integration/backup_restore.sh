@@ -311,6 +311,10 @@ chmod 600 "$WORK/key" "$WORK/other.key"
 K=(--encryption-key-file="$WORK/key")
 "$BINRECOVER" archive "${C[@]}" -P"$PS" --to=s3://fleet/enc/ --zstd "${K[@]}" 2> "$WORK/enc.err" ||
   { cat "$WORK/enc.err"; fail "archive --to --zstd --encryption-key-file failed"; }
+rc=0
+"$BINRECOVER" backup "${C[@]}" -P"$PS" --to=s3://fleet/enc/ > "$WORK/b4.out" 2>&1 || rc=$?
+[ $rc = 2 ] && grep -q "not stored in clear" "$WORK/b4.out" ||
+  { cat "$WORK/b4.out"; fail "a backup without the key beside encrypted binlogs: exit $rc, not refused"; }
 "$BINRECOVER" backup "${C[@]}" -P"$PS" --to=s3://fleet/enc/ "${K[@]}" > "$WORK/b4.out" 2>&1 ||
   { cat "$WORK/b4.out"; fail "an encrypted backup failed"; }
 mkdir "$WORK/objects"
