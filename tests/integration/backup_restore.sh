@@ -11,7 +11,7 @@
 #  - refused: a point older than every backup, an unknown --backup, no point (exit 2); a damaged
 #    dump (exit 3, nothing loaded); a failing dump program (exit 6, nothing left behind).
 # With `mysql` the same day on MySQL 9.7 (source and target; MySQL's own mysqldump from the
-# chroot via --dump-tool), the folder only.
+# chroot via --dump-tool); on MySQL the restores into the bucket use its sessions only.
 #   bash tests/integration/backup_restore.sh [PORT [mysql]]   (PORT .. PORT+2, PORT+10 .. +19)
 source "$(dirname "$0")/lib.sh"
 P=${1:-24981}
@@ -144,6 +144,12 @@ for r in rows:
 EOF
 pass "backup --list: both backups, coordinates, the range each restores to (text and JSON)"
 
+# The target emptied of what a restore loads (and on MySQL of the GTIDs a restore replayed).
+fresh_target() {
+  mt "DROP DATABASE IF EXISTS shop; DROP DATABASE IF EXISTS other; DROP DATABASE IF EXISTS binrecover"
+  [ "$FLAVOR" = mysql ] && mt "RESET BINARY LOGS AND GTIDS"
+  return 0
+}
 # restore FROM POINT-OPTIONS...: into the target, then its state must equal the state file.
 restore_to() {
   local label=$1 expect=$2 from=$3 backup=$4 rc=0
@@ -239,7 +245,10 @@ restore_to "folder after retention, after the 2nd backup" state.B "$WORK/arch" m
 expect_exit 2 "folder after retention, before the 2nd backup" --from="$WORK/arch" --to-time="$TA"
 pass "retention --retain=1 in the folder: --dry-run changes nothing; killed mid-way --verify passes and the next run finishes; the first backup and mysql-bin.000001 gone, the second restores"
 
-if [ "$FLAVOR" = mysql ]; then exit 0; fi
+# (the server's folder in a bucket: server-ID for MariaDB, server_uuid for MySQL)
+SRV=server-1
+[ "$FLAVOR" = mysql ] && SRV=$(ms "SELECT @@server_uuid")
+
 
 # The same from a bucket: the binlogs archived into it, both backups made into it (the second
 # again, now a day later in the bucket), restores from the bucket.
@@ -251,8 +260,8 @@ s3cmd -q -c "$WORK/rgw/s3cmd.cfg" mb s3://fleet
   { cat "$WORK/s3a.err"; fail "archive --to failed"; }
 for d in "$WORK"/arch0/backups/*/; do  # (the folder's backups, copied into the bucket as made)
   id=$(basename "$d")
-  s3cmd -q -c "$WORK/rgw/s3cmd.cfg" put "${d}dump.sql.zst" "s3://fleet/prod/server-1/backups/$id/dump.sql.zst"
-  s3cmd -q -c "$WORK/rgw/s3cmd.cfg" put "${d}backup.json" "s3://fleet/prod/server-1/backups/$id/backup.json"
+  s3cmd -q -c "$WORK/rgw/s3cmd.cfg" put "${d}dump.sql.zst" "s3://fleet/prod/$SRV/backups/$id/dump.sql.zst"
+  s3cmd -q -c "$WORK/rgw/s3cmd.cfg" put "${d}backup.json" "s3://fleet/prod/$SRV/backups/$id/backup.json"
 done
 "$BINRECOVER" backup --list s3://fleet/prod/ --format=json > "$WORK/s3list.json" || fail "backup --list s3:// failed"
 python3 -c "import json; r=json.load(open('$WORK/s3list.json')); assert len(r)==2 and all(x['restorable_to'] for x in r), r" ||
@@ -262,16 +271,18 @@ restore_to "bucket, after the 2nd backup" state.B s3://fleet/prod/ mysql-bin.000
 restore_to "bucket, before the DROP" state.C s3://fleet/prod/ mysql-bin.000002 --before-incident
 # The target's own parallel applier fed from the bucket; the second run after the first one's
 # gtid_slave_pos (seeded from each backup's GTIDs, so nothing is skipped).
-restore_to "bucket, --server-applier, after the 2nd backup" state.B s3://fleet/prod/ mysql-bin.000002 --to-time="$TB" --server-applier
-restore_to "bucket, --server-applier, before the DROP" state.C s3://fleet/prod/ mysql-bin.000002 --before-incident --server-applier
-grep -q '"applier":"server"' "$WORK/r.json" || fail "the report does not say the server's applier applied"
-pass "restore from the bucket (s3://fleet/prod/): the same three points, the same states; also with --server-applier (twice into one target)"
+if [ "$FLAVOR" = mariadb ]; then
+  restore_to "bucket, --server-applier, after the 2nd backup" state.B s3://fleet/prod/ mysql-bin.000002 --to-time="$TB" --server-applier
+  restore_to "bucket, --server-applier, before the DROP" state.C s3://fleet/prod/ mysql-bin.000002 --before-incident --server-applier
+  grep -q '"applier":"server"' "$WORK/r.json" || fail "the report does not say the server's applier applied"
+fi
+pass "restore from the bucket (s3://fleet/prod/): the same three points, the same states$([ "$FLAVOR" = mariadb ] && echo "; also with --server-applier (twice into one target)")"
 
 # A backup made straight into the bucket, beside the server's binlogs, and restored to the end.
-"$BINRECOVER" backup "${C[@]}" -P"$PS" --to=s3://fleet/prod/ > "$WORK/b3.out" 2>&1 ||
+"$BINRECOVER" backup "${C[@]}" -P"$PS" "${TOOL[@]}" --to=s3://fleet/prod/ > "$WORK/b3.out" 2>&1 ||
   { cat "$WORK/b3.out"; fail "backup --to failed"; }
-grep -q "stored in s3://fleet/prod/server-1/backups/" "$WORK/b3.out" || fail "backup --to said: $(cat "$WORK/b3.out")"
-s3cmd -c "$WORK/rgw/s3cmd.cfg" get "s3://fleet/prod/server-1/backups/$(sed -n 's/^backup \([0-9TZ-]*\) .*/\1/p' "$WORK/b3.out")/dump.sql.zst" \
+grep -q "stored in s3://fleet/prod/$SRV/backups/" "$WORK/b3.out" || fail "backup --to said: $(cat "$WORK/b3.out")"
+s3cmd -c "$WORK/rgw/s3cmd.cfg" get "s3://fleet/prod/$SRV/backups/$(sed -n 's/^backup \([0-9TZ-]*\) .*/\1/p' "$WORK/b3.out")/dump.sql.zst" \
   "$WORK/b3.zst" > /dev/null 2>&1 || fail "the bucket has no dump of that backup"
 zstdcat "$WORK/b3.zst" | grep -q "CREATE TABLE \`t\`" || fail "the bucket's dump is not the server's dump"
 pass "backup --to s3:// stores the dump in the server's folder of the bucket"
@@ -281,13 +292,13 @@ pass "backup --to s3:// stores the dump in the server's folder of the bucket"
 "$BINRECOVER" archive "${C[@]}" -P"$PS" --to=s3://fleet/prod/ --retain=2 2> "$WORK/s3r.err" ||
   { cat "$WORK/s3r.err"; fail "archive --to --retain failed"; }
 grep -q "retention: backup $first: deleted" "$WORK/s3r.err" || { cat "$WORK/s3r.err"; fail "the archiver did not say what retention deleted"; }
-! s3cmd -c "$WORK/rgw/s3cmd.cfg" ls "s3://fleet/prod/server-1/" | grep -q "mysql-bin.000001$" ||
+! s3cmd -c "$WORK/rgw/s3cmd.cfg" ls "s3://fleet/prod/$SRV/" | grep -q "mysql-bin.000001$" ||
   fail "the bucket still has mysql-bin.000001"
-s3cmd -c "$WORK/rgw/s3cmd.cfg" ls "s3://fleet/prod/server-1/backups/" | grep -q "$first" && fail "the bucket still has backup $first"
-"$BINRECOVER" archive --verify s3://fleet/prod/server-1/ > /dev/null || fail "archive --verify s3:// fails after retention"
+s3cmd -c "$WORK/rgw/s3cmd.cfg" ls "s3://fleet/prod/$SRV/backups/" | grep -q "$first" && fail "the bucket still has backup $first"
+"$BINRECOVER" archive --verify s3://fleet/prod/$SRV/ > /dev/null || fail "archive --verify s3:// fails after retention"
 restore_to "bucket after retention, after the 2nd backup" state.B s3://fleet/prod/ mysql-bin.000002 --to-time="$TB"
 expect_exit 2 "bucket after retention, before the 2nd backup" --from=s3://fleet/prod/ --to-time="$TA"
-"$BINRECOVER" archive --retain=1 --dry-run s3://fleet/prod/server-1/ > "$WORK/s3dry.out" || fail "retention --dry-run on the bucket failed"
+"$BINRECOVER" archive --retain=1 --dry-run s3://fleet/prod/$SRV/ > "$WORK/s3dry.out" || fail "retention --dry-run on the bucket failed"
 grep -q "would be deleted" "$WORK/s3dry.out" || { cat "$WORK/s3dry.out"; fail "the bucket's --dry-run says nothing would go"; }
 pass "retention by the archiver in the bucket (--retain=2): the first backup and binlog gone, --verify passes, the second backup restores"
 
@@ -312,10 +323,10 @@ K=(--encryption-key-file="$WORK/key")
 "$BINRECOVER" archive "${C[@]}" -P"$PS" --to=s3://fleet/enc/ --zstd "${K[@]}" 2> "$WORK/enc.err" ||
   { cat "$WORK/enc.err"; fail "archive --to --zstd --encryption-key-file failed"; }
 rc=0
-"$BINRECOVER" backup "${C[@]}" -P"$PS" --to=s3://fleet/enc/ > "$WORK/b4.out" 2>&1 || rc=$?
+"$BINRECOVER" backup "${C[@]}" -P"$PS" "${TOOL[@]}" --to=s3://fleet/enc/ > "$WORK/b4.out" 2>&1 || rc=$?
 [ $rc = 2 ] && grep -q "not stored in clear" "$WORK/b4.out" ||
   { cat "$WORK/b4.out"; fail "a backup without the key beside encrypted binlogs: exit $rc, not refused"; }
-"$BINRECOVER" backup "${C[@]}" -P"$PS" --to=s3://fleet/enc/ "${K[@]}" > "$WORK/b4.out" 2>&1 ||
+"$BINRECOVER" backup "${C[@]}" -P"$PS" "${TOOL[@]}" --to=s3://fleet/enc/ "${K[@]}" > "$WORK/b4.out" 2>&1 ||
   { cat "$WORK/b4.out"; fail "an encrypted backup failed"; }
 mkdir "$WORK/objects"
 s3cmd -q -c "$WORK/rgw/s3cmd.cfg" get --recursive s3://fleet/enc/ "$WORK/objects/" || fail "s3cmd get failed"
@@ -327,18 +338,18 @@ while IFS= read -r f; do
   ! grep -qa -e shop -e orders -e people -e "INSERT INTO" "$f" || fail "$f holds a name or SQL in clear"
 done < <(find "$WORK/objects" -type f)
 [ "$n" -ge 3 ] || fail "only $n stored objects in the encrypted prefix"
-"$BINRECOVER" archive --verify s3://fleet/enc/server-1/ "${K[@]}" > /dev/null || fail "--verify with the key failed"
+"$BINRECOVER" archive --verify s3://fleet/enc/$SRV/ "${K[@]}" > /dev/null || fail "--verify with the key failed"
 "$BINRECOVER" backup --list s3://fleet/enc/ --format=json "${K[@]}" > "$WORK/enclist.json" || fail "backup --list of the encrypted prefix failed"
 python3 -c "import json; r=json.load(open('$WORK/enclist.json')); assert len(r)==1 and r[0]['restorable_to'], r" ||
   fail "backup --list of the encrypted prefix: $(cat "$WORK/enclist.json")"
-same_sql_as_server s3://fleet/enc/server-1/ "the encrypted archive"
+same_sql_as_server s3://fleet/enc/$SRV/ "the encrypted archive"
 for bad in "" "--encryption-key-file=$WORK/other.key"; do
   rc=0
-  BINRECOVER_ENCRYPTION_KEY_FILE= "$BINRECOVER" archive --verify s3://fleet/enc/server-1/ $bad > "$WORK/bad.out" 2>&1 || rc=$?
+  BINRECOVER_ENCRYPTION_KEY_FILE= "$BINRECOVER" archive --verify s3://fleet/enc/$SRV/ $bad > "$WORK/bad.out" 2>&1 || rc=$?
   [ $rc = 2 ] && [ "$(wc -l < "$WORK/bad.out")" = 1 ] && grep -q "key" "$WORK/bad.out" ||
     { cat "$WORK/bad.out"; fail "--verify ${bad:-without a key}: exit $rc, not one clear error"; }
 done
-mt "DROP DATABASE IF EXISTS other; DROP DATABASE IF EXISTS shop; DROP DATABASE IF EXISTS binrecover"
+fresh_target
 "$BINRECOVER" restore "${C[@]}" -P"$PT" --from=s3://fleet/enc/ --to-end "${K[@]}" > "$WORK/er.out" 2>&1 ||
   { cat "$WORK/er.out"; fail "restore from the encrypted prefix failed"; }
 [ "$(mt "SELECT COUNT(*) FROM other.t")" = 1 ] || fail "the encrypted restore did not give other.t"
@@ -353,9 +364,9 @@ pass "compressed + encrypted at rest: $n objects without the binlog magic or a n
   --upload-interval=1 2> "$WORK/enc2.err" &
 archiver=$!
 ms "INSERT INTO other.t VALUES (2), (3)"
-last=$(ms "SHOW MASTER STATUS" | awk '{ print $1 }')
+last=$(ms "$status_sql" | awk '{ print $1 }')
 for _ in $(seq 1 300); do
-  s3cmd -c "$WORK/rgw/s3cmd.cfg" get s3://fleet/enc2/server-1/binrecover-manifest.json - 2> /dev/null |
+  s3cmd -c "$WORK/rgw/s3cmd.cfg" get s3://fleet/enc2/$SRV/binrecover-manifest.json - 2> /dev/null |
     python3 -c "import json,sys; m=json.load(sys.stdin); f=[x for x in m['files'] if x['name']=='$last'];
 sys.exit(0 if f and not f[0]['complete'] and f[0]['pieces'] else 1)" 2> /dev/null && break
   sleep 0.1
@@ -366,29 +377,29 @@ archiver=
 ms "INSERT INTO other.t VALUES (4); FLUSH BINARY LOGS; INSERT INTO other.t VALUES (5)"
 "$BINRECOVER" archive "${C[@]}" -P"$PS" --to=s3://fleet/enc2/ --zstd "${K[@]}" 2> "$WORK/enc2b.err" ||
   { cat "$WORK/enc2b.err"; fail "the encrypted archive did not resume"; }
-same_sql_as_server s3://fleet/enc2/server-1/ "the resumed encrypted archive"
-"$BINRECOVER" archive --verify s3://fleet/enc2/server-1/ "${K[@]}" > /dev/null || fail "--verify of the resumed encrypted archive failed"
+same_sql_as_server s3://fleet/enc2/$SRV/ "the resumed encrypted archive"
+"$BINRECOVER" archive --verify s3://fleet/enc2/$SRV/ "${K[@]}" > /dev/null || fail "--verify of the resumed encrypted archive failed"
 pass "an encrypted archiver killed with a piece of the file being written stored resumes: every file equal to the server's, --verify passes"
 
 # Retention alone on the bucket, killed at its fault point (the manifest and the index no longer
 # name the binlog it deletes, the object still there): --verify passes, the next run finishes.
 "$BINRECOVER" archive "${C[@]}" -P"$PS" --to=s3://fleet/prod/ 2> /dev/null || fail "archive --to (catch up) failed"
-"$BINRECOVER" backup "${C[@]}" -P"$PS" --to=s3://fleet/prod/ > /dev/null 2>&1 || fail "a backup into the bucket failed"
-(BINRECOVER_TEST_PAUSE_RETENTION=1 exec "$BINRECOVER" archive --retain=1 s3://fleet/prod/server-1/ \
+"$BINRECOVER" backup "${C[@]}" -P"$PS" "${TOOL[@]}" --to=s3://fleet/prod/ > /dev/null 2>&1 || fail "a backup into the bucket failed"
+(BINRECOVER_TEST_PAUSE_RETENTION=1 exec "$BINRECOVER" archive --retain=1 s3://fleet/prod/$SRV/ \
   2> "$WORK/s3pause.err" > /dev/null) &
 pid=$!
 for _ in $(seq 1 300); do grep -q "test pause: retention" "$WORK/s3pause.err" && break; sleep 0.1; done
 grep -q "test pause: retention" "$WORK/s3pause.err" || fail "bucket retention never reached its fault point: $(cat "$WORK/s3pause.err")"
 kill -9 "$pid"
 wait "$pid" 2> /dev/null || true
-s3cmd -c "$WORK/rgw/s3cmd.cfg" ls s3://fleet/prod/server-1/ | grep -q "mysql-bin.000002$" ||
+s3cmd -c "$WORK/rgw/s3cmd.cfg" ls s3://fleet/prod/$SRV/ | grep -q "mysql-bin.000002$" ||
   fail "the bucket's fault point came after the binlog was deleted"
-"$BINRECOVER" archive --verify s3://fleet/prod/server-1/ > /dev/null || fail "--verify fails after a kill mid-retention in the bucket"
-"$BINRECOVER" archive --retain=1 s3://fleet/prod/server-1/ > "$WORK/s3ret.out" || fail "bucket retention after the kill failed"
-! s3cmd -c "$WORK/rgw/s3cmd.cfg" ls s3://fleet/prod/server-1/ | grep -q "mysql-bin.000002$" ||
+"$BINRECOVER" archive --verify s3://fleet/prod/$SRV/ > /dev/null || fail "--verify fails after a kill mid-retention in the bucket"
+"$BINRECOVER" archive --retain=1 s3://fleet/prod/$SRV/ > "$WORK/s3ret.out" || fail "bucket retention after the kill failed"
+! s3cmd -c "$WORK/rgw/s3cmd.cfg" ls s3://fleet/prod/$SRV/ | grep -q "mysql-bin.000002$" ||
   fail "bucket retention after the kill left mysql-bin.000002"
-"$BINRECOVER" archive --verify s3://fleet/prod/server-1/ > /dev/null || fail "--verify fails after bucket retention"
-mt "DROP DATABASE IF EXISTS other; DROP DATABASE IF EXISTS binrecover"
+"$BINRECOVER" archive --verify s3://fleet/prod/$SRV/ > /dev/null || fail "--verify fails after bucket retention"
+fresh_target
 "$BINRECOVER" restore "${C[@]}" -P"$PT" --from=s3://fleet/prod/ --to-end > "$WORK/r.out" 2>&1 ||
   { cat "$WORK/r.out"; fail "restore --to-end after bucket retention failed"; }
 [ "$(mt "SELECT COUNT(*) FROM other.t")" = 5 ] || fail "restore --to-end after bucket retention: other.t is not the server's"
