@@ -11,8 +11,8 @@
 #include "cli/commands.h"
 #include "recovery/archive/archive.h"
 #include "recovery/backups/restore.h"
-#include "recovery/storage/s3_archive.h"
 #include "recovery/storage/s3.h"
+#include "recovery/storage/s3_archive.h"
 #include "recovery/text/escape.h"
 
 namespace binrecover::cli {

@@ -203,13 +203,11 @@ s3::Url server_folder(const std::string& to, const std::optional<std::string>& f
   return s3::Url{base.bucket, base.key + name + "/"};
 }
 
-BackupEntry run_backup(const BackupOptions& o, const binlog::WarningSink& warn) {
-  const ServerFacts f = ask_server(o);
-  const std::vector<std::string> databases = o.databases.empty() ? f.databases : o.databases;
-  if (databases.empty())
-    throw Error(ErrorCode::kUsage,
-                "the server has no database of its own to back up (only the system ones): give "
-                "--database");
+namespace {
+
+// The dump program: --dump-tool, else the flavour's on PATH; its --version line in *version.
+std::string dump_tool(const BackupOptions& o, const ServerFacts& f, const binlog::WarningSink& warn,
+                      std::string* version) {
   const std::string tool =
       !o.dump_tool.empty()
           ? o.dump_tool
@@ -218,34 +216,133 @@ BackupEntry run_backup(const BackupOptions& o, const binlog::WarningSink& warn) 
   if (tool.empty() || ::access(tool.c_str(), X_OK) != 0)
     throw Error(ErrorCode::kUsage, std::string("no ") + (f.mariadb ? "mariadb-dump" : "mysqldump") +
                                        " on PATH (give --dump-tool=PATH)");
-  const std::string version = tool_version(tool);
-  if (!f.mariadb && version.find("MariaDB") != std::string::npos)
+  *version = tool_version(tool);
+  if (!f.mariadb && version->find("MariaDB") != std::string::npos)
     warn(tool + " is MariaDB's dump program and the server is MySQL " + f.version +
          ": give --dump-tool=PATH of MySQL's mysqldump if the dump fails");
+  return tool;
+}
 
-  std::unique_ptr<BackupStore> store;
-  if (o.to) {
-    const s3::Url folder = server_folder(*o.to, o.folder, f.uuid, f.server_id);
-    auto client = std::make_shared<s3::Client>(s3::load_config(o.s3));
-    client->on_retry = [&warn](const std::string& m) { warn("the store failed " + m); };
-    if (const auto m = s3::read_manifest(*client, folder)) {
-      if (m->server_id != f.server_id || m->server_uuid != f.uuid)
-        throw Error(ErrorCode::kServer, folder.text() + " holds the archive of server id " +
-                                            std::to_string(m->server_id) + ", not this server's (" +
-                                            std::to_string(f.server_id) +
-                                            "): give another --to or --s3-folder");
-      // An encrypted archive gets no dump in clear beside it, nor one under another key.
-      if (!m->key_id.empty() && m->key_id != (o.codec.key ? o.codec.key_id : std::string()))
-        throw Error(ErrorCode::kUsage,
-                    folder.text() + " holds binlogs encrypted with key id " + m->key_id +
-                        (o.codec.key ? "; the key given has id " + o.codec.key_id
-                                     : ": give --encryption-key-file, a backup beside them is "
-                                       "not stored in clear"));
-    }
-    store = s3_backup_store(client, folder);
-  } else {
-    store = folder_backup_store(*o.dir);
+// Where the backup goes: the folder, or the server's folder of the bucket (refused when it
+// holds another server's archive, or binlogs encrypted with a key this backup would not use).
+std::unique_ptr<BackupStore> backup_store(const BackupOptions& o, const ServerFacts& f,
+                                          const binlog::WarningSink& warn) {
+  if (!o.to) return folder_backup_store(*o.dir);
+  const s3::Url folder = server_folder(*o.to, o.folder, f.uuid, f.server_id);
+  auto client = std::make_shared<s3::Client>(s3::load_config(o.s3));
+  client->on_retry = [&warn](const std::string& m) { warn("the store failed " + m); };
+  if (const auto m = s3::read_manifest(*client, folder)) {
+    if (m->server_id != f.server_id || m->server_uuid != f.uuid)
+      throw Error(ErrorCode::kServer, folder.text() + " holds the archive of server id " +
+                                          std::to_string(m->server_id) + ", not this server's (" +
+                                          std::to_string(f.server_id) +
+                                          "): give another --to or --s3-folder");
+    // An encrypted archive gets no dump in clear beside it, nor one under another key.
+    if (!m->key_id.empty() && m->key_id != (o.codec.key ? o.codec.key_id : std::string()))
+      throw Error(ErrorCode::kUsage,
+                  folder.text() + " holds binlogs encrypted with key id " + m->key_id +
+                      (o.codec.key ? "; the key given has id " + o.codec.key_id
+                                   : ": give --encryption-key-file, a backup beside them is "
+                                     "not stored in clear"));
   }
+  return s3_backup_store(client, folder);
+}
+
+// The dump's bytes on their way into the store: zstd, and with a key envelopes of 4 MiB
+// (storage/envelope.h) of the zstd stream.
+class StoredDump {
+ public:
+  StoredDump(BackupStore& store, const BackupOptions& o)
+      : store_(store),
+        z_(o.level, std::thread::hardware_concurrency() > 2 ? 2 : 0,
+           [this](std::string_view b) { compressed(b); }) {
+    seal_.key = o.codec.key;
+    seal_.key_id = o.codec.key_id;
+  }
+  void write(std::string_view dump) { z_.write(dump); }
+  void finish() {
+    z_.finish();
+    if (seal_.key && !pending_.empty()) seal_pending();
+    store_.end();
+  }
+  std::uint64_t stored() const { return stored_; }
+
+ private:
+  static constexpr std::size_t kEnvelopeBytes = std::size_t{4} << 20;
+  void compressed(std::string_view b) {
+    if (!seal_.key) return out(b);
+    pending_.append(b);
+    if (pending_.size() >= kEnvelopeBytes) seal_pending();
+  }
+  void seal_pending() {
+    const std::vector<std::byte> e =
+        seal(seal_, {reinterpret_cast<const std::byte*>(pending_.data()), pending_.size()});
+    out({reinterpret_cast<const char*>(e.data()), e.size()});
+    pending_.clear();
+  }
+  void out(std::string_view b) {
+    store_.write(b);
+    stored_ += b.size();
+  }
+
+  BackupStore& store_;
+  Codec seal_;
+  std::string pending_;
+  std::uint64_t stored_ = 0;
+  ZstdCompressor z_;  // (last: its sink uses the members above)
+};
+
+// The dump program's output read to its end into `watch` and `sink`; then its exit status and
+// whether the dump is whole are checked. `fd` is closed and the program waited for here, also
+// when the copy fails (it is stopped then).
+void copy_dump(int fd, pid_t pid, const std::string& tool, const MessagesFile& messages,
+               const BackupOptions& o, const std::string& id, DumpWatch& watch, StoredDump& sink) {
+  std::string buf(std::size_t{1} << 20, '\0');
+  std::uint64_t said = 0;
+  try {
+    for (;;) {
+      const ssize_t n = ::read(fd, buf.data(), buf.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0)
+        throw Error(ErrorCode::kIo, std::string("reading the dump: ") + std::strerror(errno));
+      if (n == 0) break;
+      const std::string_view chunk(buf.data(), static_cast<std::size_t>(n));
+      watch.add(chunk);
+      sink.write(chunk);
+      if (o.progress && watch.bytes() - said >= (std::uint64_t{64} << 20)) {
+        said = watch.bytes();
+        o.progress("backup " + id + ": " + size_text(said) + " dumped, " +
+                   size_text(sink.stored()) + " stored");
+      }
+    }
+  } catch (...) {
+    ::close(fd);
+    ::kill(pid, SIGTERM);
+    wait_exit(pid);
+    throw;
+  }
+  ::close(fd);
+  const int status = wait_exit(pid);
+  if (status != 0)
+    throw Error(ErrorCode::kServer, tool + " failed (exit " + std::to_string(status) +
+                                        "): " + last_lines(read_text_file(messages.path), 3));
+  if (watch.tail().find("-- Dump completed") == std::string_view::npos)
+    throw Error(ErrorCode::kServer,
+                tool + " ended without its '-- Dump completed' line: the dump is not whole");
+}
+
+}  // namespace
+
+BackupEntry run_backup(const BackupOptions& o, const binlog::WarningSink& warn) {
+  const ServerFacts f = ask_server(o);
+  const std::vector<std::string> databases = o.databases.empty() ? f.databases : o.databases;
+  if (databases.empty())
+    throw Error(ErrorCode::kUsage,
+                "the server has no database of its own to back up (only the system ones): give "
+                "--database");
+  std::string version;
+  const std::string tool = dump_tool(o, f, warn, &version);
+  const std::unique_ptr<BackupStore> store = backup_store(o, f, warn);
 
   BackupEntry e;
   e.flavor = f.mariadb ? "mariadb" : "mysql";
@@ -275,62 +372,14 @@ BackupEntry run_backup(const BackupOptions& o, const binlog::WarningSink& warn) 
 
   DumpWatch watch;
   std::uint64_t stored = 0;
-  int status = 0;
-  // With a key, the zstd stream goes out as envelopes of 4 MiB (storage/envelope.h).
-  std::string pending;
-  Codec seal_only;
-  seal_only.key = o.codec.key;
-  seal_only.key_id = o.codec.key_id;
-  const auto out_bytes = [&](std::string_view b) {
-    store->write(b);
-    stored += b.size();
-  };
-  const auto seal_pending = [&] {
-    const std::vector<std::byte> e =
-        seal(seal_only, {reinterpret_cast<const std::byte*>(pending.data()), pending.size()});
-    out_bytes({reinterpret_cast<const char*>(e.data()), e.size()});
-    pending.clear();
-  };
-  constexpr std::size_t kEnvelopeBytes = std::size_t{4} << 20;
+  bool copied = false;
   try {
-    ZstdCompressor z(o.level, std::thread::hardware_concurrency() > 2 ? 2 : 0,
-                     [&](std::string_view b) {
-                       if (!seal_only.key) return out_bytes(b);
-                       pending.append(b);
-                       if (pending.size() >= kEnvelopeBytes) seal_pending();
-                     });
-    std::string buf(std::size_t{1} << 20, '\0');
-    std::uint64_t said = 0;
-    for (;;) {
-      const ssize_t n = ::read(out[0], buf.data(), buf.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0)
-        throw Error(ErrorCode::kIo, std::string("reading the dump: ") + std::strerror(errno));
-      if (n == 0) break;
-      const std::string_view chunk(buf.data(), static_cast<std::size_t>(n));
-      watch.add(chunk);
-      z.write(chunk);
-      if (o.progress && watch.bytes() - said >= (std::uint64_t{64} << 20)) {
-        said = watch.bytes();
-        o.progress("backup " + e.id + ": " + size_text(said) + " dumped, " + size_text(stored) +
-                   " stored");
-      }
-    }
-    ::close(out[0]);
-    out[0] = -1;
-    status = wait_exit(pid);
-    if (status != 0)
-      throw Error(ErrorCode::kServer, tool + " failed (exit " + std::to_string(status) +
-                                          "): " + last_lines(read_text_file(messages.path), 3));
-    const std::string_view tail = watch.tail();
-    if (tail.find("-- Dump completed") == std::string_view::npos)
-      throw Error(ErrorCode::kServer, tool +
-                                          " ended without its '-- Dump completed' line: the "
-                                          "dump is not whole");
-    z.finish();
-    if (seal_only.key && !pending.empty()) seal_pending();
-    store->end();
-    const BackupCoordinates c = coords::parse_dump(watch.head(), tail, e.id);
+    StoredDump sink(*store, o);
+    copied = true;  // (copy_dump closes the pipe and waits for the program, whatever happens)
+    copy_dump(out[0], pid, tool, messages, o, e.id, watch, sink);
+    sink.finish();
+    stored = sink.stored();
+    const BackupCoordinates c = coords::parse_dump(watch.head(), watch.tail(), e.id);
     if (c.file.empty() && c.mysql_gtid_set.empty() && c.mariadb_gtid_pos.empty())
       throw Error(ErrorCode::kServer, tool + " wrote no binlog coordinates");
     e.binlog_file = c.file;
@@ -338,12 +387,10 @@ BackupEntry run_backup(const BackupOptions& o, const binlog::WarningSink& warn) 
     e.mysql_gtids = c.mysql_gtid_set;
     e.mariadb_gtids = c.mariadb_gtid_pos;
   } catch (...) {
-    if (out[0] >= 0) {
+    if (!copied) {
       ::close(out[0]);
-      if (status == 0) {
-        ::kill(pid, SIGTERM);
-        wait_exit(pid);
-      }
+      ::kill(pid, SIGTERM);
+      wait_exit(pid);
     }
     store->abandon();
     throw;

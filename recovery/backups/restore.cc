@@ -251,6 +251,123 @@ std::time_t last_event_time(const std::vector<InputFile>& inputs, const DecodeOp
   return latest;
 }
 
+namespace {
+
+// A --to-time past the archive's last event: what happened between is not known (an archiver
+// may lag, a server may have written what never reached it).
+void check_time_in_archive(const FilterOptions& f, const std::vector<InputFile>& inputs,
+                           const DecodeOptions& decode) {
+  if (!f.stop_datetime) return;
+  const std::time_t end = last_event_time(inputs, decode);
+  if (*f.stop_datetime > end)
+    throw Error(ErrorCode::kNotFound,
+                "--to-time " + when(*f.stop_datetime) + " is past the archive's last event (" +
+                    (end > 0 ? when(end) : std::string("none")) +
+                    "): what happened after it is not in the archive. Give --to-end to restore "
+                    "everything it holds, or a time within it");
+}
+
+// Where the point is: its time (nullopt: the end), and for --before-incident the incident's
+// place, as the drill is then told it (`spec`) and why it was chosen.
+struct Point {
+  std::optional<std::time_t> limit;
+  std::optional<Place> incident_at;
+  std::string spec, why;
+};
+
+// --before-incident: a plan over the whole range from the oldest backup on (an incident before
+// the newest backup must not be missed); the drill is told that incident (d.plan.incident).
+Point find_incident(const std::vector<BackupEntry>& all, const RestoreOptions& o, DrillOptions& d,
+                    const std::vector<InputFile>& inputs, const DecodeOptions& decode,
+                    const binlog::WarningSink& warn) {
+  Point pt;
+  pt.limit = d.filter.stop_datetime;
+  if (!o.before_incident) return pt;
+  PlanOptions p = d.plan;
+  // (the coordinates are the manifest's: the dump itself is not read)
+  p.dump = all.front().location;
+  p.backup = coordinates_of(all.front());
+  const Plan plan = make_plan(inputs, p, decode, d.filter, warn);
+  if (!plan.incident)
+    throw Error(ErrorCode::kNotFound,
+                "no incident in the archive's binlogs since backup " + all.front().id +
+                    " (no certain loss of data): give --to-time, or --to-end");
+  const Damage& dmg = plan.damage[*plan.incident];
+  pt.limit = static_cast<std::time_t>(dmg.timestamp) + 1;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].display_name == dmg.file) pt.incident_at = Place{i, dmg.pos};
+  d.plan.incident = dmg.file + ":" + std::to_string(dmg.event_pos);
+  if (!o.drill.plan.incident) {
+    pt.spec = "chosen with --incident=" + *d.plan.incident;
+    pt.why = plan.incident_why + " since backup " + all.front().id;
+  }
+  return pt;
+}
+
+// The newest backup whose content is all before the point (into r.backup, r.backup_point,
+// r.why); none: an error before anything is loaded.
+void choose_backup(const std::vector<BackupEntry>& all, const Point& pt,
+                   const std::vector<InputFile>& inputs, const DecodeOptions& decode,
+                   const BackupStore& store, RestoreResult& r) {
+  for (auto it = all.rbegin(); it != all.rend(); ++it) {
+    const std::optional<std::time_t> point = backup_point(*it, inputs, decode);
+    const auto at = binlog_input(*it, inputs);
+    if (pt.incident_at && at && it->binlog_pos) {  // (by place: before the incident's transaction)
+      if (*at > pt.incident_at->input ||
+          (*at == pt.incident_at->input && *it->binlog_pos > pt.incident_at->pos))
+        continue;
+      r.backup = *it;
+      r.backup_point = point;
+      r.why = "the newest backup before the incident (its coordinates " + it->binlog_file + ":" +
+              std::to_string(*it->binlog_pos) + " come before it)";
+      return;
+    }
+    const std::time_t reach = point ? *point : static_cast<std::time_t>(it->completed);
+    if (pt.limit && reach >= *pt.limit) continue;
+    r.backup = *it;
+    r.backup_point = point;
+    r.why =
+        !pt.limit
+            ? "the newest backup"
+            : "the newest backup whose content is all before " + when(*pt.limit) +
+                  (point ? " (its binlog's last event before its coordinates: " + when(*point) + ")"
+                         : " (completed " + when(it->completed) +
+                               "; its binlog is not in the archive)");
+    return;
+  }
+  throw Error(ErrorCode::kNotFound, "no backup in " + store.where() + " is older than the point" +
+                                        (pt.limit ? " (" + when(*pt.limit) + ")" : std::string()) +
+                                        ": the oldest, " + all.front().id +
+                                        ", holds changes from after it");
+}
+
+// The drill was told the incident found over the whole archive: said as such, not as an
+// option the user gave.
+void say_incident_as_found(DrillResult& d, const Point& pt) {
+  if (pt.spec.empty()) return;
+  std::vector<std::string*> texts = {&d.incident, &d.target};
+  for (DrillStep& step : d.steps) texts.push_back(&step.detail);
+  for (std::string* t : texts)
+    for (std::size_t at; (at = t->find(pt.spec)) != std::string::npos;)
+      t->replace(at, pt.spec.size(), pt.why);
+}
+
+// The target's GTID state ("" when it cannot be read: said as a warning).
+std::string target_gtids(const ConnectionOptions& target, const binlog::WarningSink& warn) {
+  try {
+    Session s(target);
+    if (s.mariadb())
+      return "gtid_binlog_pos " + s.value("SELECT @@GLOBAL.gtid_binlog_pos").value_or("") +
+             ", gtid_slave_pos " + s.value("SELECT @@GLOBAL.gtid_slave_pos").value_or("");
+    return "gtid_executed " + s.value("SELECT @@GLOBAL.gtid_executed").value_or("");
+  } catch (const Error& e) {
+    warn(std::string("the target's GTID state could not be read: ") + e.what());
+    return {};
+  }
+}
+
+}  // namespace
+
 RestoreResult run_restore(BackupStore& store, const std::vector<InputFile>& inputs,
                           const RestoreOptions& o, const DecodeOptions& decode,
                           const binlog::WarningSink& warn) {
@@ -258,91 +375,16 @@ RestoreResult run_restore(BackupStore& store, const std::vector<InputFile>& inpu
     throw Error(ErrorCode::kUsage,
                 "restore needs its point: --to-time, --stop-position, --stop-gtid, "
                 "--before-incident or --to-end");
-  const std::vector<BackupEntry> all = candidates(store, o, warn);
-  RestoreResult r;
-  DrillOptions d = o.drill;
-  if (d.filter.stop_datetime) {
-    // A time past the archive's last event: what happened between is not known (an archiver
-    // may lag, a server may have written what never reached it).
-    const std::time_t end = last_event_time(inputs, decode);
-    if (*d.filter.stop_datetime > end)
-      throw Error(ErrorCode::kNotFound,
-                  "--to-time " + when(*d.filter.stop_datetime) +
-                      " is past the archive's last event (" +
-                      (end > 0 ? when(end) : std::string("none")) +
-                      "): what happened after it is not in the archive. Give --to-end to restore "
-                      "everything it holds, or a time within it");
-  }
-
-  // The point's time, and for --before-incident its place: found by a plan over the whole
-  // range from the oldest backup on (an incident before the newest backup must not be missed).
-  std::optional<std::time_t> limit = d.filter.stop_datetime;
-  std::optional<Place> incident_at;
-  std::string chosen_spec, chosen_why;  // the incident as passed to the drill, and why
-  if (o.before_incident) {
-    PlanOptions p = d.plan;
-    // (the coordinates are the manifest's: the dump itself is not read)
-    p.dump = all.front().location;
-    p.backup = coordinates_of(all.front());
-    FilterOptions f = d.filter;
-    const Plan plan = make_plan(inputs, p, decode, f, warn);
-    if (!plan.incident)
-      throw Error(ErrorCode::kNotFound,
-                  "no incident in the archive's binlogs since backup " + all.front().id +
-                      " (no certain loss of data): give --to-time, or --to-end");
-    const Damage& dmg = plan.damage[*plan.incident];
-    limit = static_cast<std::time_t>(dmg.timestamp) + 1;
-    for (std::size_t i = 0; i < inputs.size(); ++i)
-      if (inputs[i].display_name == dmg.file) incident_at = Place{i, dmg.pos};
-    d.plan.incident = dmg.file + ":" + std::to_string(dmg.event_pos);
-    if (!o.drill.plan.incident) {
-      chosen_spec = "chosen with --incident=" + *d.plan.incident;
-      chosen_why = plan.incident_why + " since backup " + all.front().id;
-    }
-  }
-
-  // The newest backup whose content is all before the point.
-  for (auto it = all.rbegin(); it != all.rend(); ++it) {
-    const std::optional<std::time_t> point = backup_point(*it, inputs, decode);
-    if (incident_at) {
-      const auto at = binlog_input(*it, inputs);
-      if (at && it->binlog_pos) {
-        const Place mine{*at, *it->binlog_pos};
-        if (mine.input < incident_at->input ||
-            (mine.input == incident_at->input && mine.pos <= incident_at->pos)) {
-          r.backup = *it;
-          r.backup_point = point;
-          r.why = "the newest backup before the incident (its coordinates " + it->binlog_file +
-                  ":" + std::to_string(*it->binlog_pos) + " come before it)";
-          break;
-        }
-        continue;
-      }
-    }
-    const std::time_t reach = point ? *point : static_cast<std::time_t>(it->completed);
-    if (!limit || reach < *limit) {
-      r.backup = *it;
-      r.backup_point = point;
-      r.why =
-          limit
-              ? "the newest backup whose content is all before " + when(*limit) +
-                    (point
-                         ? " (its binlog's last event before its coordinates: " + when(*point) + ")"
-                         : " (completed " + when(it->completed) +
-                               "; its binlog is not in the archive)")
-              : "the newest backup";
-      break;
-    }
-  }
-  if (r.backup.id.empty())
-    throw Error(ErrorCode::kNotFound, "no backup in " + store.where() + " is older than the point" +
-                                          (limit ? " (" + when(*limit) + ")" : std::string()) +
-                                          ": the oldest, " + all.front().id +
-                                          ", holds changes from after it");
-
-  if (!d.server)
+  if (!o.drill.server)
     throw Error(ErrorCode::kUsage, "restore loads the backup into a server: give -h/-P/-u or -S");
+  const std::vector<BackupEntry> all = candidates(store, o, warn);
+  DrillOptions d = o.drill;
+  check_time_in_archive(d.filter, inputs, decode);
+  const Point pt = find_incident(all, o, d, inputs, decode, warn);
+  RestoreResult r;
+  choose_backup(all, pt, inputs, decode, store, r);
   check_target_gtids(*d.server, r.backup);
+
   ScratchDir scratch;
   const std::string dump = scratch.path() + "/dump.sql";
   fetch_dump(store, r.backup, dump);
@@ -351,27 +393,8 @@ RestoreResult run_restore(BackupStore& store, const std::vector<InputFile>& inpu
   d.plan.allow_empty = true;
   r.drill = run_drill(inputs, d, decode, warn);
   r.ran = true;
-  if (!chosen_spec.empty()) {
-    // (the drill was told the incident found over the whole archive: said as such, not as an
-    // option the user gave)
-    for (std::string* t : {&r.drill.incident, &r.drill.target})
-      for (std::size_t at; (at = t->find(chosen_spec)) != std::string::npos;)
-        t->replace(at, chosen_spec.size(), chosen_why);
-    for (DrillStep& step : r.drill.steps)
-      for (std::size_t at; (at = step.detail.find(chosen_spec)) != std::string::npos;)
-        step.detail.replace(at, chosen_spec.size(), chosen_why);
-  }
-  try {
-    Session s(*d.server);
-    if (s.mariadb())
-      r.target_gtids = "gtid_binlog_pos " +
-                       s.value("SELECT @@GLOBAL.gtid_binlog_pos").value_or("") +
-                       ", gtid_slave_pos " + s.value("SELECT @@GLOBAL.gtid_slave_pos").value_or("");
-    else
-      r.target_gtids = "gtid_executed " + s.value("SELECT @@GLOBAL.gtid_executed").value_or("");
-  } catch (const Error& e) {
-    warn(std::string("the target's GTID state could not be read: ") + e.what());
-  }
+  say_incident_as_found(r.drill, pt);
+  r.target_gtids = target_gtids(*d.server, warn);
   return r;
 }
 

@@ -112,6 +112,35 @@ Client::Client(Config config) : config_(std::move(config)) {
 
 Client::~Client() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
 
+namespace {
+
+// "?k=v&..." of a request's parameters, encoded and sorted as SigV4 signs them ("" for none).
+std::string query_string(const std::vector<std::pair<std::string, std::string>>& query) {
+  std::vector<std::pair<std::string, std::string>> q;
+  for (const auto& [k, v] : query) q.emplace_back(uri_encode(k, false), uri_encode(v, false));
+  std::sort(q.begin(), q.end());
+  std::string qs;
+  for (const auto& [k, v] : q) qs += (qs.empty() ? "?" : "&") + k + "=" + v;
+  return qs;
+}
+
+// The request's headers for curl: the signed ones (host is curl's), the signature when there
+// are keys, no Expect, and no Content-Type unless one was given.
+curl_slist* header_list(const SignInput& s, bool sign,
+                        const std::vector<std::pair<std::string, std::string>>& given) {
+  curl_slist* hl = nullptr;
+  for (const auto& [k, v] : s.headers)
+    if (k != "host") hl = curl_slist_append(hl, (k + ": " + v).c_str());
+  if (sign) hl = curl_slist_append(hl, ("Authorization: " + sigv4_authorization(s)).c_str());
+  hl = curl_slist_append(hl, "Expect:");
+  bool has_type = false;
+  for (const auto& [k, v] : given) has_type = has_type || lower(k) == "content-type";
+  if (!has_type) hl = curl_slist_append(hl, "Content-Type:");
+  return hl;
+}
+
+}  // namespace
+
 Client::Response Client::perform(Request& r) {
   CURL* c = static_cast<CURL*>(curl_);
   curl_easy_reset(c);
@@ -141,24 +170,8 @@ Client::Response Client::perform(Request& r) {
   if (!config_.session_token.empty())
     s.headers.emplace_back("x-amz-security-token", config_.session_token);
 
-  std::string url = ep.scheme + "://" + host + uri_encode(path, true);
-  {
-    std::vector<std::pair<std::string, std::string>> q;
-    for (const auto& [k, v] : r.query) q.emplace_back(uri_encode(k, false), uri_encode(v, false));
-    std::sort(q.begin(), q.end());
-    std::string qs;
-    for (const auto& [k, v] : q) qs += (qs.empty() ? "?" : "&") + k + "=" + v;
-    url += qs;
-  }
-  curl_slist* hl = nullptr;
-  for (const auto& [k, v] : s.headers)
-    if (k != "host") hl = curl_slist_append(hl, (k + ": " + v).c_str());
-  if (!config_.access_key.empty())
-    hl = curl_slist_append(hl, ("Authorization: " + sigv4_authorization(s)).c_str());
-  hl = curl_slist_append(hl, "Expect:");
-  bool has_type = false;
-  for (const auto& [k, v] : r.headers) has_type = has_type || lower(k) == "content-type";
-  if (!has_type) hl = curl_slist_append(hl, "Content-Type:");
+  const std::string url = ep.scheme + "://" + host + uri_encode(path, true) + query_string(r.query);
+  curl_slist* hl = header_list(s, !config_.access_key.empty(), r.headers);
 
   Response resp;
   r.out_size = 0;
