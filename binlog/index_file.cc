@@ -82,4 +82,17 @@ std::vector<std::string> read_index_file(const std::string& path, const std::str
   return files;
 }
 
+std::string index_in_folder(const std::string& dir) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (e.path().extension() == ".index" && e.is_regular_file(ec))
+      found.push_back(e.path().string());
+  if (found.size() > 1)
+    throw Error(ErrorCode::kUsage, dir + " holds " + std::to_string(found.size()) +
+                                       " .index files: an archive folder has one (name the one "
+                                       "to read)");
+  return found.empty() ? std::string() : found.front();
+}
+
 }  // namespace binrecover::binlog

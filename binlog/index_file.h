@@ -15,4 +15,8 @@ namespace binrecover::binlog {
 std::vector<std::string> read_index_file(const std::string& path,
                                          const std::string& binlog_dir = {});
 
+// The one .index file of a folder (a copy or an archive of a server's binlogs): its path, ""
+// when there is none; Error(kUsage) naming the folder when there are several.
+std::string index_in_folder(const std::string& dir);
+
 }  // namespace binrecover::binlog

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "binlog/error.h"
+#include "binlog/index_file.h"
 #include "cli/commands.h"
 #include "recovery/archive/archive.h"
 #include "recovery/backups/restore.h"
@@ -77,13 +78,9 @@ int verify(const Options& o) {
                       .c_str());
   }
   if (std::filesystem::is_directory(index)) {
-    std::vector<std::string> found;
-    for (const auto& e : std::filesystem::directory_iterator(index))
-      if (e.path().extension() == ".index") found.push_back(e.path().string());
-    if (found.size() != 1)
-      throw Error(ErrorCode::kUsage, index + " holds " + std::to_string(found.size()) +
-                                         " .index files: name the one to check");
-    index = found.front();
+    const std::string found = binlog::index_in_folder(index);
+    if (found.empty()) throw Error(ErrorCode::kUsage, index + " holds no .index file to check");
+    index = found;
   }
   auto problems = recovery::verify_archive(index, &events);
   const std::string dir = std::filesystem::path(index).parent_path().string();

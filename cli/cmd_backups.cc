@@ -40,15 +40,9 @@ std::vector<recovery::InputFile> archive_binlogs(const std::string& where) {
   std::error_code ec;
   if (!fs::is_directory(where, ec))
     throw Error(ErrorCode::kUsage, where + " is not an archive folder");
-  std::vector<std::string> indexes;
-  for (const auto& e : fs::directory_iterator(where, ec))
-    if (e.path().extension() == ".index" && e.is_regular_file(ec))
-      indexes.push_back(e.path().string());
-  if (indexes.size() > 1)
-    throw Error(ErrorCode::kUsage,
-                where + " holds several .index files: an archive folder has one");
-  if (indexes.empty()) return inputs;  // (backups only)
-  add_input_paths(binlog::read_index_file(indexes[0], ""), inputs);
+  const std::string index = binlog::index_in_folder(where);
+  if (index.empty()) return inputs;  // (backups only)
+  add_input_paths(binlog::read_index_file(index, ""), inputs);
   return inputs;
 }
 

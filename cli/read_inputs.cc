@@ -442,8 +442,8 @@ void read_sql_output(const Given& g, Command cmd, int verbose, Options& o) {
     usage_error("--schema names columns for --rows-as-sql, --flashback and --format=jsonl/csv");
   if (o.schema_file && cmd == Command::kReplay && !o.sql.rows_as_sql)
     usage_error("--schema names columns for --rows-as-sql");
-  if (!o.filter.rewrite_db.empty() &&
-      (cmd == Command::kEvents || cmd == Command::kStats || cmd == Command::kDrill))
+  if (!o.filter.rewrite_db.empty() && (cmd == Command::kEvents || cmd == Command::kStats ||
+                                       cmd == Command::kDrill || cmd == Command::kRestore))
     usage_error("--rewrite-db does not apply to " + command_label(cmd) +
                 " (it changes the SQL that SQL output, plan's commands and replay write)");
 }

@@ -192,9 +192,11 @@ void read_archive(const Given& g, Command cmd, Options& o) {
       bool store = o.archive.to.has_value();
       if (g.has("files"))
         for (const auto& f : g.list("files")) store = store || recovery::s3::is_url(f);
-      for (const char* n :
-           {"s3-endpoint", "s3-region", "s3-profile", "s3-addressing", "encryption-key-file"})
+      for (const char* n : {"s3-endpoint", "s3-region", "s3-profile", "s3-addressing"})
         if (g.has(n) && !store) usage_error(std::string("--") + n + " applies with --to or s3://");
+      // (a folder's --verify reads its backups, which may be encrypted)
+      if (g.has("encryption-key-file") && !store && !o.archive_verify)
+        usage_error("--encryption-key-file applies with --to or s3://, or to --verify");
     }
     read_retention(g, o);
     if (g.has("zstd-level") && !g.has("zstd")) usage_error("--zstd-level applies with --zstd");

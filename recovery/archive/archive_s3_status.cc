@@ -25,29 +25,7 @@ using s3::Piece;
 using s3::Url;
 
 // A SHA-256 computed piece by piece.
-class Sha256 {
- public:
-  Sha256() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr); }
-  ~Sha256() { EVP_MD_CTX_free(ctx_); }
-  Sha256(const Sha256&) = delete;
-  Sha256& operator=(const Sha256&) = delete;
-  void update(const void* p, std::size_t n) { EVP_DigestUpdate(ctx_, p, n); }
-  std::string hex() {
-    unsigned char out[EVP_MAX_MD_SIZE];
-    unsigned int len = 0;
-    EVP_DigestFinal_ex(ctx_, out, &len);
-    static const char digits[] = "0123456789abcdef";
-    std::string s;
-    for (unsigned i = 0; i < len; ++i) {
-      s += digits[out[i] >> 4];
-      s += digits[out[i] & 15];
-    }
-    return s;
-  }
-
- private:
-  EVP_MD_CTX* ctx_;
-};
+using s3::Sha256;
 
 }  // namespace
 

@@ -49,18 +49,6 @@ std::string base_of(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// The folder's one .index file ("" when none).
-std::string folder_index(const std::string& dir) {
-  std::vector<std::string> found;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.path().extension() == ".index" && e.is_regular_file(ec))
-      found.push_back(e.path().string());
-  if (found.size() > 1)
-    throw Error(ErrorCode::kUsage, dir + " holds several .index files: an archive folder has one");
-  return found.empty() ? std::string() : found.front();
-}
-
 }  // namespace
 
 RetentionPlan plan_retention(const std::vector<BackupEntry>& backups,
@@ -136,7 +124,7 @@ RetentionResult retain_folder(const std::string& dir_in, const RetentionPolicy& 
     dir = fs::path(dir).parent_path().string();
   std::optional<FolderLock> lock;
   if (!locked && !p.dry_run) lock.emplace(dir, "retention");
-  const std::string index = folder_index(dir);
+  const std::string index = binlog::index_in_folder(dir);
   std::vector<std::string> paths;
   if (!index.empty()) paths = binlog::read_index_file(index, "");
   std::vector<std::string> names;

@@ -1,7 +1,6 @@
 #include "recovery/backups/make_backup.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -52,6 +51,12 @@ ServerFacts ask_server(const BackupOptions& o) {
     const std::string& d = row.empty() ? std::string() : row[0];
     if (d == "information_schema" || d == "performance_schema" || d == "sys" || d == "mysql")
       continue;
+    // (a name the dump program would take for one of its options is never passed to it)
+    if (d.empty() || d[0] == '-')
+      throw Error(ErrorCode::kServer,
+                  s.where() + " has a database named '" + d +
+                      "', which cannot be given to the dump program as a name: name the "
+                      "databases to back up with --database");
     f.databases.push_back(d);
   }
   return f;
@@ -115,36 +120,17 @@ std::vector<std::string> dump_args(const BackupOptions& o, const ServerFacts& f,
   return a;
 }
 
-std::string hex(const unsigned char* p, unsigned n) {
-  static const char* d = "0123456789abcdef";
-  std::string s;
-  for (unsigned i = 0; i < n; ++i) {
-    s += d[p[i] >> 4];
-    s += d[p[i] & 15];
-  }
-  return s;
-}
-
 // What the dump program wrote, as it streams by: its SHA-256, size, head and tail.
 class DumpWatch {
  public:
-  DumpWatch() : md_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(md_, EVP_sha256(), nullptr); }
-  ~DumpWatch() { EVP_MD_CTX_free(md_); }
-  DumpWatch(const DumpWatch&) = delete;
-  DumpWatch& operator=(const DumpWatch&) = delete;
   void add(std::string_view s) {
-    EVP_DigestUpdate(md_, s.data(), s.size());
+    sha_.update(s.data(), s.size());
     bytes_ += s.size();
     if (head_.size() < kHeadBytes) head_.append(s.substr(0, kHeadBytes - head_.size()));
     tail_.append(s);
     if (tail_.size() > 2 * kTailBytes) tail_.erase(0, tail_.size() - kTailBytes);
   }
-  std::string sha256() {
-    unsigned char out[EVP_MAX_MD_SIZE];
-    unsigned n = 0;
-    EVP_DigestFinal_ex(md_, out, &n);
-    return hex(out, n);
-  }
+  std::string sha256() { return sha_.hex(); }
   std::uint64_t bytes() const { return bytes_; }
   // Whole lines only (a GTID set cut at the limit would be wrong, not just short).
   std::string_view head() const {
@@ -163,7 +149,7 @@ class DumpWatch {
   }
 
  private:
-  EVP_MD_CTX* md_;
+  s3::Sha256 sha_;
   std::uint64_t bytes_ = 0;
   std::string head_, tail_;
 };

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <openssl/evp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,13 +24,12 @@
 namespace binrecover::recovery {
 
 void read_dump(BackupStore& store, const BackupEntry& b, const ByteSink& out) {
-  EVP_MD_CTX* md = EVP_MD_CTX_new();
-  EVP_DigestInit_ex(md, EVP_sha256(), nullptr);
+  s3::Sha256 sha;
   std::uint64_t bytes = 0;
   const std::string what = "backup " + b.id + " (" + b.location + ")";
-  try {
+  {
     ZstdDecompressor z(what, [&](std::string_view s) {
-      EVP_DigestUpdate(md, s.data(), s.size());
+      sha.update(s.data(), s.size());
       bytes += s.size();
       out(s);
     });
@@ -58,17 +56,8 @@ void read_dump(BackupStore& store, const BackupEntry& b, const ByteSink& out) {
       if (!held.empty()) throw Error(ErrorCode::kIo, what + " ends inside an envelope (cut short)");
     }
     z.finish();
-  } catch (...) {
-    EVP_MD_CTX_free(md);
-    throw;
   }
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned n = 0;
-  EVP_DigestFinal_ex(md, digest, &n);
-  EVP_MD_CTX_free(md);
-  std::string hex;
-  for (unsigned i = 0; i < n; ++i) hex += fmt::format("{:02x}", digest[i]);
-  if (hex != b.sha256 || bytes != b.dump_bytes)
+  if (sha.hex() != b.sha256 || bytes != b.dump_bytes)
     throw Error(ErrorCode::kIo, what +
                                     " is damaged: its dump does not match the SHA-256 and size "
                                     "its manifest recorded");

@@ -34,16 +34,6 @@ std::uint64_t get_le(const std::byte* p, int n) {
   return v;
 }
 
-std::string hex(const unsigned char* p, std::size_t n) {
-  static const char* d = "0123456789abcdef";
-  std::string s;
-  for (std::size_t i = 0; i < n; ++i) {
-    s += d[p[i] >> 4];
-    s += d[p[i] & 15];
-  }
-  return s;
-}
-
 struct CipherCtx {
   EVP_CIPHER_CTX* c = EVP_CIPHER_CTX_new();
   ~CipherCtx() { EVP_CIPHER_CTX_free(c); }
@@ -169,7 +159,8 @@ std::vector<std::byte> unseal(const Codec& c, binlog::Bytes stored, const std::s
       stored.begin() + kEnvelopeHeader,
       stored.begin() + static_cast<std::ptrdiff_t>(kEnvelopeHeader + payload_size));
   if ((flags & kAes) != 0) {
-    const std::string id = hex(reinterpret_cast<const unsigned char*>(stored.data() + 20), 8);
+    const std::string id =
+        s3::hex_of(reinterpret_cast<const unsigned char*>(stored.data() + 20), 8);
     if (!c.key)
       throw Error(ErrorCode::kUsage, what + " is encrypted (key id " + id +
                                          "): give --encryption-key-file=FILE (or "

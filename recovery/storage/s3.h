@@ -67,6 +67,21 @@ struct SignInput {
 std::string sigv4_authorization(const SignInput& in);
 
 std::string sha256_hex(binlog::Bytes data);
+// Lower-case hex of bytes.
+std::string hex_of(const unsigned char* p, std::size_t n);
+// SHA-256 of bytes given a piece at a time (a stream: a dump, an object read by ranges).
+class Sha256 {
+ public:
+  Sha256();
+  ~Sha256();
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
+  void update(const void* p, std::size_t n);
+  std::string hex();  // (once, at the end)
+
+ private:
+  void* ctx_;
+};
 std::string md5_base64(binlog::Bytes data);
 // The RFC 3986 encoding S3 signs: unreserved bytes kept, '/' kept when `keep_slash`.
 std::string uri_encode(std::string_view s, bool keep_slash);

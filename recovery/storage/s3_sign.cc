@@ -66,6 +66,22 @@ Url parse_url(std::string_view s) {
   return u;
 }
 
+std::string hex_of(const unsigned char* p, std::size_t n) { return hex(p, n); }
+
+Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
+  EVP_DigestInit_ex(static_cast<EVP_MD_CTX*>(ctx_), EVP_sha256(), nullptr);
+}
+Sha256::~Sha256() { EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_)); }
+void Sha256::update(const void* p, std::size_t n) {
+  EVP_DigestUpdate(static_cast<EVP_MD_CTX*>(ctx_), p, n);
+}
+std::string Sha256::hex() {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_DigestFinal_ex(static_cast<EVP_MD_CTX*>(ctx_), out, &len);
+  return hex_of(out, len);
+}
+
 std::string sha256_hex(binlog::Bytes data) {
   const std::string d = digest(EVP_sha256(), data);
   return hex(reinterpret_cast<const unsigned char*>(d.data()), d.size());
