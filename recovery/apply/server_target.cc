@@ -3,7 +3,9 @@
 #include <sys/random.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
+#include <thread>
 
 #include "recovery/server/remote_source.h"
 
@@ -119,9 +121,9 @@ std::uint32_t check_target(Session& session, bool disable_log_bin) {
   return static_cast<std::uint32_t>(std::strtoul(var["server_id"].c_str(), nullptr, 10));
 }
 
-// A connection of an earlier run: still fed by a live replay (an error), or left by a killed one
-// (which a restarted target starts again by itself): removed. Returns whether there was one.
-// (A target killed while it wrote master-binrecover.info can come back with the connection's
+// A connection of an earlier run: still fed by a live replay after 10 s (an error), or left by a
+// killed one (which a restarted target starts again by itself): removed. Returns whether there was
+// one. (A target killed while it wrote master-binrecover.info can come back with the connection's
 // host empty: SHOW SLAVE 'binrecover' STATUS then shows no row, though the connection exists and
 // its SQL thread runs; it is removed too.)
 bool remove_earlier(Session& session, const binlog::WarningSink& warn) {
@@ -131,6 +133,12 @@ bool remove_earlier(Session& session, const binlog::WarningSink& warn) {
   } catch (const Error& e) {
     if (!is_server_error(e, 1617)) throw;  // WARN_NO_MASTER_INFO (no such connection)
     return false;
+  }
+  // A killed replay's connection shows "Yes" until the target's I/O thread reads the closed
+  // socket, which on a loaded machine takes a moment: a live replay's stays "Yes".
+  for (int waited_ms = 0; earlier.io_running && waited_ms < 10000; waited_ms += 100) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    earlier = read_status(session);
   }
   if (earlier.io_running)
     throw Error(ErrorCode::kUsage,

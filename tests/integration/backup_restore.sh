@@ -226,8 +226,7 @@ ls -R "$WORK/arch" | cmp -s - "$WORK/before" || fail "--dry-run changed the arch
 cp -a "$WORK/arch" "$WORK/killed"
 (BINRECOVER_TEST_PAUSE_RETENTION=1 exec "$BINRECOVER" archive --retain=1 "$WORK/killed" 2> "$WORK/pause.err" > /dev/null) &
 pid=$!
-for _ in $(seq 1 300); do grep -q "test pause: retention" "$WORK/pause.err" && break; sleep 0.1; done
-grep -q "test pause: retention" "$WORK/pause.err" || fail "retention never reached its fault point: $(cat "$WORK/pause.err")"
+WAIT_FOR_SHOW=$WORK/pause.err wait_for 120 "retention never reached its fault point" grep -qs "test pause: retention" "$WORK/pause.err"
 kill -9 "$pid"
 wait "$pid" 2> /dev/null || true
 [ -f "$WORK/killed/mysql-bin.000001" ] || fail "the fault point came after the binlog was deleted"
@@ -388,8 +387,7 @@ pass "an encrypted archiver killed with a piece of the file being written stored
 (BINRECOVER_TEST_PAUSE_RETENTION=1 exec "$BINRECOVER" archive --retain=1 s3://fleet/prod/$SRV/ \
   2> "$WORK/s3pause.err" > /dev/null) &
 pid=$!
-for _ in $(seq 1 300); do grep -q "test pause: retention" "$WORK/s3pause.err" && break; sleep 0.1; done
-grep -q "test pause: retention" "$WORK/s3pause.err" || fail "bucket retention never reached its fault point: $(cat "$WORK/s3pause.err")"
+WAIT_FOR_SHOW=$WORK/s3pause.err wait_for 120 "bucket retention never reached its fault point" grep -qs "test pause: retention" "$WORK/s3pause.err"
 kill -9 "$pid"
 wait "$pid" 2> /dev/null || true
 s3cmd -c "$WORK/rgw/s3cmd.cfg" ls s3://fleet/prod/$SRV/ | grep -q "mysql-bin.000002$" ||

@@ -246,7 +246,8 @@ read -r stop_unit stop_seq < "$WORK/stop_at"
 fresh_s() {
   sql "$PT" -e "DROP DATABASE IF EXISTS s; DROP DATABASE IF EXISTS binrecover; RESET MASTER;
     SET GLOBAL gtid_slave_pos = ''"
-  rm -f "$WORK/r.state" "$WORK/r.state.lock" "$WORK/r.state.journal"
+  # (and the last run's stderr: the next run's fault-point line is waited for there)
+  rm -f "$WORK/r.state" "$WORK/r.state.lock" "$WORK/r.state.journal" "$WORK/first.err"
 }
 s_replay() {  # OPTIONS...: a replay of the log into PT
   "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
