@@ -28,6 +28,9 @@ void add_input_paths(const std::vector<std::string>& paths, std::vector<recovery
 bool connection_given(const Given& g);
 void read_follow_and_raw(const Given& g, Command cmd, int verbose, Options& o);
 void read_s3(const Given& g, Options& o);
+// The options of the store's connection (refused where no bucket is reached).
+inline constexpr const char* kS3Options[] = {"s3-endpoint", "s3-region", "s3-profile",
+                                             "s3-addressing", "s3-streams"};
 void read_archive(const Given& g, Command cmd, Options& o);
 void read_remote(const Given& g, Command cmd, const std::optional<std::string>& start_gtids,
                  Options& o);

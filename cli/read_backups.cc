@@ -20,7 +20,7 @@ void check_store_url(const std::string& option, const std::string& v) {
 
 // The --s3-* options apply only where a bucket is reached.
 void s3_options_need(const Given& g, bool store) {
-  for (const char* n : {"s3-endpoint", "s3-region", "s3-profile", "s3-addressing"})
+  for (const char* n : kS3Options)
     if (g.has(n) && !store) usage_error(std::string("--") + n + " applies with s3://");
 }
 

@@ -308,10 +308,11 @@ void read_inputs(const Given& g, bool stdin_is_tty, Options& o) {
   }
   // The --s3-* options mean something only where a store is read.
   if (std::none_of(paths.begin(), paths.end(),
-                   [](const std::string& p) { return recovery::s3::is_url(p); }))
-    for (const char* n :
-         {"s3-endpoint", "s3-region", "s3-profile", "s3-addressing", "encryption-key-file"})
+                   [](const std::string& p) { return recovery::s3::is_url(p); })) {
+    for (const char* n : kS3Options)
       if (g.has(n)) usage_error(std::string("--") + n + " applies to s3:// inputs");
+    if (g.has("encryption-key-file")) usage_error("--encryption-key-file applies to s3:// inputs");
+  }
   add_input_paths(paths, o.inputs);
 }
 

@@ -109,6 +109,10 @@ void read_s3(const Given& g, Options& o) {
     else if (*a != "auto")
       usage_error("--s3-addressing must be auto, path or virtual, not '" + *a + "'");
   }
+  if (auto n = g.u64("s3-streams")) {
+    if (*n < 1 || *n > 64) usage_error("--s3-streams must be 1 to 64");
+    so.streams = static_cast<std::size_t>(*n);
+  }
   if (so.endpoint && so.endpoint->rfind("http://", 0) != 0 &&
       so.endpoint->rfind("https://", 0) != 0)
     usage_error("--s3-endpoint takes http(s)://HOST[:PORT], not '" + *so.endpoint + "'");
@@ -192,7 +196,7 @@ void read_archive(const Given& g, Command cmd, Options& o) {
       bool store = o.archive.to.has_value();
       if (g.has("files"))
         for (const auto& f : g.list("files")) store = store || recovery::s3::is_url(f);
-      for (const char* n : {"s3-endpoint", "s3-region", "s3-profile", "s3-addressing"})
+      for (const char* n : kS3Options)
         if (g.has(n) && !store) usage_error(std::string("--") + n + " applies with --to or s3://");
       // (a folder's --verify reads its backups, which may be encrypted)
       if (g.has("encryption-key-file") && !store && !o.archive_verify)

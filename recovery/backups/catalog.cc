@@ -16,6 +16,7 @@
 #include "binlog/log_name.h"
 #include "recovery/storage/json_number.h"
 #include "recovery/storage/private_file.h"
+#include "recovery/storage/s3_transfer.h"
 
 namespace binrecover::recovery {
 
@@ -196,7 +197,9 @@ class FolderStore : public BackupStore {
 
 // --- a bucket -------------------------------------------------------------------------------
 
-constexpr std::size_t kPartBytes = std::size_t{16} << 20;
+// A dump's parts (doubled after every 1,000: s3_transfer.h) and the ranges it is read by.
+constexpr std::size_t kPartBytes = std::size_t{8} << 20;
+constexpr std::size_t kReadBytes = std::size_t{4} << 20;
 
 class BucketStore : public BackupStore {
  public:
@@ -250,41 +253,27 @@ class BucketStore : public BackupStore {
       if (!client_->list(url_.bucket, folder).objects.empty()) continue;
       folder_ = s3::Url{url_.bucket, folder};
       dump_ = s3::Url{url_.bucket, folder + kBackupDump};
-      buf_.clear();
-      buf_.reserve(kPartBytes);
+      upload_ =
+          std::make_unique<s3::ParallelUpload>(*client_, dump_, kPartBytes, "application/zstd");
       return name;
     }
     throw Error(ErrorCode::kIo, "too many backups begun in one second in " + url_.text());
   }
 
-  void write(std::string_view bytes) override {
-    while (!bytes.empty()) {
-      const std::size_t take = std::min(bytes.size(), kPartBytes - buf_.size());
-      buf_.append(bytes.substr(0, take));
-      bytes.remove_prefix(take);
-      if (buf_.size() == kPartBytes) upload_part();
-    }
-  }
+  void write(std::string_view bytes) override { upload_->write(bytes); }
 
   void end() override {
-    if (upload_id_.empty()) {
-      client_->put(dump_, as_bytes(buf_), "application/zstd");
-    } else {
-      if (!buf_.empty()) upload_part();
-      client_->complete_multipart(dump_, upload_id_, etags_);
-      upload_id_.clear();
-    }
-    buf_.clear();
-    buf_.shrink_to_fit();
+    upload_->finish();
+    upload_.reset();
   }
 
   void abandon() noexcept override {
+    if (upload_) upload_->abort();
+    upload_.reset();
     try {
-      if (!upload_id_.empty()) client_->abort_multipart(dump_, upload_id_);
       if (!dump_.key.empty()) client_->remove(dump_);
     } catch (...) {
     }
-    upload_id_.clear();
     dump_.key.clear();
   }
 
@@ -300,15 +289,24 @@ class BucketStore : public BackupStore {
     const s3::Url obj{loc.bucket, loc.key + kBackupDump};
     const auto info = client_->head(obj);
     if (!info) throw Error(ErrorCode::kIo, obj.text() + ": no such object");
-    std::string buf(std::size_t{4} << 20, '\0');
-    for (std::uint64_t at = 0; at < info->size;) {
-      const std::size_t want =
-          static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), info->size - at));
-      const std::size_t got =
-          client_->get_range(obj, at, want, reinterpret_cast<std::byte*>(buf.data()));
-      if (got == 0) throw Error(ErrorCode::kIo, obj.text() + " ends before its size");
-      sink(std::string_view(buf.data(), got));
-      at += got;
+    const std::uint64_t size = info->size;
+    const std::size_t chunks = static_cast<std::size_t>((size + kReadBytes - 1) / kReadBytes);
+    s3::ReadAhead ahead(
+        *client_, chunks, client_->config().streams, [&](s3::Client& c, std::size_t i) {
+          const std::uint64_t at = std::uint64_t{i} * kReadBytes;
+          std::vector<std::byte> buf(
+              static_cast<std::size_t>(std::min<std::uint64_t>(kReadBytes, size - at)));
+          for (std::size_t done = 0; done < buf.size();) {
+            const std::size_t got =
+                c.get_range(obj, at + done, buf.size() - done, buf.data() + done);
+            if (got == 0) throw Error(ErrorCode::kIo, obj.text() + " ends before its size");
+            done += got;
+          }
+          return buf;
+        });
+    for (std::size_t i = 0; i < chunks; ++i) {
+      const std::vector<std::byte> b = ahead.take(i);
+      sink(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
     }
   }
 
@@ -327,17 +325,10 @@ class BucketStore : public BackupStore {
   static binlog::Bytes as_bytes(std::string_view s) {
     return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
   }
-  void upload_part() {
-    if (upload_id_.empty()) upload_id_ = client_->create_multipart(dump_);
-    etags_.push_back(client_->upload_part(
-        dump_, upload_id_, static_cast<unsigned>(etags_.size() + 1), as_bytes(buf_)));
-    buf_.clear();
-  }
 
   std::shared_ptr<s3::Client> client_;
   s3::Url url_, folder_, dump_;
-  std::string buf_, upload_id_;
-  std::vector<std::string> etags_;
+  std::unique_ptr<s3::ParallelUpload> upload_;
 };
 
 }  // namespace

@@ -39,6 +39,7 @@ struct Config {
   Addressing addressing = Addressing::kAuto;
   std::string ca_file;  // AWS_CA_BUNDLE (else the system's)
   bool verify_tls = true;
+  std::size_t streams = 4;  // requests in flight in one transfer (--s3-streams; s3_transfer.h)
 };
 
 struct ConfigOverrides {
@@ -46,6 +47,7 @@ struct ConfigOverrides {
   std::optional<std::string> region;    // --s3-region
   std::optional<std::string> profile;   // --s3-profile
   Addressing addressing = Addressing::kAuto;
+  std::size_t streams = 4;  // --s3-streams
 };
 // The configuration from the environment and the AWS files; `env` reads a variable (getenv by
 // default: tests pass their own).

@@ -172,41 +172,6 @@ void write_s3_listing(Client& c, const Url& folder, const Manifest& m) {
         {reinterpret_cast<const std::byte*>(lines.data()), lines.size()}, "text/plain");
 }
 
-namespace {
-constexpr std::size_t kReadBlock = std::size_t{4} << 20;
-}  // namespace
-
-S3Source::S3Source(std::shared_ptr<Client> client, const Url& url, std::string display_name,
-                   const std::optional<Manifest>* manifest)
-    : BlockSource(display_name.empty() ? url.text() : std::move(display_name), std::nullopt, 0),
-      client_(std::move(client)),
-      bucket_(url.bucket),
-      url_(url) {
-  const Url folder = folder_of(url);
-  const std::string name = base_name_of(url.key);
-  std::optional<Manifest> own;
-  if (manifest == nullptr) {
-    own = read_manifest(*client_, folder);
-    manifest = &own;
-  }
-  if (*manifest) {
-    enveloped_ = !(*manifest)->codec.empty();
-    for (const ArchivedFile& f : (*manifest)->files) {
-      if (f.name != name || (f.complete && !enveloped_)) continue;
-      for (const Piece& p : f.pieces) pieces_.push_back(p);
-      size_ = f.size;
-    }
-  }
-  if (!size_) {
-    const auto info = client_->head(url);
-    if (!info)
-      throw Error(ErrorCode::kIo, "cannot open: no such object in the store").with_file(name_);
-    pieces_.push_back(Piece{0, info->size, url.key, {}});
-    size_ = info->size;
-  }
-  check_magic();
-}
-
 std::vector<std::byte> read_piece(Client& client, const std::string& bucket, const Piece& p,
                                   bool enveloped, const Codec& codec) {
   const Url u{bucket, p.key};
@@ -238,76 +203,6 @@ std::vector<std::byte> read_piece(Client& client, const std::string& bucket, con
     throw Error(ErrorCode::kIo,
                 u.text() + ": a piece of the archive is missing or not what the manifest says");
   return bytes;
-}
-
-std::size_t S3Source::read_enveloped(std::byte* out, std::size_t n) {
-  for (const Piece& p : pieces_) {
-    if (at_ >= p.offset + p.size || at_ < p.offset) continue;
-    if (opened_key_ != p.key) {
-      try {
-        opened_ = read_piece(*client_, bucket_, p, true, reader_codec());
-      } catch (const Error& e) {
-        // (a piece of the file being written replaced since the manifest was read)
-        if (e.code() != ErrorCode::kIo || !reload_pieces()) throw;
-        opened_key_.clear();
-        return read_enveloped(out, n);
-      }
-      opened_key_ = p.key;
-      opened_offset_ = p.offset;
-    }
-    const std::size_t from = static_cast<std::size_t>(at_ - opened_offset_);
-    const std::size_t take = std::min(n, opened_.size() - from);
-    std::memcpy(out, opened_.data() + from, take);
-    at_ += take;
-    return take;
-  }
-  return 0;
-}
-
-std::size_t S3Source::read_some(std::byte* out, std::size_t n) {
-  n = std::min(n, kReadBlock);
-  if (enveloped_) return read_enveloped(out, n);
-  for (const Piece& p : pieces_) {
-    if (at_ >= p.offset + p.size || at_ < p.offset) continue;
-    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(n, p.offset + p.size - at_));
-    const Url obj{bucket_, p.key};
-    std::size_t got = 0;
-    try {
-      got = client_->get_range(obj, at_ - p.offset, want, out);
-    } catch (const Error&) {
-      // A piece of a file being written is gone when the archiver sealed it or composed the
-      // file since this reader read the manifest: read the manifest again and go on from the
-      // same position in what it names now (the bytes are the same).
-      if (p.key == url_.key || !reload_pieces()) throw;
-      return read_some(out, n);
-    }
-    if (got == 0)
-      throw Error(ErrorCode::kTruncated,
-                  "the store's object " + obj.text() + " is shorter than the archive says", at_)
-          .with_file(name_);
-    at_ += got;
-    return got;
-  }
-  return 0;
-}
-
-void S3Source::reposition(std::uint64_t pos) { at_ = pos; }
-
-bool S3Source::reload_pieces() {
-  if (++reloads_ > 100) return false;
-  const auto m = read_manifest(*client_, folder_of(url_));
-  if (!m) return false;
-  const std::string name = base_name_of(url_.key);
-  for (const ArchivedFile& f : m->files) {
-    if (f.name != name || f.size < *size_) continue;
-    pieces_.clear();
-    if (f.complete && !enveloped_)
-      pieces_.push_back(Piece{0, f.size, url_.key, {}, false});
-    else
-      pieces_ = f.pieces;
-    return true;
-  }
-  return false;
 }
 
 FoundArchives find_archives(Client& c, const std::string& bucket, const std::string& prefix) {

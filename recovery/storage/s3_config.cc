@@ -116,6 +116,7 @@ Config load_config(const ConfigOverrides& o,
   split_endpoint(endpoint);  // (checks it)
   c.endpoint = endpoint;
   c.addressing = o.addressing;
+  c.streams = o.streams;
   if (c.addressing == Addressing::kAuto) {
     const auto style = from(conf, conf_section, "s3.addressing_style");
     if (style == "path") c.addressing = Addressing::kPath;

@@ -294,9 +294,11 @@ sql "$((P + 14))" -e "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=$((P
 sql "$((P + 13))" -e "CREATE DATABASE fo; CREATE TABLE fo.t (id INT PRIMARY KEY, v TEXT)"
 for i in $(seq 1 20); do sql "$((P + 13))" -e "INSERT INTO fo.t VALUES ($i, 'p$i')"; done
 sql "$((P + 13))" -e "FLUSH BINARY LOGS; UPDATE fo.t SET v = CONCAT(v, '+') WHERE id <= 10"
-# (the DBA's dump, taken on the old primary)
+# (the DBA's dump, taken on the old primary; and a base backup of it into the bucket)
 mariadb-dump --no-defaults -h127.0.0.1 -P"$((P + 13))" -uroot --master-data=2 --single-transaction \
   -B fo > "$WORK/fo-dump.sql"
+"$BINRECOVER" backup "${R[@]}" -P"$((P + 13))" --database=fo --to=s3://fleet/fo/ > "$WORK/fo-backup.out" 2>&1 ||
+  { cat "$WORK/fo-backup.out"; fail "backup of the old primary into s3://fleet/fo/"; }
 sql "$((P + 13))" -e "UPDATE fo.t SET v = CONCAT(v, '*') WHERE id > 15"
 want=$(sql "$((P + 13))" -N -e "SELECT @@gtid_binlog_pos")
 [ "$(sql "$((P + 14))" -N -e "SELECT MASTER_GTID_WAIT('$want', 120)")" = 0 ] ||
@@ -352,6 +354,16 @@ eval "\"\$BINRECOVER\" ${cmd#binrecover }" 2> "$WORK/fo-plan.err" | sql "$((P + 
   { cat "$WORK/fo-plan.err"; fail "plan's command over s3://fleet/fo/ does not replay: $cmd"; }
 b=$(sql "$((P + 15))" -N -e "CHECKSUM TABLE fo.t" | cut -f2)
 [ "$a" = "$b" ] || { cat "$WORK/fo-plan.out"; fail "the old primary's dump + plan's command ($cmd): checksum $b, the new primary's $a"; }
+# The old primary's base backup in the bucket: restore --to-end from the prefix alone loads it
+# and replays both servers' folders past it (the lost transaction left out).
+sql "$((P + 15))" -e "DROP DATABASE fo; DROP DATABASE IF EXISTS binrecover"
+"$BINRECOVER" restore "${R[@]}" -P"$((P + 15))" --from=s3://fleet/fo/ --to-end --database=fo \
+  --report="$WORK/fo-restore.json" > "$WORK/fo-restore.out" 2>&1 ||
+  { cat "$WORK/fo-restore.out"; fail "restore --to-end from s3://fleet/fo/ across the failover"; }
+b=$(sql "$((P + 15))" -N -e "CHECKSUM TABLE fo.t" | cut -f2)
+[ "$a" = "$b" ] || { cat "$WORK/fo-restore.out"; fail "restore from the bucket across the failover: checksum $b, the new primary's $a"; }
+grep -q "server-11/backups/" "$WORK/fo-restore.json" ||
+  fail "the restore did not take the old primary's backup: $(cat "$WORK/fo-restore.json")"
 "$BINRECOVER" archive --status --format=json s3://fleet/fo/ > "$WORK/fo-status.json" ||
   fail "--status of s3://fleet/fo/ failed"
 python3 - "$WORK/fo-status.json" << 'PY' || fail "--status after the failover: $(cat "$WORK/fo-status.json")"
@@ -361,7 +373,7 @@ old, new = rows["s3://fleet/fo/server-11/"], rows["s3://fleet/fo/server-12/"]
 assert old.get("followed_by") == "s3://fleet/fo/server-12/", old
 assert "followed_by" not in new, new
 PY
-pass "a failover in the bucket (the gateway restarted under the new primary's follower): s3://fleet/fo/ (two servers' folders) replays to the new primary's table, $lost named as lost, so does the old primary's dump + plan's command, --status names the server that took over; unrelated servers refused (exit 2)"
+pass "a failover in the bucket (the gateway restarted under the new primary's follower): s3://fleet/fo/ (two servers' folders) replays to the new primary's table, $lost named as lost, so does the old primary's dump + plan's command and restore --to-end from its base backup in the bucket, --status names the server that took over; unrelated servers refused (exit 2)"
 
 # A hostile manifest (issue 29): a folder whose manifest names a file '../x.000001' (or a piece
 # outside its .active/NAME/) is refused, exit 6, as its own row: --status lists the three good

@@ -1,0 +1,106 @@
+#include "recovery/storage/s3_transfer.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "binlog/error.h"
+
+namespace binrecover::recovery::s3 {
+namespace {
+
+// A chunk's bytes: its index, four times (what a fetch of chunk i returns here).
+std::vector<std::byte> chunk_of(std::size_t i) {
+  std::vector<std::byte> b(4);
+  for (auto& x : b) x = static_cast<std::byte>(i & 0xff);
+  return b;
+}
+
+// Fetches that take longer the lower their index (so later ones finish first), counting how
+// many run at once and which indexes were fetched.
+struct Probe {
+  std::mutex mu;
+  std::set<std::size_t> fetched;
+  std::atomic<int> running{0}, most{0};
+  ReadAhead::Fetch fetch() {
+    return [this](Client&, std::size_t i) {
+      const int now = ++running;
+      int m = most.load();
+      while (now > m && !most.compare_exchange_weak(m, now)) {
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(i % 4 == 0 ? 6 : 1));
+      {
+        std::lock_guard lock(mu);
+        fetched.insert(i);
+      }
+      --running;
+      return chunk_of(i);
+    };
+  }
+};
+
+TEST(ReadAhead, DeliversInOrderWithAtMostStreamsAtOnce) {
+  const Client like(Config{});
+  Probe p;
+  ReadAhead ahead(like, 40, 3, p.fetch());
+  for (std::size_t i = 0; i < 40; ++i) EXPECT_EQ(ahead.take(i), chunk_of(i)) << i;
+  EXPECT_LE(p.most.load(), 3);
+  EXPECT_GE(p.most.load(), 2);  // (it did read ahead)
+  EXPECT_EQ(p.fetched.size(), 40u);
+  EXPECT_TRUE(ahead.take(40).empty());  // (past the end: nothing)
+}
+
+TEST(ReadAhead, OneTakeFetchesOneChunk) {
+  const Client like(Config{});
+  Probe p;
+  {
+    ReadAhead ahead(like, 100, 8, p.fetch());
+    EXPECT_EQ(ahead.take(0), chunk_of(0));
+  }
+  // (after the first take the window is 2: chunks 1 and 2 may have started, no more)
+  EXPECT_LE(p.fetched.size(), 3u);
+}
+
+TEST(ReadAhead, TakeOutOfOrderStartsThere) {
+  const Client like(Config{});
+  Probe p;
+  ReadAhead ahead(like, 50, 4, p.fetch());
+  EXPECT_EQ(ahead.take(0), chunk_of(0));
+  EXPECT_EQ(ahead.take(1), chunk_of(1));
+  EXPECT_EQ(ahead.take(30), chunk_of(30));
+  EXPECT_EQ(ahead.take(31), chunk_of(31));
+  EXPECT_EQ(ahead.take(5), chunk_of(5));  // (back: fetched again)
+  EXPECT_EQ(ahead.take(6), chunk_of(6));
+}
+
+TEST(ReadAhead, AFetchErrorComesOutOfItsTake) {
+  const Client like(Config{});
+  ReadAhead ahead(like, 10, 4, [](Client&, std::size_t i) {
+    if (i == 3) throw Error(ErrorCode::kIo, "chunk 3 is gone");
+    return chunk_of(i);
+  });
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(ahead.take(i), chunk_of(i));
+  try {
+    ahead.take(3);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kIo);
+    EXPECT_NE(std::string(e.what()).find("chunk 3 is gone"), std::string::npos);
+  }
+  EXPECT_EQ(ahead.take(4), chunk_of(4));  // (the others are still there)
+}
+
+TEST(ReadAhead, OneStreamIsOneAfterTheOther) {
+  const Client like(Config{});
+  Probe p;
+  ReadAhead ahead(like, 12, 1, p.fetch());
+  for (std::size_t i = 0; i < 12; ++i) EXPECT_EQ(ahead.take(i), chunk_of(i));
+  EXPECT_EQ(p.most.load(), 1);
+}
+
+}  // namespace
+}  // namespace binrecover::recovery::s3
