@@ -81,11 +81,14 @@ rm -f "$work/out"
 scripts/mariadb_server.sh start "$work/srv" "$sport" > /dev/null
 M=(mariadb --no-defaults -h127.0.0.1 -P"$sport" -uroot)
 rows=$((BENCH_MIB * 1024))
-"${M[@]}" -e "CREATE DATABASE big; CREATE TABLE big.r (id INT PRIMARY KEY, b BLOB);
-  INSERT INTO big.r SELECT seq, RANDOM_BYTES(1024) FROM seq_1_to_$rows"
+"${M[@]}" -e "CREATE DATABASE big; CREATE DATABASE seq; CREATE TABLE big.r (id INT PRIMARY KEY, b BLOB);
+  INSERT INTO big.r SELECT seq, RANDOM_BYTES(1024) FROM seq.seq_1_to_$rows"
 "${M[@]}" -e "RESET MASTER"  # (the backup's coordinates: a small binlog)
-mariadb-dump --no-defaults -h127.0.0.1 -P"$sport" -uroot --single-transaction --master-data=2 \
-  --gtid --databases big | zstd -q -3 > "$work/dump.zst"
+# (the options binrecover backup gives mariadb-dump: the same dump both ways)
+DUMP="mariadb-dump --no-defaults -h127.0.0.1 -P$sport -uroot --single-transaction --routines \
+  --events --triggers --hex-blob --default-character-set=utf8mb4 --master-data=2 --gtid \
+  --databases big"
+$DUMP | zstd -q -3 > "$work/dump.zst"
 dumped=$(stat -c %s "$work/dump.zst")
 MIB=$((dumped / 1048576))
 {
@@ -102,8 +105,7 @@ for n in 1 4; do
   timed "binrecover backup --to --s3-streams=$n" "$BINRECOVER" backup --no-defaults -h127.0.0.1 \
     -P"$sport" -uroot --database=big --to=s3://bench/b$n/ --s3-streams=$n
 done
-timed "mariadb-dump \\| zstd -3 > file" bash -c "mariadb-dump --no-defaults -h127.0.0.1 -P$sport \
-  -uroot --single-transaction --master-data=2 --gtid --databases big | zstd -q -3 > $work/d2.zst"
+timed "mariadb-dump, zstd -3 into a file" bash -c "$DUMP | zstd -q -3 > $work/d2.zst"
 timed "s3cmd put file" s3cmd -q -c "$work/rgw/s3cmd.cfg" put "$work/dump.zst" s3://bench/put/dump.sql.zst
 echo >> "$out"
 echo "Every download was checked: events' lines equal the file's, s3cmd's copy has the file's MD5." >> "$out"

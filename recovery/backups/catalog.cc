@@ -292,20 +292,20 @@ class BucketStore : public BackupStore {
     const std::uint64_t size = info->size;
     const std::size_t chunks = static_cast<std::size_t>((size + kReadBytes - 1) / kReadBytes);
     s3::ReadAhead ahead(
-        *client_, chunks, client_->config().streams, [&](s3::Client& c, std::size_t i) {
+        *client_, chunks, client_->config().streams,
+        [&](s3::Client& c, std::size_t i, std::vector<std::byte>& buf) {
           const std::uint64_t at = std::uint64_t{i} * kReadBytes;
-          std::vector<std::byte> buf(
-              static_cast<std::size_t>(std::min<std::uint64_t>(kReadBytes, size - at)));
+          buf.resize(static_cast<std::size_t>(std::min<std::uint64_t>(kReadBytes, size - at)));
           for (std::size_t done = 0; done < buf.size();) {
             const std::size_t got =
                 c.get_range(obj, at + done, buf.size() - done, buf.data() + done);
             if (got == 0) throw Error(ErrorCode::kIo, obj.text() + " ends before its size");
             done += got;
           }
-          return buf;
         });
+    std::vector<std::byte> b;
     for (std::size_t i = 0; i < chunks; ++i) {
-      const std::vector<std::byte> b = ahead.take(i);
+      ahead.take(i, b);
       sink(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
     }
   }

@@ -124,7 +124,7 @@ class S3Source : public binlog::BlockSource {
   // The manifest read again after a piece went missing (at most 100 times per source).
   bool reload_pieces();
   void make_chunks();
-  std::vector<std::byte> fetch(Client& c, const Chunk& ch) const;
+  void fetch(Client& c, const Chunk& ch, std::vector<std::byte>& out) const;
 
   std::shared_ptr<Client> client_;
   std::string bucket_;

@@ -63,17 +63,20 @@ void S3Source::make_chunks() {
   }
   ahead_ = std::make_unique<ReadAhead>(
       *client_, chunks_.size(), client_->config().streams,
-      [this](Client& c, std::size_t k) { return fetch(c, chunks_[k]); });
+      [this](Client& c, std::size_t k, std::vector<std::byte>& out) { fetch(c, chunks_[k], out); });
   held_.clear();
   held_index_ = kNone;
 }
 
 // (on a worker's connection: reads only what make_chunks left, which stays until ahead_ goes)
-std::vector<std::byte> S3Source::fetch(Client& c, const Chunk& ch) const {
+void S3Source::fetch(Client& c, const Chunk& ch, std::vector<std::byte>& bytes) const {
   const Piece& p = pieces_[ch.piece];
-  if (enveloped_) return read_piece(c, bucket_, p, true, reader_codec());
+  if (enveloped_) {
+    bytes = read_piece(c, bucket_, p, true, reader_codec());
+    return;
+  }
   const Url obj{bucket_, p.key};
-  std::vector<std::byte> bytes(static_cast<std::size_t>(ch.size));
+  bytes.resize(static_cast<std::size_t>(ch.size));
   std::size_t at = 0;
   while (at < bytes.size()) {
     const std::size_t got =
@@ -82,7 +85,6 @@ std::vector<std::byte> S3Source::fetch(Client& c, const Chunk& ch) const {
     at += got;
   }
   bytes.resize(at);
-  return bytes;
 }
 
 std::size_t S3Source::read_some(std::byte* out, std::size_t n) {
@@ -97,7 +99,8 @@ std::size_t S3Source::read_some(std::byte* out, std::size_t n) {
     const Chunk ch = chunks_[k];
     if (at_ >= ch.offset + ch.size) return 0;
     try {
-      held_ = ahead_->take(k);
+      held_index_ = kNone;
+      ahead_->take(k, held_);
       held_index_ = k;
     } catch (const Error& e) {
       // A piece of a file being written is gone when the archiver sealed it or composed the

@@ -45,26 +45,38 @@ void ReadAhead::work(Client& client) {
     const std::size_t index = issued_++;
     const std::uint64_t generation = generation_;
     chunks_[index];
-    lock.unlock();
     Chunk got;
+    if (!spare_.empty()) {
+      got.bytes = std::move(spare_.back());
+      spare_.pop_back();
+    }
+    lock.unlock();
     try {
-      got.bytes = fetch_(client, index);
+      got.bytes.clear();
+      fetch_(client, index, got.bytes);
     } catch (...) {
       got.error = std::current_exception();
     }
     got.done = true;
     lock.lock();
-    if (generation != generation_) continue;  // (the reader went elsewhere)
+    if (generation != generation_) {  // (the reader went elsewhere)
+      spare_.push_back(std::move(got.bytes));
+      continue;
+    }
     chunks_[index] = std::move(got);
     ready_cv_.notify_all();
   }
 }
 
-std::vector<std::byte> ReadAhead::take(std::size_t index) {
-  if (index >= count_) return {};
+void ReadAhead::take(std::size_t index, std::vector<std::byte>& into) {
   std::unique_lock lock(mu_);
+  if (into.capacity() > 0) spare_.push_back(std::move(into));
+  into = std::vector<std::byte>();
+  if (index >= count_) return;
   if (index != next_) {  // (out of order: what was fetched ahead is dropped)
     ++generation_;
+    for (auto& [i, c] : chunks_)
+      if (c.done) spare_.push_back(std::move(c.bytes));
     chunks_.clear();
     next_ = issued_ = index;
     window_ = 1;
@@ -79,9 +91,12 @@ std::vector<std::byte> ReadAhead::take(std::size_t index) {
   next_ = index + 1;
   window_ = std::min(streams_, window_ * 2);
   work_cv_.notify_all();
-  lock.unlock();
-  if (c.error) std::rethrow_exception(c.error);
-  return std::move(c.bytes);
+  if (c.error) {
+    spare_.push_back(std::move(c.bytes));
+    lock.unlock();
+    std::rethrow_exception(c.error);
+  }
+  into = std::move(c.bytes);
 }
 
 ParallelUpload::ParallelUpload(Client& client, Url object, std::size_t part_bytes,

@@ -24,19 +24,22 @@ namespace binrecover::recovery::s3 {
 // A connection like `like` (its settings, retries and retry notice), for another thread.
 std::unique_ptr<Client> another_client(const Client& like);
 
-// The chunks 0..count-1 of something read in order, each fetched by `fetch` on a connection of
-// its own, up to `streams` ahead of the reader. The window grows from one chunk as the reader
-// goes on in order (a reader that looks at one chunk causes one fetch); a take out of order
-// starts again there. Memory: up to `streams` chunks. A fetch's error comes out of take().
+// The chunks 0..count-1 of something read in order, each fetched by `fetch` (into a buffer it
+// is given, reused: no allocation per chunk) on a connection of its own, up to `streams` ahead
+// of the reader. The window grows from one chunk as the reader goes on in order (a reader that
+// looks at one chunk causes one fetch); a take out of order starts again there. Memory: up to
+// `streams` + 1 chunks. A fetch's error comes out of take().
 class ReadAhead {
  public:
-  using Fetch = std::function<std::vector<std::byte>(Client&, std::size_t index)>;
+  using Fetch = std::function<void(Client&, std::size_t index, std::vector<std::byte>& out)>;
   ReadAhead(const Client& like, std::size_t count, std::size_t streams, Fetch fetch);
   ~ReadAhead();
   ReadAhead(const ReadAhead&) = delete;
   ReadAhead& operator=(const ReadAhead&) = delete;
 
-  std::vector<std::byte> take(std::size_t index);
+  // Chunk `index` into `into`, whose buffer goes back to be fetched into again (empty past
+  // the last chunk).
+  void take(std::size_t index, std::vector<std::byte>& into);
 
  private:
   struct Chunk {
@@ -55,7 +58,8 @@ class ReadAhead {
   std::size_t issued_ = 0;  // the next chunk handed to a worker
   std::size_t window_ = 1;  // how far past next_ chunks are fetched
   std::uint64_t generation_ = 0;
-  std::map<std::size_t, Chunk> chunks_;  // fetched or being fetched, in [next_, issued_)
+  std::map<std::size_t, Chunk> chunks_;        // fetched or being fetched, in [next_, issued_)
+  std::vector<std::vector<std::byte>> spare_;  // buffers to fetch into
   bool stopping_ = false;
   std::vector<std::thread> workers_;
 };

@@ -20,6 +20,13 @@ std::vector<std::byte> chunk_of(std::size_t i) {
   return b;
 }
 
+// Chunk `i` taken from `ahead` (into a buffer kept across takes, as a reader does).
+std::vector<std::byte> take(ReadAhead& ahead, std::size_t i) {
+  static thread_local std::vector<std::byte> buf;
+  ahead.take(i, buf);
+  return buf;
+}
+
 // Fetches that take longer the lower their index (so later ones finish first), counting how
 // many run at once and which indexes were fetched.
 struct Probe {
@@ -27,7 +34,7 @@ struct Probe {
   std::set<std::size_t> fetched;
   std::atomic<int> running{0}, most{0};
   ReadAhead::Fetch fetch() {
-    return [this](Client&, std::size_t i) {
+    return [this](Client&, std::size_t i, std::vector<std::byte>& out) {
       const int now = ++running;
       int m = most.load();
       while (now > m && !most.compare_exchange_weak(m, now)) {
@@ -38,7 +45,7 @@ struct Probe {
         fetched.insert(i);
       }
       --running;
-      return chunk_of(i);
+      out = chunk_of(i);
     };
   }
 };
@@ -47,11 +54,11 @@ TEST(ReadAhead, DeliversInOrderWithAtMostStreamsAtOnce) {
   const Client like(Config{});
   Probe p;
   ReadAhead ahead(like, 40, 3, p.fetch());
-  for (std::size_t i = 0; i < 40; ++i) EXPECT_EQ(ahead.take(i), chunk_of(i)) << i;
+  for (std::size_t i = 0; i < 40; ++i) EXPECT_EQ(take(ahead, i), chunk_of(i)) << i;
   EXPECT_LE(p.most.load(), 3);
   EXPECT_GE(p.most.load(), 2);  // (it did read ahead)
   EXPECT_EQ(p.fetched.size(), 40u);
-  EXPECT_TRUE(ahead.take(40).empty());  // (past the end: nothing)
+  EXPECT_TRUE(take(ahead, 40).empty());  // (past the end: nothing)
 }
 
 TEST(ReadAhead, OneTakeFetchesOneChunk) {
@@ -59,7 +66,7 @@ TEST(ReadAhead, OneTakeFetchesOneChunk) {
   Probe p;
   {
     ReadAhead ahead(like, 100, 8, p.fetch());
-    EXPECT_EQ(ahead.take(0), chunk_of(0));
+    EXPECT_EQ(take(ahead, 0), chunk_of(0));
   }
   // (after the first take the window is 2: chunks 1 and 2 may have started, no more)
   EXPECT_LE(p.fetched.size(), 3u);
@@ -69,36 +76,52 @@ TEST(ReadAhead, TakeOutOfOrderStartsThere) {
   const Client like(Config{});
   Probe p;
   ReadAhead ahead(like, 50, 4, p.fetch());
-  EXPECT_EQ(ahead.take(0), chunk_of(0));
-  EXPECT_EQ(ahead.take(1), chunk_of(1));
-  EXPECT_EQ(ahead.take(30), chunk_of(30));
-  EXPECT_EQ(ahead.take(31), chunk_of(31));
-  EXPECT_EQ(ahead.take(5), chunk_of(5));  // (back: fetched again)
-  EXPECT_EQ(ahead.take(6), chunk_of(6));
+  EXPECT_EQ(take(ahead, 0), chunk_of(0));
+  EXPECT_EQ(take(ahead, 1), chunk_of(1));
+  EXPECT_EQ(take(ahead, 30), chunk_of(30));
+  EXPECT_EQ(take(ahead, 31), chunk_of(31));
+  EXPECT_EQ(take(ahead, 5), chunk_of(5));  // (back: fetched again)
+  EXPECT_EQ(take(ahead, 6), chunk_of(6));
 }
 
 TEST(ReadAhead, AFetchErrorComesOutOfItsTake) {
   const Client like(Config{});
-  ReadAhead ahead(like, 10, 4, [](Client&, std::size_t i) {
+  ReadAhead ahead(like, 10, 4, [](Client&, std::size_t i, std::vector<std::byte>& out) {
     if (i == 3) throw Error(ErrorCode::kIo, "chunk 3 is gone");
-    return chunk_of(i);
+    out = chunk_of(i);
   });
-  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(ahead.take(i), chunk_of(i));
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(take(ahead, i), chunk_of(i));
   try {
-    ahead.take(3);
+    take(ahead, 3);
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kIo);
     EXPECT_NE(std::string(e.what()).find("chunk 3 is gone"), std::string::npos);
   }
-  EXPECT_EQ(ahead.take(4), chunk_of(4));  // (the others are still there)
+  EXPECT_EQ(take(ahead, 4), chunk_of(4));  // (the others are still there)
+}
+
+TEST(ReadAhead, BuffersAreReusedNotAllocatedPerChunk) {
+  const Client like(Config{});
+  std::atomic<int> fresh{0};
+  ReadAhead ahead(like, 200, 4, [&](Client&, std::size_t i, std::vector<std::byte>& out) {
+    if (out.capacity() == 0) ++fresh;
+    out.assign(4096, static_cast<std::byte>(i & 0xff));
+  });
+  std::vector<std::byte> buf;
+  for (std::size_t i = 0; i < 200; ++i) {
+    ahead.take(i, buf);
+    ASSERT_EQ(buf.size(), 4096u);
+    EXPECT_EQ(buf[0], static_cast<std::byte>(i & 0xff));
+  }
+  EXPECT_LE(fresh.load(), 6);  // (the window's buffers and the reader's, then only those)
 }
 
 TEST(ReadAhead, OneStreamIsOneAfterTheOther) {
   const Client like(Config{});
   Probe p;
   ReadAhead ahead(like, 12, 1, p.fetch());
-  for (std::size_t i = 0; i < 12; ++i) EXPECT_EQ(ahead.take(i), chunk_of(i));
+  for (std::size_t i = 0; i < 12; ++i) EXPECT_EQ(take(ahead, i), chunk_of(i));
   EXPECT_EQ(p.most.load(), 1);
 }
 
