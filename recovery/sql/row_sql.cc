@@ -252,8 +252,7 @@ struct VerboseSink {
   void json_diff(std::size_t col, Bytes diffs) {
     start(col);
     char at[24] = "@";
-    append_json_update<false>(out, diffs, std::string_view(at, binlog::put_uint(at + 1, col + 1)),
-                              false);
+    verbose::put_json_diff(out, diffs, std::string_view(at, binlog::put_uint(at + 1, col + 1)));
     end(col, false);
   }
   [[gnu::always_inline]] void value(std::size_t col, ByteCursor& cur) {

@@ -16,8 +16,10 @@
 #include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -40,6 +42,8 @@ inline void put_format(Writer& out, std::size_t max, fmt::format_string<Args...>
                        Args&&... args) {
   out.done(fmt::format_to_n(out.need(max), max, f, std::forward<Args>(args)...).out);
 }
+
+inline bool json_unquoted_text(std::string& text, Bytes b);
 
 inline constexpr char kHexDigits[] = "0123456789abcdef";
 
@@ -362,11 +366,114 @@ struct ToolValue {
   void geometry(Bytes b) { put_quoted(out, b, info.mariadb); }
   void json(Bytes b) {
     thread_local std::string text;
-    text.clear();
-    binlog::append_json_text(text, b, 0);
+    json_unquoted_text(text, b);
     put_quoted(out, Bytes(reinterpret_cast<const std::byte*>(text.data()), text.size()),
                info.mariadb);
   }
 };
+
+// A JSON value's text as mysqlbinlog takes it (Json_wrapper::to_string with json_quoted false):
+// the document's text, but a top-level string, date, time or opaque value (those its text
+// quotes) as its content, unescaped. Returns whether it was such a value.
+inline bool json_unquoted_text(std::string& text, Bytes b) {
+  text.clear();
+  binlog::append_json_text(text, b, 0);
+  if (text.size() < 2 || text.front() != '"') return false;
+  const std::size_t end = text.size() - 1;  // (the closing quote)
+  std::size_t w = 0;
+  for (std::size_t r = 1; r < end; ++r) {
+    char c = text[r];
+    if (c == '\\' && r + 1 < end) {
+      switch (const char e = text[++r]) {
+        case 'b':
+          c = '\b';
+          break;
+        case 'f':
+          c = '\f';
+          break;
+        case 'n':
+          c = '\n';
+          break;
+        case 'r':
+          c = '\r';
+          break;
+        case 't':
+          c = '\t';
+          break;
+        case 'u':  // (\u00XX: only bytes below 0x20 are written so)
+          if (r + 4 < end) {
+            unsigned v = 0;
+            std::from_chars(text.data() + r + 1, text.data() + r + 5, v, 16);
+            c = static_cast<char>(v);
+            r += 4;
+          }
+          break;
+        default:
+          c = e;
+      }
+    }
+    text[w++] = c;
+  }
+  text.resize(w);
+  return true;
+}
+
+// A MySQL partial JSON update in a ### line, as mysqlbinlog writes it (print_json_diff): the
+// functions nested, the last diff's outermost, consecutive diffs of one function in one call;
+// "\n###      " between calls and between diffs; paths quoted; values bare (numbers, true,
+// false, null), quoted (strings, dates, times, opaque values: their content) or
+// CAST('...' AS JSON) (objects, arrays). No diffs: just the column ("@2").
+inline void put_json_diff(Writer& out, Bytes diffs, std::string_view column) {
+  thread_local std::vector<binlog::JsonDiff> list;
+  thread_local std::string text;
+  binlog::json_diffs(diffs, 0, list);
+  auto name = [](const binlog::JsonDiff& d) -> std::string_view {
+    switch (d.op) {
+      case binlog::JsonDiff::Op::kReplace:
+        return "JSON_REPLACE";
+      case binlog::JsonDiff::Op::kInsert:
+        return d.path.back() == ']' ? "JSON_ARRAY_INSERT" : "JSON_INSERT";
+      case binlog::JsonDiff::Op::kRemove:
+        break;
+    }
+    return "JSON_REMOVE";
+  };
+  constexpr std::string_view kSeparator = "\n###      ";
+  bool printed = false;
+  for (std::size_t i = list.size(); i-- > 0;) {
+    if (i != 0 && name(list[i - 1]) == name(list[i])) continue;
+    if (printed) out.put(kSeparator);
+    out.put(name(list[i]));
+    out.put('(');
+    printed = true;
+  }
+  out.put(column);
+  if (list.empty()) return;
+  out.put(", ");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const binlog::JsonDiff& d = list[i];
+    put_quoted(out, Bytes(reinterpret_cast<const std::byte*>(d.path.data()), d.path.size()), false);
+    if (d.op != binlog::JsonDiff::Op::kRemove) {
+      out.put(", ");
+      const bool quoted = json_unquoted_text(text, d.value);
+      const Bytes t(reinterpret_cast<const std::byte*>(text.data()), text.size());
+      if (quoted) {
+        put_quoted(out, t, false);
+      } else if (!text.empty() && (text.front() == '{' || text.front() == '[')) {
+        out.put("CAST(");
+        put_quoted(out, t, false);
+        out.put(" AS JSON)");
+      } else {
+        out.put(text);
+      }
+    }
+    const bool last = i + 1 == list.size();
+    if (last || name(list[i + 1]) != name(d)) out.put(')');
+    if (!last) {
+      out.put(',');
+      out.put(kSeparator);
+    }
+  }
+}
 
 }  // namespace binrecover::recovery::verbose
