@@ -1,6 +1,7 @@
 #include "recovery/emit/event_list.h"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 
 #include "binlog/error.h"
@@ -20,6 +21,20 @@ std::size_t digits(std::uint64_t v) {
     ++n;
   }
   return n;
+}
+
+// `v` right-aligned in `width` characters (wider when it needs more), as fmt's {:>{}} writes it.
+void put_right(fmt::memory_buffer& out, std::uint64_t v, std::size_t width) {
+  char d[24];
+  const std::size_t n = static_cast<std::size_t>(std::to_chars(d, d + sizeof d, v).ptr - d);
+  for (std::size_t i = n; i < width; ++i) out.push_back(' ');
+  out.append(d, d + n);
+}
+
+// ASCII text `s` left-aligned in `width` characters, as fmt's {:<{}} writes it.
+void put_left(fmt::memory_buffer& out, std::string_view s, std::size_t width) {
+  out.append(s.data(), s.data() + s.size());
+  for (std::size_t i = s.size(); i < width; ++i) out.push_back(' ');
 }
 
 }  // namespace
@@ -91,11 +106,23 @@ class EventList : public WalkConsumer {
       case TableFormat::kTable:
         // For a person: the name and the text as terminal text (no escape sequence or line
         // break from the log reaches the terminal), the text's tabs and line breaks as \t \n.
-        field_.clear();
-        append_terminal_text(field_, name);
-        fmt::format_to(it, "{:<{}}  {:>{}}  {:<{}}  {:>{}}  {:>{}}  ",
-                       std::string_view(field_.data(), field_.size()), w_name_, pos, w_pos_, type,
-                       kWidthType, ev.header.server_id, kWidthServer, end, w_end_);
+        if (name != name_of_) {  // (the name's column once per file: fmt measures its width)
+          name_of_.assign(name);
+          field_.clear();
+          append_terminal_text(field_, name);
+          name_column_.clear();
+          fmt::format_to(std::back_inserter(name_column_), "{:<{}}  ",
+                         std::string_view(field_.data(), field_.size()), w_name_);
+        }
+        buf_.append(name_column_.data(), name_column_.data() + name_column_.size());
+        put_right(buf_, pos, w_pos_);
+        append(buf_, "  ");
+        put_left(buf_, type, kWidthType);
+        append(buf_, "  ");
+        put_right(buf_, ev.header.server_id, kWidthServer);
+        append(buf_, "  ");
+        put_right(buf_, end, w_end_);
+        append(buf_, "  ");
         field_.clear();
         append_tsv_field(field_, text);
         append_terminal_text(buf_, std::string_view(field_.data(), field_.size()));
@@ -103,9 +130,15 @@ class EventList : public WalkConsumer {
         break;
       case TableFormat::kTsv:
         append_tsv_field(buf_, name);
-        fmt::format_to(it, "\t{}\t", pos);
+        buf_.push_back('\t');
+        put_right(buf_, pos, 0);
+        buf_.push_back('\t');
         append_tsv_field(buf_, type);
-        fmt::format_to(it, "\t{}\t{}\t", ev.header.server_id, end);
+        buf_.push_back('\t');
+        put_right(buf_, ev.header.server_id, 0);
+        buf_.push_back('\t');
+        put_right(buf_, end, 0);
+        buf_.push_back('\t');
         append_tsv_field(buf_, text);
         buf_.push_back('\n');
         break;
@@ -129,6 +162,8 @@ class EventList : public WalkConsumer {
   const std::string* file_ = nullptr;
   std::uint64_t payload_end_ = 0;
   fmt::memory_buffer field_;  // (kTable: a field escaped for the terminal)
+  std::string name_of_;       // (kTable: the file name_column_ was made for)
+  fmt::memory_buffer name_column_;
   std::uint64_t index_ = 0;
   std::uint64_t shown_ = 0;
   fmt::memory_buffer info_;

@@ -2,6 +2,9 @@
 
 #include <cstdint>
 #include <iterator>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace binrecover::recovery {
 
@@ -25,6 +28,27 @@ std::uint32_t code_point(std::string_view s, std::size_t i, std::size_t n) {
   for (std::size_t k = 1; k < n; ++k)
     cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
   return cp;
+}
+
+// The index of the first byte at or after `i` that is not plain printable ASCII (0x20-0x7e,
+// and with `tsv` not '\\' either), or s.size(): 16 bytes at a time where SSE2 is there.
+std::size_t skip_plain(std::string_view s, std::size_t i, bool tsv) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+#if defined(__SSE2__)
+  const __m128i low = _mm_set1_epi8(0x1f), high = _mm_set1_epi8(0x7e), bs = _mm_set1_epi8('\\');
+  for (; i + 16 <= s.size(); i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    // (signed compares: bytes 0x80-0xff are negative, so "not above 0x1f" takes them too)
+    __m128i bad = _mm_or_si128(_mm_cmpgt_epi8(v, high),
+                               _mm_cmpgt_epi8(_mm_add_epi8(low, _mm_set1_epi8(1)), v));
+    if (tsv) bad = _mm_or_si128(bad, _mm_cmpeq_epi8(v, bs));
+    if (const int m = _mm_movemask_epi8(bad); m != 0)
+      return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(m)));
+  }
+#endif
+  for (; i < s.size(); ++i)
+    if (p[i] < 0x20 || p[i] > 0x7e || (tsv && p[i] == '\\')) return i;
+  return i;
 }
 
 }  // namespace
@@ -55,12 +79,8 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
 
 void append_terminal_text(fmt::memory_buffer& out, std::string_view s) {
   std::size_t plain = 0;  // start of the run of bytes copied as they are
-  for (std::size_t i = 0; i < s.size();) {
+  for (std::size_t i = skip_plain(s, 0, false); i < s.size(); i = skip_plain(s, i, false)) {
     const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7f) {
-      ++i;
-      continue;
-    }
     std::size_t n = c < 0x80 ? 0 : utf8_length(s, i);
     if (n != 0) {
       const std::uint32_t cp = code_point(s, i, n);
@@ -82,24 +102,16 @@ void append_terminal_text(fmt::memory_buffer& out, std::string_view s) {
 }
 
 void append_tsv_field(fmt::memory_buffer& out, std::string_view s) {
-  for (const char c : s) {
-    switch (c) {
-      case '\\':
-        append(out, "\\\\");
-        break;
-      case '\t':
-        append(out, "\\t");
-        break;
-      case '\n':
-        append(out, "\\n");
-        break;
-      case '\0':
-        append(out, "\\0");
-        break;
-      default:
-        out.push_back(c);
-    }
+  std::size_t plain = 0;  // start of the run of bytes copied as they are
+  for (std::size_t i = skip_plain(s, 0, true); i < s.size(); i = skip_plain(s, i + 1, true)) {
+    const char c = s[i];
+    if (c != '\\' && c != '\t' && c != '\n' && c != '\0') continue;
+    out.append(s.data() + plain, s.data() + i);
+    const char e[2] = {'\\', c == '\t' ? 't' : c == '\n' ? 'n' : c == '\0' ? '0' : '\\'};
+    out.append(e, e + 2);
+    plain = i + 1;
   }
+  out.append(s.data() + plain, s.data() + s.size());
 }
 
 std::string tsv_field(std::string_view field) {

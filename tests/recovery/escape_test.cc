@@ -50,6 +50,26 @@ TEST(EscapeTest, TerminalTextKeepsTextAndShowsControlsAsHex) {
     const auto b = static_cast<unsigned char>(c);
     EXPECT_TRUE(b >= 0x20 && b != 0x7f) << int(b);
   }
+  // Every special at every position of texts long enough for the 16-byte scan: found there.
+  for (const std::string_view special : {std::string_view("\x1b"), std::string_view("\x7f"),
+                                         std::string_view("\xc2\x9b"), std::string_view("\xff")}) {
+    for (std::size_t at = 0; at < 40; ++at) {
+      std::string in(40, 'a');
+      in.insert(at, special);
+      std::string want(40, 'a');
+      std::string esc;
+      for (const char c : special) esc += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+      want.insert(at, esc);
+      EXPECT_EQ(terminal_text(in), want) << at;
+      fmt::memory_buffer b;
+      append_tsv_field(b, in);
+      EXPECT_EQ(tsv_field(std::string(b.data(), b.size())), in) << at;
+    }
+  }
+  // Multibyte text across the 16-byte blocks stays as it is.
+  std::string cjk;
+  for (int i = 0; i < 20; ++i) cjk += "\xe5\xbc\xa0";
+  EXPECT_EQ(terminal_text(cjk), cjk);
 }
 
 TEST(EscapeTest, JsonAndHtmlHoldTheTextAsText) {
@@ -64,13 +84,17 @@ TEST(EscapeTest, JsonAndHtmlHoldTheTextAsText) {
 
 TEST(EscapeTest, TsvFieldsReadBack) {
   for (const std::string_view s :
-       {std::string_view("shop.orders"), std::string_view("a\tb\nc\\d"), std::string_view("\\n")}) {
+       {std::string_view("shop.orders"), std::string_view("a\tb\nc\\d"), std::string_view("\\n"),
+        std::string_view("\0x\0", 3), std::string_view("\t\t"), std::string_view("")}) {
     fmt::memory_buffer b;
     append_tsv_field(b, s);
     const std::string field(b.data(), b.size());
     EXPECT_EQ(field.find_first_of("\t\n"), std::string::npos);
     EXPECT_EQ(tsv_field(field), s);
   }
+  fmt::memory_buffer b;
+  append_tsv_field(b, std::string_view("a\0b\tc\nd\\e", 9));
+  EXPECT_EQ(std::string(b.data(), b.size()), "a\\0b\\tc\\nd\\\\e");
 }
 
 TEST(LogNameTest, OnlyServerBinlogNamesPass) {
