@@ -1,6 +1,9 @@
 #include "binlog/row_layout.h"
 
 #include <bit>
+#include <climits>
+#include <cstdint>
+#include <vector>
 
 #include "binlog/decimal.h"
 #include "binlog/error.h"
@@ -148,6 +151,70 @@ std::size_t value_size(const ColumnLayout& c, const ByteCursor& cur) {
 
 namespace {
 
+// How walk_rows steps over one present column's value: `size` bytes (>= 0), a length prefix of
+// -size bytes (-1 to -4) and what it says, or (kAsked) value_size's answer (its checks: an
+// invalid DECIMAL, an unknown type, a bad prefix, reported where a value of it is).
+constexpr std::int32_t kAsked = INT32_MIN;
+std::int32_t column_step(const ColumnLayout& c) {
+  switch (c.type) {
+    case ColumnType::kVarchar:
+    case ColumnType::kVarString:
+    case ColumnType::kString:
+      return c.meta > 255 ? -2 : -1;
+    case ColumnType::kTinyBlob:
+    case ColumnType::kMediumBlob:
+    case ColumnType::kLongBlob:
+    case ColumnType::kBlob:
+    case ColumnType::kGeometry:
+    case ColumnType::kJson:
+    case ColumnType::kVector:
+      return c.meta >= 1 && c.meta <= 4 ? -static_cast<std::int32_t>(c.meta) : kAsked;
+    case ColumnType::kNewDecimal:
+      return valid_decimal(c.meta >> 8, c.meta & 0xff)
+                 ? static_cast<std::int32_t>(decimal_bin_size(c.meta >> 8, c.meta & 0xff))
+                 : kAsked;
+    default:
+      break;
+  }
+  switch (c.type) {  // (the fixed sizes, from value_size itself)
+    case ColumnType::kTiny:
+    case ColumnType::kYear:
+    case ColumnType::kShort:
+    case ColumnType::kInt24:
+    case ColumnType::kDate:
+    case ColumnType::kNewDate:
+    case ColumnType::kTime:
+    case ColumnType::kLong:
+    case ColumnType::kTimestamp:
+    case ColumnType::kLongLong:
+    case ColumnType::kDateTime:
+    case ColumnType::kFloat:
+    case ColumnType::kDouble:
+    case ColumnType::kNull:
+    case ColumnType::kTimestamp2:
+    case ColumnType::kDateTime2:
+    case ColumnType::kTime2:
+    case ColumnType::kBit:
+    case ColumnType::kEnum:
+    case ColumnType::kSet:
+      return static_cast<std::int32_t>(value_size(c, ByteCursor(Bytes{}, 0)));
+    default:
+      return kAsked;
+  }
+}
+
+// The steps of the columns an image has (bit i of `present`), in order, into `out`.
+void image_steps(Bytes present, const std::vector<ColumnLayout>& layout, std::uint64_t columns,
+                 std::vector<std::int32_t>& out, std::vector<std::uint32_t>& index) {
+  out.clear();
+  index.clear();
+  for (std::uint64_t i = 0; i < columns; ++i)
+    if (bit(present, i)) {
+      out.push_back(column_step(layout[i]));
+      index.push_back(static_cast<std::uint32_t>(i));
+    }
+}
+
 // Walks the rows of a rows event, calling on_row(end) with the offset (within `rows`) just past
 // each row (an update's before and after images count as one row), and on_image(end) past each
 // image.
@@ -160,7 +227,13 @@ void walk_rows(const Rows& ev, Bytes rows, const std::vector<ColumnLayout>& layo
                     std::to_string(layout.size()),
                 offset);
   ByteCursor cur(rows, offset);
-  auto image = [&](Bytes present, bool partial_after) {
+  // (per thread, reused: no allocation per event)
+  thread_local std::vector<std::int32_t> steps[2];
+  thread_local std::vector<std::uint32_t> index[2];
+  const bool update = ev.kind == RowsKind::kUpdate || ev.kind == RowsKind::kPartialUpdate;
+  image_steps(ev.columns_before, layout, ev.column_count, steps[0], index[0]);
+  if (update) image_steps(ev.columns_after, layout, ev.column_count, steps[1], index[1]);
+  auto image = [&](int which, bool partial_after) {
     if (partial_after) {
       // MySQL PARTIAL_UPDATE_ROWS: packed value_options, then a bitmap of the JSON columns
       // written as diffs when PARTIAL_JSON_UPDATES (1) is set.
@@ -172,22 +245,29 @@ void walk_rows(const Rows& ev, Bytes rows, const std::vector<ColumnLayout>& layo
         cur.skip((json + 7) / 8);
       }
     }
-    const std::size_t n = bits_set(present, ev.column_count);
+    const std::vector<std::int32_t>& step = steps[which];
+    const std::size_t n = step.size();
     if (n == 0) throw Error(ErrorCode::kBadEvent, "row image with no columns", cur.offset());
     const Bytes nulls = cur.bytes((n + 7) / 8);
-    std::size_t k = 0;
-    for (std::uint64_t i = 0; i < ev.column_count; ++i) {
-      if (!bit(present, i)) continue;
-      const bool is_null = bit(nulls, k++);
-      if (!is_null) cur.skip(value_size(layout[i], cur));
+    for (std::size_t k = 0; k < n; ++k) {
+      if (bit(nulls, k)) continue;
+      const std::int32_t size = step[k];
+      if (size >= 0) {
+        cur.skip(static_cast<std::size_t>(size));
+      } else if (size != kAsked) {
+        const auto bytes = static_cast<std::size_t>(-size);
+        ByteCursor peek = cur;
+        cur.skip(bytes + static_cast<std::size_t>(peek.uint_le(bytes)));
+      } else {
+        cur.skip(value_size(layout[index[which][k]], cur));
+      }
     }
   };
-  const bool update = ev.kind == RowsKind::kUpdate || ev.kind == RowsKind::kPartialUpdate;
   while (!cur.empty()) {
-    image(ev.columns_before, false);
+    image(0, false);
     on_image(rows.size() - cur.remaining());
     if (update) {
-      image(ev.columns_after, ev.kind == RowsKind::kPartialUpdate);
+      image(1, ev.kind == RowsKind::kPartialUpdate);
       on_image(rows.size() - cur.remaining());
     }
     on_row(rows.size() - cur.remaining());
