@@ -238,6 +238,14 @@ Client::Response Client::perform(Request& r) {
               trim(line.substr(colon + 1));
         return n;
       });
+  // (a cancel stops the transfer: curl asks this about once a second, and at each chunk)
+  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(c, CURLOPT_XFERINFODATA, &cancelled);
+  curl_easy_setopt(
+      c, CURLOPT_XFERINFOFUNCTION,
+      +[](void* ud, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> int {
+        return static_cast<std::atomic<bool>*>(ud)->load(std::memory_order_relaxed) ? 1 : 0;
+      });
   const CURLcode rc = curl_easy_perform(c);
   curl_slist_free_all(hl);
   if (rc != CURLE_OK) {
@@ -254,6 +262,8 @@ Client::Response Client::call(Request& r, long also_ok) {
   std::chrono::milliseconds wait{200};
   for (;;) {
     Response resp = perform(r);
+    if (cancelled)
+      throw Error(ErrorCode::kInterrupted, r.method + " " + r.url.text() + ": cancelled");
     if (r.overflow)
       throw Error(ErrorCode::kIo, "GET " + r.url.text() + ": the store ignored the Range request");
     if (resp.too_big)
@@ -284,7 +294,9 @@ Client::Response Client::call(Request& r, long also_ok) {
         on_retry(r.method + " " + r.url.text() + ": " +
                  (resp.status < 0 ? resp.body : "HTTP " + std::to_string(resp.status)) +
                  ": retrying for up to " + std::to_string(retry_seconds) + " s");
-      std::this_thread::sleep_for(wait);
+      for (auto slept = std::chrono::milliseconds{0}; slept < wait && !cancelled;
+           slept += std::chrono::milliseconds{100})
+        std::this_thread::sleep_for(std::chrono::milliseconds{100});
       wait = std::min(wait * 2, std::chrono::milliseconds(5000));
       continue;
     }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -114,6 +115,9 @@ class Client {
   // Told once per request when the store first fails it in a way a retry may help (connection
   // refused, 5xx, timeout), before the retries: what failed and for how long it is retried.
   std::function<void(const std::string&)> on_retry;
+  // Set from another thread: the request under way stops (within a second) and no retry
+  // follows; the call fails with ErrorCode::kInterrupted. (A transfer whose reader is gone.)
+  std::atomic<bool> cancelled{false};
 
   std::optional<ObjectInfo> head(const Url& u);
   // The object's bytes (nullopt when there is none): for small objects (manifests, indexes).

@@ -23,6 +23,7 @@ ReadAhead::ReadAhead(const Client& like, std::size_t count, std::size_t streams,
   for (std::size_t i = 0; i < n; ++i) {
     // (made here, not in the thread: `like` is the reader's, read by this thread only)
     std::shared_ptr<Client> c = another_client(like_);
+    clients_.push_back(c);
     workers_.emplace_back([this, c] { work(*c); });
   }
 }
@@ -32,6 +33,7 @@ ReadAhead::~ReadAhead() {
     std::lock_guard lock(mu_);
     stopping_ = true;
   }
+  for (auto& c : clients_) c->cancelled = true;  // (a fetch under way, or its retries, stop)
   work_cv_.notify_all();
   for (auto& t : workers_) t.join();
 }
@@ -134,6 +136,7 @@ void ParallelUpload::send_part() {
     const std::size_t n = std::max<std::size_t>(1, client_.config().streams);
     for (std::size_t i = 0; i < n; ++i) {
       std::shared_ptr<Client> c = another_client(client_);
+      clients_.push_back(c);
       workers_.emplace_back([this, c] { work(*c); });
     }
   }
@@ -203,6 +206,9 @@ void ParallelUpload::abort() noexcept {
     stopping_ = true;
     queued_.clear();
   }
+  // (finished: the workers wait for work, nothing is under way; else what is under way stops)
+  if (!upload_id_.empty())
+    for (auto& c : clients_) c->cancelled = true;
   work_cv_.notify_all();
   for (auto& t : workers_)
     if (t.joinable()) t.join();

@@ -61,6 +61,7 @@ class ReadAhead {
   std::map<std::size_t, Chunk> chunks_;        // fetched or being fetched, in [next_, issued_)
   std::vector<std::vector<std::byte>> spare_;  // buffers to fetch into
   bool stopping_ = false;
+  std::vector<std::shared_ptr<Client>> clients_;  // (the workers', cancelled when it goes)
   std::vector<std::thread> workers_;
 };
 
@@ -102,6 +103,7 @@ class ParallelUpload {
   std::map<unsigned, std::string> etags_;
   std::exception_ptr failure_;
   bool stopping_ = false;
+  std::vector<std::shared_ptr<Client>> clients_;  // (the workers', cancelled by abort())
   std::vector<std::thread> workers_;
 };
 

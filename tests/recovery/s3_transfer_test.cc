@@ -117,6 +117,36 @@ TEST(ReadAhead, BuffersAreReusedNotAllocatedPerChunk) {
   EXPECT_LE(fresh.load(), 6);  // (the window's buffers and the reader's, then only those)
 }
 
+TEST(ReadAhead, GoingAwayCancelsAFetchThatRetries) {
+  // A store that refuses every connection (port 1 of this machine): a GET there retries for
+  // retry_seconds (120). The reader goes away while it does: the fetch stops at once.
+  Config cfg;
+  cfg.endpoint = "http://127.0.0.1:1";
+  cfg.addressing = Addressing::kPath;
+  cfg.access_key = "k";
+  cfg.secret_key = "s";
+  const Client like(cfg);
+  std::atomic<bool> started{false};
+  std::atomic<int> code{-1};
+  const auto begun = std::chrono::steady_clock::now();
+  {
+    ReadAhead ahead(like, 4, 2, [&](Client& c, std::size_t, std::vector<std::byte>& out) {
+      out.resize(16);
+      started = true;
+      try {
+        c.get_range(Url{"b", "k"}, 0, out.size(), out.data());
+      } catch (const Error& e) {
+        code = static_cast<int>(e.code());
+        throw;
+      }
+    });
+    while (!started) std::this_thread::yield();
+  }
+  const auto took = std::chrono::steady_clock::now() - begun;
+  EXPECT_LT(took, std::chrono::seconds(20));  // (not the 120 s of retries)
+  EXPECT_EQ(code.load(), static_cast<int>(ErrorCode::kInterrupted));
+}
+
 TEST(ReadAhead, OneStreamIsOneAfterTheOther) {
   const Client like(Config{});
   Probe p;
