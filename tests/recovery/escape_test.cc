@@ -11,6 +11,7 @@
 #include "binlog/error.h"
 #include "binlog/log_name.h"
 #include "recovery/server/local_files.h"
+#include "recovery/sql/sql_quote.h"
 
 namespace binrecover::recovery {
 namespace {
@@ -139,6 +140,35 @@ TEST(LocalFilesTest, OnlyFilesDirectlyInsideTheLoadFolder) {
   EXPECT_FALSE(local_file_allowed(dir, dir + std::string("/a\0b", 4)));  // (a NUL)
   EXPECT_FALSE(local_file_allowed("", "/x"));                            // no folder yet: nothing
   EXPECT_FALSE(local_file_allowed("/tmp/d/", "/tmp/d/x"));  // (a folder is named without '/')
+}
+
+}  // namespace
+}  // namespace binrecover::recovery
+
+namespace binrecover::recovery {
+namespace {
+
+std::string comment(std::string_view s) {
+  fmt::memory_buffer b;
+  append_comment_text(b, s);
+  return std::string(b.data(), b.size());
+}
+
+// A comment's text: controls but the tab, and DEL, as \xNN; everything else as it is, at every
+// position of texts long enough for the 16-byte scan.
+TEST(CommentTextTest, ControlsEscapedWherever) {
+  EXPECT_EQ(comment("INSERT INTO t VALUES ('a\tb')"), "INSERT INTO t VALUES ('a\tb')");
+  EXPECT_EQ(comment(std::string_view("a\nb\rc\0d\x7f\x1b", 9)), "a\\x0ab\\x0dc\\x00d\\x7f\\x1b");
+  EXPECT_EQ(comment("\xe5\xbc\xa0\xc2\x80"), "\xe5\xbc\xa0\xc2\x80");
+  for (std::size_t at = 0; at < 40; ++at) {
+    std::string in(40, 'q');
+    in.insert(at, "\n");
+    std::string want(40, 'q');
+    want.insert(at, "\\x0a");
+    EXPECT_EQ(comment(in), want) << at;
+    in[at] = '\t';
+    EXPECT_EQ(comment(in), in) << at;
+  }
 }
 
 }  // namespace
