@@ -290,7 +290,7 @@ Group s3_group() {
       "s3-streams", po::value<std::string>(),
       "requests at once in one transfer, each on a connection of its own: a backup's parts "
       "uploaded, a backup or archived binlog read ahead (default 4; memory up to N parts or "
-      "pieces)")(
+      "pieces; archive takes it with --verify only)")(
       "encryption-key-file", po::value<std::string>(),
       "the key (32 bytes, or 64 hex digits; a file only its owner reads) of an encrypted "
       "archive or backup: archive --to and backup store with it (AES-256-GCM), every reader "

@@ -198,6 +198,12 @@ void read_archive(const Given& g, Command cmd, Options& o) {
         for (const auto& f : g.list("files")) store = store || recovery::s3::is_url(f);
       for (const char* n : kS3Options)
         if (g.has(n) && !store) usage_error(std::string("--") + n + " applies with --to or s3://");
+      // (the archiver stores one piece at a time as the server sends it; --status and
+      // retention read manifests and delete: only --verify reads binlogs and backups back)
+      if (g.has("s3-streams") && !o.archive_verify)
+        usage_error(
+            "--s3-streams applies to archive --verify s3://... (reading the bucket), "
+            "and to the commands that read s3:// or make and restore backups");
       // (a folder's --verify reads its backups, which may be encrypted)
       if (g.has("encryption-key-file") && !store && !o.archive_verify)
         usage_error("--encryption-key-file applies with --to or s3://, or to --verify");

@@ -411,7 +411,11 @@ ms "CREATE DATABASE big; CREATE TABLE big.r (id INT AUTO_INCREMENT PRIMARY KEY, 
   INSERT INTO big.r (b) VALUES (RANDOM_BYTES(1024))"
 for _ in $(seq 1 15); do ms "INSERT INTO big.r (b) SELECT RANDOM_BYTES(1024) FROM big.r"; done
 ms "FLUSH BINARY LOGS"
-"$BINRECOVER" archive "${C[@]}" -P"$PS" --to=s3://fleet/big/ --s3-streams=3 2> "$WORK/big.err" ||
+rc=0
+"$BINRECOVER" archive "${C[@]}" -P"$PS" --to=s3://fleet/big/ --s3-streams=3 2> "$WORK/big.err" || rc=$?
+[ $rc = 2 ] && grep -q "applies to archive --verify" "$WORK/big.err" ||
+  { cat "$WORK/big.err"; fail "archive --to --s3-streams (no effect there): exit $rc, not refused"; }
+"$BINRECOVER" archive "${C[@]}" -P"$PS" --to=s3://fleet/big/ 2> "$WORK/big.err" ||
   { cat "$WORK/big.err"; fail "archive --to of the big table failed"; }
 "$BINRECOVER" backup "${C[@]}" -P"$PS" "${TOOL[@]}" --to=s3://fleet/big/ --s3-streams=3 > "$WORK/bb.out" 2>&1 ||
   { cat "$WORK/bb.out"; fail "a backup with --s3-streams=3 failed"; }
@@ -436,4 +440,4 @@ for f in "$WORK"/src/binlog/mysql-bin.[0-9]*; do
 done
 [ -n "${big_log:-}" ] || fail "no binlog of the big table over 12 MiB"
 rm -f "$WORK/big3.sql"
-pass "parallel transfers: a backup of 32 MiB of random rows stored as $parts parts with 3 streams, --verify reads it back, restores with 1 and 4 streams equal the source; $big_log read from the bucket with 4 streams equals the server's file"
+pass "parallel transfers: archive --to refuses --s3-streams (exit 2); a backup of 32 MiB of random rows stored as $parts parts with 3 streams, --verify reads it back, restores with 1 and 4 streams equal the source; $big_log read from the bucket with 4 streams equals the server's file"
