@@ -102,6 +102,9 @@ std::optional<std::size_t> envelope_size(binlog::Bytes b, const std::string& wha
   if (!is_envelope(b)) damaged(what, "no envelope where one begins");
   const auto flags = static_cast<unsigned char>(b[4]);
   const std::uint64_t payload = get_le(b.data() + 16, 4);
+  // (told before a reader gathers that much: a payload larger than a piece can be)
+  if (payload > kMaxEnvelope + 1024 || get_le(b.data() + 8, 8) > kMaxEnvelope)
+    damaged(what, "an envelope larger than 1 GiB");
   return kEnvelopeHeader + payload + ((flags & kAes) != 0 ? kTag : 0);
 }
 
@@ -154,7 +157,9 @@ std::vector<std::byte> unseal(const Codec& c, binlog::Bytes stored, const std::s
   const auto flags = static_cast<unsigned char>(stored[4]);
   const std::uint64_t original = get_le(stored.data() + 8, 8);
   const std::size_t payload_size = static_cast<std::size_t>(get_le(stored.data() + 16, 4));
-  if (original > (std::uint64_t{1} << 32)) damaged(what, "an envelope larger than 4 GiB");
+  // (nothing binrecover seals is larger than a piece, at most --part-size's 1 GiB: a bigger
+  // size is a hostile or damaged header, not memory to give it)
+  if (original > kMaxEnvelope) damaged(what, "an envelope larger than 1 GiB");
   std::vector<std::byte> payload(
       stored.begin() + kEnvelopeHeader,
       stored.begin() + static_cast<std::ptrdiff_t>(kEnvelopeHeader + payload_size));

@@ -22,6 +22,8 @@
 namespace binrecover::recovery {
 
 inline constexpr std::size_t kEnvelopeHeader = 40;
+// The largest original size an envelope may hold: a piece of --part-size's largest (1 GiB).
+inline constexpr std::uint64_t kMaxEnvelope = std::uint64_t{1} << 30;
 
 struct Codec {
   bool zstd = false;

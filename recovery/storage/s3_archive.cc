@@ -180,6 +180,12 @@ std::vector<std::byte> read_piece(Client& client, const std::string& bucket, con
     // (by ranges: Client::get keeps small objects only, and a piece is up to a part's size)
     const auto info = client.head(u);
     if (!info) throw Error(ErrorCode::kIo, u.text() + ": a piece of the archive is missing");
+    // (a piece is at most --part-size, 1 GiB, and its envelope a header and a tag more)
+    if (info->size > kMaxEnvelope + kEnvelopeHeader + 64 || p.size > kMaxEnvelope)
+      throw Error(ErrorCode::kIo,
+                  u.text() +
+                      ": a piece of the archive larger than any piece binrecover stores "
+                      "(1 GiB)");
     std::vector<std::byte> stored(static_cast<std::size_t>(info->size));
     std::size_t at = 0;
     while (at < stored.size()) {
