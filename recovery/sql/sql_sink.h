@@ -211,6 +211,7 @@ class SqlSink : public WalkConsumer {
   // max_binlog_statement: statements cut between events and rows events cut between rows.
   // `stable`: raw is the event's own bytes (they outlive the call in a held transaction).
   void push_limited(binlog::Bytes raw, bool is_rows, std::size_t flags_at, bool crc, bool stable);
+  void append_statement_base64(binlog::Bytes raw);  // into rows_b64_
   void encode_held();
   void encode_pending_maps();
   std::size_t limited_budget() const;
