@@ -123,9 +123,13 @@ class EventList : public WalkConsumer {
         append(buf_, "  ");
         put_right(buf_, end, w_end_);
         append(buf_, "  ");
-        field_.clear();
-        append_tsv_field(field_, text);
-        append_terminal_text(buf_, std::string_view(field_.data(), field_.size()));
+        if (is_plain_text(text)) {  // (most Info texts: nothing to escape either way)
+          append(buf_, text);
+        } else {
+          field_.clear();
+          append_tsv_field(field_, text);
+          append_terminal_text(buf_, std::string_view(field_.data(), field_.size()));
+        }
         buf_.push_back('\n');
         break;
       case TableFormat::kTsv:

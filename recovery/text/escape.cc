@@ -101,6 +101,8 @@ void append_terminal_text(fmt::memory_buffer& out, std::string_view s) {
   append(out, s.substr(plain));
 }
 
+bool is_plain_text(std::string_view s) { return skip_plain(s, 0, true) == s.size(); }
+
 void append_tsv_field(fmt::memory_buffer& out, std::string_view s) {
   std::size_t plain = 0;  // start of the run of bytes copied as they are
   for (std::size_t i = skip_plain(s, 0, true); i < s.size(); i = skip_plain(s, i + 1, true)) {

@@ -28,6 +28,9 @@ void append_html_text(fmt::memory_buffer& out, std::string_view s);
 // A field of tab-separated values as the mysql client's batch mode writes it (\\, \t, \n, \0),
 // so the TSV diffs against `mysql -B -N -e 'SHOW BINLOG EVENTS'`; tsv_field reads it back.
 void append_tsv_field(fmt::memory_buffer& out, std::string_view s);
+// Whether `s` is printable ASCII without a backslash: text that append_terminal_text and
+// append_tsv_field both copy as it is (checked 16 bytes at a time).
+bool is_plain_text(std::string_view s);
 std::string tsv_field(std::string_view field);
 
 // The length of the UTF-8 sequence starting at s[i] (a shortest form of a code point up to

@@ -67,6 +67,16 @@ TEST(EscapeTest, TerminalTextKeepsTextAndShowsControlsAsHex) {
       EXPECT_EQ(tsv_field(std::string(b.data(), b.size())), in) << at;
     }
   }
+  // Plain text (nothing either escaper changes) told at every position of the 16-byte scan.
+  EXPECT_TRUE(is_plain_text(""));
+  EXPECT_TRUE(is_plain_text(std::string(50, 'p')));
+  for (const char c : {'\\', '\t', '\n', '\x7f', '\x80', '\0'}) {
+    for (std::size_t at = 0; at < 40; ++at) {
+      std::string in(40, 'p');
+      in[at] = c;
+      EXPECT_FALSE(is_plain_text(in)) << at << " " << int(c);
+    }
+  }
   // Multibyte text across the 16-byte blocks stays as it is.
   std::string cjk;
   for (int i = 0; i < 20; ++i) cjk += "\xe5\xbc\xa0";
