@@ -13,6 +13,7 @@
 #include "cli/option_readers.h"
 #include "recovery/reading/local_time.h"
 #include "recovery/storage/s3_archive.h"
+#include "recovery/storage/s3_source.h"
 #include "recovery/text/escape.h"
 
 namespace binrecover::cli {

@@ -15,6 +15,7 @@
 #include "recovery/archive/archive.h"
 #include "recovery/archive/archive_sink.h"
 #include "recovery/storage/s3_archive.h"
+#include "recovery/storage/s3_source.h"
 
 namespace binrecover::recovery {
 

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "binlog/error.h"
-#include "binlog/source.h"
 #include "recovery/storage/envelope.h"
 #include "recovery/storage/s3.h"
 
@@ -94,50 +93,6 @@ std::set<std::string> manifest_origins(const Manifest& m);
 // The folder of an object URL (up to its last '/').
 Url folder_of(const Url& u);
 std::string base_name_of(const std::string& key);
-
-// Reads a binlog from a store: a plain object, or a file of an archive folder (complete: its
-// object; being written: its pieces). Blocks of 4 MiB by ranged GETs: memory stays flat, and
-// a seek (--start-position) is a Range, not a download.
-class ReadAhead;
-
-// An archived binlog read from the bucket: a complete file's object, or the pieces of the file
-// being written (recovery/storage/s3_source.cc). Read ahead in chunks (4 MiB of a plain
-// object, an envelope piece whole) by up to Config::streams connections.
-class S3Source : public binlog::BlockSource {
- public:
-  // `manifest`: the folder's, when read already (else it is looked up).
-  S3Source(std::shared_ptr<Client> client, const Url& url, std::string display_name,
-           const std::optional<Manifest>* manifest = nullptr);
-  ~S3Source() override;
-
- protected:
-  std::size_t read_some(std::byte* out, std::size_t n) override;
-  void reposition(std::uint64_t pos) override;
-
- private:
-  struct Chunk {
-    std::size_t piece = 0;
-    std::uint64_t offset = 0, size = 0;  // in the file
-  };
-  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-
-  // The manifest read again after a piece went missing (at most 100 times per source).
-  bool reload_pieces();
-  void make_chunks();
-  void fetch(Client& c, const Chunk& ch, std::vector<std::byte>& out) const;
-
-  std::shared_ptr<Client> client_;
-  std::string bucket_;
-  Url url_;
-  unsigned reloads_ = 0;
-  std::vector<Piece> pieces_;
-  std::uint64_t at_ = 0;  // input position of the next read
-  bool enveloped_ = false;
-  std::vector<Chunk> chunks_;
-  std::vector<std::byte> held_;  // the chunk at held_index_ (original bytes)
-  std::size_t held_index_ = kNone;
-  std::unique_ptr<ReadAhead> ahead_;  // (last: its workers read the members above)
-};
 
 // The key (and nothing else: readers take what the manifest says) for reading envelope
 // archives and backups: set once from --encryption-key-file / BINRECOVER_ENCRYPTION_KEY_FILE.

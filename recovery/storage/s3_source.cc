@@ -1,10 +1,9 @@
-// S3Source: an archived binlog read from the bucket (a complete file's object, or the pieces
-// of the file being written), fetched ahead in chunks by up to Config::streams connections.
+#include "recovery/storage/s3_source.h"
+
 #include <algorithm>
 #include <cstring>
 
 #include "binlog/error.h"
-#include "recovery/storage/s3_archive.h"
 #include "recovery/storage/s3_transfer.h"
 
 namespace binrecover::recovery::s3 {
