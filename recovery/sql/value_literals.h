@@ -19,6 +19,7 @@
 #include "binlog/json_binary.h"
 #include "binlog/row_values.h"
 #include "recovery/sql/event_info.h"
+#include "recovery/sql/json_diff_function.h"
 #include "recovery/sql/text_writer.h"
 
 namespace binrecover::recovery::literals {
@@ -451,18 +452,8 @@ inline void append_json_update(Writer& out, Bytes value, std::string_view column
   thread_local std::vector<binlog::JsonDiff> diffs;
   binlog::json_diffs(value, 0, diffs);
   for (std::size_t k = diffs.size(); k-- > 0;) {
-    const binlog::JsonDiff& d = diffs[k];
-    switch (d.op) {
-      case binlog::JsonDiff::Op::kReplace:
-        out.put("JSON_REPLACE(");
-        break;
-      case binlog::JsonDiff::Op::kInsert:
-        out.put(d.path.back() == ']' ? "JSON_ARRAY_INSERT(" : "JSON_INSERT(");
-        break;
-      case binlog::JsonDiff::Op::kRemove:
-        out.put("JSON_REMOVE(");
-        break;
-    }
+    out.put(json_diff_function(diffs[k]));
+    out.put('(');
   }
   out.put(column);
   for (const binlog::JsonDiff& d : diffs) {

@@ -27,6 +27,7 @@
 #include "binlog/digits.h"
 #include "binlog/json_binary.h"
 #include "binlog/row_values.h"
+#include "recovery/sql/json_diff_function.h"
 #include "recovery/sql/text_writer.h"
 
 namespace binrecover::recovery::verbose {
@@ -427,17 +428,7 @@ inline void put_json_diff(Writer& out, Bytes diffs, std::string_view column) {
   thread_local std::vector<binlog::JsonDiff> list;
   thread_local std::string text;
   binlog::json_diffs(diffs, 0, list);
-  auto name = [](const binlog::JsonDiff& d) -> std::string_view {
-    switch (d.op) {
-      case binlog::JsonDiff::Op::kReplace:
-        return "JSON_REPLACE";
-      case binlog::JsonDiff::Op::kInsert:
-        return d.path.back() == ']' ? "JSON_ARRAY_INSERT" : "JSON_INSERT";
-      case binlog::JsonDiff::Op::kRemove:
-        break;
-    }
-    return "JSON_REMOVE";
-  };
+  const auto name = [](const binlog::JsonDiff& d) { return json_diff_function(d); };
   constexpr std::string_view kSeparator = "\n###      ";
   bool printed = false;
   for (std::size_t i = list.size(); i-- > 0;) {
