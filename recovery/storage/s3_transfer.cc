@@ -146,8 +146,13 @@ void ParallelUpload::send_part() {
   queued_.emplace(++parts_, std::move(filling_));
   ++in_flight_;
   work_cv_.notify_one();
-  lock.unlock();
   filling_ = std::string();
+  if (!spare_.empty()) {  // (a sent part's buffer, filled again: no allocation per part)
+    filling_ = std::move(spare_.back());
+    spare_.pop_back();
+  }
+  lock.unlock();
+  filling_.clear();
   filling_.reserve(part_size());
 }
 
@@ -170,8 +175,8 @@ void ParallelUpload::work(Client& client) {
     } catch (...) {
       error = std::current_exception();
     }
-    node.mapped() = std::string();  // (its memory goes before the next part is taken)
     lock.lock();
+    spare_.push_back(std::move(node.mapped()));
     if (error && !failure_) failure_ = error;
     if (!error) etags_[node.key()] = std::move(etag);
     --in_flight_;

@@ -99,6 +99,7 @@ class ParallelUpload {
   std::mutex mu_;
   std::condition_variable work_cv_, room_cv_;
   std::map<unsigned, std::string> queued_;  // part number -> bytes, not yet taken by a worker
+  std::vector<std::string> spare_;          // sent parts' buffers, to fill again
   std::size_t in_flight_ = 0;               // queued or being sent
   std::map<unsigned, std::string> etags_;
   std::exception_ptr failure_;
