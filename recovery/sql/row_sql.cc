@@ -218,36 +218,56 @@ struct VerbosePrefixes {
 };
 constexpr VerbosePrefixes kVerbosePrefixes;
 
-// The "###   @N=value" lines of -v (-vv: with the column's type and metadata).
+// The "###   @N=value" lines of -v (-vv: with the column's type and metadata). The usual
+// values (integers, strings, NULL) take one reservation for their whole line, written through
+// a local pointer.
 template <bool kTypes>
 struct VerboseSink {
   Writer& out;
   const SqlTable& table;
   const TableInfo& info;
-  [[gnu::always_inline]] void start(std::size_t col) {
-    char* p = out.need(32);
+  static constexpr std::size_t kPrefixRoom = 32;
+  // "###   @N=" at p. Returns the end.
+  [[gnu::always_inline]] static char* put_prefix(char* p, std::size_t col) {
     if (col < kVerbosePrefixes.kColumns) {  // all columns a server allows
       std::memcpy(p, kVerbosePrefixes.text[col], 16);
-      out.done(p + kVerbosePrefixes.size[col]);
-      return;
+      return p + kVerbosePrefixes.size[col];
     }
     std::memcpy(p, "###   @", 7);
     p = binlog::put_uint(p + 7, static_cast<std::uint32_t>(col + 1));
     *p++ = '=';
-    out.done(p);
+    return p;
   }
-  [[gnu::always_inline]] void end(std::size_t col, bool is_null) {
+  // Room for put_tail.
+  [[gnu::always_inline]] std::size_t tail_room(std::size_t col) const {
     if constexpr (kTypes) {
       const std::uint32_t from = col == 0 ? 0 : table.type_head_ends[col - 1];
-      out.put(std::string_view(table.type_heads).substr(from, table.type_head_ends[col] - from));
-      out.put(is_null ? "1 */" : "0 */");
+      return table.type_head_ends[col] - from + 5;
     }
-    out.put('\n');
+    return 1;
+  }
+  // The line's end (-vv: the column's type comment first). Returns the end.
+  [[gnu::always_inline]] char* put_tail(char* p, std::size_t col, bool is_null) const {
+    if constexpr (kTypes) {
+      const std::uint32_t from = col == 0 ? 0 : table.type_head_ends[col - 1];
+      const std::size_t n = table.type_head_ends[col] - from;
+      std::memcpy(p, table.type_heads.data() + from, n);
+      std::memcpy(p + n, is_null ? "1 */" : "0 */", 4);
+      p += n + 4;
+    }
+    *p = '\n';
+    return p + 1;
+  }
+  [[gnu::always_inline]] void start(std::size_t col) {
+    out.done(put_prefix(out.need(kPrefixRoom), col));
+  }
+  [[gnu::always_inline]] void end(std::size_t col, bool is_null) {
+    out.done(put_tail(out.need(tail_room(col)), col, is_null));
   }
   [[gnu::always_inline]] void null(std::size_t col) {
-    start(col);
-    out.put("NULL");
-    end(col, true);
+    char* p = put_prefix(out.need(kPrefixRoom + 4 + tail_room(col)), col);
+    std::memcpy(p, "NULL", 4);
+    out.done(put_tail(p + 4, col, true));
   }
   void json_diff(std::size_t col, Bytes diffs) {
     start(col);
@@ -255,10 +275,41 @@ struct VerboseSink {
     verbose::put_json_diff(out, diffs, std::string_view(at, binlog::put_uint(at + 1, col + 1)));
     end(col, false);
   }
+  // A string's line: its bytes quoted (the bytes after it in the event may be looked at).
+  [[gnu::always_inline]] void string_line(std::size_t col, Bytes b, const ByteCursor& cur) {
+    char* p = out.need(kPrefixRoom + verbose::quoted_room(b.size()) + tail_room(col));
+    p = verbose::put_quoted(put_prefix(p, col), b, info.mariadb, cur.remaining());
+    out.done(put_tail(p, col, false));
+  }
   [[gnu::always_inline]] void value(std::size_t col, ByteCursor& cur) {
+    using binlog::ColumnType;
+    const binlog::ColumnLayout& c = info.layout[col];
+    // Integers and strings, the most values of most tables, straight from their bytes (as
+    // visit_value reads them).
+    if (const unsigned bytes = verbose::integer_bytes(c.type); bytes != 0) {
+      const std::uint64_t raw = cur.uint_le(bytes);
+      char* p = put_prefix(out.need(kPrefixRoom + 48 + tail_room(col)), col);
+      out.done(put_tail(verbose::ToolValue::put_whole(p, raw, bytes), col, false));
+      return;
+    }
+    switch (c.type) {
+      case ColumnType::kVarchar:
+      case ColumnType::kVarString:
+      case ColumnType::kString:
+        return string_line(col, cur.bytes(cur.uint_le(c.meta > 255 ? 2 : 1)), cur);
+      case ColumnType::kTinyBlob:
+      case ColumnType::kMediumBlob:
+      case ColumnType::kLongBlob:
+      case ColumnType::kBlob:
+        if (c.meta >= 1 && c.meta <= 4)
+          return string_line(col, cur.bytes(cur.uint_le(c.meta)), cur);
+        break;
+      default:
+        break;
+    }
     start(col);
-    if (!verbose::put_raw_timestamp(out, info.layout[col], cur))
-      binlog::visit_value(info, col, cur, verbose::ToolValue{out, info, col});
+    if (!verbose::put_raw_timestamp(out, c, cur))
+      binlog::visit_value(info, col, cur, verbose::ToolValue{out, info, col, &cur});
     end(col, false);
   }
 };

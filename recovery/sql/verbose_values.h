@@ -27,6 +27,7 @@
 #include "binlog/digits.h"
 #include "binlog/json_binary.h"
 #include "binlog/row_values.h"
+#include "recovery/sql/general_format.h"
 #include "recovery/sql/json_diff_function.h"
 #include "recovery/sql/text_writer.h"
 
@@ -93,18 +94,27 @@ inline constexpr std::size_t kQuoteBlock = 16;
 }
 #endif
 
-// 'bytes' as my_b_write_quoted writes them (a C1 control also escaped, see above).
-inline void put_quoted(Writer& out, Bytes b, bool mariadb) {
+// 'bytes' as my_b_write_quoted writes them (a C1 control also escaped, see above). `slack`:
+// how many bytes after b may be read (the rest of its event): a short string, or a string's
+// tail, is then looked at 16 bytes at a time too, the bytes past its end masked off.
+// The text goes to p, which has room for quoted_room(n) characters; returns its end.
+inline constexpr std::size_t quoted_room(std::size_t n) { return n * 4 + 2 + 16; }
+[[gnu::always_inline]] inline char* put_quoted(char* p, Bytes b, bool mariadb, std::size_t slack) {
   const auto* s = reinterpret_cast<const unsigned char*>(b.data());
   const std::size_t n = b.size();
-  char* p = out.need(n * 4 + 2 + 16);  // (+16: a block is stored whole)
   *p++ = '\'';
   std::size_t i = 0;
+#if defined(__SSE2__)
+  const bool tail_blocks = slack >= kQuoteBlock;
+#endif
   while (i < n) {
 #if defined(__SSE2__)
-    // Runs without a special byte are copied a block at a time.
-    while (i + kQuoteBlock <= n) {
-      const unsigned mask = quote_specials(s + i);
+    // Runs without a special byte are copied a block at a time (16 bytes stored, those of the
+    // string kept; the output has room for them: at most i * 4 + 1 written of n * 4 + 18).
+    while (i + kQuoteBlock <= n || (tail_blocks && i < n)) {
+      const std::size_t left = n - i;
+      unsigned mask = quote_specials(s + i);
+      if (left < kQuoteBlock) mask |= 1u << left;  // (the end: stops the run there)
       _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
                        _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)));
       const std::size_t k = mask == 0 ? kQuoteBlock : static_cast<std::size_t>(__builtin_ctz(mask));
@@ -138,7 +148,10 @@ inline void put_quoted(Writer& out, Bytes b, bool mariadb) {
     ++i;
   }
   *p++ = '\'';
-  out.done(p);
+  return p;
+}
+inline void put_quoted(Writer& out, Bytes b, bool mariadb, std::size_t slack = 0) {
+  out.done(put_quoted(out.need(quoted_room(b.size())), b, mariadb, slack));
 }
 
 // b'0101': the low `nbits` bits of `x`, the highest first.
@@ -293,6 +306,7 @@ struct ToolValue {
   Writer& out;
   const TableInfo& info;
   std::size_t col;
+  const binlog::ByteCursor* cur = nullptr;  // the row's, past the value: what may be read after it
 
   void integer(std::int64_t x) { whole(static_cast<std::uint64_t>(x)); }
   void uinteger(std::uint64_t x) {
@@ -304,25 +318,27 @@ struct ToolValue {
   }
   // An integer from its bytes: the signed reading and, when it is negative, the unsigned one
   // beside it (both tools, whatever the column's signedness).
-  void whole(std::uint64_t raw) {
-    const unsigned bytes = integer_bytes(info.layout[col].type);
+  void whole(std::uint64_t raw) { whole(raw, integer_bytes(info.layout[col].type)); }
+  void whole(std::uint64_t raw, unsigned bytes) { out.done(put_whole(out.need(48), raw, bytes)); }
+  // ... of a column of `bytes` bytes (0: not an integer column, raw as it is), at p (48
+  // characters of room). Returns the end.
+  [[gnu::always_inline]] static char* put_whole(char* p, std::uint64_t raw, unsigned bytes) {
     const unsigned shift = bytes == 0 ? 0 : 64 - 8 * bytes;
     const std::uint64_t u =
         bytes == 0 || bytes == 8 ? raw : raw & ((std::uint64_t{1} << (8 * bytes)) - 1);
     const auto s = static_cast<std::int64_t>(u << shift) >> shift;
-    char* p = binlog::put_int(out.need(48), s);
-    if (s < 0) {
-      std::memcpy(p, " (", 2);
-      p = binlog::put_uint(p + 2, u);
-      *p++ = ')';
-    }
-    out.done(p);
+    if (s >= 0) return binlog::put_uint(p, u);
+    *p = '-';
+    p = binlog::put_uint(p + 1, 0 - static_cast<std::uint64_t>(s));
+    std::memcpy(p, " (", 2);
+    p = binlog::put_uint(p + 2, u);
+    *p = ')';
+    return p + 1;
   }
-  // FLOAT as "%-20g", DOUBLE as "%-.20g": std::to_chars with a precision is printf's %.Ng
-  // (exact digits; libstdc++ computes them with Ryu printf, several times faster than printf).
+  // FLOAT as "%-20g", DOUBLE as "%-.20g": printf's exact digits (put_general).
   void real(double d, bool is_float) {
     char* p = out.need(352);
-    char* end = std::to_chars(p, p + 340, d, std::chars_format::general, is_float ? 6 : 20).ptr;
+    char* end = put_general(p, d, is_float ? 6 : 20);
     if (is_float)
       while (end - p < 20) *end++ = ' ';
     out.done(end);
@@ -345,7 +361,7 @@ struct ToolValue {
   }
   void string(Bytes b, std::uint16_t) {
     if (info.layout[col].type == ColumnType::kVector) return vector(b);
-    put_quoted(out, b, info.mariadb);
+    put_quoted(out, b, info.mariadb, cur == nullptr ? 0 : cur->remaining());
   }
   // MySQL's VECTOR: [1.00000e+00,2.00000e+00] (its floats, "%.5e").
   void vector(Bytes b) {
