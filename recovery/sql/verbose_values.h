@@ -49,34 +49,92 @@ inline bool json_unquoted_text(std::string& text, Bytes b);
 
 inline constexpr char kHexDigits[] = "0123456789abcdef";
 
-// The escape of byte `c` (< 0x20, or ' and \ for MySQL), as the tool writes it; empty when the
-// byte goes as it is.
-inline std::string_view escape_of(unsigned char c, bool mariadb) {
-  static thread_local char buf[4] = {'\\', 'x', 0, 0};
-  if (!mariadb) {
-    switch (c) {
-      case '\b':
-        return "\\b";
-      case '\f':
-        return "\\f";
-      case '\n':
-        return "\\n";
-      case '\r':
-        return "\\r";
-      case '\t':
-        return "\\t";
-      case '\\':
-        return "\\\\";
-      case '\'':
-        return "\\'";
-      default:
-        break;
+// Each byte as the tool writes it in a quoted value: itself, \xNN for a control byte, and for
+// MySQL \b \f \n \r \t \\ \'. 0xC2 has size 0: what follows it decides (a C1 control).
+struct QuoteEscapes {
+  struct Entry {
+    char text[4] = {};
+    std::uint8_t size = 1;
+  };
+  Entry e[256];
+  explicit constexpr QuoteEscapes(bool mariadb) {
+    constexpr char kHex[] = "0123456789abcdef";
+    for (unsigned c = 0; c < 256; ++c) {
+      Entry& x = e[c];
+      x.text[0] = static_cast<char>(c);
+      if (c == 0xC2) x.size = 0;
+      if (c >= 0x20 && (mariadb || (c != '\\' && c != '\''))) continue;
+      const char* two = nullptr;
+      if (!mariadb) {
+        switch (c) {
+          case '\b':
+            two = "\\b";
+            break;
+          case '\f':
+            two = "\\f";
+            break;
+          case '\n':
+            two = "\\n";
+            break;
+          case '\r':
+            two = "\\r";
+            break;
+          case '\t':
+            two = "\\t";
+            break;
+          case '\\':
+            two = "\\\\";
+            break;
+          case '\'':
+            two = "\\'";
+            break;
+          default:
+            break;
+        }
+      }
+      if (two != nullptr) {
+        x.text[0] = two[0];
+        x.text[1] = two[1];
+        x.size = 2;
+      } else if (c < 0x20) {
+        x.text[0] = '\\';
+        x.text[1] = 'x';
+        x.text[2] = kHex[c >> 4];
+        x.text[3] = kHex[c & 15];
+        x.size = 4;
+      }
     }
   }
-  if (c >= 0x20) return {};
-  buf[2] = kHexDigits[c >> 4];
-  buf[3] = kHexDigits[c & 15];
-  return {buf, 4};
+};
+inline constexpr QuoteEscapes kMariadbEscapes{true};
+inline constexpr QuoteEscapes kMysqlEscapes{false};
+
+// Bytes [i, stop) of s (n bytes in all) at p, each as `table` says, a byte at a time (4
+// characters of room a byte). Returns the end; i is then stop (or one past, after a C1 pair).
+[[gnu::always_inline]] inline char* put_escaped_run(char* p, const unsigned char* s, std::size_t& i,
+                                                    std::size_t stop, std::size_t n,
+                                                    const QuoteEscapes& table) {
+  while (i < stop) {
+    const unsigned char c = s[i];
+    const QuoteEscapes::Entry& e = table.e[c];
+    if (e.size == 0) [[unlikely]] {  // 0xC2: a C1 control (C2 80-C2 9F) escaped, both bytes
+      if (i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] <= 0x9F) {
+        std::memcpy(p, "\\xc2\\x", 6);
+        p[6] = kHexDigits[s[i + 1] >> 4];
+        p[7] = kHexDigits[s[i + 1] & 15];
+        p += 8;
+        i += 2;
+      } else {
+        *p++ = static_cast<char>(c);
+        ++i;
+      }
+      continue;
+    }
+    std::memcpy(p, e.text, 4);
+    p += e.size;
+    ++i;
+  }
+  return p;
 }
 
 // The bytes of 16 at `in` the quoting loop must look at (bit j: byte j): control bytes, the quote,
@@ -102,51 +160,34 @@ inline constexpr std::size_t quoted_room(std::size_t n) { return n * 4 + 2 + 16;
 [[gnu::always_inline]] inline char* put_quoted(char* p, Bytes b, bool mariadb, std::size_t slack) {
   const auto* s = reinterpret_cast<const unsigned char*>(b.data());
   const std::size_t n = b.size();
+  const QuoteEscapes& table = mariadb ? kMariadbEscapes : kMysqlEscapes;
   *p++ = '\'';
   std::size_t i = 0;
 #if defined(__SSE2__)
+  // 16 bytes at a time: stored whole (the output has room: at most i * 4 + 1 written of
+  // n * 4 + 18), those before the block's first special byte kept; from there to its last
+  // special byte a byte at a time (binary values have many), then blocks again.
   const bool tail_blocks = slack >= kQuoteBlock;
-#endif
-  while (i < n) {
-#if defined(__SSE2__)
-    // Runs without a special byte are copied a block at a time (16 bytes stored, those of the
-    // string kept; the output has room for them: at most i * 4 + 1 written of n * 4 + 18).
-    while (i + kQuoteBlock <= n || (tail_blocks && i < n)) {
-      const std::size_t left = n - i;
-      unsigned mask = quote_specials(s + i);
-      if (left < kQuoteBlock) mask |= 1u << left;  // (the end: stops the run there)
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
-                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)));
-      const std::size_t k = mask == 0 ? kQuoteBlock : static_cast<std::size_t>(__builtin_ctz(mask));
+  while (i + kQuoteBlock <= n || (tail_blocks && i < n)) {
+    const std::size_t left = n - i;
+    unsigned mask = quote_specials(s + i);
+    if (left < kQuoteBlock) mask &= (1u << left) - 1;
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)));
+    if (mask == 0) {
+      const std::size_t k = left < kQuoteBlock ? left : kQuoteBlock;
       p += k;
       i += k;
-      if (mask != 0) break;
-    }
-    if (i >= n) break;
-#endif
-    const unsigned char c = s[i];
-    if (c >= 0x20 && c != '\'' && c != '\\' && c != 0xC2) {
-      *p++ = static_cast<char>(c);
-      ++i;
       continue;
     }
-    if (c == 0xC2 && i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] <= 0x9F) {
-      std::memcpy(p, "\\xc2\\x", 6);
-      p[6] = kHexDigits[s[i + 1] >> 4];
-      p[7] = kHexDigits[s[i + 1] & 15];
-      p += 8;
-      i += 2;
-      continue;
-    }
-    const std::string_view e = escape_of(c, mariadb);
-    if (e.empty()) {
-      *p++ = static_cast<char>(c);
-    } else {
-      std::memcpy(p, e.data(), e.size());
-      p += e.size();
-    }
-    ++i;
+    const auto first = static_cast<std::size_t>(__builtin_ctz(mask));
+    const std::size_t stop = i + static_cast<std::size_t>(31 - __builtin_clz(mask)) + 1;
+    p += first;
+    i += first;
+    p = put_escaped_run(p, s, i, stop, n, table);
   }
+#endif
+  p = put_escaped_run(p, s, i, n, n, table);
   *p++ = '\'';
   return p;
 }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -104,6 +105,65 @@ TEST(VerboseValuesTest, MetadataAsTheToolsHoldIt) {
   EXPECT_EQ(tool_meta(ColumnLayout{ColumnType::kString, 900}), (0xFEu ^ 0x30u) << 8 | 0x84u);
   EXPECT_EQ(tool_meta(ColumnLayout{ColumnType::kBit, 0x0202}), 0x0202u);
   EXPECT_EQ(tool_meta(ColumnLayout{ColumnType::kBit, 0x0301}), 0x0103u);
+}
+
+}  // namespace
+}  // namespace binrecover::recovery::verbose
+
+namespace binrecover::recovery::verbose {
+namespace {
+
+// The rules of my_b_write_quoted, a byte at a time (and the C1 escape), to hold the 16-byte
+// loop and the escape table against.
+std::string reference_quoted(std::string_view s, bool mariadb) {
+  std::string out = "'";
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+        static_cast<unsigned char>(s[i + 1]) <= 0x9F) {
+      out += fmt::format("\\xc2\\x{:02x}", static_cast<unsigned char>(s[++i]));
+      continue;
+    }
+    const std::string_view mysql_two = !mariadb ? std::string_view("\b\f\n\r\t\\'") : "";
+    const std::size_t k = mysql_two.find(static_cast<char>(c));
+    if (k != std::string_view::npos) {
+      out += '\\';
+      out += "bfnrt\\'"[k];
+    } else if (c < 0x20) {
+      out += fmt::format("\\x{:02x}", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "'";
+}
+
+TEST(VerboseValuesTest, QuotingMatchesTheRulesOnRandomBytes) {
+  std::mt19937 rng(33);
+  // bytes that matter more often than chance gives them
+  const std::string interesting = std::string("\x00\x1f '\\\xc2\x80\x9f\xa0\n\t\b\f\r", 17);
+  int mismatches = 0;
+  for (int round = 0; round < 20000; ++round) {
+    const std::size_t n = rng() % 70;
+    std::string buf(n + 40, 'z');  // the value, then bytes of its "event" after it
+    for (std::size_t i = 0; i < buf.size(); ++i)
+      buf[i] =
+          rng() % 3 == 0 ? interesting[rng() % interesting.size()] : static_cast<char>(rng() % 256);
+    const std::string_view value(buf.data(), n);
+    for (const bool mariadb : {true, false}) {
+      const std::string want = reference_quoted(value, mariadb);
+      for (const std::size_t slack : {std::size_t{0}, std::size_t{40}}) {
+        fmt::memory_buffer b;
+        {
+          Writer out(b);
+          put_quoted(out, bytes(value), mariadb, slack);
+        }
+        if (std::string(b.data(), b.size()) != want && ++mismatches <= 5)
+          ADD_FAILURE() << "n=" << n << " mariadb=" << mariadb << " slack=" << slack;
+      }
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
 }
 
 }  // namespace
