@@ -141,7 +141,8 @@ std::string reference_quoted(std::string_view s, bool mariadb) {
 TEST(VerboseValuesTest, QuotingMatchesTheRulesOnRandomBytes) {
   std::mt19937 rng(33);
   // bytes that matter more often than chance gives them
-  const std::string interesting = std::string("\x00\x1f '\\\xc2\x80\x9f\xa0\n\t\b\f\r", 17);
+  static constexpr char kInteresting[] = "\x00\x1f '\\\xc2\x80\x9f\xa0\n\t\b\f\r";
+  const std::string interesting(kInteresting, sizeof kInteresting - 1);
   int mismatches = 0;
   for (int round = 0; round < 20000; ++round) {
     const std::size_t n = rng() % 70;
