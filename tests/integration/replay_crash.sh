@@ -62,6 +62,24 @@ others_gone() {
     WHERE ID <> CONNECTION_ID() AND ${1:-TRUE}" 2> /dev/null)" = 0 ]
 }
 
+# restart_killed_target: the SIGKILLed target started again (crash recovery). Returns 1 when
+# MariaDB itself cannot: its recovery crashed (seen once in CI: a segfault after "SYS_COLUMNS.POS
+# mismatch" for a table whose DDL the kill interrupted, a server bug). That run says nothing
+# about binrecover: the target is made anew and the run not counted; any other failure fails.
+server_recovery_crashes=0
+restart_killed_target() {
+  "$ROOT/scripts/mariadb_server.sh" restart "$WORK/t" "$PT" > /dev/null 2> "$WORK/restart.err" && return 0
+  grep -q "got signal" "$WORK/t/error.log" ||
+    { cat "$WORK/restart.err"; fail "the killed target did not start again"; }
+  echo "(the target's own crash recovery crashed: $(grep -m1 -E '\[ERROR\]' "$WORK/t/error.log");" \
+    "a new target, the run not counted)"
+  server_recovery_crashes=$((server_recovery_crashes + 1))
+  [ "$server_recovery_crashes" -le 3 ] || { cat "$WORK/restart.err"; fail "the target's crash recovery crashed 4 times"; }
+  "$ROOT/scripts/mariadb_server.sh" stop "$WORK/t" > /dev/null 2>&1 || true
+  "$ROOT/scripts/mariadb_server.sh" start "$WORK/t" "$PT" --server-id=2 > /dev/null
+  return 1
+}
+
 for workers in ${CRASH_WORKERS:-1 8}; do
   # How long a whole replay takes: the stops fall inside it.
   fresh_target
@@ -102,8 +120,8 @@ for workers in ${CRASH_WORKERS:-1 8}; do
       # (the run's own time, before the restart of a killed target: else a run that ended before
       # its stop never shortens the window, and the stops keep falling after the end)
       took=$((($(date +%s%N) - t0) / 1000000))
-      if [ "$how" = target-kill ]; then
-        "$ROOT/scripts/mariadb_server.sh" restart "$WORK/t" "$PT" > /dev/null
+      if [ "$how" = target-kill ] && ! restart_killed_target; then
+        continue
       fi
       wait_for 120 "--parallel $workers, $how: the stopped replay's sessions stayed on the target" others_gone
       case "$how:$rc" in
