@@ -359,8 +359,9 @@ struct ToolValue {
   }
   // An integer from its bytes: the signed reading and, when it is negative, the unsigned one
   // beside it (both tools, whatever the column's signedness).
-  void whole(std::uint64_t raw) { whole(raw, integer_bytes(info.layout[col].type)); }
-  void whole(std::uint64_t raw, unsigned bytes) { out.done(put_whole(out.need(48), raw, bytes)); }
+  void whole(std::uint64_t raw) {
+    out.done(put_whole(out.need(48), raw, integer_bytes(info.layout[col].type)));
+  }
   // ... of a column of `bytes` bytes (0: not an integer column, raw as it is), at p (48
   // characters of room). Returns the end.
   [[gnu::always_inline]] static char* put_whole(char* p, std::uint64_t raw, unsigned bytes) {
