@@ -95,15 +95,31 @@ std::size_t SqlSink::limited_budget() const {
   return opts_.max_binlog_statement > used ? opts_.max_binlog_statement - used : 0;
 }
 
-// rows_b64_ grows to the statement's limit in one step once past 1 MiB (growing by halves
-// held the old buffer and the new one at once: 41 MB at the peak of a 16 MiB statement); its
-// pages are touched only as text is written.
+// In a streamed transaction written to a file or pipe, the text past 1 MiB waits in a temporary
+// file, handed to the output whole when the statement ends. Elsewhere rows_b64_ grows to the
+// statement's limit in one step once past 1 MiB (growing by halves held the old buffer and the
+// new one at once: 41 MB at the peak of a 16 MiB statement); its pages are touched only as text
+// is written.
 void SqlSink::append_statement_base64(Bytes raw) {
+  if (streamed_ && !opts_.apply && rows_b64_.size() >= kStatementSetAside) {
+    if (!rows_b64_spill_)
+      rows_b64_spill_ = std::make_unique<TempFile>("the BINLOG text of a statement");
+    rows_b64_spill_->append(std::string_view(rows_b64_.data(), rows_b64_.size()));
+    rows_b64_.clear();
+  }
   const std::size_t need = rows_b64_.size() + base64_size(raw.size()) + 1;
-  if (need > rows_b64_.capacity() && need > (std::size_t{1} << 20) &&
-      opts_.max_binlog_statement > 0)
+  if (need > rows_b64_.capacity() && need > kStatementSetAside && opts_.max_binlog_statement > 0)
     rows_b64_.reserve(std::max(need, opts_.max_binlog_statement + kBinlogStatementFrame + 64));
   append_base64(rows_b64_, raw);
+}
+
+std::uint64_t SqlSink::statement_text_size() const {
+  return rows_b64_.size() + (rows_b64_spill_ ? rows_b64_spill_->size() : 0);
+}
+
+void SqlSink::clear_statement_text() {
+  rows_b64_.clear();
+  if (rows_b64_spill_) rows_b64_spill_->clear();
 }
 
 void SqlSink::push_limited(Bytes raw, bool is_rows, std::size_t flags_at, bool crc, bool stable) {
@@ -126,9 +142,9 @@ void SqlSink::push_limited(Bytes raw, bool is_rows, std::size_t flags_at, bool c
     return;
   }
   if (holding_) {
-    const std::size_t need = rows_b64_.size() + base64_size(held_.size()) +
-                             base64_size(pending_maps_.size()) + base64_size(raw.size()) +
-                             kBinlogStatementFrame;
+    const std::uint64_t need = statement_text_size() + base64_size(held_.size()) +
+                               base64_size(pending_maps_.size()) + base64_size(raw.size()) +
+                               kBinlogStatementFrame;
     if (need <= opts_.max_binlog_statement) {
       encode_held();
       encode_pending_maps();
@@ -180,7 +196,7 @@ void SqlSink::encode_pending_maps() {
 }
 
 void SqlSink::drop_pending_maps() {
-  rows_b64_.clear();
+  clear_statement_text();
   rows_pending_ = false;
   stmt_maps_.clear();
   stmt_map_count_ = 0;
@@ -202,8 +218,9 @@ void SqlSink::flush_binlog_statement() {
 
 void SqlSink::emit_binlog_statement() {
   if (!rows_pending_) return;
-  if (!opts_.short_form && rows_b64_.size() > 0) {
+  if (!opts_.short_form && statement_text_size() > 0) {
     append(comments_ ? "\nBINLOG '\n" : "BINLOG '\n");  // (a blank line first, as both tools)
+    out_.append_large(rows_b64_spill_);
     out_.append_large(std::string_view(rows_b64_.data(), rows_b64_.size()));
     append("'");
     delimiter();
@@ -214,7 +231,7 @@ void SqlSink::emit_binlog_statement() {
     verbose_.clear();
   }
   render_verbose(buf_);
-  rows_b64_.clear();
+  clear_statement_text();
   rows_pending_ = false;
 }
 

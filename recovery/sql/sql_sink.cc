@@ -373,7 +373,7 @@ void SqlSink::end_unit(const UnitInfo& u) {
 void SqlSink::reset_statement() {
   force_stmt_end_ = false;
   if (verbose_spill_) verbose_spill_->clear();
-  rows_b64_.clear();
+  clear_statement_text();
   verbose_.clear();
   verbose_pending_.clear();
   holding_ = false;

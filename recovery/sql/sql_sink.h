@@ -259,6 +259,12 @@ class SqlSink : public WalkConsumer {
                            // at an event after its call
   fmt::memory_buffer& buf_;
   fmt::memory_buffer rows_b64_;  // BINLOG statement being assembled
+  // ... its text before that, set aside in a streamed transaction once past 1 MiB (it waits for
+  // the comment lines of its events, which come first), so memory stays flat in statement size.
+  std::unique_ptr<TempFile> rows_b64_spill_;
+  static constexpr std::size_t kStatementSetAside = std::size_t{1} << 20;
+  std::uint64_t statement_text_size() const;
+  void clear_statement_text();
   bool rows_pending_ = false;
   bool force_stmt_end_ = false;  // emit the current rows event with STMT_END_F set
   bool trigger_stmt_ = false;    // trigger_tables_binlog: this statement's rows go as BINLOG
