@@ -1,8 +1,6 @@
 // binrecover archive --verify and --status over an archive in a bucket (layout in
 // recovery/storage/s3_archive.h): every object read back and checked against its manifest, and
 // each server's state (its files, how fresh its manifest is).
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <functional>

@@ -1,7 +1,6 @@
 #include "recovery/server/local_files.h"
 
 #include <fcntl.h>
-#include <mysql.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +8,7 @@
 #include <cstring>
 #include <memory>
 
+#include "recovery/libs/mariadb_api.h"
 #include "recovery/text/escape.h"
 
 namespace binrecover::recovery {
@@ -93,8 +93,9 @@ int request_error(void* ptr, char* buf, unsigned int size) {
 }  // namespace
 
 void install_local_file_handler(st_mysql* mysql, const LocalFileFolder* folder) {
-  mysql_set_local_infile_handler(mysql, request_init, request_read, request_end, request_error,
-                                 const_cast<LocalFileFolder*>(folder));
+  libs::mariadb().mysql_set_local_infile_handler(mysql, request_init, request_read, request_end,
+                                                 request_error,
+                                                 const_cast<LocalFileFolder*>(folder));
 }
 
 }  // namespace binrecover::recovery

@@ -4,7 +4,6 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <openssl/sha.h>
 #include <poll.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -17,6 +16,7 @@
 #include <ctime>
 
 #include "binlog/error.h"
+#include "recovery/libs/crypto_api.h"
 
 namespace binrecover::recovery {
 
@@ -89,13 +89,14 @@ void put_lenenc_str(std::vector<std::byte>& out, std::string_view s) {
 
 // mysql_native_password: SHA1(password) XOR SHA1(scramble + SHA1(SHA1(password))).
 std::vector<std::byte> native_token(const std::string& password, const std::byte* scramble) {
+  const libs::CryptoApi& crypto = libs::crypto();
   unsigned char h1[SHA_DIGEST_LENGTH], h2[SHA_DIGEST_LENGTH], h3[SHA_DIGEST_LENGTH];
-  SHA1(reinterpret_cast<const unsigned char*>(password.data()), password.size(), h1);
-  SHA1(h1, sizeof h1, h2);
+  crypto.SHA1(reinterpret_cast<const unsigned char*>(password.data()), password.size(), h1);
+  crypto.SHA1(h1, sizeof h1, h2);
   unsigned char mix[20 + SHA_DIGEST_LENGTH];
   std::memcpy(mix, scramble, 20);
   std::memcpy(mix + 20, h2, sizeof h2);
-  SHA1(mix, sizeof mix, h3);
+  crypto.SHA1(mix, sizeof mix, h3);
   std::vector<std::byte> token(SHA_DIGEST_LENGTH);
   for (std::size_t i = 0; i < token.size(); ++i) token[i] = static_cast<std::byte>(h1[i] ^ h3[i]);
   return token;

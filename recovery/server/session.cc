@@ -1,7 +1,6 @@
 #include "recovery/server/session.h"
 
 #include <fcntl.h>
-#include <mysql.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +12,7 @@
 #include <fstream>
 
 #include "binlog/error.h"
+#include "recovery/libs/mariadb_api.h"
 #include "recovery/server/option_files.h"
 
 namespace binrecover::recovery {
@@ -69,19 +69,21 @@ struct Session::Impl {
   LocalFileFolder local_files;  // (the handler's userdata: lives as long as the session)
   std::string temp_defaults;    // the include file made for --defaults-extra-file
   ~Impl() {
-    if (mysql != nullptr) mysql_close(mysql);
+    if (mysql != nullptr) libs::mariadb().mysql_close(mysql);
     if (!temp_defaults.empty()) ::unlink(temp_defaults.c_str());
   }
   // "[what: ]server error 1062 (23000): Duplicate entry ..."
   [[noreturn]] void fail(const std::string& what = {}) const {
     throw Error(ErrorCode::kServer, (what.empty() ? "" : what + ": ") + "server error " +
-                                        std::to_string(mysql_errno(mysql)) + " (" +
-                                        mysql_sqlstate(mysql) + "): " + mysql_error(mysql));
+                                        std::to_string(libs::mariadb().mysql_errno(mysql)) + " (" +
+                                        libs::mariadb().mysql_sqlstate(mysql) +
+                                        "): " + libs::mariadb().mysql_error(mysql));
   }
   void drain() {
     do {
-      if (MYSQL_RES* res = mysql_store_result(mysql)) mysql_free_result(res);
-    } while (mysql_next_result(mysql) == 0);
+      if (MYSQL_RES* res = libs::mariadb().mysql_store_result(mysql))
+        libs::mariadb().mysql_free_result(res);
+    } while (libs::mariadb().mysql_next_result(mysql) == 0);
   }
 };
 
@@ -109,16 +111,17 @@ std::string private_defaults_file(MYSQL* m, const ConnectionOptions& o) {
     ::unlink(tmpl.c_str());
     throw Error(ErrorCode::kIo, "cannot write a temporary option file");
   }
-  mysql_options(m, MYSQL_READ_DEFAULT_FILE, tmpl.c_str());
-  mysql_options(m, MYSQL_READ_DEFAULT_GROUP, "binrecover");
+  libs::mariadb().mysql_options(m, MYSQL_READ_DEFAULT_FILE, tmpl.c_str());
+  libs::mariadb().mysql_options(m, MYSQL_READ_DEFAULT_GROUP, "binrecover");
   return tmpl;
 }
 
 // TLS (--ssl-mode and the certificates), the protocol, the bind address, compression.
 void set_transport(MYSQL* m, const ConnectionOptions& o) {
+  const libs::MariadbApi& db = libs::mariadb();
   using Ssl = ConnectionOptions::SslMode;
-  auto set_text = [m](mysql_option opt, const std::optional<std::string>& v) {
-    if (v) mysql_options(m, opt, v->c_str());
+  auto set_text = [m, &db](mysql_option opt, const std::optional<std::string>& v) {
+    if (v) db.mysql_options(m, opt, v->c_str());
   };
   set_text(MYSQL_OPT_SSL_CA, o.ssl_ca);
   set_text(MYSQL_OPT_SSL_CAPATH, o.ssl_capath);
@@ -132,18 +135,18 @@ void set_transport(MYSQL* m, const ConnectionOptions& o) {
   if (o.protocol != ConnectionOptions::Protocol::kDefault) {
     unsigned int protocol = o.protocol == ConnectionOptions::Protocol::kTcp ? MYSQL_PROTOCOL_TCP
                                                                             : MYSQL_PROTOCOL_SOCKET;
-    mysql_options(m, MYSQL_OPT_PROTOCOL, &protocol);
+    db.mysql_options(m, MYSQL_OPT_PROTOCOL, &protocol);
   }
-  if (o.compress) mysql_options(m, MYSQL_OPT_COMPRESS, nullptr);
+  if (o.compress) db.mysql_options(m, MYSQL_OPT_COMPRESS, nullptr);
   if (o.ssl_mode == Ssl::kRequired || o.ssl_mode == Ssl::kVerifyCa ||
       o.ssl_mode == Ssl::kVerifyIdentity) {
     my_bool on = 1;
-    mysql_options(m, MYSQL_OPT_SSL_ENFORCE, &on);  // TLS or no connection
+    db.mysql_options(m, MYSQL_OPT_SSL_ENFORCE, &on);  // TLS or no connection
     my_bool verify = o.ssl_mode == Ssl::kRequired ? 0 : 1;
-    mysql_options(m, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &verify);
+    db.mysql_options(m, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &verify);
   } else if (o.ssl_mode == Ssl::kDisabled) {
     my_bool off = 0;
-    mysql_options(m, MYSQL_OPT_SSL_ENFORCE, &off);
+    db.mysql_options(m, MYSQL_OPT_SSL_ENFORCE, &off);
   }
 }
 
@@ -163,8 +166,9 @@ std::string connection_place(MYSQL* m, const ConnectionOptions& o, bool ok, unsi
   if (ok) {
     const char* v = nullptr;
     unsigned pv = 0;
-    if (mariadb_get_infov(m, MARIADB_CONNECTION_HOST, &v) == 0 && v != nullptr) h = v;
-    if (mariadb_get_infov(m, MARIADB_CONNECTION_PORT, &pv) == 0 && pv != 0) p = pv;
+    if (libs::mariadb().mariadb_get_infov(m, MARIADB_CONNECTION_HOST, &v) == 0 && v != nullptr)
+      h = v;
+    if (libs::mariadb().mariadb_get_infov(m, MARIADB_CONNECTION_PORT, &pv) == 0 && pv != 0) p = pv;
   }
 #endif
   if (h.empty()) h = "localhost";
@@ -177,37 +181,38 @@ std::string connection_place(MYSQL* m, const ConnectionOptions& o, bool ok, unsi
 }  // namespace
 
 Session::Session(const ConnectionOptions& o) : impl_(std::make_unique<Impl>()) {
-  MYSQL* m = mysql_init(nullptr);
+  const libs::MariadbApi& db = libs::mariadb();
+  MYSQL* m = db.mysql_init(nullptr);
   if (m == nullptr) throw Error(ErrorCode::kServer, "cannot start a client session: out of memory");
   impl_->mysql = m;
   if (o.read_defaults) impl_->temp_defaults = private_defaults_file(m, o);
   // Nothing waits forever: a server or a link that stops answering is an error (2013).
   unsigned read_timeout = o.read_timeout != 0 ? o.read_timeout : 8 * 3600;
   unsigned connect_timeout = o.read_timeout != 0 ? o.read_timeout : 600;
-  mysql_options(m, MYSQL_OPT_CONNECT_TIMEOUT, &connect_timeout);
-  mysql_options(m, MYSQL_OPT_READ_TIMEOUT, &read_timeout);
-  mysql_options(m, MYSQL_OPT_WRITE_TIMEOUT, &read_timeout);
+  db.mysql_options(m, MYSQL_OPT_CONNECT_TIMEOUT, &connect_timeout);
+  db.mysql_options(m, MYSQL_OPT_READ_TIMEOUT, &read_timeout);
+  db.mysql_options(m, MYSQL_OPT_WRITE_TIMEOUT, &read_timeout);
   read_timeout_ = read_timeout;
   // LOAD DATA is replayed as LOAD DATA LOCAL INFILE from the files SqlSink writes: a request
   // is answered from that folder only (also when an option file turns local-infile on).
   impl_->local_files = o.local_files;
   unsigned int local_infile = o.local_files ? 1 : 0;
-  mysql_options(m, MYSQL_OPT_LOCAL_INFILE, &local_infile);
+  db.mysql_options(m, MYSQL_OPT_LOCAL_INFILE, &local_infile);
   install_local_file_handler(m, impl_->local_files ? &impl_->local_files : nullptr);
   // The client's own packet limit must not be the one that bites: the server's is checked.
   unsigned long client_packet = 1UL << 30;
-  mysql_options(m, MYSQL_OPT_MAX_ALLOWED_PACKET, &client_packet);
-  mysql_options(m, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+  db.mysql_options(m, MYSQL_OPT_MAX_ALLOWED_PACKET, &client_packet);
+  db.mysql_options(m, MYSQL_SET_CHARSET_NAME, "utf8mb4");
   set_transport(m, o);
   const char* host = o.host ? o.host->c_str() : nullptr;
   const char* user = o.user ? o.user->c_str() : nullptr;
   const char* password = o.password ? o.password->c_str() : nullptr;
   const char* socket = o.socket ? o.socket->c_str() : nullptr;
   const unsigned port = o.port.value_or(0);
-  const bool ok = mysql_real_connect(m, host, user, password, nullptr, port, socket,
-                                     CLIENT_MULTI_RESULTS) != nullptr;
-  const std::string connect_error = ok ? "" : mysql_error(m);
-  const unsigned connect_errno = ok ? 0 : mysql_errno(m);
+  const bool ok = db.mysql_real_connect(m, host, user, password, nullptr, port, socket,
+                                        CLIENT_MULTI_RESULTS) != nullptr;
+  const std::string connect_error = ok ? "" : db.mysql_error(m);
+  const unsigned connect_errno = ok ? 0 : db.mysql_errno(m);
   if (!impl_->temp_defaults.empty()) {
     ::unlink(impl_->temp_defaults.c_str());
     impl_->temp_defaults.clear();
@@ -224,7 +229,7 @@ Session::Session(const ConnectionOptions& o) : impl_(std::make_unique<Impl>()) {
                                         " (error " + std::to_string(connect_errno) + ")" + hint);
   }
 
-  version_ = mysql_get_server_info(m);
+  version_ = db.mysql_get_server_info(m);
   mariadb_ = version_.find("MariaDB") != std::string::npos;
   if (auto v = value("SELECT @@max_allowed_packet"))
     max_allowed_packet_ = std::strtoull(v->c_str(), nullptr, 10);
@@ -235,22 +240,25 @@ Session::~Session() = default;
 
 void Session::execute(std::string_view sql) {
   MYSQL* m = impl_->mysql;
-  if (mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0) impl_->fail();
+  if (libs::mariadb().mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
+    impl_->fail();
   impl_->drain();
-  if (mysql_errno(m) != 0) impl_->fail();
+  if (libs::mariadb().mysql_errno(m) != 0) impl_->fail();
 }
 
 void Session::execute_batch(std::string_view sql, std::size_t& done) {
+  const libs::MariadbApi& db = libs::mariadb();
   MYSQL* m = impl_->mysql;
   done = 0;
-  if (mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0) impl_->fail();
+  if (db.mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
+    impl_->fail();
   for (;;) {
-    if (MYSQL_RES* res = mysql_store_result(m))
-      mysql_free_result(res);
-    else if (mysql_field_count(m) != 0)
+    if (MYSQL_RES* res = db.mysql_store_result(m))
+      db.mysql_free_result(res);
+    else if (db.mysql_field_count(m) != 0)
       impl_->fail();
     ++done;
-    const int next = mysql_next_result(m);
+    const int next = db.mysql_next_result(m);
     if (next < 0) return;
     if (next > 0) impl_->fail();
   }
@@ -266,64 +274,68 @@ bool Session::runs_comment(std::string_view prefix) {
 
 void Session::multi_statements(bool on) {
   if (on == multi_) return;
-  if (mysql_set_server_option(impl_->mysql, on ? MYSQL_OPTION_MULTI_STATEMENTS_ON
-                                               : MYSQL_OPTION_MULTI_STATEMENTS_OFF) != 0)
+  if (libs::mariadb().mysql_set_server_option(
+          impl_->mysql,
+          on ? MYSQL_OPTION_MULTI_STATEMENTS_ON : MYSQL_OPTION_MULTI_STATEMENTS_OFF) != 0)
     impl_->fail("cannot switch multi-statements");
   multi_ = on;
 }
 
 std::optional<std::string> Session::value(std::string_view sql) {
+  const libs::MariadbApi& db = libs::mariadb();
   MYSQL* m = impl_->mysql;
-  if (mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
+  if (db.mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
     impl_->fail(std::string(sql));
   std::optional<std::string> out;
-  if (MYSQL_RES* res = mysql_store_result(m)) {
-    MYSQL_ROW row = mysql_fetch_row(res);
-    if (row != nullptr && mysql_num_fields(res) > 0 && row[0] != nullptr) {
-      const unsigned long* len = mysql_fetch_lengths(res);
+  if (MYSQL_RES* res = db.mysql_store_result(m)) {
+    MYSQL_ROW row = db.mysql_fetch_row(res);
+    if (row != nullptr && db.mysql_num_fields(res) > 0 && row[0] != nullptr) {
+      const unsigned long* len = db.mysql_fetch_lengths(res);
       out.emplace(row[0], len[0]);
     }
-    mysql_free_result(res);
+    db.mysql_free_result(res);
   }
   impl_->drain();
   return out;
 }
 
 std::vector<std::vector<std::string>> Session::rows(std::string_view sql) {
+  const libs::MariadbApi& db = libs::mariadb();
   MYSQL* m = impl_->mysql;
-  if (mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
+  if (db.mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
     impl_->fail(std::string(sql));
   std::vector<std::vector<std::string>> out;
-  if (MYSQL_RES* res = mysql_store_result(m)) {
-    const unsigned n = mysql_num_fields(res);
-    while (MYSQL_ROW row = mysql_fetch_row(res)) {
-      const unsigned long* len = mysql_fetch_lengths(res);
+  if (MYSQL_RES* res = db.mysql_store_result(m)) {
+    const unsigned n = db.mysql_num_fields(res);
+    while (MYSQL_ROW row = db.mysql_fetch_row(res)) {
+      const unsigned long* len = db.mysql_fetch_lengths(res);
       std::vector<std::string> r;
       for (unsigned k = 0; k < n; ++k)
         r.emplace_back(row[k] != nullptr ? std::string(row[k], len[k]) : std::string());
       out.push_back(std::move(r));
     }
-    mysql_free_result(res);
+    db.mysql_free_result(res);
   }
   impl_->drain();
   return out;
 }
 
 std::vector<std::pair<std::string, std::string>> Session::named_row(std::string_view sql) {
+  const libs::MariadbApi& db = libs::mariadb();
   MYSQL* m = impl_->mysql;
-  if (mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
+  if (db.mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
     impl_->fail(std::string(sql));
   std::vector<std::pair<std::string, std::string>> out;
-  if (MYSQL_RES* res = mysql_store_result(m)) {
-    const unsigned n = mysql_num_fields(res);
-    const MYSQL_FIELD* fields = mysql_fetch_fields(res);
-    if (MYSQL_ROW row = mysql_fetch_row(res)) {
-      const unsigned long* len = mysql_fetch_lengths(res);
+  if (MYSQL_RES* res = db.mysql_store_result(m)) {
+    const unsigned n = db.mysql_num_fields(res);
+    const MYSQL_FIELD* fields = db.mysql_fetch_fields(res);
+    if (MYSQL_ROW row = db.mysql_fetch_row(res)) {
+      const unsigned long* len = db.mysql_fetch_lengths(res);
       for (unsigned k = 0; k < n; ++k)
         out.emplace_back(fields[k].name,
                          row[k] != nullptr ? std::string(row[k], len[k]) : std::string());
     }
-    mysql_free_result(res);
+    db.mysql_free_result(res);
   }
   impl_->drain();
   return out;
@@ -347,14 +359,14 @@ void Session::start_binlog_dump(std::string_view file, std::uint32_t pos, std::u
 std::optional<binlog::Bytes> Session::next_binlog_packet() {
   MYSQL* m = impl_->mysql;
   const auto asked = std::chrono::steady_clock::now();
-  const unsigned long len = mysql_net_read_packet(m);
+  const unsigned long len = libs::mariadb().mysql_net_read_packet(m);
   if (len == packet_error || len == 0) {
     const auto waited =
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - asked)
             .count();
     // (a timeout is the client's lost connection, 2013, after the whole wait; a server's own
     // error keeps its "(error N)" form, which is_server_error reads)
-    if (mysql_errno(m) == 2013 && read_timeout_ > 0 &&
+    if (libs::mariadb().mysql_errno(m) == 2013 && read_timeout_ > 0 &&
         waited + 1 >= static_cast<long long>(read_timeout_))
       throw Error(ErrorCode::kServer, "reading the binary log: the server at " + where_ +
                                           " sent nothing for " + std::to_string(waited) +
@@ -369,7 +381,7 @@ std::optional<binlog::Bytes> Session::next_binlog_packet() {
 }
 
 void Session::set_charset(const std::string& name) {
-  if (mysql_set_character_set(impl_->mysql, name.c_str()) != 0)
+  if (libs::mariadb().mysql_set_character_set(impl_->mysql, name.c_str()) != 0)
     impl_->fail("cannot switch the client character set to " + name);
 }
 

@@ -1,8 +1,6 @@
 #include "recovery/storage/envelope.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
-#include <openssl/rand.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -13,6 +11,7 @@
 #include <memory>
 
 #include "binlog/error.h"
+#include "recovery/libs/crypto_api.h"
 #include "recovery/storage/s3.h"
 
 namespace binrecover::recovery {
@@ -35,8 +34,8 @@ std::uint64_t get_le(const std::byte* p, int n) {
 }
 
 struct CipherCtx {
-  EVP_CIPHER_CTX* c = EVP_CIPHER_CTX_new();
-  ~CipherCtx() { EVP_CIPHER_CTX_free(c); }
+  EVP_CIPHER_CTX* c = libs::crypto().EVP_CIPHER_CTX_new();
+  ~CipherCtx() { libs::crypto().EVP_CIPHER_CTX_free(c); }
 };
 
 std::string octal(unsigned v) {
@@ -109,6 +108,7 @@ std::optional<std::size_t> envelope_size(binlog::Bytes b, const std::string& wha
 }
 
 std::vector<std::byte> seal(const Codec& c, binlog::Bytes plain) {
+  const libs::CryptoApi& crypto = libs::crypto();
   std::vector<std::byte> payload;
   if (c.zstd) {
     payload.resize(ZSTD_compressBound(plain.size()));
@@ -132,26 +132,27 @@ std::vector<std::byte> seal(const Codec& c, binlog::Bytes plain) {
   for (std::size_t i = 0; i < 8; ++i)
     out[20 + i] = static_cast<std::byte>(std::stoul(c.key_id.substr(2 * i, 2), nullptr, 16));
   auto* nonce = reinterpret_cast<unsigned char*>(out.data() + 28);
-  if (RAND_bytes(nonce, 12) != 1) throw Error(ErrorCode::kIo, "no random bytes for a nonce");
+  if (crypto.RAND_bytes(nonce, 12) != 1) throw Error(ErrorCode::kIo, "no random bytes for a nonce");
   CipherCtx x;
   int len = 0;
   out.resize(kEnvelopeHeader + payload.size() + kTag);
   auto* o = reinterpret_cast<unsigned char*>(out.data());
-  if (EVP_EncryptInit_ex(x.c, EVP_aes_256_gcm(), nullptr, nullptr, nullptr) != 1 ||
-      EVP_CIPHER_CTX_ctrl(x.c, EVP_CTRL_GCM_SET_IVLEN, 12, nullptr) != 1 ||
-      EVP_EncryptInit_ex(x.c, nullptr, nullptr, c.key->data(), o + 28) != 1 ||
-      EVP_EncryptUpdate(x.c, nullptr, &len, o, static_cast<int>(kEnvelopeHeader)) != 1 ||
-      EVP_EncryptUpdate(x.c, o + kEnvelopeHeader, &len,
-                        reinterpret_cast<const unsigned char*>(payload.data()),
-                        static_cast<int>(payload.size())) != 1 ||
-      EVP_EncryptFinal_ex(x.c, o + kEnvelopeHeader + len, &len) != 1 ||
-      EVP_CIPHER_CTX_ctrl(x.c, EVP_CTRL_GCM_GET_TAG, static_cast<int>(kTag),
-                          o + kEnvelopeHeader + payload.size()) != 1)
+  if (crypto.EVP_EncryptInit_ex(x.c, crypto.EVP_aes_256_gcm(), nullptr, nullptr, nullptr) != 1 ||
+      crypto.EVP_CIPHER_CTX_ctrl(x.c, EVP_CTRL_GCM_SET_IVLEN, 12, nullptr) != 1 ||
+      crypto.EVP_EncryptInit_ex(x.c, nullptr, nullptr, c.key->data(), o + 28) != 1 ||
+      crypto.EVP_EncryptUpdate(x.c, nullptr, &len, o, static_cast<int>(kEnvelopeHeader)) != 1 ||
+      crypto.EVP_EncryptUpdate(x.c, o + kEnvelopeHeader, &len,
+                               reinterpret_cast<const unsigned char*>(payload.data()),
+                               static_cast<int>(payload.size())) != 1 ||
+      crypto.EVP_EncryptFinal_ex(x.c, o + kEnvelopeHeader + len, &len) != 1 ||
+      crypto.EVP_CIPHER_CTX_ctrl(x.c, EVP_CTRL_GCM_GET_TAG, static_cast<int>(kTag),
+                                 o + kEnvelopeHeader + payload.size()) != 1)
     throw Error(ErrorCode::kIo, "AES-256-GCM encryption failed");
   return out;
 }
 
 std::vector<std::byte> unseal(const Codec& c, binlog::Bytes stored, const std::string& what) {
+  const libs::CryptoApi& crypto = libs::crypto();
   const auto size = envelope_size(stored, what);
   if (!size || *size != stored.size()) damaged(what, "its envelope's size is not the object's");
   const auto flags = static_cast<unsigned char>(stored[4]);
@@ -182,14 +183,16 @@ std::vector<std::byte> unseal(const Codec& c, binlog::Bytes stored, const std::s
     std::memcpy(tag.data(), s + kEnvelopeHeader + payload_size, kTag);
     int total = 0;
     const bool ok =
-        EVP_DecryptInit_ex(x.c, EVP_aes_256_gcm(), nullptr, nullptr, nullptr) == 1 &&
-        EVP_CIPHER_CTX_ctrl(x.c, EVP_CTRL_GCM_SET_IVLEN, 12, nullptr) == 1 &&
-        EVP_DecryptInit_ex(x.c, nullptr, nullptr, c.key->data(), s + 28) == 1 &&
-        EVP_DecryptUpdate(x.c, nullptr, &len, s, static_cast<int>(kEnvelopeHeader)) == 1 &&
-        EVP_DecryptUpdate(x.c, p, &len, s + kEnvelopeHeader, static_cast<int>(payload_size)) == 1 &&
+        crypto.EVP_DecryptInit_ex(x.c, crypto.EVP_aes_256_gcm(), nullptr, nullptr, nullptr) == 1 &&
+        crypto.EVP_CIPHER_CTX_ctrl(x.c, EVP_CTRL_GCM_SET_IVLEN, 12, nullptr) == 1 &&
+        crypto.EVP_DecryptInit_ex(x.c, nullptr, nullptr, c.key->data(), s + 28) == 1 &&
+        crypto.EVP_DecryptUpdate(x.c, nullptr, &len, s, static_cast<int>(kEnvelopeHeader)) == 1 &&
+        crypto.EVP_DecryptUpdate(x.c, p, &len, s + kEnvelopeHeader,
+                                 static_cast<int>(payload_size)) == 1 &&
         (total = len, true) &&
-        EVP_CIPHER_CTX_ctrl(x.c, EVP_CTRL_GCM_SET_TAG, static_cast<int>(kTag), tag.data()) == 1 &&
-        EVP_DecryptFinal_ex(x.c, p + total, &len) == 1;
+        crypto.EVP_CIPHER_CTX_ctrl(x.c, EVP_CTRL_GCM_SET_TAG, static_cast<int>(kTag), tag.data()) ==
+            1 &&
+        crypto.EVP_DecryptFinal_ex(x.c, p + total, &len) == 1;
     if (!ok) damaged(what, "its authentication tag does not match (changed after it was stored)");
     plain.resize(static_cast<std::size_t>(total + len));
     payload = std::move(plain);

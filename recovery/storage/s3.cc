@@ -1,8 +1,5 @@
 #include "recovery/storage/s3.h"
 
-#include <curl/curl.h>
-#include <expat.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -12,6 +9,7 @@
 #include <thread>
 
 #include "binlog/error.h"
+#include "recovery/libs/curl_api.h"
 #include "recovery/storage/s3_internal.h"
 
 // S3 over libcurl (HTTP, TLS, connection reuse) and expat (the XML answers); the request
@@ -47,9 +45,9 @@ std::vector<XmlItem> xml_items(const std::string& doc) {
     std::vector<std::string> stack;
     std::string text;
   } st;
-  XML_Parser p = XML_ParserCreate(nullptr);
-  XML_SetUserData(p, &st);
-  XML_SetElementHandler(
+  XML_Parser p = libs::expat().XML_ParserCreate(nullptr);
+  libs::expat().XML_SetUserData(p, &st);
+  libs::expat().XML_SetElementHandler(
       p,
       [](void* ud, const XML_Char* name, const XML_Char**) {
         auto* s = static_cast<State*>(ud);
@@ -70,11 +68,12 @@ std::vector<XmlItem> xml_items(const std::string& doc) {
         s->text.clear();
         s->stack.pop_back();
       });
-  XML_SetCharacterDataHandler(p, [](void* ud, const XML_Char* t, int len) {
+  libs::expat().XML_SetCharacterDataHandler(p, [](void* ud, const XML_Char* t, int len) {
     static_cast<State*>(ud)->text.append(t, static_cast<std::size_t>(len));
   });
-  const bool ok = XML_Parse(p, doc.data(), static_cast<int>(doc.size()), 1) != XML_STATUS_ERROR;
-  XML_ParserFree(p);
+  const bool ok =
+      libs::expat().XML_Parse(p, doc.data(), static_cast<int>(doc.size()), 1) != XML_STATUS_ERROR;
+  libs::expat().XML_ParserFree(p);
   if (!ok) return {};
   return st.items;
 }
@@ -84,8 +83,6 @@ std::string xml_value(const std::vector<XmlItem>& items, std::string_view path) 
     if (!i.start && i.path == path) return i.text;
   return {};
 }
-
-std::once_flag curl_once;
 
 }  // namespace
 
@@ -105,12 +102,11 @@ struct Client::Request {
 };
 
 Client::Client(Config config) : config_(std::move(config)) {
-  std::call_once(curl_once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-  curl_ = curl_easy_init();
+  curl_ = libs::curl().curl_easy_init();
   if (curl_ == nullptr) throw Error(ErrorCode::kIo, "cannot start libcurl");
 }
 
-Client::~Client() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
+Client::~Client() { libs::curl().curl_easy_cleanup(static_cast<CURL*>(curl_)); }
 
 namespace {
 
@@ -128,14 +124,15 @@ std::string query_string(const std::vector<std::pair<std::string, std::string>>&
 // are keys, no Expect, and no Content-Type unless one was given.
 curl_slist* header_list(const SignInput& s, bool sign,
                         const std::vector<std::pair<std::string, std::string>>& given) {
+  const libs::CurlApi& curl = libs::curl();
   curl_slist* hl = nullptr;
   for (const auto& [k, v] : s.headers)
-    if (k != "host") hl = curl_slist_append(hl, (k + ": " + v).c_str());
-  if (sign) hl = curl_slist_append(hl, ("Authorization: " + sigv4_authorization(s)).c_str());
-  hl = curl_slist_append(hl, "Expect:");
+    if (k != "host") hl = curl.curl_slist_append(hl, (k + ": " + v).c_str());
+  if (sign) hl = curl.curl_slist_append(hl, ("Authorization: " + sigv4_authorization(s)).c_str());
+  hl = curl.curl_slist_append(hl, "Expect:");
   bool has_type = false;
   for (const auto& [k, v] : given) has_type = has_type || lower(k) == "content-type";
-  if (!has_type) hl = curl_slist_append(hl, "Content-Type:");
+  if (!has_type) hl = curl.curl_slist_append(hl, "Content-Type:");
   return hl;
 }
 
@@ -143,7 +140,8 @@ curl_slist* header_list(const SignInput& s, bool sign,
 
 Client::Response Client::perform(Request& r) {
   CURL* c = static_cast<CURL*>(curl_);
-  curl_easy_reset(c);
+  const libs::CurlApi& curl = libs::curl();
+  curl.curl_easy_reset(c);
   const Endpoint ep = split_endpoint(config_.endpoint);
   bool virtual_host = config_.addressing == Addressing::kVirtual;
   if (config_.addressing == Addressing::kAuto)
@@ -180,28 +178,28 @@ Client::Response Client::perform(Request& r) {
     Request* req;
     Response* resp;
   } sink{&r, &resp};
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, hl);
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
-  curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  if (!config_.ca_file.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, config_.ca_file.c_str());
-  if (!config_.verify_tls) curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+  curl.curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl.curl_easy_setopt(c, CURLOPT_HTTPHEADER, hl);
+  curl.curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  curl.curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+  curl.curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl.curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
+  curl.curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  if (!config_.ca_file.empty()) curl.curl_easy_setopt(c, CURLOPT_CAINFO, config_.ca_file.c_str());
+  if (!config_.verify_tls) curl.curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
   if (r.method == "HEAD") {
-    curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+    curl.curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
   } else if (r.method == "PUT" || r.method == "POST") {
-    curl_easy_setopt(c, CURLOPT_POST, 1L);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS,
-                     r.body.empty() ? "" : reinterpret_cast<const char*>(r.body.data()));
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
-    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, r.method.c_str());
+    curl.curl_easy_setopt(c, CURLOPT_POST, 1L);
+    curl.curl_easy_setopt(c, CURLOPT_POSTFIELDS,
+                          r.body.empty() ? "" : reinterpret_cast<const char*>(r.body.data()));
+    curl.curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+    curl.curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, r.method.c_str());
   } else if (r.method != "GET") {
-    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, r.method.c_str());
+    curl.curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, r.method.c_str());
   }
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
-  curl_easy_setopt(
+  curl.curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+  curl.curl_easy_setopt(
       c, CURLOPT_WRITEFUNCTION, +[](char* p, size_t, size_t n, void* ud) -> size_t {
         auto* s = static_cast<Sink*>(ud);
         if (s->req->out != nullptr && s->resp->status / 100 == 2) {
@@ -220,8 +218,8 @@ Client::Response Client::perform(Request& r) {
         }
         return n;
       });
-  curl_easy_setopt(c, CURLOPT_HEADERDATA, &sink);
-  curl_easy_setopt(
+  curl.curl_easy_setopt(c, CURLOPT_HEADERDATA, &sink);
+  curl.curl_easy_setopt(
       c, CURLOPT_HEADERFUNCTION, +[](char* p, size_t, size_t n, void* ud) -> size_t {
         auto* s = static_cast<Sink*>(ud);
         std::string_view line(p, n);
@@ -239,20 +237,20 @@ Client::Response Client::perform(Request& r) {
         return n;
       });
   // (a cancel stops the transfer: curl asks this about once a second, and at each chunk)
-  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt(c, CURLOPT_XFERINFODATA, &cancelled);
-  curl_easy_setopt(
+  curl.curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+  curl.curl_easy_setopt(c, CURLOPT_XFERINFODATA, &cancelled);
+  curl.curl_easy_setopt(
       c, CURLOPT_XFERINFOFUNCTION,
       +[](void* ud, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> int {
         return static_cast<std::atomic<bool>*>(ud)->load(std::memory_order_relaxed) ? 1 : 0;
       });
-  const CURLcode rc = curl_easy_perform(c);
-  curl_slist_free_all(hl);
+  const CURLcode rc = curl.curl_easy_perform(c);
+  curl.curl_slist_free_all(hl);
   if (rc != CURLE_OK) {
     resp.status = -static_cast<long>(rc);
-    resp.body = curl_easy_strerror(rc);
+    resp.body = curl.curl_easy_strerror(rc);
   } else {
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp.status);
+    curl.curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp.status);
   }
   return resp;
 }

@@ -1,10 +1,9 @@
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 
 #include <algorithm>
 #include <string>
 
 #include "binlog/error.h"
+#include "recovery/libs/crypto_api.h"
 #include "recovery/storage/s3.h"
 #include "recovery/storage/s3_internal.h"
 
@@ -30,15 +29,15 @@ std::string hex(const unsigned char* p, std::size_t n) {
 std::string hmac(std::string_view key, std::string_view data) {
   unsigned char out[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, &len);
+  libs::crypto().HMAC(libs::crypto().EVP_sha256(), key.data(), static_cast<int>(key.size()),
+                      reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, &len);
   return std::string(reinterpret_cast<const char*>(out), len);
 }
 
 std::string digest(const EVP_MD* md, binlog::Bytes data) {
   unsigned char out[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), out, &len, md, nullptr);
+  libs::crypto().EVP_Digest(data.data(), data.size(), out, &len, md, nullptr);
   return std::string(reinterpret_cast<const char*>(out), len);
 }
 
@@ -68,30 +67,31 @@ Url parse_url(std::string_view s) {
 
 std::string hex_of(const unsigned char* p, std::size_t n) { return hex(p, n); }
 
-Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
-  EVP_DigestInit_ex(static_cast<EVP_MD_CTX*>(ctx_), EVP_sha256(), nullptr);
+Sha256::Sha256() : ctx_(libs::crypto().EVP_MD_CTX_new()) {
+  libs::crypto().EVP_DigestInit_ex(static_cast<EVP_MD_CTX*>(ctx_), libs::crypto().EVP_sha256(),
+                                   nullptr);
 }
-Sha256::~Sha256() { EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_)); }
+Sha256::~Sha256() { libs::crypto().EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_)); }
 void Sha256::update(const void* p, std::size_t n) {
-  EVP_DigestUpdate(static_cast<EVP_MD_CTX*>(ctx_), p, n);
+  libs::crypto().EVP_DigestUpdate(static_cast<EVP_MD_CTX*>(ctx_), p, n);
 }
 std::string Sha256::hex() {
   unsigned char out[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  EVP_DigestFinal_ex(static_cast<EVP_MD_CTX*>(ctx_), out, &len);
+  libs::crypto().EVP_DigestFinal_ex(static_cast<EVP_MD_CTX*>(ctx_), out, &len);
   return hex_of(out, len);
 }
 
 std::string sha256_hex(binlog::Bytes data) {
-  const std::string d = digest(EVP_sha256(), data);
+  const std::string d = digest(libs::crypto().EVP_sha256(), data);
   return hex(reinterpret_cast<const unsigned char*>(d.data()), d.size());
 }
 
 std::string md5_base64(binlog::Bytes data) {
-  const std::string d = digest(EVP_md5(), data);
+  const std::string d = digest(libs::crypto().EVP_md5(), data);
   unsigned char out[64];
-  const int n = EVP_EncodeBlock(out, reinterpret_cast<const unsigned char*>(d.data()),
-                                static_cast<int>(d.size()));
+  const int n = libs::crypto().EVP_EncodeBlock(
+      out, reinterpret_cast<const unsigned char*>(d.data()), static_cast<int>(d.size()));
   return std::string(reinterpret_cast<const char*>(out), static_cast<std::size_t>(n));
 }
 
