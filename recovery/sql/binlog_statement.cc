@@ -48,8 +48,7 @@ void SqlSink::base64_event(const Event& ev, const FormatContext& ctx) {
     raw = Bytes(scratch_.data(), scratch_.size());
   }
   if (opts_.max_binlog_statement == 0) {
-    append_statement_base64(raw);
-    rows_b64_.push_back('\n');
+    add_statement_event(raw, raw.data() == ev.raw.data());
     rows_pending_ = true;
     return;
   }
@@ -57,7 +56,7 @@ void SqlSink::base64_event(const Event& ev, const FormatContext& ctx) {
   const std::size_t flags_at = rows_flags_offset(ctx, ev.header.type);
   const bool crc = ctx.checksum == ChecksumAlg::kCrc32;
   if (rows == nullptr) {
-    push_limited(raw, false, flags_at, crc, false);
+    push_limited(raw, false, flags_at, crc, raw.data() == ev.raw.data());
     return;
   }
   const std::size_t budget = limited_budget();
@@ -95,31 +94,12 @@ std::size_t SqlSink::limited_budget() const {
   return opts_.max_binlog_statement > used ? opts_.max_binlog_statement - used : 0;
 }
 
-// In a streamed transaction written to a file or pipe, the text past 1 MiB waits in a temporary
-// file, handed to the output whole when the statement ends. Elsewhere rows_b64_ grows to the
-// statement's limit in one step once past 1 MiB (growing by halves held the old buffer and the
-// new one at once: 41 MB at the peak of a 16 MiB statement); its pages are touched only as text
-// is written.
-void SqlSink::append_statement_base64(Bytes raw) {
-  if (streamed_ && !opts_.apply && rows_b64_.size() >= kStatementSetAside) {
-    if (!rows_b64_spill_)
-      rows_b64_spill_ = std::make_unique<TempFile>("the BINLOG text of a statement");
-    rows_b64_spill_->append(std::string_view(rows_b64_.data(), rows_b64_.size()));
-    rows_b64_.clear();
-  }
-  const std::size_t need = rows_b64_.size() + base64_size(raw.size()) + 1;
-  if (need > rows_b64_.capacity() && need > kStatementSetAside && opts_.max_binlog_statement > 0)
-    rows_b64_.reserve(std::max(need, opts_.max_binlog_statement + kBinlogStatementFrame + 64));
-  append_base64(rows_b64_, raw);
-}
-
-std::uint64_t SqlSink::statement_text_size() const {
-  return rows_b64_.size() + (rows_b64_spill_ ? rows_b64_spill_->size() : 0);
-}
-
-void SqlSink::clear_statement_text() {
-  rows_b64_.clear();
-  if (rows_b64_spill_) rows_b64_spill_->clear();
+// The event's base64 is made when the statement is written (StatementText): `stable` bytes are
+// kept where they are until then, others copied; in a streamed transaction (events gone after
+// their call, text written only once the transaction is whole) the text past 1 MiB is set aside.
+void SqlSink::add_statement_event(Bytes raw, bool stable) {
+  text_.add(raw, stable && !streamed_);
+  if (streamed_ && !opts_.apply) text_.set_aside_if_large();
 }
 
 void SqlSink::push_limited(Bytes raw, bool is_rows, std::size_t flags_at, bool crc, bool stable) {
@@ -133,8 +113,7 @@ void SqlSink::push_limited(Bytes raw, bool is_rows, std::size_t flags_at, bool c
     stmt_maps_.insert(stmt_maps_.end(), raw.begin(), raw.end());
     ++stmt_map_count_;
     if (!holding_) {  // the statement's first maps
-      append_statement_base64(raw);
-      rows_b64_.push_back('\n');
+      add_statement_event(raw, stable);
       rows_pending_ = true;
     } else {
       pending_maps_.insert(pending_maps_.end(), raw.begin(), raw.end());
@@ -142,7 +121,7 @@ void SqlSink::push_limited(Bytes raw, bool is_rows, std::size_t flags_at, bool c
     return;
   }
   if (holding_) {
-    const std::uint64_t need = statement_text_size() + base64_size(held_.size()) +
+    const std::uint64_t need = text_.size() + base64_size(held_.size()) +
                                base64_size(pending_maps_.size()) + base64_size(raw.size()) +
                                kBinlogStatementFrame;
     if (need <= opts_.max_binlog_statement) {
@@ -156,15 +135,13 @@ void SqlSink::push_limited(Bytes raw, bool is_rows, std::size_t flags_at, bool c
       encode_held();
       emit_binlog_statement();
       pending_maps_.clear();  // they are in stmt_maps_, which the next statement starts with
-      append_statement_base64(Bytes(stmt_maps_.data(), stmt_maps_.size()));
-      rows_b64_.push_back('\n');
+      add_statement_event(Bytes(stmt_maps_.data(), stmt_maps_.size()), false);
       rows_pending_ = true;
     }
   }
   // An event that ends its statement is encoded at once: nothing can follow it there.
   if (flags_at < raw.size() && (raw[flags_at] & std::byte{kStmtEndFlag}) != std::byte{0}) {
-    append_statement_base64(raw);
-    rows_b64_.push_back('\n');
+    add_statement_event(raw, stable);
     rows_pending_ = true;
     return;
   }
@@ -183,20 +160,18 @@ void SqlSink::push_limited(Bytes raw, bool is_rows, std::size_t flags_at, bool c
 }
 
 void SqlSink::encode_held() {
-  append_statement_base64(held_);
-  rows_b64_.push_back('\n');
+  add_statement_event(held_, held_.data() != held_copy_.data());
   holding_ = false;
 }
 
 void SqlSink::encode_pending_maps() {
   if (pending_maps_.empty()) return;
-  append_statement_base64(Bytes(pending_maps_.data(), pending_maps_.size()));
-  rows_b64_.push_back('\n');
+  add_statement_event(Bytes(pending_maps_.data(), pending_maps_.size()), false);
   pending_maps_.clear();
 }
 
 void SqlSink::drop_pending_maps() {
-  clear_statement_text();
+  text_.clear();
   rows_pending_ = false;
   stmt_maps_.clear();
   stmt_map_count_ = 0;
@@ -218,10 +193,10 @@ void SqlSink::flush_binlog_statement() {
 
 void SqlSink::emit_binlog_statement() {
   if (!rows_pending_) return;
-  if (!opts_.short_form && statement_text_size() > 0) {
+  if (!opts_.short_form && !text_.empty()) {
     append(comments_ ? "\nBINLOG '\n" : "BINLOG '\n");  // (a blank line first, as both tools)
-    out_.append_large(rows_b64_spill_);
-    out_.append_large(std::string_view(rows_b64_.data(), rows_b64_.size()));
+    out_.append_large(text_.set_aside_text());
+    text_.encode_into(buf_);
     append("'");
     delimiter();
   }
@@ -231,7 +206,7 @@ void SqlSink::emit_binlog_statement() {
     verbose_.clear();
   }
   render_verbose(buf_);
-  clear_statement_text();
+  text_.clear();
   rows_pending_ = false;
 }
 

@@ -361,7 +361,7 @@ void SqlSink::end_unit(const UnitInfo& u) {
   }
   out_.flush_if_large();
   // What a huge event needed is given back: memory follows the largest event in flight only.
-  release(rows_b64_);
+  text_.release();
   release(verbose_);
   release(row_scratch_);
   release(scratch_);
@@ -373,7 +373,7 @@ void SqlSink::end_unit(const UnitInfo& u) {
 void SqlSink::reset_statement() {
   force_stmt_end_ = false;
   if (verbose_spill_) verbose_spill_->clear();
-  clear_statement_text();
+  text_.clear();
   verbose_.clear();
   verbose_pending_.clear();
   holding_ = false;

@@ -17,6 +17,7 @@
 #include "recovery/sql/output.h"
 #include "recovery/sql/row_sql.h"
 #include "recovery/sql/schema.h"
+#include "recovery/sql/statement_text.h"
 #include "recovery/sql/table_cache.h"
 #include "recovery/text/base64.h"
 
@@ -211,7 +212,7 @@ class SqlSink : public WalkConsumer {
   // max_binlog_statement: statements cut between events and rows events cut between rows.
   // `stable`: raw is the event's own bytes (they outlive the call in a held transaction).
   void push_limited(binlog::Bytes raw, bool is_rows, std::size_t flags_at, bool crc, bool stable);
-  void append_statement_base64(binlog::Bytes raw);  // into rows_b64_
+  void add_statement_event(binlog::Bytes raw, bool stable);  // into text_
   void encode_held();
   void encode_pending_maps();
   std::size_t limited_budget() const;
@@ -258,13 +259,7 @@ class SqlSink : public WalkConsumer {
   bool streamed_ = false;  // ... a transaction whose events are not held: nothing may point
                            // at an event after its call
   fmt::memory_buffer& buf_;
-  fmt::memory_buffer rows_b64_;  // BINLOG statement being assembled
-  // ... its text before that, set aside in a streamed transaction once past 1 MiB (it waits for
-  // the comment lines of its events, which come first), so memory stays flat in statement size.
-  std::unique_ptr<TempFile> rows_b64_spill_;
-  static constexpr std::size_t kStatementSetAside = std::size_t{1} << 20;
-  std::uint64_t statement_text_size() const;
-  void clear_statement_text();
+  StatementText text_;  // BINLOG statement being assembled
   bool rows_pending_ = false;
   bool force_stmt_end_ = false;  // emit the current rows event with STMT_END_F set
   bool trigger_stmt_ = false;    // trigger_tables_binlog: this statement's rows go as BINLOG
