@@ -95,35 +95,96 @@ __attribute__((target("ssse3"))) std::size_t encode_lines_ssse3(const std::uint8
   return i;
 }
 
+// AVX-512 VBMI (Mula and Lemire, "Base64 encoding and decoding at almost the speed of a memory
+// copy", 2019): 48 bytes to 64 characters in three instructions. The bytes spread so that each
+// 32-bit lane holds one group (as in encode12), one multishift moves the four 6-bit fields of
+// each group into bytes (their top two bits left over), and one byte permutation reads each
+// character from the 64-character alphabet by its low six bits.
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) inline __m512i encode48(__m512i in) {
+  const __m512i spread =
+      _mm512_setr_epi32(0x01020001, 0x04050304, 0x07080607, 0x0a0b090a, 0x0d0e0c0d, 0x10110f10,
+                        0x13141213, 0x16171516, 0x191a1819, 0x1c1d1b1c, 0x1f201e1f, 0x22232122,
+                        0x25262425, 0x28292728, 0x2b2c2a2b, 0x2e2f2d2e);
+  const __m512i fields = _mm512_multishift_epi64_epi8(_mm512_set1_epi64(0x3036242a1016040a),
+                                                      _mm512_permutexvar_epi8(spread, in));
+  return _mm512_permutexvar_epi8(fields, _mm512_loadu_si512(kAlphabet));
+}
+
+// Whole lines of 57 bytes: the first 48 bytes in one step, the last 9 in a second (masked:
+// nothing read or written past them), the line's "\n" after their 12 characters.
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) std::size_t encode_lines_avx512(
+    const std::uint8_t* p, std::size_t n, char*& o) {
+  const __m512i newline = _mm512_set1_epi8('\n');
+  std::size_t i = 0;
+  while (n - i >= kLineBytes) {
+    const __m512i head = encode48(_mm512_maskz_loadu_epi8(0xffffffffffffULL, p + i));
+    __m512i tail = encode48(_mm512_maskz_loadu_epi8(0x1ffULL, p + i + 48));
+    tail = _mm512_mask_mov_epi8(tail, __mmask64{1} << 12, newline);
+    _mm512_storeu_si512(o, head);
+    i += kLineBytes;
+    const bool more = i < n;  // no "\n" after the last line
+    _mm512_mask_storeu_epi8(o + 64, more ? 0x1fffULL : 0xfffULL, tail);
+    o += more ? 77 : 76;
+  }
+  return i;
+}
+
 const bool kHasSsse3 = __builtin_cpu_supports("ssse3");
+const bool kHasAvx512Vbmi = __builtin_cpu_supports("avx512f") &&
+                            __builtin_cpu_supports("avx512bw") &&
+                            __builtin_cpu_supports("avx512vbmi");
 #endif
 
-}  // namespace
+// The whole-line step of a kernel (null: none, every byte by table).
+using LineKernel = std::size_t (*)(const std::uint8_t*, std::size_t, char*&);
 
-void append_base64_scalar(fmt::memory_buffer& out, binlog::Bytes data) {
+LineKernel line_kernel(Base64Kernel k) {
+#if defined(__x86_64__)
+  if (k == Base64Kernel::kAvx512Vbmi) return encode_lines_avx512;
+  if (k == Base64Kernel::kSsse3) return encode_lines_ssse3;
+#endif
+  (void)k;
+  return nullptr;
+}
+
+Base64Kernel best_kernel() {
+#if defined(__x86_64__)
+  if (kHasAvx512Vbmi) return Base64Kernel::kAvx512Vbmi;
+  if (kHasSsse3) return Base64Kernel::kSsse3;
+#endif
+  return Base64Kernel::kTable;
+}
+
+const LineKernel kBestLines = line_kernel(best_kernel());
+
+void encode_with(fmt::memory_buffer& out, binlog::Bytes data, LineKernel lines) {
   const std::size_t n = data.size();
   const std::size_t start = out.size();
   out.resize(start + (n + 2) / 3 * 4 + n / kLineBytes + 1);
-  char* o =
-      encode_tail(reinterpret_cast<const std::uint8_t*>(data.data()), 0, n, out.data() + start);
+  const auto* p = reinterpret_cast<const std::uint8_t*>(data.data());
+  char* o = out.data() + start;
+  const std::size_t i = lines != nullptr ? lines(p, n, o) : 0;
+  o = encode_tail(p, i, n, o);
   out.resize(static_cast<std::size_t>(o - out.data()));
 }
 
-void append_base64(fmt::memory_buffer& out, binlog::Bytes data) {
+}  // namespace
+
+bool base64_kernel_available(Base64Kernel k) {
 #if defined(__x86_64__)
-  if (kHasSsse3) {
-    const std::size_t n = data.size();
-    const std::size_t start = out.size();
-    out.resize(start + (n + 2) / 3 * 4 + n / kLineBytes + 1);
-    const auto* p = reinterpret_cast<const std::uint8_t*>(data.data());
-    char* o = out.data() + start;
-    const std::size_t i = encode_lines_ssse3(p, n, o);
-    o = encode_tail(p, i, n, o);
-    out.resize(static_cast<std::size_t>(o - out.data()));
-    return;
-  }
+  if (k == Base64Kernel::kAvx512Vbmi) return kHasAvx512Vbmi;
+  if (k == Base64Kernel::kSsse3) return kHasSsse3;
 #endif
-  append_base64_scalar(out, data);
+  return k == Base64Kernel::kTable;
+}
+
+void append_base64_with(fmt::memory_buffer& out, binlog::Bytes data, Base64Kernel k) {
+  if (!base64_kernel_available(k)) k = Base64Kernel::kTable;
+  encode_with(out, data, line_kernel(k));
+}
+
+void append_base64(fmt::memory_buffer& out, binlog::Bytes data) {
+  encode_with(out, data, kBestLines);
 }
 
 }  // namespace binrecover::recovery

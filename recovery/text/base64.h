@@ -9,8 +9,9 @@
 namespace binrecover::recovery {
 
 // Appends `data` as base64 in lines of 76 characters ("\n" between them, none after the last),
-// as the BINLOG statements of mysqlbinlog and mariadb-binlog carry events. SSSE3 where the CPU
-// has it (16 characters per step), one table lookup per 12 bits elsewhere: the same text.
+// as the BINLOG statements of mysqlbinlog and mariadb-binlog carry events. AVX-512 VBMI where
+// the CPU has it (64 characters per step), else SSSE3 (16), else one table lookup per 12 bits:
+// the same text.
 void append_base64(fmt::memory_buffer& out, binlog::Bytes data);
 
 // The characters append_base64 writes for `n` bytes: four for every three (padded), and a "\n"
@@ -19,7 +20,9 @@ constexpr std::size_t base64_text_size(std::size_t n) {
   return (n + 2) / 3 * 4 + (n == 0 ? 0 : (n - 1) / 57);
 }
 
-// The portable form (for the tests, which compare both).
-void append_base64_scalar(fmt::memory_buffer& out, binlog::Bytes data);
+// Each way by name (for the tests, which compare them; one the CPU lacks writes by table).
+enum class Base64Kernel { kTable, kSsse3, kAvx512Vbmi };
+bool base64_kernel_available(Base64Kernel k);
+void append_base64_with(fmt::memory_buffer& out, binlog::Bytes data, Base64Kernel k);
 
 }  // namespace binrecover::recovery
