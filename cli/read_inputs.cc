@@ -352,8 +352,11 @@ void add_input_paths(const std::vector<std::string>& paths, std::vector<recovery
   }
 }
 
-// SQL output's own options, and which of them apply together.
-void read_sql_output(const Given& g, Command cmd, int verbose, Options& o) {
+namespace {
+
+// What SQL output writes: -s, -H, --skip-gtids, -v, --rows-as-sql, --flashback, the target
+// flavor, the character set.
+void read_sql_writing(const Given& g, int verbose, Options& o) {
   o.sql.short_form = g.has("short-form");
   o.sql.hexdump = g.has("hexdump");
   o.sql.skip_gtids = g.has("skip-gtids");
@@ -377,8 +380,11 @@ void read_sql_output(const Given& g, Command cmd, int verbose, Options& o) {
                   "'");
     o.sql.set_charset = *cs;
   }
-  // mariadb-binlog's comment switches: --[skip-]print-row-count, its row event positions and
-  // annotations.
+}
+
+// mariadb-binlog's comment switches (--[skip-]print-row-count, its row event positions and
+// annotations), --idempotent, --require-row-format, --print-table-metadata.
+void read_sql_comments(const Given& g, Options& o) {
   if (g.has("print-row-count") && g.has("skip-print-row-count"))
     usage_error("--print-row-count and --skip-print-row-count: give one of them");
   if (g.has("print-row-count")) o.sql.row_count = true;
@@ -398,6 +404,10 @@ void read_sql_output(const Given& g, Command cmd, int verbose, Options& o) {
         "--idempotent makes the server apply row events over what is there "
         "(RBR_EXEC_MODE): plain statements of --rows-as-sql are not row events");
   if (o.sql.idempotent && o.flashback) usage_error("--idempotent does not apply to --flashback");
+}
+
+// How rows are written: options taken for mysqlbinlog's sake, --trigger-tables, --base64-output.
+void read_rows_encoding(const Given& g, Options& o) {
   for (const char* n : {"binlog-row-event-max-size", "open-files-limit"})
     if (g.has(n)) parse_u64(*g.text(n), n);  // accepted, checked, no effect here (see --help)
   if (auto t = g.text("trigger-tables")) {
@@ -418,6 +428,10 @@ void read_sql_output(const Given& g, Command cmd, int verbose, Options& o) {
     else
       usage_error("--base64-output must be AUTO, DECODE-ROWS or NEVER, not '" + *b + "'");
   }
+}
+
+// --flashback writes its own undo SQL: no option that shapes SQL output goes with it.
+void check_flashback_alone(const Given& g, const Options& o) {
   if (o.flashback &&
       (o.sql.rows_as_sql || o.sql.hexdump || o.sql.verbose || o.sql.short_form ||
        g.has("base64-output") || o.sql.skip_gtids || g.has("local-load") ||
@@ -429,6 +443,10 @@ void read_sql_output(const Given& g, Command cmd, int verbose, Options& o) {
         "--base64-output, --local-load, --target-flavor, --set-charset, --require-row-format, "
         "--print-table-metadata, --print-row-count, --skip-print-row-event-positions and "
         "--skip-annotate-row-events do not apply to it");
+}
+
+// --split-by=table --output-dir=DIR.
+void read_split_by(const Given& g, Options& o) {
   if (auto by = g.text("split-by")) {
     if (*by != "table") usage_error("--split-by takes table, not '" + *by + "'");
     if (!g.has("output-dir")) usage_error("--split-by=table needs --output-dir=DIR");
@@ -439,6 +457,10 @@ void read_sql_output(const Given& g, Command cmd, int verbose, Options& o) {
   } else if (g.has("output-dir")) {
     usage_error("--output-dir applies with --split-by=table");
   }
+}
+
+// --schema and --rewrite-db, where they apply.
+void check_schema_and_rewrite(const Given& g, Command cmd, const Options& o) {
   const bool data_format = g.text("format") && *g.text("format") != "sql";
   if (o.schema_file && cmd == Command::kSql && !o.flashback && !o.sql.rows_as_sql && !data_format)
     usage_error("--schema names columns for --rows-as-sql, --flashback and --format=jsonl/csv");
@@ -448,6 +470,18 @@ void read_sql_output(const Given& g, Command cmd, int verbose, Options& o) {
                                        cmd == Command::kDrill || cmd == Command::kRestore))
     usage_error("--rewrite-db does not apply to " + command_label(cmd) +
                 " (it changes the SQL that SQL output, plan's commands and replay write)");
+}
+
+}  // namespace
+
+// SQL output's own options, and which of them apply together.
+void read_sql_output(const Given& g, Command cmd, int verbose, Options& o) {
+  read_sql_writing(g, verbose, o);
+  read_sql_comments(g, o);
+  read_rows_encoding(g, o);
+  check_flashback_alone(g, o);
+  read_split_by(g, o);
+  check_schema_and_rewrite(g, cmd, o);
 }
 
 // SQL output's --format: sql (the default), or the row changes as jsonl / csv, which no option

@@ -151,105 +151,127 @@ void read_retention(const Given& g, Options& o) {
   if (p.dry_run && !p.any()) usage_error("--dry-run applies with --retain or --retain-days");
 }
 
+// archive's plain settings: --stop-never, --verify, --dir, intervals, --status and its format.
+void read_archive_settings(const Given& g, Options& o) {
+  o.remote = true;
+  o.archive.stop_never = g.has("stop-never");
+  o.archive_verify = g.has("verify");
+  if (auto d = g.text("dir")) o.archive.dir = *d;
+  if (auto n = g.u64("fsync-interval"))
+    o.archive.fsync_seconds = static_cast<unsigned>(std::min<std::uint64_t>(*n, 86400));
+  o.archive.remote.heartbeat_seconds = 30;
+  if (auto n = g.u64("heartbeat-period"))
+    o.archive.remote.heartbeat_seconds =
+        static_cast<unsigned>(std::min<std::uint64_t>(*n, 4294967));
+  o.archive.status_file = g.text("status-file");
+  o.archive_status = g.has("status");
+  if (auto f = g.text("format")) {  // (with --status: option_rules.cc)
+    if (*f != "table" && *f != "json")
+      usage_error("--format must be table or json, not '" + *f + "'");
+    o.archive_status_json = *f == "json";
+  }
+}
+
+// --to s3://..., --s3-folder, --upload-interval, --part-size.
+void read_archive_bucket(const Given& g, Options& o) {
+  o.archive.to = g.text("to");
+  o.archive.folder = g.text("s3-folder");
+  if (o.archive.to) {
+    if (!recovery::s3::is_url(*o.archive.to))
+      usage_error("--to takes s3://BUCKET/PREFIX/, not '" + *o.archive.to + "'");
+    recovery::s3::parse_url(*o.archive.to);
+  }
+  if (o.archive.folder &&
+      (o.archive.folder->empty() || o.archive.folder->find('/') != std::string::npos ||
+       (*o.archive.folder)[0] == '.'))
+    usage_error("--s3-folder takes a name without '/', not '" + *o.archive.folder + "'");
+  if (auto n = g.u64("upload-interval")) {
+    if (*n < 1 || *n > 3600) usage_error("--upload-interval must be 1 to 3600 seconds");
+    o.archive.upload_seconds = static_cast<unsigned>(*n);
+  }
+  if (auto n = g.u64("part-size")) {
+    if (*n < 5 || *n > 1024) usage_error("--part-size must be 5 to 1024 (MiB)");
+    o.archive.part_bytes = static_cast<std::size_t>(*n) << 20;
+  }
+}
+
+// The S3 options apply only where a bucket is written or read.
+void check_archive_store_options(const Given& g, const Options& o) {
+  bool store = o.archive.to.has_value();
+  if (g.has("files"))
+    for (const auto& f : g.list("files")) store = store || recovery::s3::is_url(f);
+  for (const char* n : kS3Options)
+    if (g.has(n) && !store) usage_error(std::string("--") + n + " applies with --to or s3://");
+  // (the archiver stores one piece at a time as the server sends it; --status and
+  // retention read manifests and delete: only --verify reads binlogs and backups back)
+  if (g.has("s3-streams") && !o.archive_verify)
+    usage_error(
+        "--s3-streams applies to archive --verify s3://... (reading the bucket), "
+        "and to the commands that read s3:// or make and restore backups");
+  // (a folder's --verify reads its backups, which may be encrypted)
+  if (g.has("encryption-key-file") && !store && !o.archive_verify)
+    usage_error("--encryption-key-file applies with --to or s3://, or to --verify");
+}
+
+// --zstd (--zstd-level) and the key: only for a bucket, whose pieces are sealed.
+void read_archive_codec(const Given& g, Options& o) {
+  if (g.has("zstd-level") && !g.has("zstd")) usage_error("--zstd-level applies with --zstd");
+  if (g.has("zstd")) {
+    if (!o.archive.to)
+      usage_error(
+          "--zstd applies with --to s3://... (a folder archive is byte for byte, as the "
+          "server's own folder)");
+    o.archive.codec.zstd = true;
+    if (auto n = g.u64("zstd-level")) {
+      if (*n < 1 || *n > 19) usage_error("--zstd-level must be 1 to 19");
+      o.archive.codec.level = static_cast<int>(*n);
+    }
+  }
+  if (g.has("encryption-key-file") && !o.archive.to && !o.archive.dir.empty())
+    usage_error(
+        "--encryption-key-file applies with --to s3://... (a folder archive is byte for "
+        "byte, as the server's own folder)");
+  if (o.archive.codec.key && !o.archive.to) {  // (reading only: the key from the environment)
+    o.archive.codec.key.reset();
+    o.archive.codec.key_id.clear();
+  }
+}
+
+// One thing at a time: archive (--dir, --to), --verify, --status, or retention alone.
+void check_archive_mode(const Given& g, Options& o) {
+  const int modes = (o.archive_verify ? 1 : 0) + (o.archive_status ? 1 : 0);  // (one: rules)
+  if (modes > 0 && (o.archive.to || !o.archive.dir.empty()))
+    usage_error(std::string(o.archive_verify ? "--verify" : "--status") +
+                " reads an archive: no --dir or --to");
+  if (modes > 0 && o.archive.retain.any())
+    usage_error("--retain and --retain-days delete: not with --verify or --status");
+  const bool archiving = !o.archive.dir.empty() || o.archive.to;
+  o.archive_retain_only = o.archive.retain.any() && !archiving;
+  if (o.archive.retain.dry_run && archiving)
+    usage_error(
+        "--dry-run shows what retention would delete in an archive: name it (archive "
+        "--retain=N --dry-run DIR|s3://...), without --dir or --to");
+  if (o.archive_retain_only && connection_given(g))
+    usage_error(
+        "-h, -u ... name a server to archive: give --dir or --to (the archiver then applies "
+        "--retain), or name the archive alone");
+  if (modes == 0 && !archiving && !o.archive_retain_only)
+    usage_error(
+        "archive needs --dir=DIR or --to=s3://BUCKET/PREFIX/ (where the binlogs go), or "
+        "--verify DIR, or --status s3://BUCKET/, or --retain=N DIR|s3://...");
+}
+
 }  // namespace
 
 // archive's own options: where the copy goes (--dir or --to), --verify, --status.
 void read_archive(const Given& g, Command cmd, Options& o) {
-  if (cmd == Command::kArchive) {
-    o.remote = true;
-    o.archive.stop_never = g.has("stop-never");
-    o.archive_verify = g.has("verify");
-    if (auto d = g.text("dir")) o.archive.dir = *d;
-    if (auto n = g.u64("fsync-interval"))
-      o.archive.fsync_seconds = static_cast<unsigned>(std::min<std::uint64_t>(*n, 86400));
-    o.archive.remote.heartbeat_seconds = 30;
-    if (auto n = g.u64("heartbeat-period"))
-      o.archive.remote.heartbeat_seconds =
-          static_cast<unsigned>(std::min<std::uint64_t>(*n, 4294967));
-    o.archive.status_file = g.text("status-file");
-    o.archive_status = g.has("status");
-    if (auto f = g.text("format")) {  // (with --status: option_rules.cc)
-      if (*f != "table" && *f != "json")
-        usage_error("--format must be table or json, not '" + *f + "'");
-      o.archive_status_json = *f == "json";
-    }
-    o.archive.to = g.text("to");
-    o.archive.folder = g.text("s3-folder");
-    if (o.archive.to) {
-      if (!recovery::s3::is_url(*o.archive.to))
-        usage_error("--to takes s3://BUCKET/PREFIX/, not '" + *o.archive.to + "'");
-      recovery::s3::parse_url(*o.archive.to);
-    }
-    if (o.archive.folder &&
-        (o.archive.folder->empty() || o.archive.folder->find('/') != std::string::npos ||
-         (*o.archive.folder)[0] == '.'))
-      usage_error("--s3-folder takes a name without '/', not '" + *o.archive.folder + "'");
-    if (auto n = g.u64("upload-interval")) {
-      if (*n < 1 || *n > 3600) usage_error("--upload-interval must be 1 to 3600 seconds");
-      o.archive.upload_seconds = static_cast<unsigned>(*n);
-    }
-    if (auto n = g.u64("part-size")) {
-      if (*n < 5 || *n > 1024) usage_error("--part-size must be 5 to 1024 (MiB)");
-      o.archive.part_bytes = static_cast<std::size_t>(*n) << 20;
-    }
-    {
-      bool store = o.archive.to.has_value();
-      if (g.has("files"))
-        for (const auto& f : g.list("files")) store = store || recovery::s3::is_url(f);
-      for (const char* n : kS3Options)
-        if (g.has(n) && !store) usage_error(std::string("--") + n + " applies with --to or s3://");
-      // (the archiver stores one piece at a time as the server sends it; --status and
-      // retention read manifests and delete: only --verify reads binlogs and backups back)
-      if (g.has("s3-streams") && !o.archive_verify)
-        usage_error(
-            "--s3-streams applies to archive --verify s3://... (reading the bucket), "
-            "and to the commands that read s3:// or make and restore backups");
-      // (a folder's --verify reads its backups, which may be encrypted)
-      if (g.has("encryption-key-file") && !store && !o.archive_verify)
-        usage_error("--encryption-key-file applies with --to or s3://, or to --verify");
-    }
-    read_retention(g, o);
-    if (g.has("zstd-level") && !g.has("zstd")) usage_error("--zstd-level applies with --zstd");
-    if (g.has("zstd")) {
-      if (!o.archive.to)
-        usage_error(
-            "--zstd applies with --to s3://... (a folder archive is byte for byte, as the "
-            "server's own folder)");
-      o.archive.codec.zstd = true;
-      if (auto n = g.u64("zstd-level")) {
-        if (*n < 1 || *n > 19) usage_error("--zstd-level must be 1 to 19");
-        o.archive.codec.level = static_cast<int>(*n);
-      }
-    }
-    if (g.has("encryption-key-file") && !o.archive.to && !o.archive.dir.empty())
-      usage_error(
-          "--encryption-key-file applies with --to s3://... (a folder archive is byte for "
-          "byte, as the server's own folder)");
-    if (o.archive.codec.key && !o.archive.to) {  // (reading only: the key from the environment)
-      o.archive.codec.key.reset();
-      o.archive.codec.key_id.clear();
-    }
-    const int modes = (o.archive_verify ? 1 : 0) + (o.archive_status ? 1 : 0);  // (one: rules)
-    if (modes > 0 && (o.archive.to || !o.archive.dir.empty()))
-      usage_error(std::string(o.archive_verify ? "--verify" : "--status") +
-                  " reads an archive: no --dir or --to");
-    if (modes > 0 && o.archive.retain.any())
-      usage_error("--retain and --retain-days delete: not with --verify or --status");
-    const bool archiving = !o.archive.dir.empty() || o.archive.to;
-    o.archive_retain_only = o.archive.retain.any() && !archiving;
-    if (o.archive.retain.dry_run && archiving)
-      usage_error(
-          "--dry-run shows what retention would delete in an archive: name it (archive "
-          "--retain=N --dry-run DIR|s3://...), without --dir or --to");
-    if (o.archive_retain_only && connection_given(g))
-      usage_error(
-          "-h, -u ... name a server to archive: give --dir or --to (the archiver then applies "
-          "--retain), or name the archive alone");
-    if (modes == 0 && !archiving && !o.archive_retain_only)
-      usage_error(
-          "archive needs --dir=DIR or --to=s3://BUCKET/PREFIX/ (where the binlogs go), or "
-          "--verify DIR, or --status s3://BUCKET/, or --retain=N DIR|s3://...");
-  }
+  if (cmd != Command::kArchive) return;
+  read_archive_settings(g, o);
+  read_archive_bucket(g, o);
+  check_archive_store_options(g, o);
+  read_retention(g, o);
+  read_archive_codec(g, o);
+  check_archive_mode(g, o);
 }
 
 // How -R reads: by file and position or by GTIDs; --to-last-log, the server id, the timeout.
