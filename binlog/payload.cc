@@ -19,21 +19,29 @@ FormatContext payload_context(const FormatContext& outer) {
   return ctx;
 }
 
-PayloadSource::PayloadSource(const TransactionPayload& payload, std::uint64_t pos, std::string name)
+PayloadScratch::~PayloadScratch() {
+  if (dctx_ != nullptr) ZSTD_freeDCtx(dctx_);
+}
+
+PayloadSource::PayloadSource(const TransactionPayload& payload, std::uint64_t pos, std::string name,
+                             PayloadScratch* scratch)
     : name_(std::move(name)),
       pos_(pos),
       zstd_(payload.compression == TransactionPayload::kZstd),
-      input_(payload.payload) {
+      input_(payload.payload),
+      own_(scratch == nullptr ? std::make_unique<PayloadScratch>() : nullptr),
+      scratch_(scratch != nullptr ? *scratch : *own_),
+      dctx_(scratch_.dctx_),
+      buf_(scratch_.buf_) {
   if (zstd_) {
-    dctx_ = ZSTD_createDCtx();
+    if (dctx_ == nullptr) dctx_ = ZSTD_createDCtx();
     if (dctx_ == nullptr) throw Error(ErrorCode::kIo, "cannot create a zstd context", pos_);
-    buf_.resize(kWindow);
+    ZSTD_DCtx_reset(dctx_, ZSTD_reset_session_only);  // (a payload left unread, or damaged)
+    if (buf_.size() < kWindow) buf_.resize(kWindow);
   }
 }
 
-PayloadSource::~PayloadSource() {
-  if (dctx_ != nullptr) ZSTD_freeDCtx(dctx_);
-}
+PayloadSource::~PayloadSource() = default;
 
 std::size_t PayloadSource::fill(std::size_t n) {
   while (end_ - begin_ < n && !done_) {
@@ -82,6 +90,11 @@ std::optional<Frame> PayloadSource::next_frame() {
   Frame f{pos_, Bytes(buf_.data() + begin_, size)};
   begin_ += size;
   return f;
+}
+
+bool PayloadSource::exhausted() {
+  if (!zstd_) return input_used_ >= input_.size();
+  return fill(1) == 0;
 }
 
 void PayloadSource::seek(std::uint64_t) {

@@ -43,7 +43,8 @@ class EventStream {
     std::optional<binlog::Event> ev = reader_.next(arena);
     if (ev) {
       if (const auto* tp = std::get_if<binlog::TransactionPayload>(&ev->body)) {
-        payload_ = std::make_unique<binlog::PayloadSource>(*tp, ev->pos, source_->name());
+        payload_ = std::make_unique<binlog::PayloadSource>(*tp, ev->pos, source_->name(),
+                                                           &payload_scratch_);
         inner_ = std::make_unique<binlog::EventReader>(*payload_, options_, warn_,
                                                        binlog::payload_context(reader_.format()));
         payload_raw_ = ev->raw;
@@ -58,6 +59,13 @@ class EventStream {
     reader_.seek(pos);
   }
   bool in_payload() const { return inner_ != nullptr; }
+  // The payload being read has no event left: leaves it (its bytes are not needed any more).
+  bool leave_exhausted_payload() {
+    if (!inner_ || !payload_->exhausted()) return false;
+    inner_.reset();
+    payload_.reset();
+    return true;
+  }
   // While in a payload: the payload event's bytes, and how many of its events were read.
   binlog::Bytes payload_raw() const { return payload_raw_; }
   std::uint64_t inner_index() const { return inner_index_; }
@@ -69,6 +77,7 @@ class EventStream {
   binlog::EventReader reader_;
   binlog::ReaderOptions options_;
   binlog::WarningSink warn_;
+  binlog::PayloadScratch payload_scratch_;  // (before payload_: it outlives it)
   std::unique_ptr<binlog::PayloadSource> payload_;
   std::unique_ptr<binlog::EventReader> inner_;
   binlog::Bytes payload_raw_;

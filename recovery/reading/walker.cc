@@ -67,7 +67,7 @@ class Walker {
 
   // Arena memory is given back between units, never while a held unit or a payload whose bytes
   // are in it is still being read.
-  void maybe_reset_arena(const EventStream& stream, bool at_end = false);
+  void maybe_reset_arena(EventStream& stream, bool at_end = false);
 
   // Each event read: a meta event is a unit of its own, others open, join or close the unit.
   void feed(const Event& ev, EventStream& stream, bool in_arena);
@@ -292,9 +292,12 @@ void Walker::check_file_end(std::size_t i, EventStream& stream, std::uint64_t po
   }
 }
 
-void Walker::maybe_reset_arena(const EventStream& stream, bool at_end) {
+void Walker::maybe_reset_arena(EventStream& stream, bool at_end) {
   if (unit_.open) return;
-  if (!at_end && stream.in_payload() && payload_in_arena_) return;
+  // (a MySQL compressed transaction ends at its payload's last event: without looking whether
+  // one is left, the arena was never given back in a log of such transactions)
+  if (!at_end && stream.in_payload() && payload_in_arena_ && !stream.leave_exhausted_payload())
+    return;
   if (arena_dirty_) {
     arena_.reset();
     arena_dirty_ = false;
