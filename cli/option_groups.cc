@@ -99,9 +99,8 @@ Group filter_group() {
   return grp;
 }
 
-Group sql_group() {
-  Group grp("SQL output");
-  po::options_description& g = grp.d;
+// SQL output: where it goes, and the comments it writes or leaves out.
+void add_sql_output_options(po::options_description& g) {
   g.add_options()("result-file,r", po::value<std::string>(),
                   "write to this file instead of stdout (with --raw: the prefix of the copies)")(
       "split-by", po::value<std::string>(),
@@ -133,7 +132,12 @@ Group sql_group() {
       "skip-print-row-event-positions", "no '# at N' lines (as mariadb-binlog: for every event)")(
       "skip-annotate-row-events",
       "leave out the statements the server logged with the row events (Annotate_rows, "
-      "Rows_query)")("hexdump,H", "hex dump of each event as comments")(
+      "Rows_query)");
+}
+
+// SQL output: how events and rows are written.
+void add_sql_row_options(po::options_description& g) {
+  g.add_options()("hexdump,H", "hex dump of each event as comments")(
       "verbose,v", "row events as ### comments too (-vv: with column types)")(
       "base64-output", po::value<std::string>(),
       "AUTO (default): row events as BINLOG statements; DECODE-ROWS: only the -v comments "
@@ -179,6 +183,12 @@ Group sql_group() {
       "local-load,l", po::value<std::string>(),
       "write the data of LOAD DATA statements here, replayed as LOAD DATA LOCAL INFILE "
       "(default: a new folder under $TMPDIR; replay with mysql --local-infile=1)");
+}
+
+Group sql_group() {
+  Group grp("SQL output");
+  add_sql_output_options(grp.d);
+  add_sql_row_options(grp.d);
   return grp;
 }
 
