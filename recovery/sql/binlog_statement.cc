@@ -98,8 +98,10 @@ std::size_t SqlSink::limited_budget() const {
 // kept where they are until then, others copied; in a streamed transaction (events gone after
 // their call, text written only once the transaction is whole) the text past 1 MiB is set aside.
 void SqlSink::add_statement_event(Bytes raw, bool stable) {
-  text_.add(raw, stable && !streamed_);
-  if (streamed_ && !opts_.apply) text_.set_aside_if_large();
+  if (streamed_ && !opts_.apply)
+    text_.add_set_aside(raw);
+  else
+    text_.add(raw, stable && !streamed_);
 }
 
 void SqlSink::push_limited(Bytes raw, bool is_rows, std::size_t flags_at, bool crc, bool stable) {

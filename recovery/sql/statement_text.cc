@@ -1,5 +1,6 @@
 #include "recovery/sql/statement_text.h"
 
+#include <algorithm>
 #include <string_view>
 
 #include "recovery/reading/temp_file.h"
@@ -20,13 +21,39 @@ void StatementText::add(binlog::Bytes raw, bool stable) {
   pending_ += base64_text_size(raw.size()) + 1;
 }
 
+void StatementText::add_set_aside(binlog::Bytes raw) {
+  if (base64_text_size(raw.size()) < kSetAside) {
+    add(raw, false);
+    set_aside_if_large();
+    return;
+  }
+  // What waits goes first, then the event in whole lines (a multiple of 57 bytes a piece): each
+  // piece's "\n" is the line break the text has there, the last one the event's own.
+  scratch_.clear();
+  encode_into(scratch_);
+  set_aside_scratch();
+  constexpr std::size_t kPiece = 57 * 16384;
+  for (std::size_t at = 0; at < raw.size(); at += kPiece) {
+    scratch_.clear();
+    append_base64(scratch_, raw.subspan(at, std::min(kPiece, raw.size() - at)));
+    scratch_.push_back('\n');
+    set_aside_scratch();
+  }
+}
+
 void StatementText::set_aside_if_large() {
   if (pending_ < kSetAside) return;
   scratch_.clear();
   encode_into(scratch_);
-  if (!spill_) spill_ = std::make_unique<TempFile>("the BINLOG text of a statement");
-  spill_->append(std::string_view(scratch_.data(), scratch_.size()));
-  set_aside_ += scratch_.size();
+  set_aside_scratch();
+}
+
+void StatementText::set_aside_scratch() {
+  if (scratch_.size() > 0) {
+    if (!spill_) spill_ = std::make_unique<TempFile>("the BINLOG text of a statement");
+    spill_->append(std::string_view(scratch_.data(), scratch_.size()));
+    set_aside_ += scratch_.size();
+  }
   pieces_.clear();
   copies_.clear();
   pending_ = 0;

@@ -33,8 +33,10 @@ class StatementText {
   // The characters of text so far (set aside included).
   std::uint64_t size() const { return set_aside_ + pending_; }
   bool empty() const { return size() == 0; }
-  // In a streamed transaction: the text waiting in memory goes to the temporary file once it is
-  // 1 MiB or more.
+  // In a streamed transaction (the event's bytes are gone after the call): added, and the text
+  // waiting in memory goes to the temporary file once it is 1 MiB or more; an event that large
+  // on its own is encoded into the file piece by piece, never copied whole.
+  void add_set_aside(binlog::Bytes raw);
   void set_aside_if_large();
   // The text set aside (null or empty when none): the output takes it over.
   std::unique_ptr<TempFile>& set_aside_text() { return spill_; }
@@ -60,6 +62,7 @@ class StatementText {
   std::uint64_t set_aside_ = 0;  // text in spill_
   std::unique_ptr<TempFile> spill_;
   fmt::memory_buffer scratch_;  // text on its way to spill_
+  void set_aside_scratch();     // scratch_ to the end of spill_
 };
 
 }  // namespace binrecover::recovery

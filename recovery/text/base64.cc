@@ -105,9 +105,12 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi"))) inline __m512i encode48(_
       _mm512_setr_epi32(0x01020001, 0x04050304, 0x07080607, 0x0a0b090a, 0x0d0e0c0d, 0x10110f10,
                         0x13141213, 0x16171516, 0x191a1819, 0x1c1d1b1c, 0x1f201e1f, 0x22232122,
                         0x25262425, 0x28292728, 0x2b2c2a2b, 0x2e2f2d2e);
-  const __m512i fields = _mm512_multishift_epi64_epi8(_mm512_set1_epi64(0x3036242a1016040a),
-                                                      _mm512_permutexvar_epi8(spread, in));
-  return _mm512_permutexvar_epi8(fields, _mm512_loadu_si512(kAlphabet));
+  // (the zero-masked forms with every lane on: the same instructions, and g++ 12 does not
+  // take the plain forms' undefined pass-through operand for an uninitialised variable)
+  constexpr __mmask64 kAll = ~__mmask64{0};
+  const __m512i fields = _mm512_maskz_multishift_epi64_epi8(
+      kAll, _mm512_set1_epi64(0x3036242a1016040a), _mm512_maskz_permutexvar_epi8(kAll, spread, in));
+  return _mm512_maskz_permutexvar_epi8(kAll, fields, _mm512_loadu_si512(kAlphabet));
 }
 
 // Whole lines of 57 bytes: the first 48 bytes in one step, the last 9 in a second (masked:
