@@ -2,6 +2,10 @@
 
 // Shared libraries opened on first use (recovery/libs/README.md).
 
+// One member of a library's table (an X-macro list of its functions, `*_api.h`): the
+// function's name, of its own pointer type.
+#define BINRECOVER_API_MEMBER(f) decltype(&::f) f;
+
 namespace binrecover::recovery::libs {
 
 // Opens the library `soname` (RTLD_NOW | RTLD_LOCAL) or throws an Error naming it, the Debian
