@@ -15,8 +15,9 @@ using namespace binlog;
 
 namespace {
 
-// The text append_base64 writes for `n` bytes, and what BINLOG '\n...' adds around it.
-constexpr std::size_t base64_size(std::size_t n) { return (n + 2) / 3 * 4 + n / 57 + 2; }
+// What an event of `n` bytes adds to a statement, at most: its text (base64_text_size), its
+// "\n" and a byte of margin; and what BINLOG '\n...' adds around the text.
+constexpr std::size_t base64_size(std::size_t n) { return base64_text_size(n) + 2; }
 constexpr std::size_t kBinlogStatementFrame = 16;
 
 }  // namespace

@@ -29,9 +29,7 @@ void StatementText::add_set_aside(binlog::Bytes raw) {
   }
   // What waits goes first, then the event in whole lines (a multiple of 57 bytes a piece): each
   // piece's "\n" is the line break the text has there, the last one the event's own.
-  scratch_.clear();
-  encode_into(scratch_);
-  set_aside_scratch();
+  set_aside_pending();
   constexpr std::size_t kPiece = 57 * 16384;
   for (std::size_t at = 0; at < raw.size(); at += kPiece) {
     scratch_.clear();
@@ -42,7 +40,10 @@ void StatementText::add_set_aside(binlog::Bytes raw) {
 }
 
 void StatementText::set_aside_if_large() {
-  if (pending_ < kSetAside) return;
+  if (pending_ >= kSetAside) set_aside_pending();
+}
+
+void StatementText::set_aside_pending() {
   scratch_.clear();
   encode_into(scratch_);
   set_aside_scratch();

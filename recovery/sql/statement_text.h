@@ -63,6 +63,7 @@ class StatementText {
   std::unique_ptr<TempFile> spill_;
   fmt::memory_buffer scratch_;  // text on its way to spill_
   void set_aside_scratch();     // scratch_ to the end of spill_
+  void set_aside_pending();     // the pieces' text to the end of spill_
 };
 
 }  // namespace binrecover::recovery
