@@ -47,8 +47,11 @@ TEST(Base64Test, LinesOf76AndTheSameTextEitherWay) {
     const std::string simd = encode(data, true);
     const std::string table = encode(data, false);
     ASSERT_EQ(simd, table) << n;
-    for (Base64Kernel k : {Base64Kernel::kSsse3, Base64Kernel::kAvx512Vbmi})
-      if (base64_kernel_available(k)) ASSERT_EQ(encode(data, false, k), table) << n;
+    for (Base64Kernel k : {Base64Kernel::kSsse3, Base64Kernel::kAvx512Vbmi}) {
+      if (base64_kernel_available(k)) {
+        ASSERT_EQ(encode(data, false, k), table) << n;
+      }
+    }
     std::size_t line = 0;
     for (std::size_t i = 1; i < simd.size(); ++i) {
       if (simd[i] == '\n') {
