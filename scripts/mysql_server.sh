@@ -4,6 +4,7 @@
 #   scripts/mysql_server.sh start DIR PORT [extra mysqld options...]
 #   scripts/mysql_server.sh restart DIR PORT   # start again on the same data (crash recovery)
 #   scripts/mysql_server.sh stop DIR
+#   scripts/mysql_server.sh discard DIR  # SIGKILL: for a test's end, the data deleted next
 #   scripts/mysql_server.sh chroot       # build the cached chroot if needed, print its path
 #   scripts/mysql_server.sh exec CMD...  # run CMD inside the chroot (e.g. mysqlbinlog)
 # Like scripts/mariadb_server.sh: fresh data dir, loopback TCP only, server-id 1, ROW format,
@@ -18,7 +19,7 @@ set -euo pipefail
 
 me=mysql_server.sh
 usage() {
-  echo "usage: $me start DIR PORT [mysqld options] | stop DIR | chroot | exec CMD..." >&2
+  echo "usage: $me start DIR PORT [mysqld options] | stop DIR | discard DIR | chroot | exec CMD..." >&2
   exit 2
 }
 cache=${BINRECOVER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/binrecover}
@@ -193,6 +194,45 @@ launch() {
   exit 1
 }
 
+# initialize_datadir DIR: a new server's data directory in DIR/data (mysqld --initialize
+# creates it), its log DIR/install.log.
+initialize_datadir() {
+  mkdir -p "$1/tmp"
+  (in_chroot / "$1" -- mysqld --no-defaults --initialize-insecure --user=root \
+    --datadir="$1/data" --tmpdir="$1/tmp" --secure-file-priv= \
+    --log-error="$1/install.log" >/dev/null 2>&1)
+}
+# fresh_datadir DEST: a copy of initialize_datadir's result, made once per chroot and recipe
+# (the text of initialize_datadir) under a lock, in the cache next to the chroot: a copy takes
+# a fraction of a second, mysqld --initialize several. The copy's auto.cnf (the server UUID) is
+# left out: each server makes its own at its first start, as replication needs.
+fresh_datadir() {
+  local key t tmp
+  key=$({ echo "$chroot_path"; declare -f initialize_datadir; } | sha256sum | cut -c1-12)
+  t=$cache/mysql-datadir-$key
+  if [ ! -f "$t/complete" ]; then
+    exec 8>"$cache/.mysql-datadir.lock"
+    flock 8
+    if [ ! -f "$t/complete" ]; then
+      # (holding the lock, a temporary folder is a leftover of an interrupted run)
+      rm -rf "$cache"/.mysql-datadir-*.tmp.*
+      tmp=$cache/.mysql-datadir-$key.tmp.$$
+      initialize_datadir "$tmp" || {
+        echo "$me: mysqld --initialize-insecure failed; its log:" >&2
+        cat "$tmp/install.log" >&2 || true
+        rm -rf "$tmp"
+        exit 1
+      }
+      rm -rf "$tmp/tmp"
+      : >"$tmp/complete"
+      mv -T "$tmp" "$t"
+    fi
+    exec 8>&-
+  fi
+  cp -a --sparse=always "$t/data" "$1"
+  rm -f "$1/auto.cnf"
+}
+
 case "${1:-}" in
 start)
   dir=${2:?data directory}
@@ -202,11 +242,8 @@ start)
   dir=$(realpath -m "$dir")
   ! system_path "$dir" || { echo "$me: unsuitable data directory $dir" >&2; exit 2; }
   rm -rf "$dir"
-  mkdir -p "$dir/binlog" "$dir/tmp" # mysqld --initialize creates $dir/data itself
-  (in_chroot / "$dir" -- mysqld --no-defaults --initialize-insecure --user=root \
-    --datadir="$dir/data" --tmpdir="$dir/tmp" --secure-file-priv= \
-    --log-error="$dir/install.log" >/dev/null 2>&1) ||
-    { echo "$me: mysqld --initialize-insecure failed; its log:" >&2; cat "$dir/install.log" >&2 || true; exit 1; }
+  mkdir -p "$dir/binlog" "$dir/tmp"
+  fresh_datadir "$dir/data"
   : >"$dir/mysqld.args"
   [ $# -eq 0 ] || printf '%s\n' "$@" >"$dir/mysqld.args"
   launch "$dir" "$port" "$@"
@@ -221,6 +258,21 @@ restart)
   # which another process may have by now) behind.
   rm -f "$dir/mysqld.sock" "$dir/mysqld.sock.lock" "$dir/mysqld.pid"
   launch "$dir" "$port" "${args[@]}"
+  ;;
+discard)  # a throwaway server at a test's end: killed at once (its data is deleted next)
+  dir=$(realpath -m "${2:?data directory}")
+  for f in "$dir/mysqld.pid" "$dir/mysqld.launch.pid"; do
+    pid=$(cat "$f" 2>/dev/null || true)
+    case "$pid" in '' | *[!0-9]*) continue ;; esac
+    { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null | grep -q -- "--datadir=$dir/data" || continue
+    kill -9 "$pid" 2>/dev/null || true
+    # (gone, or a zombie its new parent has not reaped yet)
+    for _ in $(seq 1 100); do
+      state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1) || true
+      [ -n "$state" ] && [ "$state" != Z ] || break
+      sleep 0.05
+    done
+  done
   ;;
 stop)
   dir=$(realpath -m "${2:?data directory}")

@@ -246,13 +246,17 @@ void ApplyEngine::run_worker(Worker& w) {
   }
 }
 
-void ApplyEngine::run_prelude(Worker& w) {
-  if (w.prelude == prelude_ || !prelude_) return;
+// A unit runs after the prelude it was read with (its task's): a log whose format description
+// changed between files (another server, binlog_checksum set) has units of the old one still
+// running when the reader has the new one. (Workers never read prelude_: the reader replaces
+// it while they run.)
+void ApplyEngine::run_prelude(Worker& w, const std::shared_ptr<const Prelude>& prelude) {
+  if (w.prelude == prelude || !prelude) return;
   // A MySQL session that applied a unit still names its GTID; a BINLOG statement may not run
   // then.
   if (mysql_target_ && w.prelude) w.session->execute("SET @@SESSION.GTID_NEXT='AUTOMATIC'");
-  w.applier->apply(prelude_->text, prelude_->statements);
-  w.prelude = prelude_;
+  w.applier->apply(prelude->text, prelude->statements);
+  w.prelude = prelude;
 }
 
 void ApplyEngine::mark_committed(Slot& slot) {
@@ -385,7 +389,7 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
   const bool ordered = opts_.preserve_commit_order && opts_.workers > 1;
   for (int attempt = 0;; ++attempt) {
     try {
-      run_prelude(w);
+      run_prelude(w, slot.task.prelude);
       const std::string progress = opts_.preserve_commit_order
                                        ? progress_statement(w.index, slot.task.place)
                                        : unordered_progress(w, slot);
@@ -526,7 +530,7 @@ void ApplyEngine::begin_direct(const UnitPlace& place) {
   }
   direct_ = place;
   direct_recorded_ = false;
-  run_prelude(*workers_.front());
+  run_prelude(*workers_.front(), prelude_);  // (drained: the reader's thread alone)
 }
 
 bool ApplyEngine::direct_piece(std::string_view text,

@@ -31,7 +31,8 @@ struct UnitPlace {
 
 // Statements a worker's session must have run before a unit's (the SQL header: pseudo-replica
 // mode, sql_log_bin; the binlog's format description as a BINLOG statement). A new prelude
-// replaces the old one; every worker runs it before its next unit.
+// replaces the old one for the units read after it; a worker runs a unit's own prelude before
+// it when its session ran another.
 struct Prelude {
   std::string text;
   std::vector<Output::Statement> statements;
@@ -173,7 +174,7 @@ class ApplyEngine {
   void run_worker(Worker& w);
   Slot* take(Worker& w);
   void apply(Worker& w, Slot& slot);
-  void run_prelude(Worker& w);
+  void run_prelude(Worker& w, const std::shared_ptr<const Prelude>& prelude);
   // The commit hook of a unit when the order is kept: commits it in its turn (and the parked
   // units after it), or parks it for the worker holding the turn.
   void commit_in_order(Worker& w, Slot& slot, std::string_view commit);
@@ -202,6 +203,7 @@ class ApplyEngine {
   // apply().
   bool fast_fail_ = false;
   std::vector<std::unique_ptr<Worker>> workers_;
+  // The reader's latest prelude (its thread only: a unit carries its own, ApplyTask::prelude).
   std::shared_ptr<const Prelude> prelude_;
 
   mutable std::mutex mu_;

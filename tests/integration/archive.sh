@@ -12,12 +12,10 @@
 source "$(dirname "$0")/lib.sh"
 PA=${1:-23691}
 MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
-SERVERS_MYSQL=()
 writer=
 cleanup_all() {
   [ -n "$writer" ] && kill "$writer" 2> /dev/null || true
   pkill -9 -f "binrecover archive.*$WORK" 2> /dev/null || true
-  for s in "${SERVERS_MYSQL[@]}"; do "$MYSQL_SERVER" stop "$s" || true; done
   cleanup
 }
 trap cleanup_all EXIT

@@ -20,11 +20,9 @@ PS=$P PT=$((P + 1)) PR=$((P + 10))
 RGW=$ROOT/scripts/rgw_server.sh
 MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
 archiver=
-SERVERS_MYSQL=()
 cleanup_all() {
   [ -z "$archiver" ] || kill "$archiver" 2> /dev/null || true
   "$RGW" stop "$WORK/rgw" 2> /dev/null || true
-  for s in "${SERVERS_MYSQL[@]}"; do "$MYSQL_SERVER" stop "$s" || true; done
   cleanup
 }
 trap cleanup_all EXIT

@@ -19,12 +19,6 @@
 source "$(dirname "$0")/lib.sh"
 PA=${1:-23697}
 MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
-SERVERS_MYSQL=()
-cleanup_all() {
-  for s in "${SERVERS_MYSQL[@]}"; do "$MYSQL_SERVER" stop "$s" || true; done
-  cleanup
-}
-trap cleanup_all EXIT
 PB=$((PA + 1))
 PC=$((PA + 2))
 R=(--no-defaults -h127.0.0.1 -uroot)

@@ -23,12 +23,10 @@ PC=$((PA + 2))
 R=(--no-defaults -h127.0.0.1 -uroot)
 export TZ=UTC
 BG=()
-SERVERS_MYSQL=()
 MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
 cleanup_day() {
   for p in "${BG[@]}"; do kill -9 "$p" 2> /dev/null || true; done
   pkill -9 -f "binrecover archive.*$WORK" 2> /dev/null || true
-  for s in "${SERVERS_MYSQL[@]}"; do "$MYSQL_SERVER" stop "$s" || true; done
   cleanup
 }
 trap cleanup_day EXIT

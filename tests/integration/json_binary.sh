@@ -12,12 +12,6 @@ CHECK=${JSON_BINARY_CHECK:-$ROOT/build/tests/json_binary_check}
 MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
 "$MYSQL_SERVER" chroot > /dev/null || fail "cannot build the MySQL chroot (see above)"
 
-SERVERS_MYSQL=()
-cleanup_mysql() {
-  for s in "${SERVERS_MYSQL[@]}"; do "$MYSQL_SERVER" stop "$s" || true; done
-  cleanup
-}
-trap cleanup_mysql EXIT
 SERVERS_MYSQL+=("$WORK/a")
 "$MYSQL_SERVER" start "$WORK/a" "$PORT"
 

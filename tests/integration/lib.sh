@@ -5,9 +5,12 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BINRECOVER=${BINRECOVER:-$ROOT/build/binrecover}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/binrecover-test.XXXXXX")
 SERVERS=()
+SERVERS_MYSQL=()
 
+# (the servers killed, not shut down: their data is deleted with the work folder)
 cleanup() {
-  for s in "${SERVERS[@]}"; do "$ROOT/scripts/mariadb_server.sh" stop "$s" || true; done
+  for s in "${SERVERS[@]}"; do "$ROOT/scripts/mariadb_server.sh" discard "$s" || true; done
+  for s in "${SERVERS_MYSQL[@]}"; do "$ROOT/scripts/mysql_server.sh" discard "$s" || true; done
   if [ "${KEEP_WORK:-0}" = 1 ]; then echo "work folder kept: $WORK" >&2; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
@@ -162,8 +165,6 @@ shop_expected() {
 use_mysql() {
   MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
   "$MYSQL_SERVER" chroot > /dev/null || fail "cannot build the MySQL chroot (see above)"
-  SERVERS_MYSQL=()
-  trap 'for s in "${SERVERS_MYSQL[@]}"; do "$MYSQL_SERVER" stop "$s" || true; done; cleanup' EXIT
 }
 start_mysql() {
   SERVERS_MYSQL+=("$WORK/$1")

@@ -15,7 +15,7 @@ PA=$((PM + 2))
 MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
 "$MYSQL_SERVER" chroot > /dev/null || fail "cannot build the MySQL chroot (see above)"
 cleanup_mysql() {
-  "$MYSQL_SERVER" stop "$WORK/my" || true
+  "$MYSQL_SERVER" discard "$WORK/my" || true
   cleanup
 }
 trap cleanup_mysql EXIT

@@ -13,13 +13,7 @@ PA=${1:-23651}
 PT=$((PA + 1))
 MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
 "$MYSQL_SERVER" chroot > /dev/null || fail "cannot build the MySQL chroot (see above)"
-SERVERS_MYSQL=()
 mstart() { SERVERS_MYSQL+=("$WORK/$1"); "$MYSQL_SERVER" start "$WORK/$1" "${@:2}"; }
-cleanup_mysql() {
-  for s in "${SERVERS_MYSQL[@]}"; do "$MYSQL_SERVER" stop "$s" || true; done
-  cleanup
-}
-trap cleanup_mysql EXIT
 # MySQL's own client and tools (from the chroot).
 mysql_client() { "$MYSQL_SERVER" exec mysql --no-defaults -h127.0.0.1 -P"$1" -uroot "${@:2}"; }
 BR=("$BINRECOVER")

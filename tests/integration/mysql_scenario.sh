@@ -18,12 +18,6 @@ mstart() {  # NAME PORT
   SERVERS_MYSQL+=("$WORK/$1")
   "$MYSQL_SERVER" start "$WORK/$1" "$2"
 }
-SERVERS_MYSQL=()
-cleanup_mysql() {
-  for s in "${SERVERS_MYSQL[@]}"; do "$MYSQL_SERVER" stop "$s" || true; done
-  cleanup
-}
-trap cleanup_mysql EXIT
 
 mstart a "$PA" --binlog-row-event-max-size=16M
 sql "$PA" -e "CREATE DATABASE zyyshop; CREATE DATABASE other;

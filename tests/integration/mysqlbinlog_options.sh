@@ -95,7 +95,7 @@ pass "--open-files-limit, --binlog-row-event-max-size: accepted, same output; no
 # MySQL 9.7: --idempotent applies row events over rows that are there already.
 MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
 "$MYSQL_SERVER" chroot > /dev/null || fail "cannot build the MySQL chroot"
-trap '"$MYSQL_SERVER" stop "$WORK/my" || true; cleanup' EXIT
+trap '"$MYSQL_SERVER" discard "$WORK/my" || true; cleanup' EXIT
 "$MYSQL_SERVER" start "$WORK/my" "$PM"
 sql "$PM" -e "CREATE DATABASE i; CREATE TABLE i.t (id INT PRIMARY KEY, v INT); FLUSH BINARY LOGS;
   INSERT INTO i.t VALUES (1, 10), (2, 20), (3, 30); FLUSH BINARY LOGS"

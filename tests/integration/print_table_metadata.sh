@@ -243,7 +243,7 @@ pass "refused where it has no comment to follow (-s, --flashback, events)"
 
 # --- 2. MySQL 9.7 -----------------------------------------------------------------------------
 if "$MYSQL_SERVER" chroot > /dev/null 2>&1; then
-  trap '"$MYSQL_SERVER" stop "$WORK/my" || true; cleanup' EXIT
+  trap '"$MYSQL_SERVER" discard "$WORK/my" || true; cleanup' EXIT
   "$MYSQL_SERVER" start "$WORK/my" "$PM"
   { echo "CREATE DATABASE p; USE p;"; mysql_tables; } | sql "$PM"
   sql "$PM" -e "SET GLOBAL binlog_row_metadata = MINIMAL"

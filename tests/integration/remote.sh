@@ -13,12 +13,6 @@
 source "$(dirname "$0")/lib.sh"
 PA=${1:-23661}
 MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
-SERVERS_MYSQL=()
-cleanup_all() {
-  for s in "${SERVERS_MYSQL[@]}"; do "$MYSQL_SERVER" stop "$s" || true; done
-  cleanup
-}
-trap cleanup_all EXIT
 
 workload() {  # PORT FORMAT
   sql "$1" <<SQL

@@ -3,7 +3,8 @@
 # parallel_workload.sh (its counter and its table without a key show a transaction applied
 # twice; every table's checksum one left out) replayed serially, with --parallel 8 and with
 # --server-applier --parallel 8 (at the end), every other run merging small transactions
-# (--merge-transactions 4), and stopped at random moments (CRASH_RUNS of each, default 20):
+# (--merge-transactions 4), and stopped at moments spread over the replay (CRASH_RUNS of each,
+# default 8: one at a random point of each eighth of its time, see moment below):
 # the target killed with SIGKILL (then restarted), binrecover killed with SIGKILL, SIGINT and
 # SIGTERM. Each time
 # `replay --resume` finishes it, and the target equals the source. The target has a server id of
@@ -12,7 +13,14 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/parallel_workload.sh"
 PA=${1:-23721}
 PT=$((PA + 1))
-RUNS=${CRASH_RUNS:-20}
+RUNS=${CRASH_RUNS:-8}
+# moment MS N: when the Nth (from 0) of RUNS stops falls, in ms: a random point of the Nth of
+# RUNS equal slices of the first 90 % of a replay that takes MS. Spread so, a few stops cover
+# the whole replay (the start, DDL, bulk and the end) as many random ones would by chance.
+moment() {
+  local w=$(($1 * 9 / 10))
+  echo $((($2 * w + (RANDOM * 32768 + RANDOM) % (w + 1)) / RUNS))
+}
 # CRASH_WORKERS, CRASH_HOW, CRASH_EXTRA (more replay options, e.g. --progress-table=none, which
 # makes the test fail: the state file alone is one transaction behind after some kills)
 read -r -a EXTRA <<< "${CRASH_EXTRA:-}"
@@ -102,7 +110,7 @@ for workers in ${CRASH_WORKERS:-1 8}; do
       # (every other run, and its resume, merges small transactions: --merge-transactions 4)
       merge=()
       [ $((tries % 2)) = 0 ] && merge=(--merge-transactions 4)
-      delay=$((RANDOM % (ms * 9 / 10 + 1)))
+      delay=$(moment "$ms" "$stopped_mid")
       t0=$(date +%s%N)
       (exec "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
         --state-file="$WORK/r.state" --parallel "$workers" "${merge[@]}" "${EXTRA[@]}" "${files[@]}" \
@@ -155,7 +163,7 @@ for workers in ${CRASH_WORKERS:-1 8}; do
       diff "$WORK/expected" "$WORK/got" > "$WORK/diff" ||
         { cat "$WORK/diff" "$WORK/first.err" "$WORK/resume.err"; fail "--parallel $workers, $how after ${delay} ms, resumed: the target differs"; }
     done
-    pass "--parallel $workers, $how at $RUNS random moments mid-replay ($tries runs, every other with --merge-transactions 4; $in_doubt with a DDL in doubt settled by looking), --resume: target equals the source, counter and keyless table exact"
+    pass "--parallel $workers, $how at $RUNS moments spread over the replay ($tries runs, every other with --merge-transactions 4; $in_doubt with a DDL in doubt settled by looking), --resume: target equals the source, counter and keyless table exact"
   done
 done
 
@@ -276,7 +284,7 @@ for how in kill target-kill same-second; do
 done
 
 # --server-applier --parallel 8 (the target's own applier, binrecover its replication source):
-# stopped at RUNS random moments, by turns the target killed (restarted), binrecover killed
+# stopped at RUNS moments spread over the replay, by turns the target killed (restarted), binrecover killed
 # (SIGKILL) and terminated (SIGTERM), then --resume: the target equals the source each time.
 # (A DDL that a kill of the target cuts between its execution and its gtid_slave_pos record is
 # run again and fails: the DBA's answer, as docs/usage.md says, is to look and, the change being
@@ -328,7 +336,7 @@ while [ "$stopped_mid" -lt "$RUNS" ]; do
   merge=()
   [ $((tries % 2)) = 1 ] && merge=(--merge-transactions 8)
   fresh_sa
-  delay=$((RANDOM % (ms * 9 / 10 + 1)))
+  delay=$(moment "$ms" "$stopped_mid")
   t0=$(date +%s%N)
   (exec "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot --server-applier -D \
     --parallel 8 --window=1 --state-file="$WORK/r.state" "${merge[@]}" "${sa_files[@]}" 2> "$WORK/first.err") &
@@ -369,4 +377,4 @@ while [ "$stopped_mid" -lt "$RUNS" ]; do
   diff "$WORK/expected" "$WORK/got" > "$WORK/diff" ||
     { cat "$WORK/diff" "$WORK/first.err" "$WORK/resume.err"; fail "--server-applier, $how after ${delay} ms, resumed: the target differs"; }
 done
-pass "--server-applier --parallel 8 stopped at $RUNS random moments mid-replay (the target killed, binrecover killed and terminated by turns, every other run with --merge-transactions 8; $tries runs, $redone DDL run again after a target kill and settled by its GTID, $torn empty master-binrecover.info removed), --resume: target equals the source, counter and keyless table exact"
+pass "--server-applier --parallel 8 stopped at $RUNS moments spread over the replay (the target killed, binrecover killed and terminated by turns, every other run with --merge-transactions 8; $tries runs, $redone DDL run again after a target kill and settled by its GTID, $torn empty master-binrecover.info removed), --resume: target equals the source, counter and keyless table exact"

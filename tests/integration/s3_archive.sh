@@ -22,14 +22,12 @@ MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
 PA=$((P + 10))
 PB=$((P + 11))
 PM=$((P + 12))
-SERVERS_MYSQL=()
 writers=()
 cleanup_all() {
   for w in "${writers[@]}"; do kill "$w" 2> /dev/null || true; done
   pkill -9 -f "binrecover archive.*s3://fleet" 2> /dev/null || true
   stop_hostile
   "$RGW" stop "$WORK/rgw" 2> /dev/null || true
-  for s in "${SERVERS_MYSQL[@]}"; do "$MYSQL_SERVER" stop "$s" || true; done
   cleanup
 }
 trap cleanup_all EXIT

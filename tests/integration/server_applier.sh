@@ -333,7 +333,7 @@ pass "--server-applier refuses --rows-as-sql, --idempotent, --skip-gtids, --gtid
 # A MySQL target: refused.
 MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
 "$MYSQL_SERVER" start "$WORK/m" "$PM" > /dev/null || fail "MySQL did not start"
-trap '"$MYSQL_SERVER" stop "$WORK/m" || true; cleanup' EXIT
+trap '"$MYSQL_SERVER" discard "$WORK/m" || true; cleanup' EXIT
 rc=0
 "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PM" -uroot --server-applier \
   --state-file="$WORK/m.state" "${files[@]}" 2> "$WORK/m.err" || rc=$?

@@ -35,9 +35,29 @@ if [ -d "$CORPUS" ]; then
   mapfile -t more < <(find "$CORPUS" -type f \( -name '*bin*.0*' -o -name '*.binlog' \) | sort)
   files+=("${more[@]}")
 fi
-compared=0 json=0 logs=0
+# Each log's server version; mysqlbinlog 9.7 over every MySQL log in one run of the chroot
+# (-v, -vv and plain SQL of WORK/my/N.bin into N.v, N.vv, N.sql): one start of it, not three
+# per log.
+declare -A ver_of my_of
+mkdir "$WORK/my"
+nmy=0
 for f in "${files[@]}"; do
   ver=$("$BINRECOVER" events --limit=1 "$f" 2> /dev/null | sed -n 's/.*Server ver: \([^,]*\),.*/\1/p') || true
+  ver_of[$f]=$ver
+  [ -n "$ver" ] && [[ $ver != *MariaDB* ]] || continue
+  my_of[$f]=$WORK/my/$nmy
+  nmy=$((nmy + 1))
+  cp "$f" "${my_of[$f]}.bin"
+done
+"$MYSQL_SERVER" exec bash -c 'for b in "$1"/*.bin; do
+  n=${b%.bin}
+  mysqlbinlog --base64-output=decode-rows -v "$b" > "$n.v" 2> /dev/null || true
+  mysqlbinlog --base64-output=decode-rows -vv "$b" > "$n.vv" 2> /dev/null || true
+  mysqlbinlog "$b" > "$n.sql" 2> /dev/null || true
+done' _ "$WORK/my" || fail "mysqlbinlog did not run in the chroot"
+compared=0 json=0 logs=0
+for f in "${files[@]}"; do
+  ver=${ver_of[$f]}
   [ -n "$ver" ] || continue
   for v in -v -vv; do
     # (a file the tool cannot read whole is compared as far as both read it)
@@ -45,9 +65,7 @@ for f in "${files[@]}"; do
     if [[ $ver == *MariaDB* ]]; then
       mariadb-binlog --base64-output=decode-rows $v "$f" 2> /dev/null | grep -a '^###\|^# Number of rows: ' > "$WORK/theirs" || true
     else
-      cp "$f" "$WORK/in.bin"
-      "$MYSQL_SERVER" exec mysqlbinlog --base64-output=decode-rows $v "$WORK/in.bin" 2> /dev/null |
-        grep -a '^###' > "$WORK/theirs" || true
+      grep -a '^###' "${my_of[$f]}.${v#-}" > "$WORK/theirs" || true
     fi
     [ -s "$WORK/theirs" ] || continue
     logs=$((logs + 1))
@@ -66,10 +84,9 @@ done
 gtid_lines() { grep -aE $'\t(Anonymous_)?GTID\tlast_committed=|^/\*!(50718|80001|80014) SET |^# (original|immediate)_commit_timestamp=|^SET @@SESSION.GTID_NEXT= ' | grep -av ' added by ' || true; }
 glogs=0 glines=0
 for f in "${files[@]}"; do
-  ver=$("$BINRECOVER" events --limit=1 "$f" 2> /dev/null | sed -n 's/.*Server ver: \([^,]*\),.*/\1/p') || true
-  [ -n "$ver" ] && [[ $ver != *MariaDB* ]] || continue
-  cp "$f" "$WORK/in.bin"
-  { "$MYSQL_SERVER" exec mysqlbinlog "$WORK/in.bin" 2> /dev/null || true; } | gtid_lines > "$WORK/theirs"
+  [ -n "${my_of[$f]:-}" ] || continue
+  ver=${ver_of[$f]}
+  gtid_lines < "${my_of[$f]}.sql" > "$WORK/theirs"
   [ -s "$WORK/theirs" ] || continue
   { TZ=UTC "$BINRECOVER" --no-defaults "$f" 2> /dev/null || true; } | gtid_lines > "$WORK/ours"
   diff "$WORK/theirs" "$WORK/ours" > "$WORK/diff" ||
