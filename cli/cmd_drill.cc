@@ -2,11 +2,23 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/option_groups.h"
+#include "cli/option_groups_servers.h"
 #include "recovery/recover/drill.h"
 #include "recovery/sql/output.h"
 #include "recovery/storage/private_file.h"
 
 namespace binrecover::cli {
+
+// The options of `binrecover drill`.
+std::vector<Group> drill_option_groups(bool for_option_files) {
+  std::vector<Group> d = reading_groups();
+  d.push_back(plan_group(true));
+  d.push_back(remote_group(true));
+  if (!for_option_files) d.push_back(connection_group(ConnectionFor::kDrill));
+  d.push_back(misc_group());
+  return d;
+}
 
 int drill_command(Options& o) {
   if (o.password_prompt && o.drill.server) o.drill.server->password = read_password();

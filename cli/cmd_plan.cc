@@ -3,12 +3,24 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/option_groups.h"
+#include "cli/option_groups_servers.h"
 #include "recovery/reading/local_time.h"
 #include "recovery/recover/plan.h"
 #include "recovery/recover/timeline.h"
 #include "recovery/sql/output.h"
 
 namespace binrecover::cli {
+
+// The options of `binrecover plan` (its own group, plan_group(false), is shared with drill).
+std::vector<Group> plan_option_groups(bool for_option_files) {
+  std::vector<Group> d = reading_groups();
+  d.push_back(plan_group(false));
+  d.push_back(remote_group());
+  if (!for_option_files) d.push_back(connection_group(ConnectionFor::kSource));
+  d.push_back(misc_group());
+  return d;
+}
 
 int plan_command(Options& o) {
   recovery::Timeline tl;

@@ -13,6 +13,8 @@
 
 #include "binlog/error.h"
 #include "cli/commands.h"
+#include "cli/option_groups.h"
+#include "cli/option_groups_servers.h"
 #include "cli/option_values.h"
 #include "recovery/emit/row_changes.h"
 #include "recovery/emit/run_sql.h"
@@ -23,6 +25,113 @@
 #include "recovery/text/escape.h"
 
 namespace binrecover::cli {
+
+// The options of SQL output (and of --help and --version alone).
+namespace {
+
+// SQL output: where it goes, and the comments it writes or leaves out.
+void add_sql_output_options(po::options_description& g) {
+  g.add_options()("result-file,r", po::value<std::string>(),
+                  "write to this file instead of stdout (with --raw: the prefix of the copies)")(
+      "split-by", po::value<std::string>(),
+      "table: one file per table changed, in --output-dir, named DATABASE.TABLE and .sql, "
+      ".undo.sql (--flashback), .jsonl or .csv (--format), each what --table=DATABASE.TABLE "
+      "writes (the binlogs are read once more per table)")(
+      "output-dir", po::value<std::string>(),
+      "with --split-by: the folder for the files (made if missing, mode 0700); names from the "
+      "log are encoded (any byte but letters, digits, _ $ - as %XX), files are new and "
+      "private (0600)")(
+      "format", po::value<std::string>(),
+      "sql (default), or the row changes as data: jsonl (one JSON object per changed row: "
+      "time, GTID, file, position, database, table, type, the row before and after by column "
+      "name, values as JSON types) or csv (the same fields, before/after as JSON)")(
+      "raw",
+      "with -R: copy the server's binlogs byte for byte to files named --result-file=PREFIX "
+      "plus their names, as mysqlbinlog --raw does (binrecover archive, with resume)")(
+      "stop-never",
+      "with -R: follow the server: wait at the end of its logs for more, go on with each new "
+      "file (with --raw: binrecover archive --stop-never)")(
+      "disable-log-bin,D", "add SET sql_log_bin=0 so the replay is not binlogged again")(
+      "skip-gtids", "leave out GTID statements (replay gets new GTIDs)")(
+      "short-form,s", "statements only: no comments, no row events")(
+      "print-row-count",
+      "'# Number of rows: N' after each statement's row events (the default with -v for "
+      "MariaDB logs, as mariadb-binlog; without -v counting costs a walk over every row)")(
+      "skip-print-row-count", "no '# Number of rows' lines")(
+      "print-row-event-positions", "'# at N' before each event (the default)")(
+      "skip-print-row-event-positions", "no '# at N' lines (as mariadb-binlog: for every event)")(
+      "skip-annotate-row-events",
+      "leave out the statements the server logged with the row events (Annotate_rows, "
+      "Rows_query)");
+}
+
+// SQL output: how events and rows are written.
+void add_sql_row_options(po::options_description& g) {
+  g.add_options()("hexdump,H", "hex dump of each event as comments")(
+      "verbose,v", "row events as ### comments too (-vv: with column types)")(
+      "base64-output", po::value<std::string>(),
+      "AUTO (default): row events as BINLOG statements; DECODE-ROWS: only the -v comments "
+      "(not replayable); NEVER: no BINLOG statement at all (an error at the first row event)")(
+      "flashback,B",
+      "undo SQL: the reverse of the selected range, newest transaction first (row format "
+      "with binlog_row_image=FULL); plain SQL where the column names are known "
+      "(binlog_row_metadata=FULL or --schema), reversed row events as BINLOG elsewhere")(
+      "rows-as-sql",
+      "row events as executable INSERT/UPDATE/DELETE with real column names (from the log's "
+      "binlog_row_metadata=FULL, else from --schema); generated columns (known from --schema "
+      "and the log's CREATE/ALTER TABLE) are left out, the server computes them")(
+      "target-flavor", po::value<std::string>(),
+      "the server the SQL is for: mysql or mariadb (default: the one that wrote the log). "
+      "mariadb, for a MySQL log: no GTID_NEXT statements, sql_mode mapped as a MariaDB "
+      "replica maps it (fractional seconds rounded, as MySQL did), MySQL 8's utf8mb4 "
+      "collations as utf8mb4_unicode_520_ci (replay finds this out from its server)")(
+      "trigger-tables", po::value<std::string>(),
+      "with --rows-as-sql, the rows of tables with triggers (known from --schema and the log's "
+      "CREATE TRIGGER): sql (default; plain statements fire the target's triggers again, "
+      "warned) or binlog (BINLOG statements, which fire none: the log already holds what the "
+      "triggers did)")(
+      "schema", po::value<std::string>(),
+      "a dump's CREATE TABLE statements (mysqldump/mariadb-dump, with or without data) naming "
+      "the columns of logs without metadata, for --rows-as-sql and --flashback; the binlog's "
+      "own DDL keeps it current")(
+      "set-charset", po::value<std::string>(),
+      "SET NAMES this character set at the start, the client's restored at the end (as "
+      "mysqlbinlog; each statement still sets the character set it was logged with)")(
+      "idempotent",
+      "MySQL targets: row events apply over what is there (an insert of a key that exists "
+      "overwrites the row, an update or delete of a missing row is skipped): "
+      "SET @@SESSION.RBR_EXEC_MODE=IDEMPOTENT at the start; refused for MariaDB, which "
+      "ignores it, and with --rows-as-sql")(
+      "require-row-format",
+      "SET @@SESSION.REQUIRE_ROW_FORMAT=1 at the start (MySQL 8.0.19+), and an error (exit 5) "
+      "at the first event a row-format-only session refuses: DML in statement format, a "
+      "temporary table, LOAD DATA, INSERT_ID, RAND seeds, user variables")(
+      "print-table-metadata",
+      "each table map's comment goes on with '# Columns(...)' (names, types, NOT NULL, "
+      "character sets) and '# Primary Key(...)' from the log's binlog_row_metadata, as "
+      "mysqlbinlog (MySQL logs) or mariadb-binlog (MariaDB logs) prints them")(
+      "local-load,l", po::value<std::string>(),
+      "write the data of LOAD DATA statements here, replayed as LOAD DATA LOCAL INFILE "
+      "(default: a new folder under $TMPDIR; replay with mysql --local-infile=1)");
+}
+
+Group sql_group() {
+  Group grp("SQL output");
+  add_sql_output_options(grp.d);
+  add_sql_row_options(grp.d);
+  return grp;
+}
+
+}  // namespace
+
+std::vector<Group> sql_option_groups(bool for_option_files) {
+  std::vector<Group> d = reading_groups();
+  d.push_back(sql_group());
+  d.push_back(remote_group());
+  if (!for_option_files) d.push_back(connection_group(ConnectionFor::kSource));
+  d.push_back(misc_group());
+  return d;
+}
 
 namespace {
 

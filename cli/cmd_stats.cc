@@ -3,11 +3,39 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/option_groups.h"
+#include "cli/option_groups_servers.h"
 #include "recovery/recover/stats.h"
 #include "recovery/recover/timeline.h"
 #include "recovery/sql/output.h"
 
 namespace binrecover::cli {
+
+// The options of `binrecover stats`.
+namespace {
+
+Group stats_group() {
+  Group grp("Statistics");
+  po::options_description& g = grp.d;
+  g.add_options()("format", po::value<std::string>(), "table (default) or json")(
+      "result-file,r", po::value<std::string>(), "write to this file instead of stdout")(
+      "transactions", po::value<std::string>()->implicit_value("10"),
+      "the N largest and N longest transactions (default 5; alone: 10), each with its start and "
+      "commit time, duration, bytes, rows, GTID and the tables it changed");
+  add_timeline_options(g, true);
+  return grp;
+}
+
+}  // namespace
+
+std::vector<Group> stats_option_groups(bool for_option_files) {
+  std::vector<Group> d = reading_groups();
+  d.push_back(stats_group());
+  d.push_back(remote_group());
+  if (!for_option_files) d.push_back(connection_group(ConnectionFor::kSource));
+  d.push_back(misc_group());
+  return d;
+}
 
 int stats_command(Options& o) {
   const bool picture = o.timeline || o.html_file;

@@ -1,8 +1,8 @@
 #pragma once
 
-// The option groups of commands that reach a server or a store (backup, restore, the
-// connections, reading a server, replay, archive, S3) and the parallel options replay, drill
-// and restore share: cli/option_groups.cc puts them in each command's help order.
+// The option groups that reach a server or a store, shared by several commands (the
+// connections, reading a server, S3) and the parallel options replay, drill and restore share.
+// A group one command alone takes is declared in its cli/cmd_*.cc.
 
 #include "cli/option_groups.h"
 
@@ -13,12 +13,8 @@ enum class ConnectionFor { kSource, kReplay, kDrill, kBackup, kRestore };
 
 // --parallel, --no-preserve-commit-order, --merge-transactions (`dflt`: --parallel's default).
 void add_parallel_options(po::options_description& g, const char* dflt);
-Group backup_group();
-Group restore_group();
 Group connection_group(ConnectionFor what);
 Group remote_group(bool source_options = false);
-Group replay_group();
-Group archive_group();
 Group s3_group();
 
 }  // namespace binrecover::cli

@@ -1,7 +1,9 @@
 #pragma once
 
 // The options as parsed, read into Options one concern at a time (parse_options calls them in
-// this order). Each checks what belongs together and refuses what does not apply (exit 2).
+// this order). Each checks what belongs together and refuses what does not apply (exit 2). The
+// readers of one command's own options live with the command (cli/cmd_*.cc); the shared ones in
+// cli/read_inputs.cc and cli/read_servers.cc.
 
 #include <optional>
 #include <string>
@@ -23,7 +25,7 @@ void read_inputs(const Given& g, bool stdin_is_tty, Options& o);
 // archive folder, a prefix above several servers' folders).
 void add_input_paths(const std::vector<std::string>& paths, std::vector<recovery::InputFile>& out);
 
-// cli/read_servers.cc: servers, the object store, archive and replay.
+// cli/read_servers.cc: servers, the object store, the parallel options.
 // -h, -P, -u, -p, -S and the rest of a connection: whether any was given.
 bool connection_given(const Given& g);
 void read_follow_and_raw(const Given& g, Command cmd, int verbose, Options& o);
@@ -31,15 +33,17 @@ void read_s3(const Given& g, Options& o);
 // The options of the store's connection (refused where no bucket is reached).
 inline constexpr const char* kS3Options[] = {"s3-endpoint", "s3-region", "s3-profile",
                                              "s3-addressing", "s3-streams"};
+// cli/cmd_archive.cc: archive's own options.
 void read_archive(const Given& g, Command cmd, Options& o);
 void read_remote(const Given& g, Command cmd, const std::optional<std::string>& start_gtids,
                  Options& o);
 void read_connection(const Given& g, Command cmd, Options& o);
 void read_source(const Given& g, Command cmd, Options& o);
 void read_parallel(const Given& g, Command cmd, Options& o);
+// cli/cmd_replay.cc: replay's own options.
 void read_replay(const Given& g, Command cmd, Options& o);
 
-// cli/read_backups.cc: backup (where it goes, --list) and restore (the archive, the point).
+// cli/cmd_backups.cc: backup (where it goes, --list) and restore (the archive, the point).
 void read_backup(const Given& g, Command cmd, Options& o);
 void read_restore(const Given& g, Command cmd, Options& o);
 

@@ -61,17 +61,13 @@ start | restart)
     set -- "${args[@]}"
     rm -f "$dir/mysqld.sock" "$dir/mysqld.pid"
   fi
-  # (BINRECOVER_SERVER_DURABILITY=relaxed, the tests': commits written to the OS, not flushed
-  # to disk each time; a SIGKILLed server loses nothing so, only a machine's crash would)
-  relaxed=()
-  [ "${BINRECOVER_SERVER_DURABILITY:-}" != relaxed ] || relaxed=(--innodb-flush-log-at-trx-commit=2)
   "$mariadbd" --no-defaults --user="$(id -un)" --datadir="$dir/data" --tmpdir="$dir/tmp" \
     --bind-address=127.0.0.1 --port="$port" --socket="$dir/mysqld.sock" \
     --pid-file="$dir/mysqld.pid" --log-error="$dir/error.log" \
     --server-id=1 --log-bin="$dir/binlog/mysql-bin" --binlog-format=ROW \
     --innodb-buffer-pool-size=64M --innodb-log-file-size=48M --skip-name-resolve \
     --character-set-server=utf8mb4 --collation-server=utf8mb4_general_ci \
-    --default-time-zone=+00:00 "${relaxed[@]}" "$@" >/dev/null 2>&1 &
+    --default-time-zone=+00:00 "$@" >/dev/null 2>&1 &
   for _ in $(seq 1 300); do
     if mariadb --no-defaults -h127.0.0.1 -P"$port" -uroot -e 'select 1' >/dev/null 2>&1; then
       exit 0

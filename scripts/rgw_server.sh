@@ -10,11 +10,12 @@
 #   scripts/rgw_server.sh restart-rgw DIR    the gateway alone again (after stop-rgw or kill -9)
 #   scripts/rgw_server.sh stop-rgw DIR       the gateway alone
 #   scripts/rgw_server.sh stop DIR
+#   scripts/rgw_server.sh discard DIR        SIGKILL to every daemon: for a test's end
 # After start, DIR/s3.env holds the test user's keys (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
 # AWS_ENDPOINT_URL_S3, AWS_REGION) for `source`, and DIR/s3cmd.cfg the same for s3cmd -c; the
 # keys are random per start, both files 0600.
 set -euo pipefail
-cmd=${1:?usage: rgw_server.sh start|restart-rgw|stop-rgw|stop DIR [PORT]}
+cmd=${1:?usage: rgw_server.sh start|restart-rgw|stop-rgw|stop|discard DIR [PORT]}
 dir=${2:?directory}
 
 conf() { echo "$dir/ceph.conf"; }
@@ -194,5 +195,14 @@ stop)
   stop_pidfile "$dir/run/osd.pid"
   stop_pidfile "$dir/run/mon.pid"
   ;;
-*) echo "usage: rgw_server.sh start|restart-rgw|stop-rgw|stop DIR [PORT]" >&2; exit 2 ;;
+discard)  # a test's end: every daemon killed at once (its folder is deleted next)
+  for f in rgw osd mon; do
+    pid=$(cat "$dir/run/$f.pid" 2>/dev/null || true)
+    case "$pid" in '' | *[!0-9]*) continue ;; esac
+    kill -9 "$pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    rm -f "$dir/run/$f.pid"
+  done
+  ;;
+*) echo "usage: rgw_server.sh start|restart-rgw|stop-rgw|stop|discard DIR [PORT]" >&2; exit 2 ;;
 esac

@@ -22,7 +22,7 @@ MYSQL_SERVER=$ROOT/scripts/mysql_server.sh
 archiver=
 cleanup_all() {
   [ -z "$archiver" ] || kill "$archiver" 2> /dev/null || true
-  "$RGW" stop "$WORK/rgw" 2> /dev/null || true
+  "$RGW" discard "$WORK/rgw" 2> /dev/null || true
   cleanup
 }
 trap cleanup_all EXIT

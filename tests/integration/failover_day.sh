@@ -77,7 +77,7 @@ SQL
 sql "$PB" -e "$replicate"
 
 # writer PORT NAME: a session's day of orders, one transaction each, until WORK/stop-NAME exists
-# or its server is gone. Session 1 flushes the binary log every 300 orders.
+# or its server is gone. Session 1 flushes the binary log every 100 orders.
 writer() {
   local port=$1 name=$2 i=0
   while [ ! -e "$WORK/stop-$name" ]; do
@@ -87,7 +87,10 @@ writer() {
       echo "INSERT INTO shop.orders (who, amount, note) VALUES ('$name', $((i % 97)).$((i % 100)), REPEAT('x', $((i % 150))));"
       echo "UPDATE shop.stock SET n = n - 1 WHERE item = ELT(1 + $i % 3, 'apple', 'pear', 'plum');"
       echo "COMMIT;"
-      [ "$name" = w1 ] && [ $((i % 300)) = 0 ] && echo "FLUSH BINARY LOGS;"
+      [ "$name" = w1 ] && [ $((i % 100)) = 0 ] && echo "FLUSH BINARY LOGS;"
+      # (paced, about 50 orders a second: a day of orders, not a load test; each recovery
+      # below replays all of them)
+      sleep 0.02
     }
   done | sql "$port" --unbuffered 2> /dev/null
 }

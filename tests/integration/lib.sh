@@ -4,8 +4,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BINRECOVER=${BINRECOVER:-$ROOT/build/binrecover}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/binrecover-test.XXXXXX")
-# The servers the tests start write commits to the OS without a flush to disk each time
-# (scripts/mariadb_server.sh): a server killed with SIGKILL loses nothing so, as with a flush.
+# The MySQL servers the tests start write commits to the OS without a flush to disk each time
+# (scripts/mysql_server.sh): a server killed with SIGKILL loses nothing so, as with a flush.
 export BINRECOVER_SERVER_DURABILITY=${BINRECOVER_SERVER_DURABILITY:-relaxed}
 SERVERS=()
 SERVERS_MYSQL=()

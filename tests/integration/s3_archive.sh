@@ -27,7 +27,7 @@ cleanup_all() {
   for w in "${writers[@]}"; do kill "$w" 2> /dev/null || true; done
   pkill -9 -f "binrecover archive.*s3://fleet" 2> /dev/null || true
   stop_hostile
-  "$RGW" stop "$WORK/rgw" 2> /dev/null || true
+  "$RGW" discard "$WORK/rgw" 2> /dev/null || true
   cleanup
 }
 trap cleanup_all EXIT
