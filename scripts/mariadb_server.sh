@@ -83,13 +83,8 @@ discard)  # a throwaway server at a test's end: killed at once (its data is dele
   pid=$(cat "$dir/mysqld.pid" 2>/dev/null || true)
   case "$pid" in '' | *[!0-9]*) exit 0 ;; esac
   { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null | grep -q -- "--datadir=$dir/data" || exit 0
-  kill -9 "$pid" 2>/dev/null || true
-  # (gone, or a zombie its new parent has not reaped yet)
-  for _ in $(seq 1 100); do
-    state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1) || true
-    [ -n "$state" ] && [ "$state" != Z ] || break
-    sleep 0.05
-  done
+  source "$(dirname "$0")/kill_now.sh"
+  kill_now "$pid"
   ;;
 stop)
   if [ -f "$dir/mysqld.pid" ]; then

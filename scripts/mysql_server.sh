@@ -267,17 +267,12 @@ restart)
   ;;
 discard)  # a throwaway server at a test's end: killed at once (its data is deleted next)
   dir=$(realpath -m "${2:?data directory}")
+  source "$(dirname "$0")/kill_now.sh"
   for f in "$dir/mysqld.pid" "$dir/mysqld.launch.pid"; do
     pid=$(cat "$f" 2>/dev/null || true)
     case "$pid" in '' | *[!0-9]*) continue ;; esac
     { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null | grep -q -- "--datadir=$dir/data" || continue
-    kill -9 "$pid" 2>/dev/null || true
-    # (gone, or a zombie its new parent has not reaped yet)
-    for _ in $(seq 1 100); do
-      state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1) || true
-      [ -n "$state" ] && [ "$state" != Z ] || break
-      sleep 0.05
-    done
+    kill_now "$pid"
   done
   ;;
 stop)

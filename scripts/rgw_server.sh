@@ -196,11 +196,11 @@ stop)
   stop_pidfile "$dir/run/mon.pid"
   ;;
 discard)  # a test's end: every daemon killed at once (its folder is deleted next)
+  source "$(dirname "$0")/kill_now.sh"
   for f in rgw osd mon; do
     pid=$(cat "$dir/run/$f.pid" 2>/dev/null || true)
     case "$pid" in '' | *[!0-9]*) continue ;; esac
-    kill -9 "$pid" 2>/dev/null || true
-    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    kill_now "$pid"
     rm -f "$dir/run/$f.pid"
   done
   ;;
