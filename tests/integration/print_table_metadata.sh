@@ -287,6 +287,26 @@ if [ ! -d "$CORPUS" ]; then
   echo "$maps_total table maps compared"
   exit 0
 fi
+# mysqlbinlog 9.7 over every MySQL log with table maps in one run of the chroot (WORK/pm/N.bin
+# into N.tool, its exit status in N.rc): one start of it, not one per log.
+declare -A pm_of
+npm=0
+mkdir -p "$WORK/pm" "$WORK/myload"  # (LOAD DATA files: here, not in /tmp; the chroot binds $WORK)
+if [ $have_mysql = 1 ]; then
+  while IFS= read -r -d '' f; do
+    BL --print-table-metadata "$f" > "$WORK/c.ours" 2> /dev/null || true
+    grep -q '^# Columns(' "$WORK/c.ours" || continue
+    grep -qE '^#.*Start: binlog v [0-9]+, server v [^ ]*MariaDB' "$WORK/c.ours" && continue
+    pm_of[$f]=$WORK/pm/$npm
+    cp "$f" "${pm_of[$f]}.bin"
+    npm=$((npm + 1))
+  done < <(find "$CORPUS" -type f ! -name '*.md' ! -name '*.index' -print0 | sort -z)
+  "$MYSQL_SERVER" exec bash -c 'for b in "$1"/*.bin; do
+    n=${b%.bin} rc=0
+    mysqlbinlog --no-defaults --local-load="$2" --print-table-metadata "$b" > "$n.tool" 2> /dev/null || rc=$?
+    echo "$rc" > "$n.rc"
+  done' _ "$WORK/pm" "$WORK/myload" || fail "mysqlbinlog did not run in the chroot"
+fi
 files=0 skipped=0
 while IFS= read -r -d '' f; do
   rb=0
@@ -297,9 +317,9 @@ while IFS= read -r -d '' f; do
     mkdir -p "$WORK/mbload"
     mariadb-binlog --no-defaults --local-load="$WORK/mbload" --print-table-metadata "$f" > "$WORK/c.tool" 2> /dev/null || rc=$?
   elif [ $have_mysql = 1 ]; then
-    rc=0
-    mkdir -p "$WORK/myload"  # (LOAD DATA files: here, not in /tmp; the chroot binds $WORK)
-    mysqlbinlog --local-load="$WORK/myload" --print-table-metadata "$f" > "$WORK/c.tool" 2> /dev/null || rc=$?
+    [ -n "${pm_of[$f]:-}" ] || fail "corpus ${f#"$CORPUS"/}: not run through mysqlbinlog"
+    cp "${pm_of[$f]}.tool" "$WORK/c.tool"
+    rc=$(cat "${pm_of[$f]}.rc")
   else
     skipped=$((skipped + 1))
     continue
