@@ -24,7 +24,7 @@ rm -f "$BINRECOVER_GXX_RESULT" "$BINRECOVER_GXX_RESULT.log" "$BINRECOVER_FUZZ_RE
   echo $rc > "$BINRECOVER_FUZZ_RESULT"
 ) &
 cd build
-# Two tests at a time (BINRECOVER_TEST_JOBS): most of a test's time is its servers' start and
-# its waits, so two cores serve two tests (every test has ports of its own, the shared caches
-# are built under a lock): 871 s instead of 1,593 s one at a time, on 2 cores.
+# Two tests at a time (BINRECOVER_TEST_JOBS; every test has ports of its own, the shared caches
+# are built under a lock): 948-1,054 s on 2 cores (2026-12-06), which are then busy throughout,
+# so more at a time would not be faster (docs/testing.md).
 ctest --output-on-failure --timeout 900 -j "${BINRECOVER_TEST_JOBS:-2}" "$@"
