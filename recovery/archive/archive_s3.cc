@@ -1,30 +1,19 @@
 // binrecover archive --to s3://...: the server's binlogs into object storage (layout in
-// recovery/storage/s3_archive.h).
-//
-// The file being written is kept in memory from the end of its last sealed piece ("the tail",
-// at most part_bytes plus one event). Every upload_seconds the bytes that came since the last
-// upload become one more small immutable piece, and the manifest is rewritten to list it: at
-// most that many seconds are ever at risk. Once the tail reaches part_bytes it is sealed: stored
-// as one piece that replaces the small ones. When the server rotates, the file's object is
-// composed inside the store by a multipart upload that copies the sealed pieces (nothing is
-// downloaded but the first piece, whose in-use flag is cleared) and uploads the tail; then the
-// manifest says the file is complete and its pieces are deleted. Every piece is written before
-// the manifest names it, so a kill at any moment leaves the manifest describing whole events
-// only; a piece the manifest never named is deleted with the others.
+// recovery/storage/s3_archive.h). The file being written is kept in memory from the end of its
+// last sealed piece and stored piece by piece (recovery/archive/s3_active_file.h): at most
+// --upload-interval seconds of it are ever at risk. This sink holds the server's manifest and
+// index, the flusher thread that uploads on the interval while the server is quiet, and the
+// retention policy over the bucket's files.
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
-#include <cstdio>
-#include <functional>
 #include <mutex>
-#include <optional>
 #include <set>
 #include <thread>
 
-#include "binlog/byte_cursor.h"
 #include "binlog/error.h"
-#include "binlog/event_type.h"
 #include "recovery/archive/archive_sink.h"
+#include "recovery/archive/s3_active_file.h"
 #include "recovery/storage/s3_archive.h"
 
 namespace binrecover::recovery {
@@ -32,49 +21,7 @@ namespace binrecover::recovery {
 namespace {
 
 using s3::ArchivedFile;
-using s3::Piece;
 using s3::Url;
-
-constexpr std::size_t kMaxTailPieces = 32;  // small pieces before the tail is stored as one
-
-std::string piece_key(const std::string& folder, const std::string& file, std::uint64_t offset,
-                      std::uint64_t size) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%016llu-%llu", static_cast<unsigned long long>(offset),
-                static_cast<unsigned long long>(size));
-  return folder + ".active/" + file + "/" + buf;
-}
-
-// The GTID an event carries, as text ("" for other events): MariaDB's domain-server-seq,
-// MySQL's uuid:gno.
-std::string frame_gtid(binlog::Bytes raw) {
-  if (raw.size() < 19) return {};
-  const auto type = static_cast<binlog::EventType>(raw[4]);
-  binlog::ByteCursor c(raw, 0);
-  c.skip(5);
-  const std::uint32_t server = c.u32le();
-  if (type == binlog::EventType::kMariaGtid && raw.size() >= 19 + 12) {
-    binlog::ByteCursor b(raw, 0);
-    b.skip(19);
-    const std::uint64_t seq = b.u64le();
-    const std::uint32_t domain = b.u32le();
-    return std::to_string(domain) + "-" + std::to_string(server) + "-" + std::to_string(seq);
-  }
-  if (type == binlog::EventType::kGtid && raw.size() >= 19 + 25) {
-    static const char digits[] = "0123456789abcdef";
-    std::string uuid;
-    for (int i = 0; i < 16; ++i) {
-      const auto b = static_cast<unsigned>(raw[20 + static_cast<std::size_t>(i)]);
-      if (i == 4 || i == 6 || i == 8 || i == 10) uuid += '-';
-      uuid += digits[b >> 4];
-      uuid += digits[b & 15];
-    }
-    binlog::ByteCursor g(raw, 0);
-    g.skip(36);
-    return uuid + ":" + std::to_string(g.u64le());
-  }
-  return {};
-}
 
 // The manifest of the server's folder (a new one when there is none), refused when it is
 // another server's, with what the server says about itself now.
@@ -98,73 +45,38 @@ s3::Manifest server_manifest(s3::Client& client, const Url& folder, const Archiv
   return m;
 }
 
-// The object `obj` made inside the store by a multipart upload of the sealed pieces (the first
-// downloaded, `fix_first` applied to it; the others copied) and the tail (from `tail_start`).
-// Returns the object's ranges as pieces.
-std::vector<Piece> compose_object(s3::Client& client, const Url& obj, const std::string& bucket,
-                                  const std::vector<Piece>& sealed,
-                                  const std::vector<std::byte>& tail, std::uint64_t tail_start,
-                                  const std::function<void(std::vector<std::byte>&)>& fix_first) {
-  std::vector<Piece> ranges;
-  const std::string id = client.create_multipart(obj);
-  try {
-    std::vector<std::string> etags;
-    for (std::size_t i = 0; i < sealed.size(); ++i) {
-      const Piece& p = sealed[i];
-      if (i == 0) {
-        std::vector<std::byte> bytes = s3::read_piece(client, bucket, p, false, Codec{});
-        fix_first(bytes);
-        etags.push_back(client.upload_part(obj, id, 1, bytes));
-        ranges.push_back(Piece{0, bytes.size(), {}, s3::sha256_hex(bytes), false});
-      } else {
-        etags.push_back(client.upload_part_copy(obj, id, static_cast<unsigned>(i + 1),
-                                                Url{bucket, p.key}, 0, p.size - 1));
-        ranges.push_back(Piece{p.offset, p.size, {}, p.sha256, false});
-      }
-    }
-    if (!tail.empty()) {
-      etags.push_back(client.upload_part(obj, id, static_cast<unsigned>(sealed.size() + 1), tail));
-      ranges.push_back(Piece{tail_start, tail.size(), {}, s3::sha256_hex(tail), false});
-    }
-    client.complete_multipart(obj, id, etags);
-  } catch (...) {
-    try {
-      client.abort_multipart(obj, id);
-    } catch (const Error&) {
-    }
-    throw;
+// A folder that has files keeps the way they are stored: the same --zstd and key, else refused.
+// A new folder takes this run's.
+void check_codec(s3::Manifest& m, const Codec& codec, const Url& folder) {
+  if (m.files.empty()) {
+    m.codec = codec.name();
+    m.key_id = codec.key ? codec.key_id : std::string();
+    return;
   }
-  return ranges;
+  if (m.codec == codec.name() && (!codec.key || m.key_id == codec.key_id)) return;
+  throw Error(ErrorCode::kUsage,
+              folder.text() + " is stored " +
+                  (m.codec.empty()
+                       ? std::string("byte for byte")
+                       : "as " + m.codec +
+                             (m.key_id.empty() ? std::string() : " (key id " + m.key_id + ")")) +
+                  ": continue it with the same --zstd and --encryption-key-file");
 }
 
 class S3Archive : public ArchiveSink {
  public:
   S3Archive(const ArchiveOptions& opts, const ArchivedServer& server,
             const binlog::WarningSink& warn)
-      : o_(opts), warn_(warn), client_(s3::load_config(opts.s3)) {
+      : o_(opts),
+        warn_(warn),
+        client_(s3::load_config(opts.s3)),
+        folder_(server_folder(opts, server)),
+        file_(client_, folder_, opts.codec, opts.part_bytes, manifest_,
+              [this] { write_manifest(); }) {
     client_.on_retry = [this](const std::string& m) { warn_("the store failed " + m); };
-    Url base = s3::parse_url(*opts.to);
-    if (!base.key.empty() && base.key.back() != '/') base.key += '/';
-    const std::string name = opts.folder.value_or(
-        server.uuid.empty() ? "server-" + std::to_string(server.server_id) : server.uuid);
-    folder_ = Url{base.bucket, base.key + name + "/"};
     manifest_ = server_manifest(client_, folder_, server);
-    if (manifest_.files.empty()) {
-      manifest_.codec = opts.codec.name();
-      manifest_.key_id = opts.codec.key ? opts.codec.key_id : std::string();
-    } else if (manifest_.codec != opts.codec.name() ||
-               (opts.codec.key && manifest_.key_id != opts.codec.key_id)) {
-      throw Error(ErrorCode::kUsage,
-                  folder_.text() + " is stored " +
-                      (manifest_.codec.empty() ? std::string("byte for byte")
-                                               : "as " + manifest_.codec +
-                                                     (manifest_.key_id.empty()
-                                                          ? std::string()
-                                                          : " (key id " + manifest_.key_id + ")")) +
-                      ": continue it with the same --zstd and --encryption-key-file");
-    }
-    tail_.reserve(opts.part_bytes + (std::size_t{1} << 20));
-    open_last();
+    check_codec(manifest_, opts.codec, folder_);
+    file_.open_last();
     flusher_ = std::thread([this] { upload_when_due(); });
   }
 
@@ -178,7 +90,7 @@ class S3Archive : public ArchiveSink {
     flusher_.join();
     try {
       std::lock_guard<std::mutex> lock(mu_);
-      upload();
+      file_.upload();
       manifest_.active = false;  // (the folder is free for retention run alone)
       write_manifest();
     } catch (const Error& e) {  // (the next run goes on from what the manifest names)
@@ -190,16 +102,7 @@ class S3Archive : public ArchiveSink {
 
   void start_new(const std::string& name) override {
     std::lock_guard<std::mutex> lock(mu_);
-    file_ = name;
-    ArchivedFile f;
-    f.name = name;
-    manifest_.files.push_back(f);
-    tail_.assign({std::byte{0xfe}, std::byte{'b'}, std::byte{'i'}, std::byte{'n'}});
-    tail_start_ = 0;
-    uploaded_ = 0;
-    pos_ = 4;
-    crc_ = false;
-    ended_next_.clear();
+    file_.start(name);
     write_index();
     write_manifest();
     ++result_.files;
@@ -208,56 +111,36 @@ class S3Archive : public ArchiveSink {
   void append(const binlog::Frame& f) override {
     std::lock_guard<std::mutex> lock(mu_);
     if (flusher_error_) std::rethrow_exception(flusher_error_);
-    const auto type = static_cast<binlog::EventType>(f.raw[4]);
-    if (!accept_event(f, pos_, file_, current_url().text(), crc_)) return;
-    const std::size_t at = tail_.size();
-    tail_.insert(tail_.end(), f.raw.begin(), f.raw.end());
-    // The server clears the in-use flag when it sends the format description; in its file the
-    // flag stays set until the file is closed (the composed object has it clear).
-    if (type == binlog::EventType::kFormatDescription && f.pos == 4) tail_[at + kFlagsAt] |= kInUse;
-    pos_ += f.raw.size();
-    ArchivedFile& af = manifest_.files.back();
-    ++af.events;
-    if (const std::string g = frame_gtid(f.raw); !g.empty()) {
-      if (af.first_gtid.empty()) af.first_gtid = g;
-      af.last_gtid = g;
-    }
-    ended_next_.clear();
-    if (type == binlog::EventType::kRotate && f.raw.size() > 27 + (crc_ ? 4 : 0))
-      ended_next_.assign(reinterpret_cast<const char*>(f.raw.data()) + 27,
-                         f.raw.size() - 27 - (crc_ ? 4 : 0));
-    else if (type == binlog::EventType::kStop)
-      ended_next_ = "?";
-    manifest_.last_event_time = binlog::ByteCursor(f.raw, 0).u32le();
+    if (!accept_event(f, file_.pos(), file_.name(), file_.url().text(), file_.crc())) return;
+    file_.add(f);
     ++result_.events;
     result_.bytes += f.raw.size();
-    result_.last_file = file_;
-    result_.last_pos = pos_;
-    if (tail_.size() >= o_.part_bytes) {
-      seal();
-    } else if (std::chrono::steady_clock::now() - last_upload_ >=
-               std::chrono::seconds(o_.upload_seconds)) {
+    result_.last_file = file_.name();
+    result_.last_pos = file_.pos();
+    if (file_.full()) {
+      last_upload_ = std::chrono::steady_clock::now();
+      file_.seal();
+    } else if (due()) {
       upload();
     }
   }
 
   void finish_file() override {
     std::lock_guard<std::mutex> lock(mu_);
-    if (file_.empty() || manifest_.files.back().complete) return;
-    compose();
+    if (file_.name().empty() || manifest_.files.back().complete) return;
+    last_upload_ = std::chrono::steady_clock::now();
+    file_.compose();
   }
 
   void sync(bool now) override {
     std::lock_guard<std::mutex> lock(mu_);
-    if (now ||
-        std::chrono::steady_clock::now() - last_upload_ >= std::chrono::seconds(o_.upload_seconds))
-      upload();
+    if (now || due()) upload();
   }
 
-  const std::string& file() const override { return file_; }
-  std::uint64_t pos() const override { return pos_; }
-  bool has_file() const override { return !file_.empty(); }
-  const std::string& ended_next() const override { return ended_next_; }
+  const std::string& file() const override { return file_.name(); }
+  std::uint64_t pos() const override { return file_.pos(); }
+  bool has_file() const override { return !file_.name().empty(); }
+  const std::string& ended_next() const override { return file_.ended_next(); }
   ArchiveResult& result() override { return result_; }
 
   // The policy over the complete files before the current one, from the manifest in memory:
@@ -269,7 +152,7 @@ class S3Archive : public ArchiveSink {
     // only complete files before it can go)
     std::vector<std::string> names;
     for (const ArchivedFile& f : manifest_.files) {
-      if (!f.complete && f.name != file_) break;
+      if (!f.complete && f.name != file_.name()) break;
       names.push_back(f.name);
     }
     auto store = s3_backup_store(std::make_shared<s3::Client>(s3::load_config(o_.s3)), folder_);
@@ -280,207 +163,52 @@ class S3Archive : public ArchiveSink {
     r.plan = plan_retention(backups, names, o_.retain, s3::unix_now());
     if (r.plan.dropped.empty() && r.plan.drop_files.empty()) return;
     for (const BackupEntry& b : r.plan.dropped) store->remove(b);
-    if (!r.plan.drop_files.empty()) {
-      const std::set<std::string> drop(r.plan.drop_files.begin(), r.plan.drop_files.end());
-      for (const ArchivedFile& f : manifest_.files)
-        if (drop.count(f.name)) r.bytes += f.size;
-      manifest_.files.erase(
-          std::remove_if(manifest_.files.begin(), manifest_.files.end(),
-                         [&](const ArchivedFile& f) { return drop.count(f.name) > 0; }),
-          manifest_.files.end());
-      write_manifest();
-      write_index();
-      for (const auto& f : r.plan.drop_files) {
-        client_.remove(Url{folder_.bucket, folder_.key + f});
-        if (enveloped())  // (its pieces are the file)
-          for (const auto& o :
-               client_.list(folder_.bucket, folder_.key + ".active/" + f + "/").objects)
-            client_.remove(Url{folder_.bucket, o.key});
-      }
-    }
+    if (!r.plan.drop_files.empty()) r.bytes = drop_files(r.plan.drop_files);
     if (o_.note) o_.note(r.text());
   }
 
  private:
-  Url current_url() const { return Url{folder_.bucket, folder_.key + file_}; }
-
-  // Continues the manifest's last file: a complete one is where the copy goes on after; one
-  // being written has its tail (the pieces after the last sealed one) read back.
-  void open_last() {
-    if (manifest_.files.empty()) return;
-    ArchivedFile& f = manifest_.files.back();
-    file_ = f.name;
-    pos_ = f.size;
-    uploaded_ = f.size;
-    ended_next_ = f.next;
-    crc_ = f.checksum;
-    if (f.complete) return;
-    tail_start_ = 0;
-    for (const Piece& p : f.pieces)
-      if (p.sealed) tail_start_ = p.offset + p.size;
-    tail_.clear();
-    for (const Piece& p : f.pieces) {
-      if (p.offset < tail_start_) continue;
-      const std::vector<std::byte> bytes =
-          s3::read_piece(client_, folder_.bucket, p, enveloped(), o_.codec);
-      tail_.insert(tail_.end(), bytes.begin(), bytes.end());
-    }
-    if (tail_start_ + tail_.size() != pos_)
-      throw Error(ErrorCode::kIo, folder_.text() + ": the pieces of " + file_ + " do not add up");
-    if (pos_ < 4) {  // (a manifest written before the magic was stored: start the file again)
-      tail_.assign({std::byte{0xfe}, std::byte{'b'}, std::byte{'i'}, std::byte{'n'}});
-      pos_ = 4;
-      uploaded_ = 0;
-    }
+  // The server's folder under --to: --s3-folder, else its server_uuid (MySQL) or server id.
+  static Url server_folder(const ArchiveOptions& opts, const ArchivedServer& server) {
+    Url base = s3::parse_url(*opts.to);
+    if (!base.key.empty() && base.key.back() != '/') base.key += '/';
+    const std::string name = opts.folder.value_or(
+        server.uuid.empty() ? "server-" + std::to_string(server.server_id) : server.uuid);
+    return Url{base.bucket, base.key + name + "/"};
   }
 
-  // (under mu_) The bytes since the last upload as one more piece, then the manifest.
+  bool due() const {
+    return std::chrono::steady_clock::now() - last_upload_ >=
+           std::chrono::seconds(o_.upload_seconds);
+  }
+
+  // (under mu_)
   void upload() {
     last_upload_ = std::chrono::steady_clock::now();
-    if (file_.empty() || manifest_.files.back().complete) return;
-    ArchivedFile& f = manifest_.files.back();
-    if (uploaded_ == pos_) {
-      if (s3::unix_now() - manifest_.updated >= 60) write_manifest();  // (alive: --status)
-      return;
-    }
-    std::size_t tail_pieces = 0;
-    for (const Piece& p : f.pieces) tail_pieces += p.offset >= tail_start_ ? 1 : 0;
-    if (tail_pieces >= kMaxTailPieces) {
-      store_tail(false);
-      return;
-    }
-    const std::size_t from = static_cast<std::size_t>(uploaded_ - tail_start_);
-    const binlog::Bytes bytes(tail_.data() + from, tail_.size() - from);
-    Piece p{uploaded_, bytes.size(), piece_key(folder_.key, file_, uploaded_, bytes.size()),
-            s3::sha256_hex(bytes), false};
-    put_piece(p.key, bytes);
-    f.pieces.push_back(p);
-    f.size = pos_;
-    f.checksum = crc_;
-    f.next = ended_next_;
-    uploaded_ = pos_;
+    file_.upload();
+  }
+
+  // (under mu_) The files out of the manifest and the index, then their objects; returns
+  // their bytes.
+  std::uint64_t drop_files(const std::vector<std::string>& files) {
+    std::uint64_t bytes = 0;
+    const std::set<std::string> drop(files.begin(), files.end());
+    for (const ArchivedFile& f : manifest_.files)
+      if (drop.count(f.name)) bytes += f.size;
+    manifest_.files.erase(
+        std::remove_if(manifest_.files.begin(), manifest_.files.end(),
+                       [&](const ArchivedFile& f) { return drop.count(f.name) > 0; }),
+        manifest_.files.end());
     write_manifest();
-  }
-
-  // (under mu_) The whole tail as one piece replacing its small ones: sealed (the tail starts
-  // again after it) or not (it only makes the list short).
-  void store_tail(bool sealed) {
-    ArchivedFile& f = manifest_.files.back();
-    const binlog::Bytes bytes(tail_.data(), tail_.size());
-    Piece p{tail_start_, bytes.size(), piece_key(folder_.key, file_, tail_start_, bytes.size()),
-            s3::sha256_hex(bytes), sealed};
-    put_piece(p.key, bytes);
-    std::vector<Piece> gone;
-    std::vector<Piece> kept;
-    for (const Piece& q : f.pieces) (q.offset >= tail_start_ ? gone : kept).push_back(q);
-    kept.push_back(p);
-    f.pieces = kept;
-    f.size = pos_;
-    f.checksum = crc_;
-    f.next = ended_next_;
-    uploaded_ = pos_;
-    write_manifest();
-    // (only the file's own pieces: a manifest naming other keys deletes nothing else)
-    const std::string own = folder_.key + ".active/" + file_ + "/";
-    for (const Piece& q : gone)
-      if (q.key != p.key && q.key.compare(0, own.size(), own) == 0)
-        client_.remove(Url{folder_.bucket, q.key});
-    if (sealed) {
-      tail_start_ = pos_;
-      tail_.clear();
+    write_index();
+    for (const auto& f : files) {
+      client_.remove(Url{folder_.bucket, folder_.key + f});
+      if (file_.enveloped())  // (its pieces are the file)
+        for (const auto& o :
+             client_.list(folder_.bucket, folder_.key + ".active/" + f + "/").objects)
+          client_.remove(Url{folder_.bucket, o.key});
     }
-  }
-
-  void seal() {
-    last_upload_ = std::chrono::steady_clock::now();
-    store_tail(true);
-  }
-
-  bool enveloped() const { return !manifest_.codec.empty(); }
-
-  // A piece's bytes stored under `key`: as they are, or as an envelope.
-  void put_piece(const std::string& key, binlog::Bytes bytes) {
-    if (!enveloped()) {
-      client_.put(Url{folder_.bucket, key}, bytes);
-      return;
-    }
-    const std::vector<std::byte> e = recovery::seal(o_.codec, bytes);
-    client_.put(Url{folder_.bucket, key}, e);
-  }
-
-  // (under mu_) An envelope archive's file made complete: its tail sealed as a last piece, the
-  // first piece stored again with the in-use flag clear (under a key of its own, the manifest
-  // naming it before the old one is deleted), the file's pieces kept as the file.
-  void complete_enveloped() {
-    ArchivedFile& f = manifest_.files.back();
-    if (!tail_.empty()) store_tail(true);
-    if (!f.pieces.empty() && f.pieces.front().offset == 0) {
-      Piece& first = f.pieces.front();
-      std::vector<std::byte> bytes = s3::read_piece(client_, folder_.bucket, first, true, o_.codec);
-      if (bytes.size() > 4 + kFlagsAt && (bytes[4 + kFlagsAt] & kInUse) != std::byte{0}) {
-        bytes[4 + kFlagsAt] &= ~kInUse;
-        Piece closed{0, bytes.size(), first.key + ".closed", s3::sha256_hex(bytes), true};
-        if (first.key.size() > 7 && first.key.compare(first.key.size() - 7, 7, ".closed") == 0)
-          closed.key = first.key;  // (already)
-        put_piece(closed.key, bytes);
-        first = closed;
-      }
-    }
-    f.complete = true;
-    f.size = pos_;
-    f.checksum = crc_;
-    f.next = ended_next_;
-    write_manifest();
-    std::set<std::string> named;
-    for (const Piece& p : f.pieces) named.insert(p.key);
-    const auto listing = client_.list(folder_.bucket, folder_.key + ".active/" + file_ + "/");
-    for (const auto& o : listing.objects)
-      if (!named.count(o.key)) client_.remove(Url{folder_.bucket, o.key});
-    tail_.clear();
-    tail_start_ = pos_;
-  }
-
-  // (under mu_) The file's object from its pieces, then the manifest says it is complete.
-  void compose() {
-    ArchivedFile& f = manifest_.files.back();
-    upload();  // (everything in a piece first: a kill while composing loses nothing)
-    if (enveloped()) {
-      complete_enveloped();
-      return;
-    }
-    const Url obj = current_url();
-    std::vector<Piece> sealed;
-    for (const Piece& p : f.pieces)
-      if (p.sealed) sealed.push_back(p);
-    std::vector<Piece> ranges;
-    auto clear_flag = [](std::vector<std::byte>& b) {
-      if (b.size() > 4 + kFlagsAt) b[4 + kFlagsAt] &= ~kInUse;
-    };
-    if (sealed.empty()) {
-      std::vector<std::byte> bytes = tail_;
-      clear_flag(bytes);
-      client_.put(obj, bytes);
-      ranges.push_back(Piece{0, bytes.size(), {}, s3::sha256_hex(bytes), false});
-    } else {  // (the first piece's format description: its in-use flag cleared)
-      ranges = compose_object(client_, obj, folder_.bucket, sealed, tail_, tail_start_, clear_flag);
-    }
-    const auto info = client_.head(obj);
-    if (!info || info->size != pos_)
-      throw Error(ErrorCode::kIo, obj.text() + ": the composed object has " +
-                                      std::to_string(info ? info->size : 0) + " bytes, not " +
-                                      std::to_string(pos_));
-    f.pieces = ranges;
-    f.etag = info->etag;
-    f.complete = true;
-    f.size = pos_;
-    f.checksum = crc_;
-    f.next = ended_next_;
-    write_manifest();
-    // The pieces, and any a killed run stored but never named.
-    const auto listing = client_.list(folder_.bucket, folder_.key + ".active/" + file_ + "/");
-    for (const auto& o : listing.objects) client_.remove(Url{folder_.bucket, o.key});
-    tail_.clear();
-    tail_start_ = pos_;
+    return bytes;
   }
 
   void write_index() {
@@ -499,7 +227,7 @@ class S3Archive : public ArchiveSink {
     const std::string text = manifest_.to_json();
     client_.put(Url{folder_.bucket, folder_.key + s3::kManifestName},
                 {reinterpret_cast<const std::byte*>(text.data()), text.size()}, "application/json");
-    if (o_.progress) o_.progress(file_ + " " + std::to_string(pos_));
+    if (o_.progress) o_.progress(file_.name() + " " + std::to_string(file_.pos()));
   }
 
   // The flusher thread: what came is uploaded on the interval even while the server is quiet.
@@ -509,9 +237,7 @@ class S3Archive : public ArchiveSink {
       cv_.wait_for(lock, std::chrono::milliseconds(200));
       if (stopping_ || flusher_error_) continue;
       try {
-        if (std::chrono::steady_clock::now() - last_upload_ >=
-            std::chrono::seconds(o_.upload_seconds))
-          upload();
+        if (due()) upload();
       } catch (...) {
         flusher_error_ = std::current_exception();
       }
@@ -521,14 +247,9 @@ class S3Archive : public ArchiveSink {
   const ArchiveOptions& o_;
   const binlog::WarningSink& warn_;
   s3::Client client_;
-  Url folder_;
+  const Url folder_;
   s3::Manifest manifest_;
-  std::string file_, ended_next_;
-  std::vector<std::byte> tail_;   // the file from tail_start_ to pos_
-  std::uint64_t tail_start_ = 0;  // the end of the last sealed piece
-  std::uint64_t uploaded_ = 0;    // the pieces hold the file up to here
-  std::uint64_t pos_ = 0;
-  bool crc_ = false;
+  S3ActiveFile file_;
   ArchiveResult result_;
   std::mutex mu_;
   std::condition_variable cv_;

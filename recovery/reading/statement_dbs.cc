@@ -70,7 +70,8 @@ bool is_kw(const Token& t, std::string_view kw) {
 
 bool is_name(const Token& t) { return t.kind == Tok::kWord || t.kind == Tok::kQuoted; }
 
-// The statement's tokens, one at a time (tok_), with the steps every statement's grammar takes.
+// The statement's tokens, one at a time (tok_), with the steps every statement's grammar takes:
+// keywords skipped, a name read, table references and their aliases walked.
 class TokenCursor {
  protected:
   explicit TokenCursor(std::string_view sql) : lex_(sql) { advance(); }
@@ -122,6 +123,102 @@ class TokenCursor {
       }
     }
     return r;
+  }
+
+  // Names that start a table reference: at the start, after ',' or a JOIN keyword, at
+  // parenthesis depth 0, until `stop` (a keyword), WHERE or the end.
+  void table_list_until(StatementTargets& out, std::string_view stop) {
+    table_refs(stop, [&](TableRef t, std::string_view) { out.add(t); });
+  }
+
+  // The names before `stop` (FROM or USING): t, db.t, t.*, separated by commas. A single-table
+  // DELETE FROM t [AS a] WHERE ... names its table the same way (the alias is skipped).
+  void target_names(StatementTargets& out, std::string_view stop) {
+    bool expect_name = true;
+    while (tok_.kind != Tok::kEnd && !is_kw(tok_, stop) && !is_kw(tok_, "WHERE")) {
+      if (expect_name && is_name(tok_)) {
+        out.add(read_name());
+        expect_name = false;
+        continue;
+      }
+      if (tok_.kind == Tok::kComma) expect_name = true;
+      advance();
+    }
+  }
+
+  // Table references with their aliases: `shop.t AS s JOIN other.u x ON ...`.
+  struct Aliases {
+    struct Entry {
+      TableRef table;
+      std::string_view alias;
+    };
+    std::array<Entry, 16> entries{};
+    std::uint8_t count = 0;
+    void add(TableRef t, std::string_view alias) {
+      if (count < entries.size()) entries[count++] = {t, alias};
+    }
+    // A target named by its alias, or by the table's own (unqualified) name.
+    TableRef resolve(TableRef target) const {
+      if (!target.db.empty()) return target;
+      for (std::uint8_t i = 0; i < count; ++i)
+        if (!entries[i].alias.empty() && entries[i].alias == target.table) return entries[i].table;
+      for (std::uint8_t i = 0; i < count; ++i)
+        if (entries[i].alias.empty() && entries[i].table.table == target.table)
+          return entries[i].table;
+      return target;
+    }
+  };
+
+  static bool ends_reference(const Token& t) {
+    static constexpr std::string_view kWords[] = {
+        "JOIN", "INNER",  "LEFT",      "RIGHT", "CROSS", "NATURAL", "STRAIGHT_JOIN", "OUTER",
+        "ON",   "USING",  "WHERE",     "SET",   "ORDER", "LIMIT",   "PARTITION",     "FORCE",
+        "USE",  "IGNORE", "RETURNING", "FOR",   "UNION", "GROUP",   "HAVING",        "WINDOW"};
+    for (std::string_view w : kWords)
+      if (is_kw(t, w)) return true;
+    return false;
+  }
+
+  void table_references(Aliases& out) {
+    table_refs("", [&](TableRef t, std::string_view alias) { out.add(t, alias); });
+  }
+
+  // Table references (`shop.t AS s JOIN other.u x ON ...`): each table with its alias, to
+  // `on_table`, until `stop`, WHERE at depth 0, or the end.
+  template <typename OnTable>
+  void table_refs(std::string_view stop, OnTable&& on_table) {
+    bool expect_name = true;
+    int depth = 0;
+    while (tok_.kind != Tok::kEnd) {
+      if (depth == 0 && ((!stop.empty() && is_kw(tok_, stop)) || is_kw(tok_, "WHERE"))) return;
+      if (tok_.kind == Tok::kLParen) {
+        ++depth;
+        advance();
+        continue;
+      }
+      if (tok_.kind == Tok::kRParen) {
+        if (depth > 0) --depth;
+        advance();
+        continue;
+      }
+      if (depth == 0 && expect_name && is_name(tok_) && !is_kw(tok_, "SELECT")) {
+        const TableRef t = read_name();
+        std::string_view alias;
+        if (is_kw(tok_, "AS")) advance();
+        if (is_name(tok_) && !(tok_.kind == Tok::kWord && ends_reference(tok_))) {
+          alias = tok_.text;
+          advance();
+        }
+        on_table(t, alias);
+        expect_name = false;
+        continue;
+      }
+      if (depth == 0 &&
+          (tok_.kind == Tok::kComma || is_kw(tok_, "JOIN") || is_kw(tok_, "STRAIGHT_JOIN") ||
+           is_kw(tok_, "USING") || is_kw(tok_, "FROM")))
+        expect_name = true;
+      advance();
+    }
   }
 
   Lexer lex_;
@@ -333,102 +430,6 @@ class Parser : TokenCursor {
     out.kind = out.count > 0 || out.overflow ? StatementTargets::Kind::kTables
                                              : StatementTargets::Kind::kUnknown;
     return out;
-  }
-
-  // Names that start a table reference: at the start, after ',' or a JOIN keyword, at
-  // parenthesis depth 0, until `stop` (a keyword), WHERE or the end.
-  void table_list_until(StatementTargets& out, std::string_view stop) {
-    table_refs(stop, [&](TableRef t, std::string_view) { out.add(t); });
-  }
-
-  // The names before `stop` (FROM or USING): t, db.t, t.*, separated by commas. A single-table
-  // DELETE FROM t [AS a] WHERE ... names its table the same way (the alias is skipped).
-  void target_names(StatementTargets& out, std::string_view stop) {
-    bool expect_name = true;
-    while (tok_.kind != Tok::kEnd && !is_kw(tok_, stop) && !is_kw(tok_, "WHERE")) {
-      if (expect_name && is_name(tok_)) {
-        out.add(read_name());
-        expect_name = false;
-        continue;
-      }
-      if (tok_.kind == Tok::kComma) expect_name = true;
-      advance();
-    }
-  }
-
-  // Table references with their aliases: `shop.t AS s JOIN other.u x ON ...`.
-  struct Aliases {
-    struct Entry {
-      TableRef table;
-      std::string_view alias;
-    };
-    std::array<Entry, 16> entries{};
-    std::uint8_t count = 0;
-    void add(TableRef t, std::string_view alias) {
-      if (count < entries.size()) entries[count++] = {t, alias};
-    }
-    // A target named by its alias, or by the table's own (unqualified) name.
-    TableRef resolve(TableRef target) const {
-      if (!target.db.empty()) return target;
-      for (std::uint8_t i = 0; i < count; ++i)
-        if (!entries[i].alias.empty() && entries[i].alias == target.table) return entries[i].table;
-      for (std::uint8_t i = 0; i < count; ++i)
-        if (entries[i].alias.empty() && entries[i].table.table == target.table)
-          return entries[i].table;
-      return target;
-    }
-  };
-
-  static bool ends_reference(const Token& t) {
-    static constexpr std::string_view kWords[] = {
-        "JOIN", "INNER",  "LEFT",      "RIGHT", "CROSS", "NATURAL", "STRAIGHT_JOIN", "OUTER",
-        "ON",   "USING",  "WHERE",     "SET",   "ORDER", "LIMIT",   "PARTITION",     "FORCE",
-        "USE",  "IGNORE", "RETURNING", "FOR",   "UNION", "GROUP",   "HAVING",        "WINDOW"};
-    for (std::string_view w : kWords)
-      if (is_kw(t, w)) return true;
-    return false;
-  }
-
-  void table_references(Aliases& out) {
-    table_refs("", [&](TableRef t, std::string_view alias) { out.add(t, alias); });
-  }
-
-  // Table references (`shop.t AS s JOIN other.u x ON ...`): each table with its alias, to
-  // `on_table`, until `stop`, WHERE at depth 0, or the end.
-  template <typename OnTable>
-  void table_refs(std::string_view stop, OnTable&& on_table) {
-    bool expect_name = true;
-    int depth = 0;
-    while (tok_.kind != Tok::kEnd) {
-      if (depth == 0 && ((!stop.empty() && is_kw(tok_, stop)) || is_kw(tok_, "WHERE"))) return;
-      if (tok_.kind == Tok::kLParen) {
-        ++depth;
-        advance();
-        continue;
-      }
-      if (tok_.kind == Tok::kRParen) {
-        if (depth > 0) --depth;
-        advance();
-        continue;
-      }
-      if (depth == 0 && expect_name && is_name(tok_) && !is_kw(tok_, "SELECT")) {
-        const TableRef t = read_name();
-        std::string_view alias;
-        if (is_kw(tok_, "AS")) advance();
-        if (is_name(tok_) && !(tok_.kind == Tok::kWord && ends_reference(tok_))) {
-          alias = tok_.text;
-          advance();
-        }
-        on_table(t, alias);
-        expect_name = false;
-        continue;
-      }
-      if (depth == 0 &&
-          (tok_.kind == Tok::kComma || is_kw(tok_, "JOIN") || is_kw(tok_, "STRAIGHT_JOIN") ||
-           is_kw(tok_, "USING") || is_kw(tok_, "FROM")))
-        expect_name = true;
-      advance();
-    }
   }
 
   bool temporary_ = false;  // TEMPORARY among the DDL modifiers
