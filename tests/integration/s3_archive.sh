@@ -126,9 +126,9 @@ writer_loop() {  # PORT
     done ) &
   writers+=($!)
 }
-kill_rounds() {  # PORT LABEL: 22 runs, each killed with SIGKILL after a random moment
-  local port=$1 label=$2 kills=0 round ap
-  for round in $(seq 1 22); do
+kill_rounds() {  # PORT LABEL ROUNDS: runs, each killed with SIGKILL after a random moment
+  local port=$1 label=$2 rounds=$3 kills=0 round ap
+  for round in $(seq 1 "$rounds"); do
     "$BINRECOVER" archive "${R[@]}" -P"$port" --to s3://fleet/db/ --stop-never --upload-interval=1 \
       --part-size=5 --heartbeat-period=1 2>> "$WORK/follow-$label.err" &
     ap=$!
@@ -143,11 +143,11 @@ kill_rounds() {  # PORT LABEL: 22 runs, each killed with SIGKILL after a random 
     kill -9 "$ap" 2> /dev/null && kills=$((kills + 1))
     wait "$ap" 2> /dev/null || true
   done
-  [ "$kills" -ge 20 ] || fail "$label: only $kills kills"
+  [ "$kills" -ge $((rounds - 2)) ] || fail "$label: only $kills kills in $rounds runs"
   echo "$kills"
 }
 writer_loop "$PA"
-kills=$(kill_rounds "$PA" MariaDB)
+kills=$(kill_rounds "$PA" MariaDB 22)
 kill "${writers[0]}"; wait "${writers[0]}" 2> /dev/null || true; writers=()
 sql "$PA" -e "FLUSH BINARY LOGS"
 settle "$WORK/a/binlog"
@@ -204,14 +204,15 @@ rc=0
 grep -q "DROP DATABASE shop" "$WORK/drill.out" || fail "the drill did not stop before the DROP"
 pass "seed recovery from the bucket: plan finds the DROP, drill rebuilds shop equal to before it ($(grep -c . "$WORK/expected.tsv") tables) with only the dump and s3://"
 
-# MySQL 9.7, writes running, the same kills.
+# MySQL 9.7, writes running, the same kills (fewer: the mechanism is the one above; what is
+# MySQL's here is its GTIDs and its compressed transactions).
 SERVERS_MYSQL+=("$WORK/m")
 "$MYSQL_SERVER" start "$WORK/m" "$PM" > /dev/null || fail "MySQL did not start"
 sql "$PM" -e "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY AUTO_INCREMENT, v LONGTEXT);
   INSERT INTO d.t (v) VALUES ('a'); FLUSH BINARY LOGS"
 M=db/$(sql "$PM" -N -e "SELECT @@server_uuid")
 writer_loop "$PM"
-kills=$(kill_rounds "$PM" MySQL)
+kills=$(kill_rounds "$PM" MySQL 12)
 kill "${writers[0]}"; wait "${writers[0]}" 2> /dev/null || true; writers=()
 sql "$PM" -e "FLUSH BINARY LOGS"
 settle "$WORK/m/binlog"
