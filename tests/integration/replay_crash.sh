@@ -3,10 +3,10 @@
 # parallel_workload.sh (its counter and its table without a key show a transaction applied
 # twice; every table's checksum one left out) replayed serially, with --parallel 8 and with
 # --server-applier --parallel 8 (at the end), every other run merging small transactions
-# (--merge-transactions 4), and stopped at moments spread over the replay (CRASH_RUNS of each,
-# default 8: one at a random point of each eighth of its time, see moment below):
-# the target killed with SIGKILL (then restarted), binrecover killed with SIGKILL, SIGINT and
-# SIGTERM. Each time
+# (--merge-transactions 4), and stopped at moments spread over the replay (CRASH_RUNS of each
+# kind, default 8: one at a random point of each eighth of its time, see moment below; SIGINT
+# and SIGTERM, the same graceful stop, half as many each): the target killed with SIGKILL (then
+# restarted), binrecover killed with SIGKILL, SIGINT and SIGTERM. Each time
 # `replay --resume` finishes it, and the target equals the source. The target has a server id of
 # its own (as a recovery target does), so its GTIDs settle a DDL that was running.
 source "$(dirname "$0")/lib.sh"
@@ -14,12 +14,12 @@ source "$(dirname "$0")/parallel_workload.sh"
 PA=${1:-23721}
 PT=$((PA + 1))
 RUNS=${CRASH_RUNS:-8}
-# moment MS N: when the Nth (from 0) of RUNS stops falls, in ms: a random point of the Nth of
-# RUNS equal slices of the first 90 % of a replay that takes MS. Spread so, a few stops cover
-# the whole replay (the start, DDL, bulk and the end) as many random ones would by chance.
+# moment MS N K: when the Nth (from 0) of K stops falls, in ms: a random point of the Nth of K
+# equal slices of the first 90 % of a replay that takes MS. Spread so, a few stops cover the
+# whole replay (the start, DDL, bulk and the end) as many random ones would by chance.
 moment() {
   local w=$(($1 * 9 / 10))
-  echo $((($2 * w + (RANDOM * 32768 + RANDOM) % (w + 1)) / RUNS))
+  echo $((($2 * w + (RANDOM * 32768 + RANDOM) % (w + 1)) / $3))
 }
 # CRASH_WORKERS, CRASH_HOW, CRASH_EXTRA (more replay options, e.g. --progress-table=none, which
 # makes the test fail: the state file alone is one transaction behind after some kills)
@@ -97,20 +97,23 @@ for workers in ${CRASH_WORKERS:-1 8}; do
   content "$PT" > "$WORK/got"
   diff "$WORK/expected" "$WORK/got" || fail "--parallel $workers: an uninterrupted replay differs"
   for how in ${CRASH_HOW:-target-kill kill int term}; do
+    # (SIGINT and SIGTERM end a run the same graceful way, each at half the moments of a kill)
+    runs=$RUNS
+    [ "$how" = int ] || [ "$how" = term ] && runs=$(((RUNS + 1) / 2))
     stopped_mid=0
     in_doubt=0
     tries=0
     # Until RUNS stops fell mid-replay: a replay that ends before its stop shortens the window
     # to its own length (the machine runs faster than when the window was measured).
-    while [ "$stopped_mid" -lt "$RUNS" ]; do
+    while [ "$stopped_mid" -lt "$runs" ]; do
       tries=$((tries + 1))
-      [ "$tries" -le $((RUNS * 3)) ] ||
+      [ "$tries" -le $((runs * 3)) ] ||
         fail "--parallel $workers, $how: only $stopped_mid of $((tries - 1)) stops came before the end"
       fresh_target
       # (every other run, and its resume, merges small transactions: --merge-transactions 4)
       merge=()
       [ $((tries % 2)) = 0 ] && merge=(--merge-transactions 4)
-      delay=$(moment "$ms" "$stopped_mid")
+      delay=$(moment "$ms" "$stopped_mid" "$runs")
       t0=$(date +%s%N)
       (exec "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
         --state-file="$WORK/r.state" --parallel "$workers" "${merge[@]}" "${EXTRA[@]}" "${files[@]}" \
@@ -163,7 +166,7 @@ for workers in ${CRASH_WORKERS:-1 8}; do
       diff "$WORK/expected" "$WORK/got" > "$WORK/diff" ||
         { cat "$WORK/diff" "$WORK/first.err" "$WORK/resume.err"; fail "--parallel $workers, $how after ${delay} ms, resumed: the target differs"; }
     done
-    pass "--parallel $workers, $how at $RUNS moments spread over the replay ($tries runs, every other with --merge-transactions 4; $in_doubt with a DDL in doubt settled by looking), --resume: target equals the source, counter and keyless table exact"
+    pass "--parallel $workers, $how at $runs moments spread over the replay ($tries runs, every other with --merge-transactions 4; $in_doubt with a DDL in doubt settled by looking), --resume: target equals the source, counter and keyless table exact"
   done
 done
 
@@ -336,7 +339,7 @@ while [ "$stopped_mid" -lt "$RUNS" ]; do
   merge=()
   [ $((tries % 2)) = 1 ] && merge=(--merge-transactions 8)
   fresh_sa
-  delay=$(moment "$ms" "$stopped_mid")
+  delay=$(moment "$ms" "$stopped_mid" "$RUNS")
   t0=$(date +%s%N)
   (exec "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot --server-applier -D \
     --parallel 8 --window=1 --state-file="$WORK/r.state" "${merge[@]}" "${sa_files[@]}" 2> "$WORK/first.err") &
