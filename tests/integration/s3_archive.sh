@@ -45,14 +45,21 @@ obj() { s3cmd -c "$WORK/s3cfg" get "s3://fleet/$1" - 2> /dev/null; }
 manifest_py() {  # FOLDER PYTHON-EXPR over the manifest `m`
   obj "$1/binrecover-manifest.json" | python3 -c "import json,sys; m=json.load(sys.stdin); $2"
 }
-# The archived bytes of FILE in FOLDER: its object when complete, else its pieces in order.
+# The folder's manifest read once (s3cmd) into $WORK/manifest.json, and a PYTHON-EXPR over it.
+manifest_get() { obj "$1/binrecover-manifest.json" > "$WORK/manifest.json"; }
+manifest_here() {
+  python3 -c "import json,os,sys; m=json.load(open(os.environ['MF'])); $1" "${@:2}"
+}
+export MF=$WORK/manifest.json
+# The archived bytes of FILE as the manifest read last names them: its object when complete,
+# else its pieces in order.
 archived() {
   local folder=$1 name=$2 complete
-  complete=$(manifest_py "$folder" "print([f['complete'] for f in m['files'] if f['name']=='$name'][0])")
+  complete=$(manifest_here "print([f['complete'] for f in m['files'] if f['name']=='$name'][0])")
   if [ "$complete" = True ]; then
     obj "$folder/$name"
   else
-    manifest_py "$folder" "print('\n'.join(p['key'] for f in m['files'] if f['name']=='$name' for p in f['pieces']))" |
+    manifest_here "print('\n'.join(p['key'] for f in m['files'] if f['name']=='$name' for p in f['pieces']))" |
       while read -r k; do obj "$k"; done
   fi
 }
@@ -60,6 +67,7 @@ archived() {
 # PREFIX_ONLY_LAST=1); prints how many.
 same_as_server() {
   local label=$1 binlogs=$2 folder=$3 f n=0 name size
+  manifest_get "$folder"
   for f in "$binlogs"/mysql-bin.[0-9]*; do
     name=$(basename "$f")
     archived "$folder" "$name" > "$WORK/got" || fail "$label: $name is not in the bucket"
@@ -74,16 +82,14 @@ same_as_server() {
 }
 # Runs archive (not following) until the bucket has each server file up to its end.
 catch_up() {
-  local port=$1 binlogs=$2 folder=$3 ok
+  local port=$1 binlogs=$2 folder=$3
   for _ in $(seq 1 10); do
     "$BINRECOVER" archive "${R[@]}" -P"$port" --to s3://fleet/db/ 2> "$WORK/last.err" ||
       { cat "$WORK/last.err"; fail "the last archive run failed"; }
-    ok=1
-    for f in "$binlogs"/mysql-bin.[0-9]*; do
-      [ "$(manifest_py "$folder" "print([f['size'] for f in m['files'] if f['name']=='$(basename "$f")'] or [0])" | tr -d '[]')" = \
-        "$(stat -c %s "$f")" ] || ok=0
-    done
-    [ $ok = 1 ] && return 0
+    manifest_get "$folder"
+    [ "$(manifest_here "size = {f['name']: f['size'] for f in m['files']}
+print(all(size.get(os.path.basename(p), 0) == os.path.getsize(p) for p in sys.argv[1:]))" \
+      "$binlogs"/mysql-bin.[0-9]*)" = True ] && return 0
     sleep 0.5
   done
   fail "the bucket never caught up with the server's files"
