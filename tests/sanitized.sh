@@ -38,7 +38,7 @@ trap 'rm -rf "$work"' EXIT
 # ~0.1 s, more than most files' decoding). A run that stops with a clean error names the file it
 # stopped in: the files before it were read whole, that file is read again alone (its own
 # result: a file that does not end in a Rotate fails only when another follows it), and the
-# batch goes on after it. Every file is so read as it is alone, in ~400 runs instead of 1,265.
+# batch goes on after it. Every file is so read as it is alone, in ~500 runs instead of 1,265.
 # run MODE FILE...: one run of binrecover; returns its exit code, 255 on a sanitizer report.
 run() {
   local mode=$1 rc=0 args
