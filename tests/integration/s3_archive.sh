@@ -122,6 +122,34 @@ cmp -s <("$BINRECOVER" "s3://fleet/$A/mysql-bin.index") \
   fail "SQL from the bucket differs from the SQL of the server's files"
 pass "archive --to s3://: $n files byte for byte (s3cmd), index listed, --verify passes, events and SQL from the bucket equal the files'"
 
+# A file stored in parts while it grows, then composed into its object at the rotation: made
+# certain here, each step awaited (the kill rounds below do it too, but only as their timing
+# falls). An archiver follows; 7 MB of rows, more than a part (--part-size=5): a sealed part,
+# and the bucket has the file to its end; the rotation, and the file is complete, composed of
+# its parts.
+stored_to_end() {  # FOLDER FILE: the manifest has FILE complete, or its pieces up to its size
+  manifest_get "$1" || return 1
+  [ "$(manifest_here "f = [f for f in m['files'] if f['name'] == os.path.basename(sys.argv[1])]
+print(bool(f) and (f[0]['complete'] or f[0]['size'] == os.path.getsize(sys.argv[1])))" "$2")" = True ]
+}
+"$BINRECOVER" archive "${R[@]}" -P"$PA" --to s3://fleet/db/ --stop-never --upload-interval=1 \
+  --part-size=5 --heartbeat-period=1 2> "$WORK/pieces.err" &
+ap=$!
+cur=$WORK/a/binlog/$(sql "$PA" -N -e "SHOW MASTER STATUS" | cut -f1)
+for v in d e f g h i j; do sql "$PA" -e "INSERT INTO d.t (v) VALUES (REPEAT('$v', 1000000))"; done
+WAIT_FOR_SHOW=$WORK/pieces.err
+wait_for 120 "the following archiver did not store $(basename "$cur") to its end" stored_to_end "$A" "$cur"
+sql "$PA" -e "FLUSH BINARY LOGS"
+complete() { manifest_get "$A" && [ "$(manifest_here "print([f['complete'] for f in m['files'] if f['name'] == '$(basename "$cur")'][0])")" = True ]; }
+wait_for 120 "$(basename "$cur") was not completed after the rotation" complete
+unset WAIT_FOR_SHOW
+kill "$ap" 2> /dev/null || true
+wait "$ap" 2> /dev/null || true
+parts=$(manifest_here "print([len(f['pieces']) for f in m['files'] if f['name'] == '$(basename "$cur")'][0])")
+[ "$parts" -ge 2 ] || fail "$(basename "$cur") ($(stat -c %s "$cur") bytes) was stored in $parts part(s), not 2 or more"
+n=$(same_as_server "after the parts" "$WORK/a/binlog" "$A")
+pass "a file of $(stat -c %s "$cur") bytes stored in $parts parts while it grew, then composed into its object at the rotation, equal to the server's"
+
 # Writes running (rows up to 100 kB: files of several pieces, sealed ones composed by copies
 # in the store), SIGKILL at random moments, the gateway restarted under the archive once.
 writer_loop() {  # PORT
@@ -163,16 +191,21 @@ n=$(same_as_server "MariaDB after the kills" "$WORK/a/binlog" "$A")
 names=$(manifest_py "$A" "print(' '.join(f['name'] for f in m['files']))")
 [ "$names" = "$(cd "$WORK/a/binlog" && echo mysql-bin.[0-9]*)" ] || fail "the manifest lists $names"
 sealed=$(manifest_py "$A" "print(sum(len(f['pieces']) > 1 for f in m['files'] if f['complete']))")
-[ "$sealed" -ge 1 ] || fail "no file was composed from several pieces (the test writes too little)"
+[ "$sealed" -ge 1 ] || fail "the manifest names no file composed from several pieces"
 "$BINRECOVER" archive --verify "s3://fleet/$A/" > "$WORK/verify.out" || fail "--verify failed after the kills"
 pass "MariaDB: archive --to s3:// killed $kills times (SIGKILL), the gateway restarted under it: $n files byte for byte ($sealed composed of several parts), manifest exact, $(grep -o '[0-9]* events' "$WORK/verify.out") verified"
 
 # Damage in the bucket is found, naming the object and the offset.
+# (a byte inside the first row event of over 1,000 bytes of the second such file: its CRC32
+# fails, as well as the object's SHA-256)
 second=$(manifest_py "$A" "print([f['name'] for f in m['files'] if f['complete'] and f['size'] > 1000][1])")
 obj "$A/$second" > "$WORK/orig"
 cp "$WORK/orig" "$WORK/bad"
-b=$(od -An -tu1 -j700 -N1 "$WORK/bad" | tr -d ' ')
-printf "\\x$(printf %02x $((b ^ 255)))" | dd of="$WORK/bad" bs=1 seek=700 conv=notrunc 2> /dev/null
+at=$("$BINRECOVER" events --format=tsv "$WORK/orig" |
+  awk -F'\t' '$3 ~ /^Write_rows/ && $5 - $2 > 1000 { print $2 + 500; exit }')
+[ -n "$at" ] || fail "$second has no row event of over 1,000 bytes"
+b=$(od -An -tu1 -j"$at" -N1 "$WORK/bad" | tr -d ' ')
+printf "\\x$(printf %02x $((b ^ 255)))" | dd of="$WORK/bad" bs=1 seek="$at" conv=notrunc 2> /dev/null
 s3 put "$WORK/bad" "s3://fleet/$A/$second"
 rc=0
 "$BINRECOVER" archive --verify "s3://fleet/$A/" > /dev/null 2> "$WORK/bad.err" || rc=$?
