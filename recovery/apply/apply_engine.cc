@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 
 #include "recovery/server/remote_source.h"
 #include "recovery/sql/sql_quote.h"
@@ -59,6 +60,9 @@ ApplyEngine::ApplyEngine(const ConnectionOptions& conn, EngineOptions opts)
       }
       if (read_committed_)
         w->session->execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+      if (ordered() && !fast_fail_)  // (the turn watch looks for it in the target's lock waits)
+        w->connection = std::strtoull(
+            w->session->value("SELECT CONNECTION_ID()").value_or("0").c_str(), nullptr, 10);
     }
     workers_.push_back(std::move(w));
   }
@@ -67,6 +71,7 @@ ApplyEngine::ApplyEngine(const ConnectionOptions& conn, EngineOptions opts)
     Worker* p = w.get();
     w->thread = std::thread([this, p] { run_worker(*p); });
   }
+  if (ordered() && !fast_fail_) start_turn_watch(conn);
 }
 
 ApplyEngine::~ApplyEngine() {
@@ -80,6 +85,7 @@ ApplyEngine::~ApplyEngine() {
   work_cv_.notify_all();
   for (auto& w : workers_)
     if (w->thread.joinable()) w->thread.join();
+  if (watch_thread_.joinable()) watch_thread_.join();
 }
 
 void ApplyEngine::set_prelude(std::shared_ptr<const Prelude> prelude) {
@@ -195,7 +201,6 @@ ApplyEngine::Slot* ApplyEngine::slot_of(std::uint64_t seq) {
 }
 
 ApplyEngine::Slot* ApplyEngine::take(Worker& w) {
-  (void)w;
   std::unique_lock lock(mu_);
   for (;;) {
     if (stopping_) return nullptr;
@@ -219,6 +224,7 @@ ApplyEngine::Slot* ApplyEngine::take(Worker& w) {
     }
     if (found != nullptr) {
       found->state = State::kRunning;
+      found->connection = w.connection;
       found->abort = false;
       found->released = false;
       return found;
@@ -484,13 +490,7 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
           // Later units waiting for their turn may hold what this one waits for: they roll
           // back, and none after it starts until it committed.
           std::lock_guard lock(mu_);
-          if (gate_ == 0 || slot.task.seq < gate_) gate_ = slot.task.seq;
-          for (auto& s : slots_)
-            if (s->task.seq > slot.task.seq && s->state == State::kRunning) {
-              s->abort = true;
-              s->retry_after = slot.task.seq;
-              s->cv.notify_all();
-            }
+          yield_to(slot.task.seq);
         }
         wake();
         std::this_thread::sleep_for(std::chrono::milliseconds(std::min(5 * (attempt + 1), 100)));

@@ -152,6 +152,7 @@ class ApplyEngine {
     State state = State::kWaiting;
     std::uint64_t retry_after = 0;  // run again only once this unit committed
     bool abort = false;             // roll back at the commit turn, run again later
+    std::uint64_t connection = 0;   // (running) its worker's session's CONNECTION_ID()
     bool released = false;          // its worker is done with it: it may leave the window
     std::size_t bytes = 0;
     Commit commit = Commit::kNone;
@@ -167,6 +168,7 @@ class ApplyEngine {
     std::shared_ptr<const Prelude> prelude;                      // the one its session ran
     std::vector<std::pair<std::uint64_t, UnitPlace>> committed;  // above the low-water mark
     bool slow = false;  // (fast_fail_) its session waits 1 s for a lock: a turn holder's retry
+    std::uint64_t connection = 0;  // (watch_turn) its session's CONNECTION_ID()
     std::thread thread;
   };
   struct Aborted {};  // a unit rolled back to let an earlier one through
@@ -237,6 +239,16 @@ class ApplyEngine {
   std::atomic<std::uint64_t> committed_{0};
   std::atomic<std::uint64_t> retries_{0};
   void note_contended(const ApplyTask& task);
+  // The turn watch (recovery/apply/turn_watch.cc), where a lock wait cannot be refused at once
+  // (MySQL's least innodb_lock_wait_timeout is 1 s) and the order is kept: a turn holder seen
+  // waiting for a row lock while later units hold theirs parked for their turn has those
+  // rolled back at once (run again after it), not after its second of lock wait.
+  void start_turn_watch(const ConnectionOptions& conn);
+  void watch_turn(Session& monitor);
+  // (mu_ held) The units after `seq` give back their locks: parked ones roll back now, running
+  // ones at their commit; none after it starts until it committed.
+  void yield_to(std::uint64_t seq);
+  std::thread watch_thread_;
   mutable std::mutex contended_mu_;
   std::unordered_set<std::uint64_t> contended_;
   std::optional<UnitPlace> direct_;

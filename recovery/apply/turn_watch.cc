@@ -1,0 +1,105 @@
+// The turn watch of ApplyEngine (recovery/apply/apply_engine.h): with the commit order kept on
+// a target whose sessions cannot be told to refuse a lock wait (MySQL: innodb_lock_wait_timeout
+// is at least 1 s), a unit parked for its turn keeps its row locks, and InnoDB's duplicate check
+// of a unique key also locks the next record, which no write set names. The unit holding the
+// turn may so wait for a later one that waits for it: no deadlock InnoDB can see, a second of
+// lock wait, then a retry. The watch sees it sooner: the turn holder in LOCK WAIT
+// (information_schema.INNODB_TRX) while later units are parked has those roll back at once,
+// and they run again after it.
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "recovery/apply/apply_engine.h"
+
+namespace binrecover::recovery {
+
+namespace {
+// How often the watch looks, and how long a turn holder with parked units after it runs
+// before the target is asked whether it waits for a lock. InnoDB refreshes what INNODB_TRX
+// shows only when it was last read over 100 ms ago (its cache): asked more often, it would show
+// the same moment for ever.
+constexpr auto kLook = std::chrono::milliseconds(2);
+constexpr auto kAsk = std::chrono::milliseconds(10);
+constexpr auto kAskAgain = std::chrono::milliseconds(110);
+}  // namespace
+
+void ApplyEngine::start_turn_watch(const ConnectionOptions& conn) {
+  std::shared_ptr<Session> monitor;
+  try {
+    monitor = std::make_shared<Session>(conn);
+    monitor->value("SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE 0");
+  } catch (const Error&) {
+    return;  // (no PROCESS privilege, say: lock waits are then ended by their timeout)
+  }
+  watch_thread_ = std::thread([this, monitor] { watch_turn(*monitor); });
+}
+
+void ApplyEngine::yield_to(std::uint64_t seq) {
+  if (gate_ == 0 || seq < gate_) gate_ = seq;
+  for (auto& s : slots_)
+    if (s->task.seq > seq && s->state == State::kRunning) {
+      s->abort = true;
+      s->retry_after = seq;
+      s->cv.notify_all();
+    }
+}
+
+void ApplyEngine::watch_turn(Session& monitor) {
+  using Clock = std::chrono::steady_clock;
+  std::uint64_t seen = 0;  // the turn holder seen with parked units after it, since `since`
+  Clock::time_point since, asked;
+  for (;;) {
+    std::this_thread::sleep_for(kLook);
+    std::uint64_t seq = 0, connection = 0;
+    {
+      std::lock_guard lock(mu_);
+      if (stopping_ || error_) return;
+      const Slot* holder = slot_of(low_water_ + 1);
+      bool parked_after = false;
+      // (its statements may go with its COMMIT, claim_turn(): then it is kCommitting)
+      if (holder != nullptr && holder->state == State::kRunning &&
+          (holder->commit == Commit::kNone || holder->commit == Commit::kCommitting) &&
+          holder->connection != 0)
+        for (const auto& s : slots_)
+          if (s->task.seq > holder->task.seq && s->commit == Commit::kParked && !s->abort) {
+            parked_after = true;
+            break;
+          }
+      if (!parked_after) {
+        seen = 0;
+        continue;
+      }
+      if (seen != holder->task.seq) {
+        seen = holder->task.seq;
+        since = Clock::now();
+        continue;
+      }
+      const auto now = Clock::now();
+      if (now - since < kAsk || now - asked < kAskAgain) continue;
+      asked = now;
+      seq = holder->task.seq;
+      connection = holder->connection;
+    }
+    bool waits = false;
+    try {
+      waits = monitor
+                  .value(
+                      "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE "
+                      "trx_state = 'LOCK WAIT' AND trx_mysql_thread_id = " +
+                      std::to_string(connection))
+                  .value_or("0") != "0";
+    } catch (const Error&) {
+      return;  // (lock waits are then ended by their timeout, as without the watch)
+    }
+    seen = 0;  // (asked: again after kAsk more if it is still so)
+    if (!waits) continue;
+    std::lock_guard lock(mu_);
+    if (low_water_ + 1 != seq) continue;
+    yield_to(seq);
+    wake();
+  }
+}
+
+}  // namespace binrecover::recovery
