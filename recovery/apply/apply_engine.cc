@@ -216,6 +216,7 @@ ApplyEngine::Slot* ApplyEngine::take(Worker& w) {
       if (!std::all_of(s->task.deps.begin(), s->task.deps.end(),
                        [&](std::uint64_t d) { return is_committed(d); }))
         continue;
+      if (behind_contended(*s)) continue;
       if (found != nullptr) {  // (another is ready too: one more idle worker for it)
         work_cv_.notify_one();
         break;
@@ -521,6 +522,23 @@ void ApplyEngine::roll_back(Worker& w, const Slot& slot) {
 void ApplyEngine::note_contended(const ApplyTask& task) {
   std::lock_guard lock(contended_mu_);
   contended_.insert(task.tables.begin(), task.tables.end());
+}
+
+// (mu_ held) Units handed over before their table was found contended carry no chain on it
+// (UnitScheduler adds it to later ones): they too wait for the units before them there.
+bool ApplyEngine::behind_contended(const Slot& slot) const {
+  std::lock_guard lock(contended_mu_);
+  if (contended_.empty()) return false;
+  for (const std::uint64_t t : slot.task.tables) {
+    if (contended_.count(t) == 0) continue;
+    for (const auto& e : slots_) {
+      if (e->task.seq >= slot.task.seq) break;
+      if (!is_committed(e->task.seq) &&
+          std::find(e->task.tables.begin(), e->task.tables.end(), t) != e->task.tables.end())
+        return true;
+    }
+  }
+  return false;
 }
 
 void ApplyEngine::begin_direct(const UnitPlace& place) {

@@ -239,6 +239,7 @@ class ApplyEngine {
   std::atomic<std::uint64_t> committed_{0};
   std::atomic<std::uint64_t> retries_{0};
   void note_contended(const ApplyTask& task);
+  bool behind_contended(const Slot& slot) const;
   // The turn watch (recovery/apply/turn_watch.cc), where a lock wait cannot be refused at once
   // (MySQL's least innodb_lock_wait_timeout is 1 s) and the order is kept: a turn holder seen
   // waiting for a row lock while later units hold theirs parked for their turn has those
