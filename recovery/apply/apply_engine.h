@@ -125,6 +125,13 @@ class ApplyEngine {
   std::size_t max_busy() const { return max_busy_.load(); }
   std::uint64_t committed() const { return committed_.load(); }
   std::uint64_t retries() const { return retries_.load(); }
+  // How the turn watch sees the target's lock waits (kNone: not needed: one session, the
+  // order not kept, or a MariaDB target, whose sessions refuse a lock wait at once; kOff:
+  // needed but the target would not say, no PROCESS privilege), and how often it had the
+  // units after the turn holder give their locks back.
+  enum class LockWatch { kNone, kOff, kInnodbTrx, kLockWaits };
+  LockWatch lock_watch() const { return watch_; }
+  std::uint64_t watch_yields() const { return watch_yields_.load(); }
   // Whether a unit writing `table` (table_hash) has had to run again for a lock: later units
   // on it then wait for the one before them on it (DependencyTracker::add's `chain`), where
   // the keys cannot tell (InnoDB's duplicate check of a unique key locks the next record too).
@@ -173,6 +180,9 @@ class ApplyEngine {
   };
   struct Aborted {};  // a unit rolled back to let an earlier one through
 
+  // Worker I's session opened and set up (the first one also decides fast_fail_ and
+  // read_committed_, which the others follow).
+  std::unique_ptr<Worker> open_worker(const ConnectionOptions& conn, std::size_t i);
   void run_worker(Worker& w);
   Slot* take(Worker& w);
   void apply(Worker& w, Slot& slot);
@@ -245,11 +255,13 @@ class ApplyEngine {
   // waiting for a row lock while later units hold theirs parked for their turn has those
   // rolled back at once (run again after it), not after its second of lock wait.
   void start_turn_watch(const ConnectionOptions& conn);
-  void watch_turn(Session& monitor);
+  void watch_turn(Session& monitor, bool lock_waits_table);
   // (mu_ held) The units after `seq` give back their locks: parked ones roll back now, running
   // ones at their commit; none after it starts until it committed.
   void yield_to(std::uint64_t seq);
   std::thread watch_thread_;
+  LockWatch watch_ = LockWatch::kNone;
+  std::atomic<std::uint64_t> watch_yields_{0};
   mutable std::mutex contended_mu_;
   std::unordered_set<std::uint64_t> contended_;
   std::optional<UnitPlace> direct_;

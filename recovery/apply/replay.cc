@@ -102,7 +102,14 @@ std::string take_run_locks(Session& session, const std::string& key,
   if (session.value("SELECT GET_LOCK(" + hex_literal(lock_name) + ", 0)").value_or("0") != "1")
     throw Error(ErrorCode::kUsage, "another binrecover replay holds the state of " + state_file +
                                        " on " + session.where() + ": one replay per state file");
+  // (which of them are held, asked at once: usually none)
+  std::string free_query = "SELECT CONCAT(";
+  for (int w = 0; w < 64; ++w)
+    free_query += (w ? ", IS_FREE_LOCK(" : "IS_FREE_LOCK(") +
+                  hex_literal(lock_name + ":w" + std::to_string(w)) + ")";
+  const std::string free = session.value(free_query + ")").value_or("");
   for (int w = 0; w < 64; ++w) {
+    if (free.size() == 64 && free[w] == '1') continue;
     const std::string name = hex_literal(lock_name + ":w" + std::to_string(w));
     if (session.value("SELECT GET_LOCK(" + name + ", 120)").value_or("0") != "1")
       throw Error(ErrorCode::kServer, "a session of an earlier replay with the state file " +
@@ -347,6 +354,21 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
   result.held_whole = replay.held_whole();
   result.retries = replay.engine().retries();
   result.max_busy = replay.engine().max_busy();
+  switch (replay.engine().lock_watch()) {
+    case ApplyEngine::LockWatch::kNone:
+      result.lock_watch = "none";
+      break;
+    case ApplyEngine::LockWatch::kOff:
+      result.lock_watch = "off";
+      break;
+    case ApplyEngine::LockWatch::kInnodbTrx:
+      result.lock_watch = "innodb_trx";
+      break;
+    case ApplyEngine::LockWatch::kLockWaits:
+      result.lock_watch = "performance_schema";
+      break;
+  }
+  result.watch_yields = replay.engine().watch_yields();
   result.merged_transactions = replay.merged_units();
   result.merged_groups = replay.merged_groups();
   result.seconds =

@@ -112,6 +112,10 @@ struct ReplayResult {
   // every earlier unit on the table.
   std::uint64_t held_whole = 0;
   std::size_t max_busy = 0;  // the most workers applying at the same time
+  // How lock waits of the transaction whose turn it is were seen (ApplyEngine::lock_watch:
+  // "none", "off", "innodb_trx", "performance_schema"), and how often later ones rolled back
+  std::string lock_watch = "none";
+  std::uint64_t watch_yields = 0;
   // --merge-transactions: transactions applied as part of a larger one, and those ones
   std::uint64_t merged_transactions = 0, merged_groups = 0;
   double seconds = 0;

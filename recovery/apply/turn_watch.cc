@@ -8,6 +8,7 @@
 // and they run again after it.
 #include <chrono>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -19,21 +20,45 @@ namespace {
 // How often the watch looks, and how long a turn holder with parked units after it runs
 // before the target is asked whether it waits for a lock. InnoDB refreshes what INNODB_TRX
 // shows only when it was last read over 100 ms ago (its cache): asked more often, it would show
-// the same moment for ever.
+// the same moment for ever. performance_schema.data_lock_waits (when the Performance Schema is
+// on, MySQL's default) reads the lock system as it is: asked again after kAsk.
 constexpr auto kLook = std::chrono::milliseconds(2);
 constexpr auto kAsk = std::chrono::milliseconds(10);
-constexpr auto kAskAgain = std::chrono::milliseconds(110);
+constexpr auto kAskAgainTrx = std::chrono::milliseconds(110);
+
+// The question for CONNECTION, its answer non-zero while that session waits for a row lock.
+std::string waits_query(bool lock_waits_table, std::uint64_t connection) {
+  if (lock_waits_table)
+    return "SELECT COUNT(*) FROM performance_schema.data_lock_waits WHERE "
+           "REQUESTING_THREAD_ID = PS_THREAD_ID(" +
+           std::to_string(connection) + ")";
+  return "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE "
+         "trx_state = 'LOCK WAIT' AND trx_mysql_thread_id = " +
+         std::to_string(connection);
+}
 }  // namespace
 
 void ApplyEngine::start_turn_watch(const ConnectionOptions& conn) {
   std::shared_ptr<Session> monitor;
+  bool lock_waits_table = false;
+  watch_ = LockWatch::kOff;
   try {
     monitor = std::make_shared<Session>(conn);
-    monitor->value("SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE 0");
+    Session& m = *monitor;
+    // (the Performance Schema's tables are there but empty when it is off)
+    try {
+      lock_waits_table = m.value("SELECT @@GLOBAL.performance_schema").value_or("0") == "1" &&
+                         m.value(waits_query(true, 0) + " AND 0").has_value();
+    } catch (const Error&) {
+      lock_waits_table = false;  // (no SELECT on performance_schema, say)
+    }
+    if (!lock_waits_table) m.value(waits_query(false, 0) + " AND 0");
   } catch (const Error&) {
     return;  // (no PROCESS privilege, say: lock waits are then ended by their timeout)
   }
-  watch_thread_ = std::thread([this, monitor] { watch_turn(*monitor); });
+  watch_ = lock_waits_table ? LockWatch::kLockWaits : LockWatch::kInnodbTrx;
+  watch_thread_ =
+      std::thread([this, monitor, lock_waits_table] { watch_turn(*monitor, lock_waits_table); });
 }
 
 void ApplyEngine::yield_to(std::uint64_t seq) {
@@ -46,8 +71,9 @@ void ApplyEngine::yield_to(std::uint64_t seq) {
     }
 }
 
-void ApplyEngine::watch_turn(Session& monitor) {
+void ApplyEngine::watch_turn(Session& monitor, bool lock_waits_table) {
   using Clock = std::chrono::steady_clock;
+  const auto ask_again = lock_waits_table ? kAsk : kAskAgainTrx;
   std::uint64_t seen = 0;  // the turn holder seen with parked units after it, since `since`
   Clock::time_point since, asked;
   for (;;) {
@@ -77,19 +103,14 @@ void ApplyEngine::watch_turn(Session& monitor) {
         continue;
       }
       const auto now = Clock::now();
-      if (now - since < kAsk || now - asked < kAskAgain) continue;
+      if (now - since < kAsk || now - asked < ask_again) continue;
       asked = now;
       seq = holder->task.seq;
       connection = holder->connection;
     }
     bool waits = false;
     try {
-      waits = monitor
-                  .value(
-                      "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE "
-                      "trx_state = 'LOCK WAIT' AND trx_mysql_thread_id = " +
-                      std::to_string(connection))
-                  .value_or("0") != "0";
+      waits = monitor.value(waits_query(lock_waits_table, connection)).value_or("0") != "0";
     } catch (const Error&) {
       return;  // (lock waits are then ended by their timeout, as without the watch)
     }
@@ -97,6 +118,7 @@ void ApplyEngine::watch_turn(Session& monitor) {
     if (!waits) continue;
     std::lock_guard lock(mu_);
     if (low_water_ + 1 != seq) continue;
+    ++watch_yields_;
     yield_to(seq);
     wake();
   }

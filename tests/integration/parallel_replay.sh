@@ -163,6 +163,12 @@ for mode in "${modes[@]}"; do
   content "$PT" > "$WORK/got"
   diff "$WORK/expected" "$WORK/got" || fail "replay --parallel $mode: the target differs from the source"
   grep -q "\"workers\":$workers," "$WORK/report.json" || fail "report: $(cat "$WORK/report.json")"
+  # (the turn watch: on MySQL with the order kept, through the Performance Schema, on here)
+  watch=none
+  [ "$FLAVOR" = mysql ] && [ "$workers" -gt 1 ] && [[ "$extra" != *no-preserve-commit-order* ]] &&
+    watch=performance_schema
+  grep -q "\"lock_watch\":\"$watch\"," "$WORK/report.json" ||
+    fail "replay --parallel $mode: not the lock watch $watch: $(cat "$WORK/report.json")"
   busy=$(sed -n 's/.*"max_busy":\([0-9]*\).*/\1/p' "$WORK/report.json")
   alone=$(sed -n 's/.*"alone":\([0-9]*\).*/\1/p' "$WORK/report.json")
   retries=$(sed -n 's/.*"retries":\([0-9]*\).*/\1/p' "$WORK/report.json")
@@ -296,3 +302,59 @@ wait "$rp" || rc=$?
 [ "$(fd_sum "$PT")" = "$(fd_sum "$PA")" ] ||
   fail "across the checksum change: the target has $(fd_sum "$PT"), the source $(fd_sum "$PA")"
 pass "$FLAVOR: replay --parallel 4 across a format description change (binlog_checksum on), the first file's units held until the second file's ran: each applied with its own file's format description, fd.t and fd.u equal the source's"
+
+# A session of an earlier run that the target still runs (a statement in flight when that run
+# was killed) holds its worker's lock: a new run waits for it before it reads anything. The
+# lock names are read from a run paused by the fault point (the target's user locks); after a
+# SIGKILL a session of the test's own takes worker 2's, as the earlier session would.
+if [ "$FLAVOR" = mysql ]; then
+  user_locks="SELECT OBJECT_NAME FROM performance_schema.metadata_locks
+    WHERE OBJECT_TYPE = 'USER LEVEL LOCK'"
+else
+  sql "$PT" -e "INSTALL SONAME 'metadata_lock_info'" 2> /dev/null || true
+  user_locks="SELECT TABLE_SCHEMA FROM information_schema.METADATA_LOCK_INFO
+    WHERE LOCK_TYPE = 'User lock'"
+fi
+# (the target's GTIDs of the run before forgotten too: else they would be applied already)
+sql "$PT" -e "DROP DATABASE IF EXISTS fd; DROP DATABASE IF EXISTS binrecover; $reset_gtids"
+rm -f "$WORK/r.state" "$WORK/r.state.lock" "$WORK/r.state.journal"
+# (the pause after the file's header units and the three DDLs; awk reads to the end)
+el_units=$("$BINRECOVER" events --format=tsv "${fd_files[@]}" | awk -F'\t' '
+  $3 ~ /^(Gtid|Anonymous_gtid)$/ && ++g == 4 && !done { print k; done = 1 }
+  $3 ~ /^(Gtid|Anonymous_gtid|Format_desc|Gtid_list|Binlog_checkpoint|Previous_gtids)$/ { k++ }')
+(BINRECOVER_TEST_PAUSE_AFTER_UNITS=$el_units exec "$BINRECOVER" replay --no-defaults --no-progress \
+  -h127.0.0.1 -P"$PT" -uroot --state-file="$WORK/r.state" --parallel 4 "${fd_files[@]}" \
+  2> "$WORK/el.err") &
+rp=$!
+el_paused() { grep -qs "test pause: $el_units units" "$WORK/el.err"; }
+WAIT_FOR_SHOW=$WORK/el.err wait_for 120 "the replay never reached unit $el_units" el_paused
+w2=$(sql "$PT" -N -e "$user_locks" | grep -x 'binrecover:[0-9]*:w2') ||
+  fail "no lock of worker 2 among the target's user locks: $(sql "$PT" -N -e "$user_locks")"
+kill -9 "$rp"
+{ wait "$rp"; } 2> /dev/null || true
+before=$(fd_sum "$PT")  # (fd and its two tables made, no row yet)
+hold earlier "$PT" "SELECT GET_LOCK('$w2', 0)"
+"$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
+  --state-file="$WORK/r.state" --parallel 4 --resume "${fd_files[@]}" 2> "$WORK/el.err" &
+rp=$!
+waits_for_w2() {
+  kill -0 "$rp" 2> /dev/null || { cat "$WORK/el.err"; fail "the replay did not wait for $w2"; }
+  [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM information_schema.PROCESSLIST
+    WHERE INFO LIKE 'SELECT GET_LOCK(%' AND STATE = 'User lock'")" = 1 ]
+}
+wait_for 120 "the replay did not wait for the earlier session's lock" waits_for_w2
+# (it waits with its one control session, before its workers' sessions are opened: the test's
+# holding session and that one are all the target's clients)
+clients=$(sql "$PT" -N -e "SELECT COUNT(*) FROM information_schema.PROCESSLIST
+  WHERE ID <> CONNECTION_ID() AND USER = 'root' AND COMMAND NOT IN ('Daemon', 'Binlog Dump')")
+[ "$clients" = 2 ] ||
+  fail "the replay waited for $w2 with $((clients - 1)) sessions open, not one: $(sql "$PT" -e "SHOW PROCESSLIST")"
+[ "$(fd_sum "$PT")" = "$before" ] ||
+  fail "the replay applied while an earlier session held $w2: $(fd_sum "$PT")"
+release earlier
+rc=0
+wait "$rp" || rc=$?
+[ $rc = 0 ] || { cat "$WORK/el.err"; fail "replay --resume after the earlier session exited $rc"; }
+[ "$(fd_sum "$PT")" = "$(fd_sum "$PA")" ] ||
+  fail "after the earlier session: the target has $(fd_sum "$PT"), the source $(fd_sum "$PA")"
+pass "$FLAVOR: a new replay waits for a session of a killed one still on the target (its worker lock held), then applies: equal to the source"
