@@ -61,7 +61,7 @@ for f in "${files[@]}"; do
   [ -n "$ver" ] || continue
   for v in -v -vv; do
     # (a file the tool cannot read whole is compared as far as both read it)
-    "$BINRECOVER" --base64-output=decode-rows $v "$f" 2> /dev/null | grep -a '^###\|^# Number of rows: ' > "$WORK/ours" || true
+    "$BINRECOVER" --local-load="$WORK/load" --base64-output=decode-rows $v "$f" 2> /dev/null | grep -a '^###\|^# Number of rows: ' > "$WORK/ours" || true
     if [[ $ver == *MariaDB* ]]; then
       mariadb-binlog --base64-output=decode-rows $v "$f" 2> /dev/null | grep -a '^###\|^# Number of rows: ' > "$WORK/theirs" || true
     else
@@ -88,7 +88,7 @@ for f in "${files[@]}"; do
   ver=${ver_of[$f]}
   gtid_lines < "${my_of[$f]}.sql" > "$WORK/theirs"
   [ -s "$WORK/theirs" ] || continue
-  { TZ=UTC "$BINRECOVER" --no-defaults "$f" 2> /dev/null || true; } | gtid_lines > "$WORK/ours"
+  { TZ=UTC "$BINRECOVER" --no-defaults --local-load="$WORK/load" "$f" 2> /dev/null || true; } | gtid_lines > "$WORK/ours"
   diff "$WORK/theirs" "$WORK/ours" > "$WORK/diff" ||
     { head -20 "$WORK/diff"; fail "the GTID lines of $f ($ver) differ from mysqlbinlog's"; }
   glogs=$((glogs + 1))
