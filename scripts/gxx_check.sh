@@ -17,7 +17,10 @@ if [ "${1:-}" = --wait ] && [ -n "${BINRECOVER_GXX_RESULT:-}" ]; then
   exit "$(cat "$BINRECOVER_GXX_RESULT")"
 fi
 source scripts/build_env.sh
+# (a unity build: each batch of 16 sources one compilation, the headers read once a batch;
+# 2.5x less CPU than one compilation a file, 522 -> 204 CPU-s on 2 cores, 2026-12-06)
 CC=gcc CXX=g++ cmake -S . -B build-gxx -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
+  -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 \
   -DCMAKE_CXX_COMPILER_LAUNCHER="$BINRECOVER_LAUNCHER" \
   -DBINRECOVER_WERROR="${BINRECOVER_WERROR:-ON}" > /dev/null
 cmake --build build-gxx --target binrecover -j"$(nproc)" > build-gxx/build.log 2>&1 ||

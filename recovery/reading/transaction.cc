@@ -21,7 +21,16 @@ bool iequal_prefix(std::string_view s, std::string_view kw) {
   return true;
 }
 
-std::string_view trim(std::string_view q) {
+bool is_word(std::string_view q, std::string_view kw) {
+  q = trim_query(q);
+  return q.size() == kw.size() && iequal_prefix(q, kw);
+}
+
+const binlog::Query* as_query(const Event& ev) { return std::get_if<binlog::Query>(&ev.body); }
+
+}  // namespace
+
+std::string_view trim_query(std::string_view q) {
   while (!q.empty() &&
          (q.front() == ' ' || q.front() == '\n' || q.front() == '\t' || q.front() == '\r'))
     q.remove_prefix(1);
@@ -30,17 +39,6 @@ std::string_view trim(std::string_view q) {
     q.remove_suffix(1);
   return q;
 }
-
-bool is_word(std::string_view q, std::string_view kw) {
-  q = trim(q);
-  return q.size() == kw.size() && iequal_prefix(q, kw);
-}
-
-const binlog::Query* as_query(const Event& ev) { return std::get_if<binlog::Query>(&ev.body); }
-
-}  // namespace
-
-std::string_view trim_query(std::string_view q) { return trim(q); }
 
 bool is_meta_event(EventType t) {
   switch (t) {
@@ -82,7 +80,7 @@ bool is_statement_context(EventType t) {
 }  // namespace
 
 bool starts_with_keyword(std::string_view q, std::string_view kw) {
-  q = trim(q);
+  q = trim_query(q);
   if (!iequal_prefix(q, kw)) return false;
   return q.size() == kw.size() || q[kw.size()] == ' ' || q[kw.size()] == '\n' ||
          q[kw.size()] == '\t';

@@ -20,15 +20,9 @@
 namespace binrecover::binlog {
 namespace {
 
-constexpr std::uint64_t kPos = 5000;  // file offset every fixture is decoded at
-
-using Doc = std::vector<std::byte>;
-
-Doc doc(std::initializer_list<int> b) {
-  Doc d;
-  for (int v : b) d.push_back(static_cast<std::byte>(v));
-  return d;
-}
+using testutil::doc;
+using testutil::Doc;
+using testutil::kPos;
 
 // --- real binlogs from ../shared/corpus, checked against MySQL's own mysqlbinlog -v ---
 

@@ -22,15 +22,9 @@
 namespace binrecover::binlog {
 namespace {
 
-constexpr std::uint64_t kPos = 5000;  // file offset every fixture is decoded at
-
-using Doc = std::vector<std::byte>;
-
-Doc doc(std::initializer_list<int> b) {
-  Doc d;
-  for (int v : b) d.push_back(static_cast<std::byte>(v));
-  return d;
-}
+using testutil::doc;
+using testutil::Doc;
+using testutil::kPos;
 
 // Decodes an exact-size heap copy, so AddressSanitizer sees any read past the end.
 std::string text_of(const Doc& d, std::size_t n) {

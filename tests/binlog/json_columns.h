@@ -5,6 +5,7 @@
 // with the table map's column layout.
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <variant>
@@ -19,6 +20,16 @@
 #include "binlog/source.h"
 
 namespace binrecover::binlog::testutil {
+
+constexpr std::uint64_t kPos = 5000;  // the file offset the JSON tests decode a document at
+
+// A document of the JSON tests from its bytes.
+using Doc = std::vector<std::byte>;
+inline Doc doc(std::initializer_list<int> b) {
+  Doc d;
+  for (int v : b) d.push_back(static_cast<std::byte>(v));
+  return d;
+}
 
 struct JsonCell {
   std::uint64_t event_pos = 0;   // the rows event (or its transaction payload)

@@ -9,10 +9,10 @@ namespace binrecover::recovery {
 namespace {
 
 // A unit's SQL as the writer hands it over: the statements, each marked.
-struct Unit {
+struct UnitSql {
   std::string text;
   std::vector<Output::Statement> statements;
-  Unit& add(const std::string& statement) {
+  UnitSql& add(const std::string& statement) {
     Output::Statement st;
     st.begin = text.size();
     text += statement;
@@ -24,7 +24,7 @@ struct Unit {
 };
 
 TEST(XaUnits, PrepareGroupAndItsCommit) {
-  Unit prepare;
+  UnitSql prepare;
   prepare.add("SET TIMESTAMP=1796433852")
       .add("XA START X'7831',X'',1")
       .add("BINLOG '\nAAAA\n'")
@@ -35,14 +35,14 @@ TEST(XaUnits, PrepareGroupAndItsCommit) {
   EXPECT_TRUE(p->prepare);
   EXPECT_EQ(p->xid, "X'7831',X'',1");
 
-  Unit commit;
+  UnitSql commit;
   commit.add("SET TIMESTAMP=1796433852").add("XA COMMIT X'7831',X'',1");
   const auto c = read_xa_unit(commit.text, commit.statements);
   ASSERT_TRUE(c);
   EXPECT_FALSE(c->prepare);
   EXPECT_EQ(c->xid, p->xid);
 
-  Unit rollback;
+  UnitSql rollback;
   rollback.add("xa rollback X'7831',X'',1");
   const auto r = read_xa_unit(rollback.text, rollback.statements);
   ASSERT_TRUE(r);
@@ -50,21 +50,21 @@ TEST(XaUnits, PrepareGroupAndItsCommit) {
 }
 
 TEST(XaUnits, AnythingElseIsNoXaUnitOfTheWorkers) {
-  Unit one_phase;  // (its xid would never match a prepared one; it is a unit of its own)
+  UnitSql one_phase;  // (its xid would never match a prepared one; it is a unit of its own)
   one_phase.add("XA START X'31',X'',1")
       .add("XA END X'31',X'',1")
       .add("XA COMMIT X'31',X'',1 ONE PHASE");
   EXPECT_FALSE(read_xa_unit(one_phase.text, one_phase.statements));
 
-  Unit other_xid;
+  UnitSql other_xid;
   other_xid.add("XA START X'31',X'',1").add("XA END X'31',X'',1").add("XA PREPARE X'32',X'',1");
   EXPECT_FALSE(read_xa_unit(other_xid.text, other_xid.statements));
 
-  Unit two;
+  UnitSql two;
   two.add("XA START X'31',X'',1").add("XA START X'31',X'',1").add("XA PREPARE X'31',X'',1");
   EXPECT_FALSE(read_xa_unit(two.text, two.statements));
 
-  Unit plain;
+  UnitSql plain;
   plain.add("BEGIN").add("COMMIT");
   EXPECT_FALSE(read_xa_unit(plain.text, plain.statements));
 
@@ -81,12 +81,12 @@ TEST(XaUnits, OnlyXidsAsMariaDbWritesThemAreTaken) {
   EXPECT_FALSE(plain_xid("'p1'"));
   EXPECT_FALSE(plain_xid("X'3g',X'',1"));
   EXPECT_FALSE(plain_xid("X'31',X'',"));
-  Unit hostile;
+  UnitSql hostile;
   hostile.add("XA START X'31',X'',1; DROP DATABASE shop")
       .add("XA END X'31',X'',1; DROP DATABASE shop")
       .add("XA PREPARE X'31',X'',1; DROP DATABASE shop");
   EXPECT_FALSE(read_xa_unit(hostile.text, hostile.statements));
-  Unit hostile_commit;
+  UnitSql hostile_commit;
   hostile_commit.add("XA COMMIT X'31',X'',1;DROP DATABASE shop");
   EXPECT_FALSE(read_xa_unit(hostile_commit.text, hostile_commit.statements));
 }
