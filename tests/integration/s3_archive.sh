@@ -152,13 +152,26 @@ pass "a file of $(stat -c %s "$cur") bytes stored in $parts parts while it grew,
 
 # Writes running (rows up to 100 kB: files of several pieces, sealed ones composed by copies
 # in the store), SIGKILL at random moments, the gateway restarted under the archive once.
-writer_loop() {  # PORT
-  ( set +e; i=0; while :; do
-      sql "$1" -e "INSERT INTO d.t (v) VALUES (REPEAT(CHAR(65 + $i % 26), 1 + ($i * 7919) % 100000))" 2> /dev/null || sleep 0.2
-      i=$((i + 1)); [ $((i % 150)) = 0 ] && sql "$1" -e "FLUSH BINARY LOGS" 2> /dev/null
-      sleep 0.005
-    done ) &
+# writer_loop PORT: rows written by one client session of its own (about 30 a second, a
+# rotation every 150) until stop_writers; a client run a row cost ~25 ms of CPU each.
+writer_loop() {
+  rm -f "$WORK/writer.fifo"
+  mkfifo "$WORK/writer.fifo"
+  sql "$1" --force < "$WORK/writer.fifo" > /dev/null 2>&1 &
   writers+=($!)
+  ( set +e; i=0; while :; do
+      echo "INSERT INTO d.t (v) VALUES (REPEAT(CHAR(65 + $i % 26), 1 + ($i * 7919) % 100000));"
+      i=$((i + 1)); [ $((i % 150)) = 0 ] && echo "FLUSH BINARY LOGS;"
+      sleep 0.03
+    done ) > "$WORK/writer.fifo" &
+  writers+=($!)
+}
+# (the rows' generator ends, its session then reads the end of its input and ends too)
+stop_writers() {
+  kill "${writers[1]}" 2> /dev/null || true
+  wait "${writers[1]}" 2> /dev/null || true
+  wait "${writers[0]}" 2> /dev/null || true
+  writers=()
 }
 kill_rounds() {  # PORT LABEL ROUNDS: runs, each killed with SIGKILL after a random moment
   local port=$1 label=$2 rounds=$3 kills=0 round ap
@@ -182,7 +195,7 @@ kill_rounds() {  # PORT LABEL ROUNDS: runs, each killed with SIGKILL after a ran
 }
 writer_loop "$PA"
 kills=$(kill_rounds "$PA" MariaDB 22)
-kill "${writers[0]}"; wait "${writers[0]}" 2> /dev/null || true; writers=()
+stop_writers
 sql "$PA" -e "FLUSH BINARY LOGS"
 settle "$WORK/a/binlog"
 wait_checkpoint "$WORK/a/binlog"
@@ -252,7 +265,7 @@ sql "$PM" -e "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY AUTO_INCRE
 M=db/$(sql "$PM" -N -e "SELECT @@server_uuid")
 writer_loop "$PM"
 kills=$(kill_rounds "$PM" MySQL 12)
-kill "${writers[0]}"; wait "${writers[0]}" 2> /dev/null || true; writers=()
+stop_writers
 sql "$PM" -e "FLUSH BINARY LOGS"
 settle "$WORK/m/binlog"
 catch_up "$PM" "$WORK/m/binlog" "$M"
