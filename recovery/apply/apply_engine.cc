@@ -401,6 +401,11 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
   const bool ordered = opts_.preserve_commit_order && opts_.workers > 1;
   for (int attempt = 0;; ++attempt) {
     try {
+      if (w.waits_default) {  // (after units applied alone: the workers' short wait again)
+        w.session->execute(fast_fail_ ? "SET SESSION innodb_lock_wait_timeout = 0"
+                                      : "SET SESSION innodb_lock_wait_timeout = 1");
+        w.waits_default = false;
+      }
       run_prelude(w, slot.task.prelude);
       const std::string progress = opts_.preserve_commit_order
                                        ? progress_statement(w.index, slot.task.place)
@@ -553,7 +558,14 @@ void ApplyEngine::begin_direct(const UnitPlace& place) {
   }
   direct_ = place;
   direct_recorded_ = false;
-  run_prelude(*workers_.front(), prelude_);  // (drained: the reader's thread alone)
+  Worker& w = *workers_.front();
+  // A unit applied alone waits for a lock of a session not ours as serial replay does (the
+  // workers' short wait made a statement that met one fail at once: 1205, the replay stopped).
+  if (opts_.workers > 1 && !w.waits_default) {
+    w.session->execute("SET SESSION innodb_lock_wait_timeout = DEFAULT");
+    w.waits_default = true;
+  }
+  run_prelude(w, prelude_);  // (drained: the reader's thread alone)
 }
 
 bool ApplyEngine::direct_piece(std::string_view text,

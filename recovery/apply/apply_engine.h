@@ -175,6 +175,9 @@ class ApplyEngine {
     std::shared_ptr<const Prelude> prelude;                      // the one its session ran
     std::vector<std::pair<std::uint64_t, UnitPlace>> committed;  // above the low-water mark
     bool slow = false;  // (fast_fail_) its session waits 1 s for a lock: a turn holder's retry
+    // (worker 0) its session waits for a lock as long as serial replay's: it applied a unit
+    // alone (begin_direct), which has nothing of ours to wait for, only other sessions
+    bool waits_default = false;
     std::uint64_t connection = 0;  // (watch_turn) its session's CONNECTION_ID()
     std::thread thread;
   };
@@ -267,5 +270,8 @@ class ApplyEngine {
   std::optional<UnitPlace> direct_;
   bool direct_recorded_ = false;
 };
+
+// The report's name of a lock watch: "none", "off", "innodb_trx", "performance_schema".
+const char* lock_watch_name(ApplyEngine::LockWatch watch);
 
 }  // namespace binrecover::recovery

@@ -354,20 +354,7 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
   result.held_whole = replay.held_whole();
   result.retries = replay.engine().retries();
   result.max_busy = replay.engine().max_busy();
-  switch (replay.engine().lock_watch()) {
-    case ApplyEngine::LockWatch::kNone:
-      result.lock_watch = "none";
-      break;
-    case ApplyEngine::LockWatch::kOff:
-      result.lock_watch = "off";
-      break;
-    case ApplyEngine::LockWatch::kInnodbTrx:
-      result.lock_watch = "innodb_trx";
-      break;
-    case ApplyEngine::LockWatch::kLockWaits:
-      result.lock_watch = "performance_schema";
-      break;
-  }
+  result.lock_watch = lock_watch_name(replay.engine().lock_watch());
   result.watch_yields = replay.engine().watch_yields();
   result.merged_transactions = replay.merged_units();
   result.merged_groups = replay.merged_groups();

@@ -124,4 +124,18 @@ void ApplyEngine::watch_turn(Session& monitor, bool lock_waits_table) {
   }
 }
 
+const char* lock_watch_name(ApplyEngine::LockWatch watch) {
+  switch (watch) {
+    case ApplyEngine::LockWatch::kOff:
+      return "off";
+    case ApplyEngine::LockWatch::kInnodbTrx:
+      return "innodb_trx";
+    case ApplyEngine::LockWatch::kLockWaits:
+      return "performance_schema";
+    case ApplyEngine::LockWatch::kNone:
+      break;
+  }
+  return "none";
+}
+
 }  // namespace binrecover::recovery

@@ -358,3 +358,48 @@ wait "$rp" || rc=$?
 [ "$(fd_sum "$PT")" = "$(fd_sum "$PA")" ] ||
   fail "after the earlier session: the target has $(fd_sum "$PT"), the source $(fd_sum "$PA")"
 pass "$FLAVOR: a new replay waits for a session of a killed one still on the target (its worker lock held), then applies: equal to the source"
+
+# A unit applied alone (here a statement as the log has it) waits for a row lock of a session
+# not the replay's as serial replay does: the workers' short wait (none on MariaDB with the
+# order kept, 1 s otherwise) made it fail at once with 1205 and the replay stop. The moment is
+# certain: the wait has lasted 2 s by the target's clock when the row is let go.
+sql "$PA" -e "FLUSH BINARY LOGS"
+fl_first=$(basename "$(tail -1 "$WORK/a/binlog/mysql-bin.index")")
+sql "$PA" -e "CREATE DATABASE fl; CREATE TABLE fl.t (id INT PRIMARY KEY, v INT) ENGINE=InnoDB;
+  INSERT INTO fl.t VALUES (1, 0), (2, 0); SET SESSION binlog_format = 'STATEMENT';
+  UPDATE fl.t SET v = v + 1 WHERE id = 1; SET SESSION binlog_format = 'ROW';
+  UPDATE fl.t SET v = v + 10 WHERE id = 2; FLUSH BINARY LOGS"
+mapfile -t fl_files < <(binlogs_between "$WORK/a/binlog" "$fl_first")
+unset 'fl_files[${#fl_files[@]}-1]'
+fl_sum() { sql "$1" -N -e "SELECT GROUP_CONCAT(id, ':', v ORDER BY id) FROM fl.t"; }
+for mode in "" --no-preserve-commit-order; do
+  sql "$PT" -e "DROP DATABASE IF EXISTS fl; DROP DATABASE IF EXISTS binrecover; $reset_gtids"
+  rm -f "$WORK/r.state" "$WORK/r.state.lock" "$WORK/r.state.journal"
+  # (the table made first, then its row 1 held by a session of the test's own)
+  "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot --parallel 4 \
+    --state-file="$WORK/r.state" --stop-position="$(
+      "$BINRECOVER" events --format=tsv "${fl_files[0]}" |
+        awk -F'\t' '$3 ~ /^(Gtid|Anonymous_gtid)$/ { g = $2 }
+          $3 == "Query" && $6 ~ /^UPDATE/ && !p { print g; p = 1 }')" \
+    "${fl_files[0]}" 2> "$WORK/fl.err" ||
+    { cat "$WORK/fl.err"; fail "replay --parallel 4 $mode up to the statement"; }
+  [ "$(fl_sum "$PT")" = "1:0,2:0" ] || fail "replay up to the statement: $(fl_sum "$PT")"
+  hold flrow "$PT" "BEGIN; SELECT id FROM fl.t WHERE id = 1 FOR UPDATE"
+  # shellcheck disable=SC2086
+  "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot --parallel 4 $mode \
+    --state-file="$WORK/r.state" --resume "${fl_files[@]}" 2> "$WORK/fl.err" &
+  rp=$!
+  waited_2s() {
+    kill -0 "$rp" 2> /dev/null || { cat "$WORK/fl.err"; fail "replay --parallel 4 $mode ended while row 1 was held"; }
+    [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM information_schema.INNODB_TRX
+      WHERE trx_state = 'LOCK WAIT' AND trx_wait_started <= NOW() - INTERVAL 2 SECOND")" = 1 ]
+  }
+  wait_for 120 "replay --parallel 4 $mode: the statement did not wait for row 1" waited_2s
+  release flrow
+  rc=0
+  wait "$rp" || rc=$?
+  [ $rc = 0 ] || { cat "$WORK/fl.err"; fail "replay --parallel 4 $mode exited $rc after row 1 was let go"; }
+  [ "$(fl_sum "$PT")" = "$(fl_sum "$PA")" ] ||
+    fail "replay --parallel 4 $mode: fl.t is $(fl_sum "$PT"), the source's $(fl_sum "$PA")"
+done
+pass "$FLAVOR: a statement applied alone waits for a row lock of another session as serial replay does (2 s and more), with and without commit order, then applies: equal to the source"
