@@ -55,8 +55,7 @@ std::unique_ptr<ApplyEngine::Worker> ApplyEngine::open_worker(const ConnectionOp
     // turn (InnoDB's duplicate check locks the next record of a unique index, which no write
     // set names) cost a second each (apply() says what a failure does).
     if (i == 0) fast_fail_ = opts_.preserve_commit_order && w->session->mariadb();
-    w->session->execute(fast_fail_ ? "SET SESSION innodb_lock_wait_timeout = 0"
-                                   : "SET SESSION innodb_lock_wait_timeout = 1");
+    w->session->execute(short_wait());
     // Row changes apply the same in any isolation; READ COMMITTED takes no gap locks, which
     // units that do not share a row would otherwise wait on each other for. (Not where
     // the session binlogs statements: the server refuses DML in that combination.)
@@ -402,8 +401,7 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
   for (int attempt = 0;; ++attempt) {
     try {
       if (w.waits_default) {  // (after units applied alone: the workers' short wait again)
-        w.session->execute(fast_fail_ ? "SET SESSION innodb_lock_wait_timeout = 0"
-                                      : "SET SESSION innodb_lock_wait_timeout = 1");
+        w.session->execute(short_wait());
         w.waits_default = false;
       }
       run_prelude(w, slot.task.prelude);
@@ -429,7 +427,7 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
       if (!in_order) committed_unit(w, slot);
       if (w.slow) {  // (back to no wait; a failure here is the next unit's)
         w.slow = false;
-        w.session->execute("SET SESSION innodb_lock_wait_timeout = 0");
+        w.session->execute(short_wait());
       }
       return;
     } catch (const Aborted&) {

@@ -186,6 +186,11 @@ class ApplyEngine {
   // Worker I's session opened and set up (the first one also decides fast_fail_ and
   // read_committed_, which the others follow).
   std::unique_ptr<Worker> open_worker(const ConnectionOptions& conn, std::size_t i);
+  // The workers' wait for a row lock: none where fast_fail_, else MySQL's least, 1 s.
+  const char* short_wait() const {
+    return fast_fail_ ? "SET SESSION innodb_lock_wait_timeout = 0"
+                      : "SET SESSION innodb_lock_wait_timeout = 1";
+  }
   void run_worker(Worker& w);
   Slot* take(Worker& w);
   void apply(Worker& w, Slot& slot);

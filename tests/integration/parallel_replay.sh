@@ -333,7 +333,15 @@ w2=$(sql "$PT" -N -e "$user_locks" | grep -x 'binrecover:[0-9]*:w2') ||
 kill -9 "$rp"
 { wait "$rp"; } 2> /dev/null || true
 before=$(fd_sum "$PT")  # (fd and its two tables made, no row yet)
-hold earlier "$PT" "SELECT GET_LOCK('$w2', 0)"
+# (the killed run's sessions end as the target notices their connections closed: the lock is
+# taken once its worker 2's session is gone, and the new run starts once none is left)
+hold earlier "$PT" "SELECT CONCAT('got ', GET_LOCK('$w2', 120))"
+grep -qx "got 1" "$WORK/earlier.out" || fail "the test's session did not get $w2: $(cat "$WORK/earlier.out")"
+only_ours() {
+  [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM information_schema.PROCESSLIST
+    WHERE ID <> CONNECTION_ID() AND USER = 'root' AND COMMAND NOT IN ('Daemon', 'Binlog Dump')")" = 1 ]
+}
+wait_for 120 "sessions of the killed replay stayed on the target" only_ours
 "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
   --state-file="$WORK/r.state" --parallel 4 --resume "${fd_files[@]}" 2> "$WORK/el.err" &
 rp=$!
