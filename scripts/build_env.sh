@@ -35,9 +35,12 @@ build_fuzz_tree() {
       { tail -40 "$BINRECOVER_FUZZ_RESULT.log" >&2; echo "build-fuzz: the build failed" >&2; return 1; }
     return 0
   fi
-  # (a unity build, as scripts/gxx_check.sh's: 821 -> 374 CPU-s here, 2026-12-06)
+  # (a unity build, as scripts/gxx_check.sh's: 821 -> 374 CPU-s here, 2026-12-06. Executables
+  # not position-independent: the coverage hooks' tables need 208,613 relocations at each start
+  # of a PIE, 1,369 so; a start of binrecover under ASan 97 -> 74 ms CPU, and tests/sanitized.sh
+  # starts it ~500 times)
   CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DBINRECOVER_FUZZ=ON \
-    -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 \
+    -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 -DCMAKE_EXE_LINKER_FLAGS=-no-pie \
     -DCMAKE_CXX_COMPILER_LAUNCHER="$BINRECOVER_LAUNCHER" \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBINRECOVER_WERROR="${BINRECOVER_WERROR:-ON}" > /dev/null ||
     return 1

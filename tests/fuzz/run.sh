@@ -25,9 +25,12 @@ find "$ROOT/testdata" -name 'mysql-bin.0*' -exec cp {} "$seeds/" \;
 [ -d "$ROOT/tests/fuzz/regressions" ] && cp "$ROOT"/tests/fuzz/regressions/* "$seeds/" 2>/dev/null || true
 corpus=$ROOT/../shared/corpus
 if [ -d "$corpus" ]; then
-  # Small real files only: libFuzzer mutates better on short inputs.
+  # Small real files only: libFuzzer mutates better on short inputs. (Numbered, as two files of
+  # the corpus may share a name; one process copies them all, ~470 files: 6 s -> 0.1 s.)
   find "$corpus" -type f -size -64k ! -name '*.md' ! -name '*.index' -print0 |
-    while IFS= read -r -d '' f; do cp "$f" "$seeds/$(echo "$f" | md5sum | cut -c1-12)"; done
+    python3 -c 'import shutil, sys
+for i, f in enumerate(sys.stdin.buffer.read().split(b"\0")[:-1]):
+    shutil.copyfile(f, "%s/corpus-%04d" % (sys.argv[1], i))' "$seeds"
 else
   echo "fuzz: ../shared/corpus not present; seeding from testdata/ only" >&2
 fi
