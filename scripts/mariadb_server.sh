@@ -68,8 +68,10 @@ start | restart)
     --innodb-buffer-pool-size=64M --innodb-log-file-size=48M --skip-name-resolve \
     --character-set-server=utf8mb4 --collation-server=utf8mb4_general_ci \
     --default-time-zone=+00:00 "$@" >/dev/null 2>&1 &
+  # (a client is run only once the port takes a connection: bash opens it, no process)
   for _ in $(seq 1 300); do
-    if mariadb --no-defaults -h127.0.0.1 -P"$port" -uroot -e 'select 1' >/dev/null 2>&1; then
+    if { : <>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null &&
+      mariadb --no-defaults -h127.0.0.1 -P"$port" -uroot -e 'select 1' >/dev/null 2>&1; then
       exit 0
     fi
     if ! kill -0 $! 2>/dev/null; then break; fi

@@ -190,8 +190,10 @@ launch() {
     --default-time-zone=+00:00 "${relaxed[@]}" "$@" </dev/null >"$dir/mysqld.out" 2>&1 &
   pid=$!
   echo "$pid" >"$dir/mysqld.launch.pid"
+  # (a client is run only once the port takes a connection: bash opens it, no process)
   for _ in $(seq 1 600); do
-    if mariadb --no-defaults -h127.0.0.1 -P"$port" -uroot -e 'select 1' >/dev/null 2>&1; then
+    if { : <>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null &&
+      mariadb --no-defaults -h127.0.0.1 -P"$port" -uroot -e 'select 1' >/dev/null 2>&1; then
       exit 0
     fi
     if ! kill -0 "$pid" 2>/dev/null; then break; fi
