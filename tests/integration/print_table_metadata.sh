@@ -287,20 +287,30 @@ if [ ! -d "$CORPUS" ]; then
   echo "$maps_total table maps compared"
   exit 0
 fi
-# mysqlbinlog 9.7 over every MySQL log with table maps in one run of the chroot (WORK/pm/N.bin
-# into N.tool, its exit status in N.rc): one start of it, not one per log.
-declare -A pm_of
-npm=0
-mkdir -p "$WORK/pm" "$WORK/myload"  # (LOAD DATA files: here, not in /tmp; the chroot binds $WORK)
-if [ $have_mysql = 1 ]; then
-  while IFS= read -r -d '' f; do
-    BL --print-table-metadata "$f" > "$WORK/c.ours" 2> /dev/null || true
-    grep -q '^# Columns(' "$WORK/c.ours" || continue
-    grep -qE '^#.*Start: binlog v [0-9]+, server v [^ ]*MariaDB' "$WORK/c.ours" && continue
+# binrecover over every log once (WORK/co/N: its output, messages and exit status) for those
+# with table maps; then mysqlbinlog 9.7 over every MySQL one in one run of the chroot
+# (WORK/pm/N.bin into N.tool, its exit status in N.rc): one start of it, not one per log.
+declare -A pm_of ours_of maria_of
+with_maps=()
+npm=0 nco=0
+mkdir -p "$WORK/pm" "$WORK/co" "$WORK/myload"  # (LOAD DATA files: here, not in /tmp; the chroot binds $WORK)
+while IFS= read -r -d '' f; do
+  o=$WORK/co/$nco rb=0
+  nco=$((nco + 1))
+  BL --print-table-metadata "$f" > "$o.ours" 2> "$o.err" || rb=$?
+  grep -q '^# Columns(' "$o.ours" || { rm -f "$o.ours" "$o.err"; continue; }
+  echo "$rb" > "$o.rb"
+  ours_of[$f]=$o
+  with_maps+=("$f")
+  if grep -qE '^#.*Start: binlog v [0-9]+, server v [^ ]*MariaDB' "$o.ours"; then
+    maria_of[$f]=1
+  elif [ $have_mysql = 1 ]; then
     pm_of[$f]=$WORK/pm/$npm
     cp "$f" "${pm_of[$f]}.bin"
     npm=$((npm + 1))
-  done < <(find "$CORPUS" -type f ! -name '*.md' ! -name '*.index' -print0 | sort -z)
+  fi
+done < <(find "$CORPUS" -type f ! -name '*.md' ! -name '*.index' -print0 | sort -z)
+if [ $have_mysql = 1 ]; then
   "$MYSQL_SERVER" exec bash -c 'for b in "$1"/*.bin; do
     n=${b%.bin} rc=0
     mysqlbinlog --no-defaults --local-load="$2" --print-table-metadata "$b" > "$n.tool" 2> /dev/null || rc=$?
@@ -308,11 +318,12 @@ if [ $have_mysql = 1 ]; then
   done' _ "$WORK/pm" "$WORK/myload" || fail "mysqlbinlog did not run in the chroot"
 fi
 files=0 skipped=0
-while IFS= read -r -d '' f; do
-  rb=0
-  BL --print-table-metadata "$f" > "$WORK/c.ours" 2> "$WORK/c.err" || rb=$?
-  grep -q '^# Columns(' "$WORK/c.ours" || continue
-  if grep -qE '^#.*Start: binlog v [0-9]+, server v [^ ]*MariaDB' "$WORK/c.ours"; then
+for f in "${with_maps[@]}"; do
+  o=${ours_of[$f]}
+  rb=$(cat "$o.rb")
+  cp "$o.ours" "$WORK/c.ours"
+  cp "$o.err" "$WORK/c.err"
+  if [ -n "${maria_of[$f]:-}" ]; then
     rc=0
     mkdir -p "$WORK/mbload"
     mariadb-binlog --no-defaults --local-load="$WORK/mbload" --print-table-metadata "$f" > "$WORK/c.tool" 2> /dev/null || rc=$?
@@ -345,7 +356,7 @@ while IFS= read -r -d '' f; do
   fi
   files=$((files + 1))
   maps_total=$((maps_total + n))
-done < <(find "$CORPUS" -type f ! -name '*.md' ! -name '*.index' -print0 | sort -z)
+done
 [ $files -gt 50 ] || fail "only $files corpus files with table maps"
 # MySQL 5.1.15-5.1.17 wrote table maps without column metadata (both clients crash on them with
 # the option): exit 4, as with -v.
