@@ -15,7 +15,8 @@ source "$ROOT/scripts/build_env.sh"
 build_fuzz_tree "$build"
 
 # A sanitizer report exits 86, which no binrecover error code uses. (An allocation's stack is
-# kept 8 frames deep, not 30: a third less CPU a run, most of it in the unwinding of every malloc.)
+# kept 8 frames deep, not 30: the unwinding at every malloc is the most of a large file's time:
+# -vv of the corpus's 1.4 MB sakila log 466 -> 330 ms CPU, the unit tests 17.7 -> 15.2 s.)
 export ASAN_OPTIONS=detect_leaks=1:exitcode=86:allocator_may_return_null=0:malloc_context_size=8
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=86
 log=$build/sanitized.log
