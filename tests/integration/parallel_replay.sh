@@ -284,6 +284,17 @@ rm -f "$WORK/r.state" "$WORK/r.state.lock"
   --state-file="$WORK/r.state" --parallel 4 --stop-position="$update_at" "${fd_files[0]}" \
   2> "$WORK/fd.err" || { cat "$WORK/fd.err"; fail "the replay up to the first UPDATE fd.t"; }
 [ "$(fd_sum "$PT")" = "1:0 2:0" ] || fail "the replay up to the first UPDATE fd.t: $(fd_sum "$PT")"
+# finish_held_replay HOLD ERR WHAT SUM: lets the held session HOLD go; the replay in the
+# background ($rp, its messages in ERR) must then end with 0 and SUM give the same on the
+# target as on the source.
+finish_held_replay() {
+  local rc=0
+  release "$1"
+  wait "$rp" || rc=$?
+  [ $rc = 0 ] || { cat "$2"; fail "$3 exited $rc"; }
+  [ "$("$4" "$PT")" = "$("$4" "$PA")" ] ||
+    fail "$3: the target has $("$4" "$PT"), the source $("$4" "$PA")"
+}
 hold fdlock "$PT" "LOCK TABLES fd.t READ"
 "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
   --state-file="$WORK/r.state" --parallel 4 --resume "${fd_files[@]}" 2> "$WORK/fd.err" &
@@ -295,12 +306,7 @@ second_file_ran() {
     WHERE trx_rows_modified > 0" 2> /dev/null)" -ge 2 ]
 }
 wait_for 120 "the second file's units did not run while the first's were held" second_file_ran
-release fdlock
-rc=0
-wait "$rp" || rc=$?
-[ $rc = 0 ] || { cat "$WORK/fd.err"; fail "replay --parallel 4 across the checksum change exited $rc"; }
-[ "$(fd_sum "$PT")" = "$(fd_sum "$PA")" ] ||
-  fail "across the checksum change: the target has $(fd_sum "$PT"), the source $(fd_sum "$PA")"
+finish_held_replay fdlock "$WORK/fd.err" "replay --parallel 4 across the checksum change" fd_sum
 pass "$FLAVOR: replay --parallel 4 across a format description change (binlog_checksum on), the first file's units held until the second file's ran: each applied with its own file's format description, fd.t and fd.u equal the source's"
 
 # A session of an earlier run that the target still runs (a statement in flight when that run
@@ -403,11 +409,6 @@ for mode in "" --no-preserve-commit-order; do
       WHERE trx_state = 'LOCK WAIT' AND trx_wait_started <= NOW() - INTERVAL 2 SECOND")" = 1 ]
   }
   wait_for 120 "replay --parallel 4 $mode: the statement did not wait for row 1" waited_2s
-  release flrow
-  rc=0
-  wait "$rp" || rc=$?
-  [ $rc = 0 ] || { cat "$WORK/fl.err"; fail "replay --parallel 4 $mode exited $rc after row 1 was let go"; }
-  [ "$(fl_sum "$PT")" = "$(fl_sum "$PA")" ] ||
-    fail "replay --parallel 4 $mode: fl.t is $(fl_sum "$PT"), the source's $(fl_sum "$PA")"
+  finish_held_replay flrow "$WORK/fl.err" "replay --parallel 4 $mode (row 1 let go)" fl_sum
 done
 pass "$FLAVOR: a statement applied alone waits for a row lock of another session as serial replay does (2 s and more), with and without commit order, then applies: equal to the source"
