@@ -1,0 +1,137 @@
+# shellcheck shell=bash
+# The workloads of bench/workloads.sh (MariaDB) and bench/workloads_mysql.sh (MySQL), in SQL
+# both servers run: schema WORKLOAD (its tables, at the start of its binlog) and client WORKLOAD
+# CLIENT (that client's BENCH_TX transactions; the 4 clients run at once). `moves` is written by
+# one client (clients WORKLOAD says how many).
+#   upsert    INSERT ... ON DUPLICATE KEY UPDATE on 200 keys, one statement per transaction
+#   unique    a row deleted and another inserted with the same unique code and e-mail (in other
+#             letter case, a _ci key), an e-mail moved between rows
+#   hot       UPDATE of 8 rows over and over, a counter row in every 5th transaction
+#   replace   REPLACE INTO on a primary key and a unique key from 300 values
+#   small     one-row INSERTs on keys of their own (nothing conflicts: the most parallel work)
+#   emails    one-row INSERTs of new rows, each with an e-mail of its own under a unique key
+#             (nothing conflicts, but every insert checks a unique secondary key)
+#   savepoint transactions with SAVEPOINT / ROLLBACK TO SAVEPOINT, and XA transactions
+#   moves     values of unique keys under _general_ci, _0900_ai_ci / _uca1400_ai_ci and
+#             _unicode_ci moved from row to row, each move two transactions (the value leaves
+#             its row, another row takes it in another spelling): ordered only by the keys'
+#             collations, and InnoDB's duplicate checks lock the next record (MOVES_ROUNDS, 40)
+
+clients() {  # WORKLOAD: how many clients write it
+  case $1 in
+    moves) echo 1 ;;
+    *) echo 4 ;;
+  esac
+}
+
+# The moves' collations: the MySQL or the MariaDB set (MOVES_FLAVOR, mariadb).
+moves_collations() {
+  if [ "${MOVES_FLAVOR:-mariadb}" = mysql ]; then
+    echo "utf8mb4_general_ci utf8mb4_0900_ai_ci utf8mb4_unicode_ci"
+  else
+    echo "utf8mb4_general_ci utf8mb4_unicode_ci utf8mb4_uca1400_ai_ci"
+  fi
+}
+
+moves_variants() {  # COLLATION: lines of values it takes for one key
+  case $1 in
+    utf8mb4_general_ci)
+      printf '%s\n' "bâton|BATON |Bâton" "Straße|STRASE|strase  " "😀x|😁X|🐬x" "çà|CA|ca " ;;
+    *) printf '%s\n' "résumé|RESUME|Résumé " "Straße|STRASSE|strasse" "Ωmega|ωMEGA|ωmega " ;;
+  esac
+}
+
+moves_schema() {
+  local n=0 c
+  for c in $(moves_collations); do
+    n=$((n + 1))
+    echo "CREATE TABLE w.t$n (id INT PRIMARY KEY, name VARCHAR(20) CHARACTER SET utf8mb4"
+    echo "  COLLATE $c, UNIQUE KEY (name)) ENGINE=InnoDB;"
+    echo "INSERT INTO w.t$n VALUES (1, 'x1'), (2, 'x2'), (3, 'x3');"
+  done
+}
+
+moves_client() {
+  local n=0 c at i k to sets v
+  echo "USE w; SET NAMES utf8mb4;"
+  for c in $(moves_collations); do
+    n=$((n + 1))
+    mapfile -t sets < <(moves_variants "$c")
+    at=1
+    for ((i = 1; i <= ${MOVES_ROUNDS:-40}; i++)); do
+      IFS='|' read -r -a v <<< "${sets[$((i % ${#sets[@]}))]}"
+      for k in 0 1 2; do
+        to=$((i * 10 + k + 10))
+        echo "UPDATE t$n SET name = 'f$to' WHERE id = $at;"
+        echo "INSERT INTO t$n VALUES ($to, '${v[$k]}');"
+        at=$to
+      done
+    done
+  done
+}
+
+schema() {  # WORKLOAD: its tables, made at the start of its binlog
+  case $1 in
+    upsert) echo "CREATE TABLE w.t (id INT PRIMARY KEY, code INT NOT NULL UNIQUE, n BIGINT NOT NULL,
+      note VARCHAR(40)) ENGINE=InnoDB;" ;;
+    unique) echo "CREATE TABLE w.users (id INT PRIMARY KEY, email VARCHAR(64) NOT NULL, code INT
+      NOT NULL, UNIQUE KEY (code), UNIQUE KEY (email)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4
+      COLLATE=utf8mb4_general_ci;" ;;
+    hot) echo "CREATE TABLE w.hot (id INT PRIMARY KEY, n BIGINT NOT NULL) ENGINE=InnoDB;
+      INSERT INTO w.hot VALUES (0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0);
+      CREATE TABLE w.log (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB;" ;;
+    replace) echo "CREATE TABLE w.r (id INT PRIMARY KEY, u INT NOT NULL UNIQUE, v INT NOT NULL)
+      ENGINE=InnoDB;" ;;
+    small) echo "CREATE TABLE w.s (id INT PRIMARY KEY, c INT NOT NULL, v VARCHAR(40) NOT NULL)
+      ENGINE=InnoDB;" ;;
+    emails) echo "CREATE TABLE w.users (id INT PRIMARY KEY, email VARCHAR(64) NOT NULL, code INT
+      NOT NULL, UNIQUE KEY (code), UNIQUE KEY (email)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;" ;;
+    moves) moves_schema ;;
+    savepoint) echo "CREATE TABLE w.a (id INT PRIMARY KEY, n INT NOT NULL) ENGINE=InnoDB;
+      CREATE TABLE w.b (id INT PRIMARY KEY, c INT NOT NULL) ENGINE=InnoDB;
+      INSERT INTO w.b VALUES (1, 0), (2, 0), (3, 0), (4, 0);" ;;
+  esac
+}
+
+client() {  # WORKLOAD CLIENT: its transactions
+  local w=$1 c=$2 i k x
+  if [ "$w" = moves ]; then
+    moves_client
+    return
+  fi
+  echo "USE w; SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED;"
+  for ((i = 1; i <= BENCH_TX; i++)); do
+    k=$((c * 100000 + i))
+    x=$(((i * 7919 + c * 104729) % 200))
+    case $w in
+      upsert) echo "INSERT INTO t VALUES ($x, $x, 1, 'c$c') ON DUPLICATE KEY UPDATE n = n + 1, note = 'c$c-$i';" ;;
+      unique)
+        x=$((c * 1000 + i % 40))
+        if ((i % 3 == 0)); then
+          echo "UPDATE users SET email = 'm$k@example.com' WHERE code = $x;"
+        elif ((i % 2)); then
+          echo "BEGIN; DELETE FROM users WHERE code = $x; INSERT INTO users VALUES ($k, 'u$x@example.com', $x); COMMIT;"
+        else
+          echo "BEGIN; DELETE FROM users WHERE code = $x; INSERT INTO users VALUES ($k, 'U$x@EXAMPLE.COM', $x); COMMIT;"
+        fi ;;
+      hot)
+        if ((i % 5 == 0)); then
+          echo "BEGIN; UPDATE hot SET n = n + 1 WHERE id = 0; INSERT INTO log VALUES ($k, $i); COMMIT;"
+        else
+          echo "UPDATE hot SET n = n + $c WHERE id = $((x % 8));"
+        fi ;;
+      replace) echo "REPLACE INTO r VALUES ($((x + 300 * (i % 2))), $(((x * 3) % 300)), $k);" ;;
+      small) echo "INSERT INTO s VALUES ($k, $c, 'row $k of client $c');" ;;
+      emails) echo "INSERT INTO users VALUES ($k, 'e$((k * 7919 % 1000003))@example.com', $k);" ;;
+      savepoint)
+        if ((i % 4 == 0)); then
+          echo "XA START 'x$k'; INSERT INTO a VALUES ($k, $i); UPDATE b SET c = c + 1 WHERE id = $c;"
+          echo "XA END 'x$k'; XA PREPARE 'x$k'; XA COMMIT 'x$k';"
+        else
+          echo "BEGIN; INSERT INTO a VALUES ($k, 0); SAVEPOINT s1; UPDATE a SET n = 1 WHERE id = $k;"
+          echo "SAVEPOINT s2; INSERT INTO b VALUES ($k, 0); ROLLBACK TO SAVEPOINT s2;"
+          echo "INSERT INTO b VALUES ($k, 1) ON DUPLICATE KEY UPDATE c = c + 1; RELEASE SAVEPOINT s1; COMMIT;"
+        fi ;;
+    esac
+  done
+}
