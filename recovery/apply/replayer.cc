@@ -216,16 +216,23 @@ void Replayer::on_text(std::string_view text, const std::vector<Output::Statemen
 }
 
 bool Replayer::submit_xa(std::string_view text, const std::vector<Output::Statement>& statements) {
-  const bool prepare = (maria_.flags & binlog::MariaGtid::kPreparedXa) != 0;
-  const bool complete = (maria_.flags & binlog::MariaGtid::kCompletedXa) != 0;
   if (!parallel_ || !engine_.ordered() || opts_.merge_transactions > 1 || verbatim_ || ctas_ ||
-      !maria_gtid_ || prepare == complete || resume_prefix_ || scheduler_.write_set().barrier)
+      resume_prefix_ || scheduler_.write_set().barrier)
     return false;
   const std::optional<XaUnit> xa = read_xa_unit(text, statements);
-  if (!xa || xa->prepare != prepare) return false;
-  if (!witness_.new_since_start(unit_.gtid) || !witness_.target_logs(unit_.gtid)) return false;
+  if (!xa) return false;
+  if (xa_told_by_mysql_gtid()) {
+    if (!mysql_xa_detached()) return false;
+  } else {
+    // MariaDB: its GTID event says which XA unit it is; the target's binary log keeps it.
+    const bool prepare = (maria_.flags & binlog::MariaGtid::kPreparedXa) != 0;
+    const bool complete = (maria_.flags & binlog::MariaGtid::kCompletedXa) != 0;
+    if (!maria_gtid_ || prepare == complete || xa->prepare != prepare) return false;
+    if (!witness_.new_since_start(unit_.gtid) || !witness_.target_logs(unit_.gtid)) return false;
+  }
+  const bool prepare = xa->prepare;
   std::optional<PreparedXas::Prepared> prepared;
-  if (complete && !(prepared = prepared_.take(xa->xid))) return false;
+  if (!prepare && !(prepared = prepared_.take(xa->xid))) return false;
   ApplyTask task;
   task.text.assign(text);
   task.statements = statements;
@@ -242,6 +249,32 @@ bool Replayer::submit_xa(std::string_view text, const std::vector<Output::Statem
   }
   engine_.submit(std::move(task));
   return true;
+}
+
+bool Replayer::xa_told_by_mysql_gtid() {
+  if (!by_gtids_ || !xa_ || unit_.gtid.find(':') == std::string::npos || sql_.disable_log_bin)
+    return false;
+  // (where the target binlogs them: an XA PREPARE's GTID is kept with the prepared transaction
+  // by the binary log's crash recovery)
+  if (!mysql_log_bin_) {
+    try {
+      mysql_log_bin_ = session_.value("SELECT @@GLOBAL.log_bin").value_or("0") == "1";
+    } catch (const Error&) {
+      mysql_log_bin_ = false;
+    }
+  }
+  return *mysql_log_bin_;
+}
+
+bool Replayer::mysql_xa_detached() {
+  if (!xa_detached_) {
+    try {
+      xa_detached_ = session_.value("SELECT @@GLOBAL.xa_detach_on_prepare").value_or("0") == "1";
+    } catch (const Error&) {  // (before 8.0.29: a prepared XA transaction stays on its session)
+      xa_detached_ = false;
+    }
+  }
+  return *xa_detached_;
 }
 
 std::optional<MariaUnit> Replayer::maria() const {
@@ -325,6 +358,10 @@ void Replayer::apply_direct(std::string_view text, const std::vector<Output::Sta
 }
 
 bool Replayer::mark_in_doubt() {
+  if (xa_told_by_mysql_gtid()) {
+    told_by_gtid_ = true;
+    return true;
+  }
   update_last();
   ReplayState doubt{file_, unit_.first_pos, "", identity_, started_at_};
   if (last_ && last_->file == file_) doubt = *last_;

@@ -123,6 +123,16 @@ class Replayer : public WalkConsumer {
 
  private:
   void unit_written(const UnitInfo& u);
+  // (a MySQL target whose GTIDs record the progress, and that binlogs the replay's sessions)
+  // Whether the unit is an XA unit its GTID tells: gtid_executed has an XA PREPARE group's GTID
+  // once it is prepared (the prepared transaction and its GTID both kept across a crash of the
+  // target, from its binary log), an XA COMMIT's or XA ROLLBACK's once it ended, and a resumed run
+  // leaves out the GTIDs the target has. Such a unit is not marked in the state file before it
+  // runs.
+  bool xa_told_by_mysql_gtid();
+  // Whether the target's prepared XA transactions leave their session (MySQL's
+  // xa_detach_on_prepare, ON since 8.0.29): an XA COMMIT may then run on another session.
+  bool mysql_xa_detached();
 
   const ReplayOptions& opts_;
   StateStore& store_;
@@ -156,9 +166,11 @@ class Replayer : public WalkConsumer {
   std::uint64_t merged_groups_ = 0, merged_units_ = 0;
   bool in_hook_ = false;
   bool direct_open_ = false, direct_transactional_ = false, in_doubt_marked_ = false;
-  bool told_by_gtid_ = false;   // the unit that is not a transaction is not marked (mark_in_doubt)
-  GtidWitness witness_;         // whether the target's GTIDs tell if an XA unit ran
-  bool resume_prefix_ = false;  // a resumed run that has applied nothing yet
+  bool told_by_gtid_ = false;  // the unit that is not a transaction is not marked (mark_in_doubt)
+  std::optional<bool> xa_detached_;    // (asked once: mysql_xa_detached)
+  std::optional<bool> mysql_log_bin_;  // (asked once: xa_told_by_mysql_gtid)
+  GtidWitness witness_;                // whether the target's GTIDs tell if an XA unit ran
+  bool resume_prefix_ = false;         // a resumed run that has applied nothing yet
   std::uint64_t resumed_skips_ = 0;
   std::uint64_t direct_seq_ = 0;
   std::uint64_t barriers_ = 0, events_ = 0;
