@@ -343,24 +343,77 @@ ForeignKey match_reference(const Reference& ref, const TableKeys& k, const Table
   return fk;
 }
 
+}  // namespace
+
+const std::vector<std::pair<std::string, std::string>>& TargetKeys::children(
+    const std::string& db, const std::string& table) {
+  if (!children_) {
+    children_.emplace();
+    // (MariaDB reads REFERENTIAL_CONSTRAINTS from every table's definition unless asked for
+    // one schema: asked only for the schemas InnoDB's own list of foreign keys names as having
+    // such a child, where it can tell)
+    std::vector<std::string> only;
+    const std::optional<std::vector<std::string>> schemas =
+        session_.mariadb() ? cascading_schemas() : std::nullopt;
+    if (schemas)
+      for (const std::string& schema : *schemas)
+        only.push_back(" AND CONSTRAINT_SCHEMA = " + hex_literal(schema));
+    else
+      only.emplace_back();
+    for (const std::string& where : only)
+      for (const auto& r : session_.rows(
+               "SELECT UNIQUE_CONSTRAINT_SCHEMA, REFERENCED_TABLE_NAME, CONSTRAINT_SCHEMA, "
+               "TABLE_NAME FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE (DELETE_RULE IN "
+               "('CASCADE', 'SET NULL', 'SET DEFAULT') OR UPDATE_RULE IN ('CASCADE', 'SET NULL', "
+               "'SET DEFAULT'))" +
+               where + " ORDER BY 3, 4")) {
+        if (r.size() < 4) continue;
+        auto& list = (*children_)[lower(r[0]) + '\0' + lower(r[1])];
+        const std::pair<std::string, std::string> child(r[2], r[3]);
+        if (std::find(list.begin(), list.end(), child) == list.end()) list.push_back(child);
+      }
+  }
+  static const std::vector<std::pair<std::string, std::string>> kNone;
+  const auto it = children_->find(lower(db) + '\0' + lower(table));
+  return it == children_->end() ? kNone : it->second;
+}
+
+std::optional<std::vector<std::string>> TargetKeys::cascading_schemas() {
+  std::vector<std::vector<std::string>> rows;
+  try {
+    // TYPE: 1 ON DELETE CASCADE, 2 ON DELETE SET NULL, 4 ON UPDATE CASCADE, 8 ON UPDATE SET
+    // NULL; FOR_NAME: the child as "schema/table" in file name encoding
+    rows = session_.rows(
+        "SELECT DISTINCT SUBSTRING_INDEX(FOR_NAME, '/', 1) FROM "
+        "information_schema.INNODB_SYS_FOREIGN WHERE TYPE & 15 <> 0");
+  } catch (const Error&) {  // (no PROCESS privilege, no such table)
+    return std::nullopt;
+  }
+  std::vector<std::string> schemas;
+  for (const auto& r : rows) {
+    // (a name with other characters than these is encoded there: not told apart here)
+    if (r.empty() ||
+        !std::all_of(r[0].begin(), r[0].end(),
+                     [](char c) {
+                       return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                              (c >= '0' && c <= '9') || c == '_';
+                     }) ||
+        r[0].empty())
+      return std::nullopt;
+    schemas.push_back(r[0]);
+  }
+  return schemas;
+}
+
 // The children a change here changes by itself, and theirs: by name, breadth first (not
 // through keys(): a child's keys read while this table is still being read would see it without
 // keys, and hold it whole for every row). A table met twice is listed once; this table met
 // again (a cycle) is listed, its children are not read twice.
-void read_cascades(Session& session, const std::string& db, const std::string& table,
-                   TableKeys& k) {
+void TargetKeys::read_cascades(const std::string& db, const std::string& table, TableKeys& k) {
   auto add_children = [&](const std::string& pdb, const std::string& ptable) {
-    for (const auto& r : session.rows(
-             "SELECT CONSTRAINT_SCHEMA, TABLE_NAME FROM information_schema.REFERENTIAL_CONSTRAINTS "
-             "WHERE UNIQUE_CONSTRAINT_SCHEMA = " +
-             hex_literal(pdb) + " AND REFERENCED_TABLE_NAME = " + hex_literal(ptable) +
-             " AND (DELETE_RULE IN ('CASCADE', 'SET NULL', 'SET DEFAULT') OR "
-             "UPDATE_RULE IN ('CASCADE', 'SET NULL', 'SET DEFAULT')) ORDER BY 1, 2")) {
-      if (r.size() < 2) continue;
-      const std::pair<std::string, std::string> child(r[0], r[1]);
+    for (const auto& child : children(pdb, ptable))
       if (std::find(k.cascades.begin(), k.cascades.end(), child) == k.cascades.end())
         k.cascades.push_back(child);
-    }
   };
   add_children(db, table);
   for (std::size_t i = 0; i < k.cascades.size(); ++i) {
@@ -368,8 +421,6 @@ void read_cascades(Session& session, const std::string& db, const std::string& t
     if (cdb != db || ctable != table) add_children(cdb, ctable);
   }
 }
-
-}  // namespace
 
 TableKeys TargetKeys::load(const std::string& db, const std::string& table) {
   TableKeys k;
@@ -387,7 +438,7 @@ TableKeys TargetKeys::load(const std::string& db, const std::string& table) {
     const bool self = ref.parent_db == db && ref.parent_table == table;
     k.foreign.push_back(match_reference(ref, k, self ? k : keys(ref.parent_db, ref.parent_table)));
   }
-  read_cascades(session_, db, table, k);
+  read_cascades(db, table, k);
   return k;
 }
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Parallel replay ends exactly like serial on schemas whose conflicts the row images alone do
 # not show (issue 30), on a real MariaDB target:
-#  - foreign keys ON DELETE CASCADE one and two levels deep and ON DELETE SET NULL: a parent
-#    deleted, then a new child (and grandchild) reusing a cascaded row's key (the cascaded rows
-#    are not in the log);
+#  - foreign keys ON DELETE CASCADE one and two levels deep (one child in another schema) and ON
+#    DELETE SET NULL: a parent deleted, then a new child (and grandchild) reusing a cascaded
+#    row's key (the cascaded rows are not in the log);
 #  - a table without a primary key whose only unique key is nullable, its rows NULL there,
 #    changed again and again;
 #  - bulk UPDATEs of more rows than a write set keeps (they hold the table whole) between small
@@ -59,6 +59,9 @@ sql "$PA" -e "$pre CREATE DATABASE s;
     FOREIGN KEY (cid) REFERENCES s.c (id) ON DELETE CASCADE) ENGINE=InnoDB;
   CREATE TABLE s.n (id INT PRIMARY KEY, pid INT NULL, v INT,
     FOREIGN KEY (pid) REFERENCES s.p (id) ON DELETE SET NULL) ENGINE=InnoDB;
+  CREATE DATABASE s2;
+  CREATE TABLE s2.x (id INT PRIMARY KEY, pid INT, v INT,
+    FOREIGN KEY (pid) REFERENCES s.p (id) ON DELETE CASCADE) ENGINE=InnoDB;
   CREATE TABLE s.nu (a INT NULL, b INT NOT NULL, v INT, UNIQUE KEY (a)) ENGINE=InnoDB;
   CREATE TABLE s.bulk (id INT PRIMARY KEY, v INT) ENGINE=InnoDB;
   CREATE TABLE s.ci (id INT PRIMARY KEY, name VARCHAR(20) COLLATE utf8mb4_general_ci,
@@ -83,9 +86,10 @@ sql "$PA" -e "$pre CREATE DATABASE s;
     # grandchild take the cascaded rows' keys at once.
     echo "INSERT INTO s.p VALUES ($i, 0), ($((i + 1000)), 0);"
     echo "INSERT INTO s.c VALUES ($i, $i, 0); INSERT INTO s.g VALUES ($i, $i, 0);"
-    echo "INSERT INTO s.n VALUES ($i, $i, 0);"
+    echo "INSERT INTO s.n VALUES ($i, $i, 0); INSERT INTO s2.x VALUES ($i, $i, 0);"
     echo "DELETE FROM s.p WHERE id = $i;"
     echo "INSERT INTO s.c VALUES ($i, $((i + 1000)), 1); INSERT INTO s.g VALUES ($i, $i, 1);"
+    echo "INSERT INTO s2.x VALUES ($i, $((i + 1000)), 1);"
     echo "UPDATE s.n SET v = v + 1 WHERE id = $i AND pid IS NULL;"
     # Rows named by no key (NULL in the only unique key): changed one after the other.
     echo "UPDATE s.nu SET v = v + 1, b = b WHERE b = $((i % 3 + 1));"
@@ -121,7 +125,7 @@ mapfile -t files < <(binlogs_between "$WORK/a/binlog" mysql-bin.000001)
 unset 'files[${#files[@]}-1]'
 tables() {
   sql "$1" -N -e "CHECKSUM TABLE s.p, s.c, s.g, s.n, s.nu, s.bulk, s.ci, s.ai, s.pre, s.gen, s.pk,
-    s.audit; SELECT 'audit', COUNT(*), SUM(id), SUM(v) FROM s.audit;
+    s.audit, s2.x; SELECT 'audit', COUNT(*), SUM(id), SUM(v) FROM s.audit;
     SELECT 'c', COUNT(*), SUM(v) FROM s.c; SELECT 'g', COUNT(*), SUM(v) FROM s.g;
     SELECT 'nu', GROUP_CONCAT(CONCAT_WS(':', a, b, v) ORDER BY b) FROM s.nu;
     SELECT 'ci', GROUP_CONCAT(name ORDER BY id) FROM s.ci"
@@ -131,7 +135,7 @@ tables "$PA" > "$WORK/expected"
 for mode in "--parallel=8" "--parallel=8 --no-preserve-commit-order" \
   "--parallel=8 ${merge[*]}"; do
   for round in $(seq 1 "$ROUNDS"); do
-    sql "$PT" -e "DROP DATABASE IF EXISTS s; DROP DATABASE IF EXISTS binrecover; $reset_logs"
+    sql "$PT" -e "DROP DATABASE IF EXISTS s2; DROP DATABASE IF EXISTS s; DROP DATABASE IF EXISTS binrecover; $reset_logs"
     rm -f "$WORK/r.state" "$WORK/r.state.lock"
     # shellcheck disable=SC2086
     "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot $mode \
@@ -141,7 +145,57 @@ for mode in "--parallel=8" "--parallel=8 --no-preserve-commit-order" \
     diff "$WORK/expected" "$WORK/got" || fail "replay $mode (round $round): the target differs from the source"
   done
 done
-pass "$FLAVOR: cascades (1 and 2 levels, SET NULL), nullable unique keys, bulk whole-table holds, _ci, accent-insensitive, prefix and generated-column keys, primary key changes, trigger rows, DDL mid-log: --parallel 8, without commit order, merged: $ROUNDS rounds each equal the source"
+pass "$FLAVOR: cascades (1 and 2 levels, one across schemas, SET NULL), nullable unique keys, bulk whole-table holds, _ci, accent-insensitive, prefix and generated-column keys, primary key changes, trigger rows, DDL mid-log: --parallel 8, without commit order, merged: $ROUNDS rounds each equal the source"
+
+# A cascade into another schema, its order made certain: a parent deleted (its child, in
+# another schema, deleted by the target's foreign key, not in the log), then a new child taking
+# the cascaded child's key. The test's session holds the parent row on the target, so the
+# delete waits; the insert must wait for it (the delete holds the child's table: its cascade is
+# read from the target's catalog), else it runs first and meets the cascaded row: 1062.
+sql "$PA" -e "FLUSH BINARY LOGS"
+first=$(sql "$PA" -N -e "$binlog_status" | cut -f1)
+sql "$PA" -e "CREATE DATABASE xp; CREATE DATABASE xc;
+  CREATE TABLE xp.p (id INT PRIMARY KEY, v INT) ENGINE=InnoDB;
+  CREATE TABLE xc.c (id INT PRIMARY KEY, pid INT,
+    FOREIGN KEY (pid) REFERENCES xp.p (id) ON DELETE CASCADE) ENGINE=InnoDB;
+  INSERT INTO xp.p VALUES (1, 0), (2, 0); INSERT INTO xc.c VALUES (1, 1); FLUSH BINARY LOGS;
+  DELETE FROM xp.p WHERE id = 1; INSERT INTO xc.c VALUES (1, 2); FLUSH BINARY LOGS"
+mapfile -t xfiles < <(binlogs_between "$WORK/a/binlog" "$first")
+[ ${#xfiles[@]} = 3 ] || fail "the cross-schema cascade log: ${#xfiles[@]} files"
+x_sum() { sql "$1" -N -e "SELECT GROUP_CONCAT(id, ':', v) FROM xp.p; SELECT GROUP_CONCAT(id, ':', pid) FROM xc.c"; }
+delete_waits() {  # (or the replay ended: its exit code says how)
+  ended "$rp" || [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM information_schema.INNODB_TRX
+    WHERE trx_state = 'LOCK WAIT'" 2> /dev/null)" -gt 0 ]
+}
+# (MariaDB: also as a user without the PROCESS privilege, who cannot read InnoDB's own list of
+# foreign keys: the cascade is then read from every schema)
+xusers=(root)
+if [ "$FLAVOR" = mariadb ]; then
+  sql "$PT" -e "CREATE USER noproc@'127.0.0.1'; GRANT ALL PRIVILEGES ON *.* TO noproc@'127.0.0.1';
+    REVOKE PROCESS ON *.* FROM noproc@'127.0.0.1'"
+  xusers+=(noproc)
+fi
+for xuser in "${xusers[@]}"; do
+  sql "$PT" -e "DROP DATABASE IF EXISTS xc; DROP DATABASE IF EXISTS xp; DROP DATABASE IF EXISTS binrecover; $reset_logs"
+  rm -f "$WORK/r.state" "$WORK/r.state.lock" "$WORK/r.state.journal"
+  "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
+    --state-file="$WORK/r.state" "${xfiles[0]}" 2> "$WORK/x.err" ||
+    { cat "$WORK/x.err"; fail "replay of the cross-schema cascade's tables"; }
+  rm -f "$WORK/r.state" "$WORK/r.state.lock" "$WORK/r.state.journal"
+  hold xrow "$PT" "BEGIN; SELECT v FROM xp.p WHERE id = 1 FOR UPDATE"
+  "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -u"$xuser" \
+    --state-file="$WORK/r.state" --parallel=8 "${xfiles[1]}" 2> "$WORK/x.err" &
+  rp=$!
+  wait_for 120 "the replay's delete never waited for the held parent row ($xuser)" delete_waits
+  release xrow
+  rc=0
+  wait "$rp" || rc=$?
+  [ $rc = 0 ] ||
+    { cat "$WORK/x.err"; fail "replay --parallel=8 of the cross-schema cascade ($xuser) exited $rc"; }
+  [ "$(x_sum "$PT")" = "$(x_sum "$PA")" ] ||
+    fail "the cross-schema cascade ($xuser): the target has $(x_sum "$PT"), the source $(x_sum "$PA")"
+done
+pass "$FLAVOR: a cascade into another schema: the new child waited for the parent's delete (held on the target, then let go), equal to the source (as ${xusers[*]})"
 
 # Collations: values the target takes for one key though their bytes differ (case, accents,
 # trailing spaces, general_ci's one weight for every character past U+FFFF, ß as s or ss) moved
@@ -263,7 +317,7 @@ pass "$FLAVOR: values one key under their collation ($collations) moved between 
 read -r stop_unit stop_seq < "$WORK/stop_at"
 [ "${stop_seq:-0}" -gt 0 ] || fail "no unit to stop at"  # (a transaction's, past the DDL)
 fresh_s() {
-  sql "$PT" -e "DROP DATABASE IF EXISTS s; DROP DATABASE IF EXISTS binrecover; RESET MASTER;
+  sql "$PT" -e "DROP DATABASE IF EXISTS s2; DROP DATABASE IF EXISTS s; DROP DATABASE IF EXISTS binrecover; RESET MASTER;
     SET GLOBAL gtid_slave_pos = ''"
   # (and the last run's stderr: the next run's fault-point line is waited for there)
   rm -f "$WORK/r.state" "$WORK/r.state.lock" "$WORK/r.state.journal" "$WORK/first.err"
