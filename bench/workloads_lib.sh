@@ -12,10 +12,10 @@
 #   emails    one-row INSERTs of new rows, each with an e-mail of its own under a unique key
 #             (nothing conflicts, but every insert checks a unique secondary key)
 #   savepoint transactions with SAVEPOINT / ROLLBACK TO SAVEPOINT, and XA transactions
-#   moves     values of unique keys under _general_ci, _0900_ai_ci / _uca1400_ai_ci and
-#             _unicode_ci moved from row to row, each move two transactions (the value leaves
-#             its row, another row takes it in another spelling): ordered only by the keys'
-#             collations, and InnoDB's duplicate checks lock the next record (MOVES_ROUNDS, 40)
+#   moves     values of unique keys under case- and accent-insensitive collations moved from
+#             row to row (tests/integration/moves_sql.sh): ordered only by the keys' collations,
+#             and InnoDB's duplicate checks lock the next record (MOVES_ROUNDS, 40: 720
+#             transactions on MySQL, 960 on MariaDB)
 
 clients() {  # WORKLOAD: how many clients write it
   case $1 in
@@ -24,53 +24,17 @@ clients() {  # WORKLOAD: how many clients write it
   esac
 }
 
-# The moves' collations: the MySQL or the MariaDB set (MOVES_FLAVOR, mariadb).
-moves_collations() {
-  if [ "${MOVES_FLAVOR:-mariadb}" = mysql ]; then
-    echo "utf8mb4_general_ci utf8mb4_0900_ai_ci utf8mb4_unicode_ci"
-  else
-    echo "utf8mb4_general_ci utf8mb4_unicode_ci utf8mb4_uca1400_ai_ci"
-  fi
-}
-
-moves_variants() {  # COLLATION: lines of values it takes for one key
-  case $1 in
-    utf8mb4_general_ci)
-      printf '%s\n' "bâton|BATON |Bâton" "Straße|STRASE|strase  " "😀x|😁X|🐬x" "çà|CA|ca " ;;
-    *) printf '%s\n' "résumé|RESUME|Résumé " "Straße|STRASSE|strasse" "Ωmega|ωMEGA|ωmega " ;;
-  esac
-}
-
-moves_schema() {
-  local n=0 c
-  for c in $(moves_collations); do
-    n=$((n + 1))
-    echo "CREATE TABLE w.t$n (id INT PRIMARY KEY, name VARCHAR(20) CHARACTER SET utf8mb4"
-    echo "  COLLATE $c, UNIQUE KEY (name)) ENGINE=InnoDB;"
-    echo "INSERT INTO w.t$n VALUES (1, 'x1'), (2, 'x2'), (3, 'x3');"
-  done
-}
-
+# The moves: tests/integration/moves_sql.sh's, under the MySQL or the MariaDB collations
+# (MOVES_FLAVOR, mariadb), MOVES_ROUNDS rounds (40).
+source "$(dirname "${BASH_SOURCE[0]}")/../tests/integration/moves_sql.sh"
 moves_client() {
-  local n=0 c at i k to sets v
-  echo "USE w; SET NAMES utf8mb4;"
-  for c in $(moves_collations); do
-    n=$((n + 1))
-    mapfile -t sets < <(moves_variants "$c")
-    at=1
-    for ((i = 1; i <= ${MOVES_ROUNDS:-40}; i++)); do
-      IFS='|' read -r -a v <<< "${sets[$((i % ${#sets[@]}))]}"
-      for k in 0 1 2; do
-        to=$((i * 10 + k + 10))
-        echo "UPDATE t$n SET name = 'f$to' WHERE id = $at;"
-        echo "INSERT INTO t$n VALUES ($to, '${v[$k]}');"
-        at=$to
-      done
-    done
-  done
+  echo "SET NAMES utf8mb4;"
+  # shellcheck disable=SC2046  # (the collations' names, one word each)
+  moves_sql "${MOVES_ROUNDS:-40}" $(moves_collations "${MOVES_FLAVOR:-mariadb}")
 }
 
 schema() {  # WORKLOAD: its tables, made at the start of its binlog
+  # shellcheck disable=SC2046  # (moves: the collations' names, one word each)
   case $1 in
     upsert) echo "CREATE TABLE w.t (id INT PRIMARY KEY, code INT NOT NULL UNIQUE, n BIGINT NOT NULL,
       note VARCHAR(40)) ENGINE=InnoDB;" ;;
@@ -86,7 +50,7 @@ schema() {  # WORKLOAD: its tables, made at the start of its binlog
       ENGINE=InnoDB;" ;;
     emails) echo "CREATE TABLE w.users (id INT PRIMARY KEY, email VARCHAR(64) NOT NULL, code INT
       NOT NULL, UNIQUE KEY (code), UNIQUE KEY (email)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;" ;;
-    moves) moves_schema ;;
+    moves) moves_schema $(moves_collations "${MOVES_FLAVOR:-mariadb}") ;;
     savepoint) echo "CREATE TABLE w.a (id INT PRIMARY KEY, n INT NOT NULL) ENGINE=InnoDB;
       CREATE TABLE w.b (id INT PRIMARY KEY, c INT NOT NULL) ENGINE=InnoDB;
       INSERT INTO w.b VALUES (1, 0), (2, 0), (3, 0), (4, 0);" ;;

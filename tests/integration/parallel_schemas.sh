@@ -202,54 +202,19 @@ pass "$FLAVOR: a cascade into another schema: the new child waited for the paren
 # from row to row, nothing else in the log: every key is told by the target's weights
 # (WEIGHT_STRING), no unit holds its table whole, and without the commit order the moves still
 # conflict exactly where the target says so.
-if [ "$FLAVOR" = mysql ]; then
-  collations="utf8mb4_general_ci utf8mb4_0900_ai_ci utf8mb4_unicode_ci"
-else
-  collations="utf8mb4_general_ci utf8mb4_unicode_ci utf8mb4_uca1400_ai_ci latin1_swedish_ci"
-fi
-variants() {  # COLLATION: lines of values it takes for one key
-  case $1 in
-    utf8mb4_general_ci)
-      printf '%s\n' "bâton|BATON |Bâton" "Straße|STRASE|strase  " "😀x|😁X|🐬x" "çà|CA|ca " ;;
-    latin1_swedish_ci) printf '%s\n' "Ab|aB |AB" "x{y|X[Y|x{Y " ;;
-    *) printf '%s\n' "résumé|RESUME|Résumé " "Straße|STRASSE|strasse" "Ωmega|ωMEGA|ωmega " ;;
-  esac
-}
+source "$ROOT/tests/integration/moves_sql.sh"
+collations=$(moves_collations "$FLAVOR")
+# shellcheck disable=SC2086  # (the collations' names, one word each)
 {
   echo "CREATE DATABASE w;"
-  n=0
-  for c in $collations; do
-    n=$((n + 1))
-    cs=${c%%_*}
-    echo "CREATE TABLE w.t$n (id INT PRIMARY KEY, name VARCHAR(20) CHARACTER SET $cs COLLATE $c,"
-    echo "  UNIQUE KEY (name)) ENGINE=InnoDB;"
-    echo "INSERT INTO w.t$n VALUES (1, 'x1'), (2, 'x2'), (3, 'x3');"
-  done
+  moves_schema $collations
 } > "$WORK/collations.sql"
 sql "$PA" -e "FLUSH BINARY LOGS"
 first=$(sql "$PA" -N -e "$binlog_status" | cut -f1)
 sql "$PA" < "$WORK/collations.sql" || fail "the collation tables could not be made on the source"
 sql "$PA" -e "FLUSH BINARY LOGS"
-{
-  n=0
-  for c in $collations; do
-    n=$((n + 1))
-    mapfile -t sets < <(variants "$c")
-    at=1  # (the row holding the value moved)
-    for i in $(seq 1 40); do
-      IFS='|' read -r -a v <<< "${sets[$((i % ${#sets[@]}))]}"
-      for k in 0 1 2; do
-        # The value leaves its row, then a new row takes it in another spelling: two units
-        # with no row in common, ordered by the unique key alone (wrongly told apart, the
-        # second runs first and meets a 1062).
-        to=$((i * 10 + k + 10))
-        echo "UPDATE w.t$n SET name = 'f$to' WHERE id = $at;"
-        echo "INSERT INTO w.t$n VALUES ($to, '${v[$k]}');"
-        at=$to
-      done
-    done
-  done
-} > "$WORK/moves.sql"
+# shellcheck disable=SC2086
+moves_sql 40 $collations > "$WORK/moves.sql"
 sql "$PA" --default-character-set=utf8mb4 < "$WORK/moves.sql" ||
   fail "the moves failed on the source (a value taken for another one by its collation?)"
 sql "$PA" -e "FLUSH BINARY LOGS"
