@@ -393,8 +393,7 @@ std::optional<std::vector<std::string>> TargetKeys::cascading_schemas() {
   for (const auto& r : rows) {
     // (a name with other characters than these is encoded there: not told apart here)
     const auto plain = [](char c) {
-      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-             c == '_';
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     };
     if (r.empty() || r[0].empty() || !std::all_of(r[0].begin(), r[0].end(), plain))
       return std::nullopt;
