@@ -25,6 +25,7 @@ rm -f "$BINRECOVER_GXX_RESULT" "$BINRECOVER_GXX_RESULT.log" "$BINRECOVER_FUZZ_RE
 ) &
 cd build
 # Two tests at a time (BINRECOVER_TEST_JOBS; every test has ports of its own, the shared caches
-# are built under a lock): 797-946 s on 2 cores (2026-12-06), which are then busy throughout,
-# so more at a time is not faster (three: 913 s; docs/testing.md).
+# are built under a lock): 797-946 s on 2 cores with a warm ccache, 1,117 s cold (2026-12-06),
+# the cores then busy throughout, so more at a time is not faster (three: 913 s;
+# docs/testing.md).
 ctest --output-on-failure --timeout 900 -j "${BINRECOVER_TEST_JOBS:-2}" "$@"
