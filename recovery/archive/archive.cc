@@ -171,7 +171,7 @@ class Archive : public ArchiveSink {
       }
     }
     crc_ = crc;
-    open_file(false);
+    open_file();
     const auto size = static_cast<std::uint64_t>(::lseek(fd_, 0, SEEK_END));
     if (end < 4) {  // not even the magic: start the file again
       if (::ftruncate(fd_, 0) != 0) throw Error(ErrorCode::kIo, "cannot truncate " + path_);
@@ -200,7 +200,7 @@ class Archive : public ArchiveSink {
     file_ = name;
     path_ = o_.dir + "/" + o_.prefix + name;
     if (index_path_.empty()) index_path_ = o_.dir + "/" + o_.prefix + log_base(name) + ".index";
-    open_file(true);
+    fd_ = create_archive_file(path_, index_path_, warn_);
     write_all(fd_,
               "\xfe"
               "bin",
@@ -312,12 +312,9 @@ class Archive : public ArchiveSink {
   }
 
  private:
-  void open_file(bool create) {
-    const int flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC | (create ? O_CREAT | O_EXCL : 0);
-    fd_ = ::open(path_.c_str(), flags, 0600);
-    if (fd_ < 0)
-      throw Error(ErrorCode::kIo, std::string(create ? "cannot create " : "cannot open ") + path_ +
-                                      ": " + errno_text());
+  void open_file() {
+    fd_ = ::open(path_.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (fd_ < 0) throw Error(ErrorCode::kIo, "cannot open " + path_ + ": " + errno_text());
   }
   void close_file() {
     if (fd_ >= 0) ::close(fd_);

@@ -1,12 +1,17 @@
 #include "recovery/archive/folder_io.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <vector>
 
 #include "binlog/error.h"
+#include "binlog/index_file.h"
 
 namespace binrecover::recovery {
 
@@ -33,6 +38,40 @@ void write_all(int fd, const void* data, std::size_t n, const std::string& path)
     p += w;
     n -= static_cast<std::size_t>(w);
   }
+}
+
+int create_archive_file(const std::string& path, const std::string& index_path,
+                        const std::function<void(const std::string&)>& warn) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd >= 0) return fd;
+  if (errno != EEXIST) throw Error(ErrorCode::kIo, "cannot create " + path + ": " + errno_text());
+  const std::string name = std::filesystem::path(path).filename().string();
+  std::error_code ec;
+  std::vector<std::string> listed;
+  if (std::filesystem::exists(index_path, ec)) listed = binlog::read_index_file(index_path);
+  const bool indexed = std::any_of(listed.begin(), listed.end(), [&](const std::string& p) {
+    return std::filesystem::path(p).filename().string() == name;
+  });
+  fd = indexed ? -1 : ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() ||
+      st.st_nlink != 1) {
+    if (fd >= 0) ::close(fd);
+    throw Error(ErrorCode::kIo, "cannot create " + path + ": " +
+                                    (indexed ? "the archive's index already names it"
+                                             : "a file of that name is there (not a plain file "
+                                               "of ours, or linked elsewhere); move it away"));
+  }
+  if (::ftruncate(fd, 0) != 0) {
+    const std::string why = errno_text();
+    ::close(fd);
+    throw Error(ErrorCode::kIo, "cannot truncate " + path + ": " + why);
+  }
+  if (warn)
+    warn("emptied " + path + " (" + std::to_string(st.st_size) +
+         " bytes), which an interrupted run created and did not name in the index yet; copying "
+         "it again");
+  return fd;
 }
 
 }  // namespace binrecover::recovery

@@ -43,6 +43,39 @@ n=$(same_files "MariaDB" "$WORK/a/binlog" "$WORK/arch")
 "$BINRECOVER" events --index-file="$WORK/arch/mysql-bin.index" > /dev/null || fail "binrecover cannot read the archive"
 pass "archive: $n files byte-identical (sha256) to the server's, private, readable, --verify passes"
 
+# A run killed between creating the next file and naming it in the index leaves that file
+# unnamed: the next run empties it and copies it again (it used to stop on "File exists",
+# every run after it too). A link or a file that is not ours there is never written through.
+cp -a "$WORK/arch" "$WORK/orph"
+sql "$PA" -e "FLUSH BINARY LOGS; INSERT INTO d.t (v) VALUES ('after the orphan')"
+wait_checkpoint "$WORK/a/binlog"
+next=$(basename "$(ls "$WORK/a/binlog"/mysql-bin.[0-9]* | tail -1)")
+grep -q "$next" "$WORK/orph/mysql-bin.index" && fail "the copy already names $next"
+printf '\xfebin' > "$WORK/orph/$next"
+"$BINRECOVER" archive "${R[@]}" -P"$PA" --dir="$WORK/orph" 2> "$WORK/orph.err" ||
+  { cat "$WORK/orph.err"; fail "archive stopped on the file an interrupted run left unnamed"; }
+grep -q "emptied .*$next (4 bytes), which an interrupted run created" "$WORK/orph.err" ||
+  { cat "$WORK/orph.err"; fail "no warning about the emptied file"; }
+n=$(same_files "after an unnamed file" "$WORK/a/binlog" "$WORK/orph")
+[ "$(grep -c "$next" "$WORK/orph/mysql-bin.index")" = 1 ] || fail "the index does not name $next once"
+echo "keep me" > "$WORK/victim"
+for how in symlink hardlink; do
+  sql "$PA" -e "FLUSH BINARY LOGS; INSERT INTO d.t (v) VALUES ('$how')"
+  wait_checkpoint "$WORK/a/binlog"
+  next=$(basename "$(ls "$WORK/a/binlog"/mysql-bin.[0-9]* | tail -1)")
+  if [ $how = symlink ]; then ln -s "$WORK/victim" "$WORK/orph/$next"; else ln "$WORK/victim" "$WORK/orph/$next"; fi
+  rc=0
+  "$BINRECOVER" archive "${R[@]}" -P"$PA" --dir="$WORK/orph" 2> "$WORK/orph.err" || rc=$?
+  [ $rc = 3 ] && grep -q "cannot create .*$next" "$WORK/orph.err" ||
+    { cat "$WORK/orph.err"; fail "a $how planted as the next file: exit $rc"; }
+  [ "$(cat "$WORK/victim")" = "keep me" ] || fail "archive wrote through a $how"
+  rm "$WORK/orph/$next"
+done
+"$BINRECOVER" archive "${R[@]}" -P"$PA" --dir="$WORK/orph" 2> "$WORK/orph.err" ||
+  { cat "$WORK/orph.err"; fail "archive did not go on once the links were gone"; }
+n=$(same_files "after the links" "$WORK/a/binlog" "$WORK/orph")
+pass "a next file an interrupted run left unnamed in the index: emptied and copied again ($n files byte-identical); a symlink or hard link there: exit 3, never written through"
+
 # --stop-never on a quiet server: what the server sent is in the file on disk within moments
 # (written out and fsynced when the server pauses, not held for the next event).
 "$BINRECOVER" archive "${R[@]}" -P"$PA" --dir="$WORK/live" --stop-never 2> "$WORK/live.err" &
@@ -119,7 +152,10 @@ for round in $(seq 1 22); do
     "$ROOT/scripts/mariadb_server.sh" restart "$WORK/a" "$PA" || fail "the server did not restart"
     wait_for 180 "round $round: the archive did not connect again to the restarted server" dump_thread
   fi
-  kill -9 "$ap" 2> /dev/null && kills=$((kills + 1))
+  # (an archive that follows with --stop-never never ends by itself: not even on a restart)
+  kill -9 "$ap" 2> /dev/null ||
+    { wait "$ap" 2> /dev/null; echo "exit $?" >&2; cat "$WORK/follow.err" >&2; fail "round $round: the archive ended by itself before the kill"; }
+  kills=$((kills + 1))
   wait "$ap" 2> /dev/null || true
 done
 kill "$writer"; wait "$writer" 2> /dev/null || true; writer=
