@@ -12,6 +12,9 @@
 #   emails    one-row INSERTs of new rows, each with an e-mail of its own under a unique key
 #             (nothing conflicts, but every insert checks a unique secondary key)
 #   savepoint transactions with SAVEPOINT / ROLLBACK TO SAVEPOINT, and XA transactions
+#   ddl       ETL-style DDL between small writes: one-row INSERTs into 20 tables with a unique
+#             key, and every 20th transaction a scratch table created, written once and dropped
+#             (3 DDL each; on MariaDB and MySQL alike every DDL is applied alone)
 #   moves     values of unique keys under case- and accent-insensitive collations moved from
 #             row to row (tests/integration/moves_sql.sh): ordered only by the keys' collations,
 #             and InnoDB's duplicate checks lock the next record (MOVES_ROUNDS, 40: 720
@@ -51,6 +54,10 @@ schema() {  # WORKLOAD: its tables, made at the start of its binlog
     emails) echo "CREATE TABLE w.users (id INT PRIMARY KEY, email VARCHAR(64) NOT NULL, code INT
       NOT NULL, UNIQUE KEY (code), UNIQUE KEY (email)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;" ;;
     moves) moves_schema $(moves_collations "${MOVES_FLAVOR:-mariadb}") ;;
+    ddl) for t in $(seq 1 20); do
+        echo "CREATE TABLE w.t$t (id INT PRIMARY KEY, code INT NOT NULL UNIQUE, v INT NOT NULL)
+          ENGINE=InnoDB;"
+      done ;;
     savepoint) echo "CREATE TABLE w.a (id INT PRIMARY KEY, n INT NOT NULL) ENGINE=InnoDB;
       CREATE TABLE w.b (id INT PRIMARY KEY, c INT NOT NULL) ENGINE=InnoDB;
       INSERT INTO w.b VALUES (1, 0), (2, 0), (3, 0), (4, 0);" ;;
@@ -87,6 +94,12 @@ client() {  # WORKLOAD CLIENT: its transactions
       replace) echo "REPLACE INTO r VALUES ($((x + 300 * (i % 2))), $(((x * 3) % 300)), $k);" ;;
       small) echo "INSERT INTO s VALUES ($k, $c, 'row $k of client $c');" ;;
       emails) echo "INSERT INTO users VALUES ($k, 'e$((k * 7919 % 1000003))@example.com', $k);" ;;
+      ddl)
+        echo "INSERT INTO t$((i % 20 + 1)) VALUES ($k, $k, $c);"
+        if ((i % 20 == 0)); then
+          echo "CREATE TABLE s$k (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB;"
+          echo "INSERT INTO s$k VALUES (1, $i); DROP TABLE s$k;"
+        fi ;;
       savepoint)
         if ((i % 4 == 0)); then
           echo "XA START 'x$k'; INSERT INTO a VALUES ($k, $i); UPDATE b SET c = c + 1 WHERE id = $c;"

@@ -1,8 +1,10 @@
 #include "recovery/apply/replayer.h"
 
 #include "binlog/event_type.h"
+#include "recovery/apply/ddl_scope.h"
 #include "recovery/apply/replay_target.h"
 #include "recovery/reading/transaction.h"
+#include "recovery/sql/ddl_parser.h"
 
 namespace binrecover::recovery {
 
@@ -79,6 +81,7 @@ void Replayer::begin_unit(const UnitInfo& u, const binlog::FormatContext& ctx) {
   skipping_ = u.kind == UnitKind::kTransaction && skip_.count({file_, u.first_pos}) != 0;
   if (skipping_) return;
   verbatim_ = ctas_ = schema_may_change_ = xa_ = false;
+  ddl_tables_.emplace();
   format_unit_ = false;
   maria_gtid_ = false;
   if (keys_wanted_) scheduler_.begin_unit(file_);
@@ -94,7 +97,10 @@ void Replayer::event(const binlog::Event& ev, std::uint8_t marks,
     format_unit_ = true;
   if (const auto* q = std::get_if<binlog::Query>(&ev.body)) {
     if (is_atomic_ctas(ev)) ctas_ = true;
-    if (q->compressed || !is_transaction_control(q->query)) schema_may_change_ = true;
+    if (q->compressed || !is_transaction_control(q->query)) {
+      schema_may_change_ = true;
+      note_tables_changed(*q);
+    }
     // (SAVEPOINT, ROLLBACK TO, RELEASE SAVEPOINT change no row of their own: a transaction
     // of row events with them goes by its write set like any other; each one made a
     // SAVEPOINT-heavy log's units barriers, --parallel 8 slower than serial)
@@ -118,6 +124,18 @@ void Replayer::event(const binlog::Event& ev, std::uint8_t marks,
   if (!load_folder_known_ && !sink_.load_dir().empty()) {
     load_folder_.set(sink_.load_dir());  // (the sessions may read files from it now)
     load_folder_known_ = true;
+  }
+}
+
+void Replayer::note_tables_changed(const binlog::Query& q) {
+  if (!ddl_tables_) return;
+  std::optional<TableNames> named;
+  if (!q.compressed) named = tables_changed_by(q.query, q.db);
+  if (!named) return ddl_tables_.reset();
+  for (auto& [db, table] : *named) {
+    for (const auto& [from, to] : rewrites_)
+      if (ddl::ieq(db, from)) ddl_tables_->emplace_back(to, table);
+    ddl_tables_->emplace_back(std::move(db), std::move(table));
   }
 }
 
@@ -345,7 +363,11 @@ void Replayer::close_direct() {
   // transaction control, SAVEPOINT or XA with row events: reading every table's keys again
   // after each of those made a parallel replay of a SAVEPOINT-heavy log several times slower
   // than serial.)
-  if (schema_may_change_) scheduler_.tables_changed();
+  // (a DDL that adds no foreign key: only the tables it names, and those whose foreign keys
+  // or cascades reach them; a log that creates and drops scratch tables between its writes
+  // read every table's keys again after each of those, --parallel 8 twice serial's time)
+  if (schema_may_change_ && ddl_tables_) scheduler_.tables_changed(*ddl_tables_);
+  if (schema_may_change_ && !ddl_tables_) scheduler_.tables_changed();
   update_last();
   if (!told_by_gtid_ && (in_doubt_marked_ || !direct_transactional_)) write_state(true);
   in_doubt_marked_ = told_by_gtid_ = false;

@@ -108,6 +108,9 @@ class Replayer : public WalkConsumer {
   // (false: the unit is left out, see mark_in_doubt)
   bool open_direct(bool transactional);
   void close_direct();
+  // A statement of the unit that is not transaction control: the tables whose keys it may
+  // change into ddl_tables_ (or ddl_tables_ reset).
+  void note_tables_changed(const binlog::Query& q);
   void apply_direct(std::string_view text, const std::vector<Output::Statement>& statements,
                     bool transactional);
 
@@ -158,6 +161,9 @@ class Replayer : public WalkConsumer {
   std::string file_;
   bool skipping_ = false, verbatim_ = false, ctas_ = false, format_unit_ = false;
   bool schema_may_change_ = false;  // the unit has a statement that is not transaction control
+  // (with schema_may_change_) the only tables its statements may change the keys of, by both
+  // the log's and --rewrite-db's names; nullopt: any table's (tables_changed_by)
+  std::optional<TableNames> ddl_tables_;
   bool maria_gtid_ = false;
   MariaUnit maria_;       // the unit's MariaDB GTID (when maria_gtid_)
   bool xa_ = false;       // the unit has XA statements (submit_xa)

@@ -214,6 +214,34 @@ Weighing TargetKeys::weigh(std::uint32_t collation, std::string_view value, std:
   return Weighing::kWeights;
 }
 
+void TargetKeys::forget(const TableNames& changed) {
+  std::vector<std::string> gone;
+  for (const auto& [db, table] : changed) gone.push_back(lower(db) + '\0' + lower(table));
+  const auto named = [&](std::string_view db, std::string_view table) {
+    std::string id = lower(db);
+    id.push_back('\0');
+    id += lower(table);
+    return std::find(gone.begin(), gone.end(), id) != gone.end();
+  };
+  for (auto it = tables_.begin(); it != tables_.end();) {
+    const std::string_view id = it->first;
+    const std::size_t nul = id.find('\0');
+    bool stale = named(id.substr(0, nul), id.substr(nul + 1));
+    for (const ForeignKey& f : it->second.foreign)
+      stale = stale || named(f.parent_db, f.parent_table);
+    for (const auto& [db, table] : it->second.cascades) stale = stale || named(db, table);
+    it = stale ? tables_.erase(it) : std::next(it);
+  }
+  // (a dropped child would stay listed under its parents, held whole with them for nothing)
+  if (children_)
+    for (const auto& [parent, list] : *children_)
+      if (std::any_of(list.begin(), list.end(),
+                      [&](const auto& child) { return named(child.first, child.second); })) {
+        children_.reset();
+        break;
+      }
+}
+
 const TableKeys& TargetKeys::keys(const std::string& db, const std::string& table) {
   std::string id = db;
   id.push_back('\0');

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "recovery/apply/ddl_scope.h"
 #include "recovery/apply/write_set.h"
 #include "recovery/server/apply.h"
 
@@ -25,6 +26,10 @@ class TargetKeys : public KeySource {
     tables_.clear();
     children_.reset();
   }
+  // Only these tables changed (a DDL that adds no foreign key: tables_changed_by): their keys
+  // are read again, and those of the tables whose foreign keys reference them or whose cascades
+  // reach them (names compared without letter case: the server may).
+  void forget(const TableNames& changed);
   // The target's WEIGHT_STRING of each value: a printable ASCII value from the weights of its
   // characters (learned once per collation, with a check that they add up), any other value
   // asked of the target once (and kept, up to a bound). With PAD SPACE, trailing spaces' weights

@@ -42,6 +42,8 @@ class UnitScheduler {
   void barrier(std::uint64_t seq) { tracker_.barrier(seq); }
   // A DDL may have changed any table's keys: read them again when next met.
   void tables_changed() { keys_.invalidate(); }
+  // Only these tables changed (TargetKeys::forget).
+  void tables_changed(const TableNames& tables) { keys_.forget(tables); }
 
   std::uint64_t units() const { return units_; }
   std::uint64_t held_whole() const { return held_whole_; }

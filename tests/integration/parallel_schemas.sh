@@ -197,6 +197,58 @@ for xuser in "${xusers[@]}"; do
 done
 pass "$FLAVOR: a cascade into another schema: the new child waited for the parent's delete (held on the target, then let go), equal to the source (as ${xusers[*]})"
 
+# A DDL mid-log changes the keys of the tables it names, and of those whose foreign keys reach
+# them; the keys already read of every other table are kept (the DDL names no foreign key). Two
+# orders made certain by a row of dd.h the test holds on the target, which the earlier
+# transaction updates first: (1) dd.t dropped and made again with a unique key on e, then 'x'
+# moved from row 1 to row 2: the move must wait (else it meets row 1's 'x': 1062); (2) a unique
+# key added to the parent dd.p, which moves the key dd.c's foreign key references (b_code) in
+# dd.p's list of keys, then a new parent and a child of it: the child must wait (else 1452).
+sql "$PA" -e "FLUSH BINARY LOGS"
+first=$(sql "$PA" -N -e "$binlog_status" | cut -f1)
+sql "$PA" -e "CREATE DATABASE dd; CREATE TABLE dd.h (id INT PRIMARY KEY, v INT) ENGINE=InnoDB;
+  INSERT INTO dd.h VALUES (1, 0), (2, 0);
+  CREATE TABLE dd.t (id INT PRIMARY KEY, e VARCHAR(20)) ENGINE=InnoDB;
+  CREATE TABLE dd.p (id INT PRIMARY KEY, x INT, code INT, UNIQUE KEY b_code (code)) ENGINE=InnoDB;
+  CREATE TABLE dd.c (id INT PRIMARY KEY, pcode INT,
+    FOREIGN KEY (pcode) REFERENCES dd.p (code)) ENGINE=InnoDB; FLUSH BINARY LOGS;
+  INSERT INTO dd.t VALUES (1, 'x'), (2, 'y'); DROP TABLE dd.t;
+  CREATE TABLE dd.t (id INT PRIMARY KEY, e VARCHAR(20), UNIQUE KEY (e)) ENGINE=InnoDB;
+  INSERT INTO dd.t VALUES (1, 'x'), (2, 'y');
+  BEGIN; UPDATE dd.h SET v = v + 1 WHERE id = 1; UPDATE dd.t SET e = 'tmp' WHERE id = 1; COMMIT;
+  UPDATE dd.t SET e = 'x' WHERE id = 2; FLUSH BINARY LOGS;
+  INSERT INTO dd.p VALUES (1, 1, 1); INSERT INTO dd.c VALUES (1, 1);
+  ALTER TABLE dd.p ADD UNIQUE KEY a_x (x);
+  BEGIN; UPDATE dd.h SET v = v + 1 WHERE id = 2; INSERT INTO dd.p VALUES (5, 99, 7); COMMIT;
+  INSERT INTO dd.c VALUES (5, 7); FLUSH BINARY LOGS"
+mapfile -t dfiles < <(binlogs_between "$WORK/a/binlog" "$first")
+[ ${#dfiles[@]} = 4 ] || fail "the DDL log: ${#dfiles[@]} files"
+d_sum() {
+  sql "$1" -N -e "SELECT GROUP_CONCAT(id, ':', v ORDER BY id) FROM dd.h;
+    SELECT GROUP_CONCAT(id, ':', e ORDER BY id) FROM dd.t; SELECT GROUP_CONCAT(id, ':', x, ':', code
+    ORDER BY id) FROM dd.p; SELECT GROUP_CONCAT(id, ':', pcode ORDER BY id) FROM dd.c"
+}
+sql "$PT" -e "DROP DATABASE IF EXISTS dd; DROP DATABASE IF EXISTS binrecover; $reset_logs"
+rm -f "$WORK/r.state" "$WORK/r.state.lock" "$WORK/r.state.journal"
+"$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
+  --state-file="$WORK/r.state" "${dfiles[0]}" 2> "$WORK/d.err" ||
+  { cat "$WORK/d.err"; fail "replay of the DDL log's tables"; }
+for k in 1 2; do
+  rm -f "$WORK/r.state" "$WORK/r.state.lock" "$WORK/r.state.journal"
+  hold drow "$PT" "BEGIN; SELECT v FROM dd.h WHERE id = $k FOR UPDATE"
+  "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
+    --state-file="$WORK/r.state" --parallel=8 "${dfiles[$k]}" 2> "$WORK/d.err" &
+  rp=$!
+  wait_for 120 "the DDL log ($k): the first transaction never waited for the held row" delete_waits
+  release drow
+  rc=0
+  wait "$rp" || rc=$?
+  [ $rc = 0 ] || { cat "$WORK/d.err"; fail "replay --parallel=8 of the DDL log ($k) exited $rc"; }
+done
+[ "$(d_sum "$PT")" = "$(d_sum "$PA")" ] ||
+  fail "the DDL log: the target has $(d_sum "$PT"), the source $(d_sum "$PA")"
+pass "$FLAVOR: a table made again with a new unique key, a parent given a new unique key mid-log: the keys read again where the DDL reaches (the later transactions waited for the held earlier ones), equal to the source"
+
 # Collations: values the target takes for one key though their bytes differ (case, accents,
 # trailing spaces, general_ci's one weight for every character past U+FFFF, ß as s or ss) moved
 # from row to row, nothing else in the log: every key is told by the target's weights
