@@ -2,8 +2,9 @@
 # Benchmark: replay of the workloads where parallel replay is hardest (issue 30), each one a
 # binlog of its own written by a real MariaDB with 4 clients at once, then replayed by every way
 # with bench/replay.sh (fresh target each run, CHECKSUM TABLE equal after every run): upsert,
-# unique, hot, replace, small, emails, savepoint, moves, ddl (bench/workloads_lib.sh says what each
-# is). bench/workloads_mysql.sh does the same on MySQL 9.7.
+# unique, hot, replace, small, emails, savepoint, moves, ddl, keyless, myisam
+# (bench/workloads_lib.sh says what each is). bench/workloads_mysql.sh does the same on MySQL
+# 9.7.
 # Each workload runs BENCH_TX transactions per client (default 650: 2,600 in all).
 #   bash bench/workloads.sh [WORKLOAD...]
 # Environment: BENCH_TX, BENCH_PORT (23900; bench/replay.sh gets BENCH_PORT+10), BENCH_RUNS (3),
@@ -19,7 +20,7 @@ export BENCH_METHODS=${BENCH_METHODS:-mb_pipe replay par8 par8n replaym par8m}
 export BENCH_FLUSH=${BENCH_FLUSH:-1}
 export BINRECOVER=${BINRECOVER:-$root/build/binrecover}
 workloads=("$@")
-[ ${#workloads[@]} -gt 0 ] || workloads=(upsert unique hot replace small emails savepoint moves ddl)
+[ ${#workloads[@]} -gt 0 ] || workloads=(upsert unique hot replace small emails savepoint moves ddl keyless myisam)
 work=$(mktemp -d "${TMPDIR:-/tmp}/binrecover-bench-workloads.XXXXXX")
 trap 'scripts/mariadb_server.sh stop "$work/src" > /dev/null 2>&1 || true
   [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$work"' EXIT

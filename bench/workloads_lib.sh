@@ -15,6 +15,10 @@
 #   ddl       ETL-style DDL between small writes: one-row INSERTs into 20 tables with a unique
 #             key, and every 20th transaction a scratch table created, written once and dropped
 #             (3 DDL each; on MariaDB and MySQL alike every DDL is applied alone)
+#   keyless   a table without any key: one-row INSERTs, and every 3rd transaction an UPDATE of
+#             the rows of one value (every change holds the table whole: nothing in parallel)
+#   myisam    one-row INSERTs and UPDATEs by primary key of a MyISAM table (not transactional:
+#             each one applied alone)
 #   moves     values of unique keys under case- and accent-insensitive collations moved from
 #             row to row (tests/integration/moves_sql.sh): ordered only by the keys' collations,
 #             and InnoDB's duplicate checks lock the next record (MOVES_ROUNDS, 40: 720
@@ -58,6 +62,10 @@ schema() {  # WORKLOAD: its tables, made at the start of its binlog
         echo "CREATE TABLE w.t$t (id INT PRIMARY KEY, code INT NOT NULL UNIQUE, v INT NOT NULL)
           ENGINE=InnoDB;"
       done ;;
+    keyless) echo "CREATE TABLE w.k (a INT NOT NULL, b INT NOT NULL, v INT NOT NULL) ENGINE=InnoDB;"
+      for a in $(seq 0 39); do echo "INSERT INTO w.k VALUES ($a, 0, 0);"; done ;;
+    myisam) echo "CREATE TABLE w.m (id INT PRIMARY KEY, c INT NOT NULL, v INT NOT NULL)
+      ENGINE=MyISAM;" ;;
     savepoint) echo "CREATE TABLE w.a (id INT PRIMARY KEY, n INT NOT NULL) ENGINE=InnoDB;
       CREATE TABLE w.b (id INT PRIMARY KEY, c INT NOT NULL) ENGINE=InnoDB;
       INSERT INTO w.b VALUES (1, 0), (2, 0), (3, 0), (4, 0);" ;;
@@ -99,6 +107,18 @@ client() {  # WORKLOAD CLIENT: its transactions
         if ((i % 20 == 0)); then
           echo "CREATE TABLE s$k (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB;"
           echo "INSERT INTO s$k VALUES (1, $i); DROP TABLE s$k;"
+        fi ;;
+      keyless)
+        if ((i % 3 == 0)); then
+          echo "UPDATE k SET v = v + 1 WHERE a = $((x % 40)) AND b = 0;"
+        else
+          echo "INSERT INTO k VALUES ($k, $c, $i);"
+        fi ;;
+      myisam)
+        if ((i % 2 == 0)); then
+          echo "UPDATE m SET v = v + 1 WHERE id = $((c * 100000 + i - 1));"
+        else
+          echo "INSERT INTO m VALUES ($k, $c, 0);"
         fi ;;
       savepoint)
         if ((i % 4 == 0)); then

@@ -27,7 +27,7 @@ BENCH_METHODS=${BENCH_METHODS:-my_pipe replay par8 par8n}
 BINRECOVER=${BINRECOVER:-$root/build/binrecover}
 export MOVES_FLAVOR=mysql
 workloads=("$@")
-[ ${#workloads[@]} -gt 0 ] || workloads=(upsert unique hot replace small emails savepoint moves ddl)
+[ ${#workloads[@]} -gt 0 ] || workloads=(upsert unique hot replace small emails savepoint moves ddl keyless myisam)
 work=$(mktemp -d "${TMPDIR:-/tmp}/binrecover-bench-mysql.XXXXXX")
 # shellcheck disable=SC2154  # (s: the trap's own loop)
 trap 'for s in src tgt; do scripts/mysql_server.sh discard "$work/$s" > /dev/null 2>&1 || true; done
