@@ -7,22 +7,46 @@ namespace binrecover::recovery {
 std::vector<std::uint64_t> DependencyTracker::add(std::uint64_t seq, const WriteSet& ws,
                                                   std::uint64_t clock_floor,
                                                   const std::vector<std::uint64_t>& chain) {
-  std::vector<std::uint64_t> deps;
-  auto need = [&](std::uint64_t d) {
-    // The source's clock says units after the floor ran beside this one there.
-    if (d != 0 && d > forgotten_ && d <= clock_floor) deps.push_back(d);
+  // The earlier units it meets on a row key or a table, not yet committed.
+  std::vector<std::uint64_t> met;
+  auto meet = [&](std::uint64_t d) {
+    if (d != 0 && d > forgotten_) met.push_back(d);
   };
   auto find = [](const auto& map, std::uint64_t key) -> std::uint64_t {
     const auto it = map.find(key);
     return it == map.end() ? 0 : it->second;
   };
   for (const auto& [table, key] : ws.rows) {
-    need(find(rows_, key));
-    need(find(tables_whole_, table));
+    meet(find(rows_, key));
+    meet(find(tables_whole_, table));
   }
   for (const std::uint64_t table : ws.tables)
     if (const auto it = tables_any_.find(table); it != tables_any_.end())
-      for (const std::uint64_t d : it->second) need(d);
+      for (const std::uint64_t d : it->second) meet(d);
+  std::sort(met.begin(), met.end());
+  met.erase(std::unique(met.begin(), met.end()), met.end());
+  // Each one met is waited for when the source's clock says it ran before this unit (at or
+  // below the floor); one the source ran beside it is not, but what that one met is, the same
+  // way, in its turn: the maps keep only the last unit of a key or a table, and the units
+  // before it are behind it only for a unit that waits for it. (Of a unit waited for, what it
+  // met but did not wait for itself, its own source's neighbours, likewise.) The keys' model is
+  // the target's, not the source's: two units of one commit group may meet on a key or a table
+  // held whole, and a third unit of the group then still waits for what came before both.
+  std::vector<std::uint64_t> deps;
+  todo_.assign(met.begin(), met.end());
+  seen_.clear();
+  while (!todo_.empty()) {
+    const std::uint64_t d = todo_.back();
+    todo_.pop_back();
+    if (d <= forgotten_ || std::find(seen_.begin(), seen_.end(), d) != seen_.end()) continue;
+    seen_.push_back(d);
+    const auto it = met_by_.find(d);
+    if (d <= clock_floor) deps.push_back(d);
+    if (it == met_by_.end()) continue;
+    for (const std::uint64_t c : it->second.units)
+      if (d > clock_floor || c > it->second.floor) todo_.push_back(c);
+  }
+  if (!met.empty()) met_by_[seq] = Met{clock_floor, std::move(met)};
   if (barrier_ > forgotten_) deps.push_back(barrier_);
   for (const std::uint64_t table : chain) {  // (whatever the clock says)
     std::uint64_t& last = chain_[table];
@@ -52,6 +76,7 @@ std::vector<std::uint64_t> DependencyTracker::add(std::uint64_t seq, const Write
 
 void DependencyTracker::barrier(std::uint64_t seq) {
   barrier_ = seq;
+  met_by_.clear();
   // Everything before a barrier is committed before anything after it starts.
   rows_.clear();
   tables_any_.clear();
@@ -61,6 +86,7 @@ void DependencyTracker::barrier(std::uint64_t seq) {
 
 void DependencyTracker::forget_below(std::uint64_t seq) {
   forgotten_ = std::max(forgotten_, seq);
+  met_by_.erase(met_by_.begin(), met_by_.upper_bound(forgotten_));
   if (size() < (std::size_t{1} << 18)) return;
   std::erase_if(rows_, [&](const auto& e) { return e.second <= seq; });
   for (auto it = tables_any_.begin(); it != tables_any_.end();) {

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -37,6 +38,14 @@ class DependencyTracker {
   std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> tables_any_;
   std::unordered_map<std::uint64_t, std::uint64_t> tables_whole_;  // table -> last holding it
   std::unordered_map<std::uint64_t, std::uint64_t> chain_;  // chained table -> last unit on it
+  // Units not yet committed -> their clock floor and the units they met (add()): a unit that
+  // does not wait for one of them (the source ran them side by side) looks through it.
+  struct Met {
+    std::uint64_t floor = 0;
+    std::vector<std::uint64_t> units;
+  };
+  std::map<std::uint64_t, Met> met_by_;
+  std::vector<std::uint64_t> todo_, seen_;  // (add())
   std::uint64_t barrier_ = 0;
   std::uint64_t forgotten_ = 0;
 };
