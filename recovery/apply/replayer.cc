@@ -1,5 +1,8 @@
 #include "recovery/apply/replayer.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "binlog/event_type.h"
 #include "recovery/apply/ddl_scope.h"
 #include "recovery/apply/replay_target.h"
@@ -78,6 +81,7 @@ void Replayer::set_paths(const std::vector<InputFile>& inputs) {
 void Replayer::begin_unit(const UnitInfo& u, const binlog::FormatContext& ctx) {
   unit_ = u;
   file_ = *u.file;
+  gtid_later_in_run_ = later_in_run(u.gtid);
   skipping_ = u.kind == UnitKind::kTransaction && skip_.count({file_, u.first_pos}) != 0;
   if (skipping_) return;
   verbatim_ = ctas_ = schema_may_change_ = xa_ = false;
@@ -379,6 +383,17 @@ void Replayer::apply_direct(std::string_view text, const std::vector<Output::Sta
   close_direct();
 }
 
+bool Replayer::later_in_run(const std::string& gtid) {
+  const std::size_t d1 = gtid.find('-');
+  const std::size_t d2 = d1 == std::string::npos ? d1 : gtid.find('-', d1 + 1);
+  if (d2 == std::string::npos || gtid.find(':') != std::string::npos) return false;
+  const std::uint64_t n = std::strtoull(gtid.c_str() + d2 + 1, nullptr, 10);
+  std::uint64_t& top = highest_gtid_[gtid.substr(0, d2)];
+  const bool later = n > top;
+  top = std::max(top, n);
+  return later;
+}
+
 bool Replayer::mark_in_doubt() {
   if (xa_told_by_mysql_gtid()) {
     told_by_gtid_ = true;
@@ -401,9 +416,15 @@ bool Replayer::mark_in_doubt() {
     return true;
   }
   // Its GTID settles it on resume only if the target does not have it yet. (A target that
-  // cannot be asked fails the replay here, before the unit is marked or sent.)
+  // cannot be asked fails the replay here, before the unit is marked or sent.) A MariaDB GTID
+  // later than the target's when the replay started and than every unit's of this run before
+  // it cannot be on the target yet: not asked (a round trip for every unit that is not a
+  // transaction: each one of a log of MyISAM tables).
+  const bool not_yet = !xa && gtid_later_in_run_ && !resume_prefix_ &&
+                       witness_.new_since_start(unit_.gtid) && witness_.target_logs(unit_.gtid);
   const std::optional<bool> has =
-      target_has_gtid(session_, unit_.gtid, opts_.gtids, sql_.disable_log_bin);
+      not_yet ? std::optional<bool>(false)
+              : target_has_gtid(session_, unit_.gtid, opts_.gtids, sql_.disable_log_bin);
   // An XA unit (XA PREPARE, XA COMMIT/ROLLBACK) later than the target's GTIDs when the replay
   // started is not marked: its GTID says whether it ran. A resumed run leaves out the XA units
   // at its start (before it applies anything) that the target has, and a crash of the

@@ -111,6 +111,9 @@ class Replayer : public WalkConsumer {
   // A statement of the unit that is not transaction control: the tables whose keys it may
   // change into ddl_tables_ (or ddl_tables_ reset).
   void note_tables_changed(const binlog::Query& q);
+  // (begin_unit) Whether a MariaDB GTID (D-S-N) is later than every one of this run before it
+  // of its domain and server; notes it.
+  bool later_in_run(const std::string& gtid);
   void apply_direct(std::string_view text, const std::vector<Output::Statement>& statements,
                     bool transactional);
 
@@ -164,6 +167,10 @@ class Replayer : public WalkConsumer {
   // (with schema_may_change_) the only tables its statements may change the keys of, by both
   // the log's and --rewrite-db's names; nullopt: any table's (tables_changed_by)
   std::optional<TableNames> ddl_tables_;
+  // MariaDB GTIDs: the highest sequence number of this run by "domain-server" (every unit,
+  // those left out on resume too), and whether the current unit's is above it.
+  std::unordered_map<std::string, std::uint64_t> highest_gtid_;
+  bool gtid_later_in_run_ = false;
   bool maria_gtid_ = false;
   MariaUnit maria_;       // the unit's MariaDB GTID (when maria_gtid_)
   bool xa_ = false;       // the unit has XA statements (submit_xa)
