@@ -167,6 +167,21 @@ delete_waits() {  # (or the replay ended: its exit code says how)
   ended "$rp" || [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM information_schema.INNODB_TRX
     WHERE trx_state = 'LOCK WAIT'" 2> /dev/null)" -gt 0 ]
 }
+# replay_while_held HOLD_SQL USER FILE WHAT: FILE replayed with --parallel 8 as USER into a
+# fresh state while a session of the test holds the rows HOLD_SQL locks, let go once a replay
+# session waits for them (a certain moment); the replay must end with exit 0.
+replay_while_held() {
+  local rc=0
+  rm -f "$WORK/r.state" "$WORK/r.state.lock" "$WORK/r.state.journal"
+  hold held "$PT" "$1"
+  "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -u"$2" \
+    --state-file="$WORK/r.state" --parallel=8 "$3" 2> "$WORK/held.err" &
+  rp=$!
+  wait_for 120 "$4: the earlier transaction never waited for the held row" delete_waits
+  release held
+  wait "$rp" || rc=$?
+  [ $rc = 0 ] || { cat "$WORK/held.err"; fail "replay --parallel=8 of $4 exited $rc"; }
+}
 # (MariaDB: also as a user without the PROCESS privilege, who cannot read InnoDB's own list of
 # foreign keys: the cascade is then read from every schema)
 xusers=(root)
@@ -181,17 +196,8 @@ for xuser in "${xusers[@]}"; do
   "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
     --state-file="$WORK/r.state" "${xfiles[0]}" 2> "$WORK/x.err" ||
     { cat "$WORK/x.err"; fail "replay of the cross-schema cascade's tables"; }
-  rm -f "$WORK/r.state" "$WORK/r.state.lock" "$WORK/r.state.journal"
-  hold xrow "$PT" "BEGIN; SELECT v FROM xp.p WHERE id = 1 FOR UPDATE"
-  "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -u"$xuser" \
-    --state-file="$WORK/r.state" --parallel=8 "${xfiles[1]}" 2> "$WORK/x.err" &
-  rp=$!
-  wait_for 120 "the replay's delete never waited for the held parent row ($xuser)" delete_waits
-  release xrow
-  rc=0
-  wait "$rp" || rc=$?
-  [ $rc = 0 ] ||
-    { cat "$WORK/x.err"; fail "replay --parallel=8 of the cross-schema cascade ($xuser) exited $rc"; }
+  replay_while_held "BEGIN; SELECT v FROM xp.p WHERE id = 1 FOR UPDATE" "$xuser" "${xfiles[1]}" \
+    "the cross-schema cascade ($xuser)"
   [ "$(x_sum "$PT")" = "$(x_sum "$PA")" ] ||
     fail "the cross-schema cascade ($xuser): the target has $(x_sum "$PT"), the source $(x_sum "$PA")"
 done
@@ -234,16 +240,8 @@ rm -f "$WORK/r.state" "$WORK/r.state.lock" "$WORK/r.state.journal"
   --state-file="$WORK/r.state" "${dfiles[0]}" 2> "$WORK/d.err" ||
   { cat "$WORK/d.err"; fail "replay of the DDL log's tables"; }
 for k in 1 2; do
-  rm -f "$WORK/r.state" "$WORK/r.state.lock" "$WORK/r.state.journal"
-  hold drow "$PT" "BEGIN; SELECT v FROM dd.h WHERE id = $k FOR UPDATE"
-  "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
-    --state-file="$WORK/r.state" --parallel=8 "${dfiles[$k]}" 2> "$WORK/d.err" &
-  rp=$!
-  wait_for 120 "the DDL log ($k): the first transaction never waited for the held row" delete_waits
-  release drow
-  rc=0
-  wait "$rp" || rc=$?
-  [ $rc = 0 ] || { cat "$WORK/d.err"; fail "replay --parallel=8 of the DDL log ($k) exited $rc"; }
+  replay_while_held "BEGIN; SELECT v FROM dd.h WHERE id = $k FOR UPDATE" root "${dfiles[$k]}" \
+    "the DDL log ($k)"
 done
 [ "$(d_sum "$PT")" = "$(d_sum "$PA")" ] ||
   fail "the DDL log: the target has $(d_sum "$PT"), the source $(d_sum "$PA")"
