@@ -103,7 +103,7 @@ void Replayer::event(const binlog::Event& ev, std::uint8_t marks,
     if (is_atomic_ctas(ev)) ctas_ = true;
     if (q->compressed || !is_transaction_control(q->query)) {
       schema_may_change_ = true;
-      note_tables_changed(*q);
+      if (keys_wanted_) note_tables_changed(*q);  // (serial replay reads no keys)
     }
     // (SAVEPOINT, ROLLBACK TO, RELEASE SAVEPOINT change no row of their own: a transaction
     // of row events with them goes by its write set like any other; each one made a

@@ -52,7 +52,8 @@ int create_archive_file(const std::string& path, const std::string& index_path,
   const bool indexed = std::any_of(listed.begin(), listed.end(), [&](const std::string& p) {
     return std::filesystem::path(p).filename().string() == name;
   });
-  fd = indexed ? -1 : ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+  // (O_NONBLOCK: a FIFO or a device planted there is not waited on, only refused below)
+  fd = indexed ? -1 : ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   struct stat st {};
   if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() ||
       st.st_nlink != 1) {
