@@ -345,8 +345,8 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
   if (result.last) store.write(*result.last, true);
   if (replay.resumed_skips() > 0 && warn)
     warn("--resume: " + std::to_string(replay.resumed_skips()) +
-         " XA statement(s) where the replay continued were on the target already (their GTIDs "
-         "say so): left out");
+         " XA statement(s) or write(s) to non-transactional tables where the replay continued "
+         "were on the target already (their GTIDs say so): left out");
   result.transactions_applied = replay.engine().committed();
   result.events_applied = replay.events();
   result.parallel_units = replay.units_parallel();

@@ -77,6 +77,11 @@ class StateStore {
   void keep_target_gtids_at_start(std::optional<std::string> gtids);
   // STATE replaced; with `durable` the state survives a crash of the machine once this returns.
   void write(const ReplayState& state, bool durable);
+  // Whether this run has written the state yet.
+  bool made() {
+    std::lock_guard lock(mu_);
+    return state_made_;
+  }
 
  private:
   std::mutex mu_;

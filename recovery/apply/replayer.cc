@@ -84,7 +84,7 @@ void Replayer::begin_unit(const UnitInfo& u, const binlog::FormatContext& ctx) {
   gtid_later_in_run_ = later_in_run(u.gtid);
   skipping_ = u.kind == UnitKind::kTransaction && skip_.count({file_, u.first_pos}) != 0;
   if (skipping_) return;
-  verbatim_ = ctas_ = schema_may_change_ = xa_ = false;
+  verbatim_ = ctas_ = schema_may_change_ = xa_ = xid_ = rows_ = false;
   ddl_tables_.emplace();
   format_unit_ = false;
   maria_gtid_ = false;
@@ -119,6 +119,10 @@ void Replayer::event(const binlog::Event& ev, std::uint8_t marks,
   } else if (t == binlog::EventType::kUserVar || t == binlog::EventType::kIntvar ||
              t == binlog::EventType::kRand) {
     verbatim_ = true;
+  } else if (t == binlog::EventType::kXid) {
+    xid_ = true;
+  } else if (std::holds_alternative<binlog::Rows>(ev.body)) {
+    rows_ = true;
   } else if (const auto* mg = std::get_if<binlog::MariaGtid>(&ev.body)) {
     maria_gtid_ = true;
     maria_ = MariaUnit{mg->domain_id, ev.header.server_id, mg->seq_no, mg->flags};
@@ -213,9 +217,11 @@ void Replayer::on_text(std::string_view text, const std::vector<Output::Statemen
     return;
   }
   // (where the target's GTIDs record the progress, a transaction without one is recorded
-  // as a unit that is not a transaction)
-  const bool transactional =
-      is_transaction(text, statements) && (!by_gtids_ || !unit_.gtid.empty());
+  // as a unit that is not a transaction; so is one the source committed without an Xid, a
+  // transaction of non-transactional tables: its rows stay when its COMMIT does not come, so
+  // a progress row inside it could not say whether they were applied)
+  const bool transactional = is_transaction(text, statements) &&
+                             (!by_gtids_ || !unit_.gtid.empty()) && !non_transactional();
   if (xa_ && submit_xa(text, statements)) return;
   const bool alone =
       !transactional || verbatim_ || xa_ || ctas_ || (parallel_ && scheduler_.write_set().barrier);
@@ -243,7 +249,7 @@ bool Replayer::submit_xa(std::string_view text, const std::vector<Output::Statem
     return false;
   const std::optional<XaUnit> xa = read_xa_unit(text, statements);
   if (!xa) return false;
-  if (xa_told_by_mysql_gtid()) {
+  if (told_by_mysql_gtid()) {
     if (!mysql_xa_detached()) return false;
   } else {
     // MariaDB: its GTID event says which XA unit it is; the target's binary log keeps it.
@@ -261,6 +267,7 @@ bool Replayer::submit_xa(std::string_view text, const std::vector<Output::Statem
   task.place = place();
   task.prelude = engine_.prelude();
   task.xa = true;
+  make_state();
   if (prepare) {
     task.xa_xid = xa->xid;
     scheduler_.schedule(task);
@@ -273,8 +280,9 @@ bool Replayer::submit_xa(std::string_view text, const std::vector<Output::Statem
   return true;
 }
 
-bool Replayer::xa_told_by_mysql_gtid() {
-  if (!by_gtids_ || !xa_ || unit_.gtid.find(':') == std::string::npos || sql_.disable_log_bin)
+bool Replayer::told_by_mysql_gtid() {
+  if (!by_gtids_ || !(xa_ || non_transactional_rows()) ||
+      unit_.gtid.find(':') == std::string::npos || sql_.disable_log_bin)
     return false;
   // (where the target binlogs them: an XA PREPARE's GTID is kept with the prepared transaction
   // by the binary log's crash recovery)
@@ -394,9 +402,24 @@ bool Replayer::later_in_run(const std::string& gtid) {
   return later;
 }
 
+void Replayer::told_by_gtid() {
+  told_by_gtid_ = true;
+  make_state();
+}
+
+void Replayer::make_state() {
+  if (store_.made()) return;
+  // (a run stopped before it wrote any state must be resumable where it began, with the
+  // target's GTIDs at its start: they tell which of these units ran)
+  update_last();
+  ReplayState st = last_ ? *last_ : ReplayState{file_, unit_.first_pos, "", identity_, started_at_};
+  st.server_started = started_at_;
+  store_.write(st, true);
+}
+
 bool Replayer::mark_in_doubt() {
-  if (xa_told_by_mysql_gtid()) {
-    told_by_gtid_ = true;
+  if (told_by_mysql_gtid()) {
+    told_by_gtid();
     return true;
   }
   update_last();
@@ -408,11 +431,16 @@ bool Replayer::mark_in_doubt() {
   const bool xa =
       maria_gtid_ &&
       (maria_.flags & (binlog::MariaGtid::kPreparedXa | binlog::MariaGtid::kCompletedXa)) != 0;
-  const bool since_start = xa && witness_.new_since_start(unit_.gtid);
+  // (rows of non-transactional tables: the target logs them, with the unit's GTID, when the
+  // statement that applied them ends, also one whose client went away: its GTID says whether
+  // they are there as an XA unit's does. Marking each one durably and recording it after made
+  // a log of MyISAM writes 1.8 to 3 times as slow as serial replay had been.)
+  const bool by_binlog = xa || (maria_gtid_ && non_transactional_rows());
+  const bool since_start = by_binlog && witness_.new_since_start(unit_.gtid);
   // (past a resumed run's start the target cannot have it yet: not asked, three round trips
   // per XA unit)
   if (since_start && !resume_prefix_ && witness_.target_logs(unit_.gtid)) {
-    told_by_gtid_ = true;
+    told_by_gtid();
     return true;
   }
   // Its GTID settles it on resume only if the target does not have it yet. (A target that
@@ -420,7 +448,7 @@ bool Replayer::mark_in_doubt() {
   // later than the target's when the replay started and than every unit's of this run before
   // it cannot be on the target yet: not asked (a round trip for every unit that is not a
   // transaction: each one of a log of MyISAM tables).
-  const bool not_yet = !xa && gtid_later_in_run_ && !resume_prefix_ &&
+  const bool not_yet = !by_binlog && gtid_later_in_run_ && !resume_prefix_ &&
                        witness_.new_since_start(unit_.gtid) && witness_.target_logs(unit_.gtid);
   const std::optional<bool> has =
       not_yet ? std::optional<bool>(false)
@@ -437,7 +465,7 @@ bool Replayer::mark_in_doubt() {
     return false;
   }
   if (since_start && has == false) {
-    told_by_gtid_ = true;
+    told_by_gtid();
     return true;
   }
   if (has == false) doubt.in_doubt_gtid = unit_.gtid;

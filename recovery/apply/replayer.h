@@ -121,6 +121,11 @@ class Replayer : public WalkConsumer {
   // ride on a COMMIT, so the state file says it is in doubt before it runs. Returns false for
   // a unit to leave out: one at the start of a resumed run that the target has already (below).
   bool mark_in_doubt();
+  // The unit is not marked: its GTID will tell whether it ran (the state written once first).
+  void told_by_gtid();
+  // The state file written durably once, before the first unit that only a GTID tells: a run
+  // stopped before it wrote any is resumed where it began, the target's GTIDs at its start kept.
+  void make_state();
 
  public:
   // The state file, for reading (or durably).
@@ -135,7 +140,14 @@ class Replayer : public WalkConsumer {
   // target, from its binary log), an XA COMMIT's or XA ROLLBACK's once it ended, and a resumed run
   // leaves out the GTIDs the target has. Such a unit is not marked in the state file before it
   // runs.
-  bool xa_told_by_mysql_gtid();
+  // Rows of non-transactional tables (MyISAM, Aria) too: gtid_executed has their GTID once the
+  // statement that applied them ended.
+  bool told_by_mysql_gtid();
+  // The unit is a transaction the source committed without an Xid: its tables are not
+  // transactional (a COMMIT cannot take its rows back).
+  bool non_transactional() const { return !xid_ && !xa_ && (rows_ || verbatim_); }
+  // ... and it is row events alone (no statement of the log's own text).
+  bool non_transactional_rows() const { return non_transactional() && rows_ && !verbatim_; }
   // Whether the target's prepared XA transactions leave their session (MySQL's
   // xa_detach_on_prepare, ON since 8.0.29): an XA COMMIT may then run on another session.
   bool mysql_xa_detached();
@@ -174,6 +186,8 @@ class Replayer : public WalkConsumer {
   bool maria_gtid_ = false;
   MariaUnit maria_;       // the unit's MariaDB GTID (when maria_gtid_)
   bool xa_ = false;       // the unit has XA statements (submit_xa)
+  bool xid_ = false;      // the unit ends in an Xid event (its tables are transactional)
+  bool rows_ = false;     // the unit has row events
   PreparedXas prepared_;  // XA PREPARE groups handed to the workers
   MergeGroup group_;      // --merge-transactions: the units held
   std::uint64_t merged_groups_ = 0, merged_units_ = 0;
@@ -181,7 +195,7 @@ class Replayer : public WalkConsumer {
   bool direct_open_ = false, direct_transactional_ = false, in_doubt_marked_ = false;
   bool told_by_gtid_ = false;  // the unit that is not a transaction is not marked (mark_in_doubt)
   std::optional<bool> xa_detached_;    // (asked once: mysql_xa_detached)
-  std::optional<bool> mysql_log_bin_;  // (asked once: xa_told_by_mysql_gtid)
+  std::optional<bool> mysql_log_bin_;  // (asked once: told_by_mysql_gtid)
   GtidWitness witness_;                // whether the target's GTIDs tell if an XA unit ran
   bool resume_prefix_ = false;         // a resumed run that has applied nothing yet
   std::uint64_t resumed_skips_ = 0;

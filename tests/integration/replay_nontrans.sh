@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# Tables that are not transactional (MyISAM; Aria on MariaDB) replayed exactly once (issue 30),
+# on real servers (ports PA, PA+1). The source commits their rows without an Xid: a COMMIT cannot
+# take them back, so no progress row inside their transaction can say whether they were applied.
+#  - a log of single-row writes to a keyed and a keyless MyISAM table (and an Aria one),
+#    between InnoDB transactions, replayed serially, with --parallel 8 and with
+#    --merge-transactions 4: the target equals the source;
+#  - the crash window: the replay's write to the keyless MyISAM table waits on a table lock
+#    (held by the test: a certain moment), binrecover is killed with SIGKILL, the lock let go:
+#    the waiting statement ends on the target, its rows applied. `--resume` must not apply them
+#    again (a keyless table takes a second copy silently):
+#      * into a target whose binary log keeps the unit's GTID: the GTID tells, resume goes on;
+#      * MariaDB only: into a target without a binary log, nothing can tell: --resume stops (exit
+#        2) naming the unit, and after a look at the target --in-doubt=applied finishes it;
+#      * the target itself killed instead while the write waits: its restart, --resume applies
+#        the write once.
+# With "mysql" after the port: MySQL 9.7 source and targets (GTIDs on: gtid_executed tells
+# whether the rows are there, with or without the target's binary log).
+source "$(dirname "$0")/lib.sh"
+PA=${1:-24521}
+PT=$((PA + 1))
+FLAVOR=${2:-mariadb}
+ROUNDS=${NONTRANS_ROUNDS:-40}
+if [ "$FLAVOR" = mysql ]; then
+  use_mysql
+  start_mysql a "$PA"
+  start_mysql t "$PT" --server-id=2
+  aria=MyISAM
+  engines=MyISAM
+  strip=" --gtids=strip"  # (a merged transaction would keep one GTID)
+  reset_logs="RESET BINARY LOGS AND GTIDS"
+  restart() { "$MYSQL_SERVER" restart "$WORK/t" "$PT" > /dev/null; }
+else
+  start_server a "$PA"
+  start_server t "$PT" --server-id=2
+  aria=Aria
+  engines="MyISAM and Aria"
+  strip=""
+  reset_logs="RESET MASTER"
+  restart() { "$ROOT/scripts/mariadb_server.sh" restart "$WORK/t" "$PT" > /dev/null; }
+fi
+
+sql "$PA" -e "CREATE DATABASE nt;
+  CREATE TABLE nt.k (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=MyISAM;
+  CREATE TABLE nt.l (id INT, v INT) ENGINE=MyISAM;
+  CREATE TABLE nt.a (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=$aria;
+  CREATE TABLE nt.i (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB;
+  FLUSH BINARY LOGS"
+{
+  for r in $(seq 1 "$ROUNDS"); do
+    echo "INSERT INTO nt.k VALUES ($r, 0);"
+    echo "INSERT INTO nt.l VALUES ($r, $r);"
+    echo "BEGIN; INSERT INTO nt.i VALUES ($r, $r); COMMIT;"
+    echo "INSERT INTO nt.a VALUES ($r, $r);"
+    echo "UPDATE nt.k SET v = v + 1 WHERE id = $(((r + 1) / 2));"
+    echo "UPDATE nt.l SET v = v + 1 WHERE id = $(((r + 2) / 3));"
+    echo "DELETE FROM nt.a WHERE id = $((r - 1));"
+  done
+} | sql "$PA" nt
+sql "$PA" -e "FLUSH BINARY LOGS"
+mapfile -t files < <(binlogs_between "$WORK/a/binlog" mysql-bin.000001 mysql-bin.000002)
+# (the DDL's file apart: the crash parts lock a table that the replay of the rest writes)
+[ ${#files[@]} = 2 ] || fail "the source's binlogs: ${files[*]}"
+ddl_file=${files[0]}
+dml_files=("${files[1]}")
+content() {
+  sql "$1" -N -e "CHECKSUM TABLE nt.k, nt.l, nt.a, nt.i; SELECT COUNT(*), SUM(v) FROM nt.l"
+}
+content "$PA" > "$WORK/expected"
+
+replay() {
+  "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
+    --state-file="$WORK/r.state" "$@"
+}
+fresh_target() {
+  sql "$PT" -e "DROP DATABASE IF EXISTS nt; DROP DATABASE IF EXISTS binrecover; $reset_logs"
+  rm -f "$WORK"/r.state*
+}
+same() {
+  content "$PT" > "$WORK/got"
+  diff "$WORK/expected" "$WORK/got" > /dev/null || { diff "$WORK/expected" "$WORK/got"; fail "$1: the target differs from the source"; }
+}
+
+for mode in "" "--parallel 8" "--merge-transactions 4$strip" "--parallel 8 --merge-transactions 4$strip"; do
+  fresh_target
+  # shellcheck disable=SC2086
+  replay $mode "${files[@]}" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "replay $mode"; }
+  same "replay ${mode:-(serial)}"
+done
+pass "a log of $engines writes between InnoDB transactions: serial, --parallel 8, --merge-transactions 4 and both equal the source"
+
+# Waiting: the replay's write to nt.l waits for the test's table lock.
+waiting() {
+  [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM information_schema.PROCESSLIST
+    WHERE STATE LIKE 'Waiting for table%' AND INFO LIKE 'BINLOG%'")" -ge 1 ]
+}
+gone() {  # no session of the stopped replay on the target
+  [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM information_schema.PROCESSLIST
+    WHERE ID <> CONNECTION_ID() AND USER <> 'event_scheduler' AND COMMAND <> 'Daemon'")" = 0 ]
+}
+# crash_in_window WHO [replay options]: the DML replayed until its first write to nt.l waits
+# on the lock; WHO (binrecover or target) killed with SIGKILL there; the lock let go.
+crash_in_window() {
+  local who=$1 pid
+  shift
+  fresh_target
+  replay "$ddl_file" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "replay of the DDL"; }
+  rm -f "$WORK"/r.state*
+  hold lk "$PT" "LOCK TABLES nt.l READ"
+  (exec "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
+    --state-file="$WORK/r.state" "$@" "${dml_files[@]}" > /dev/null 2> "$WORK/crash.err") &
+  pid=$!  # (binrecover's own: exec)
+  WAIT_FOR_SHOW=$WORK/crash.err wait_for 120 "the replay's write to nt.l did not wait on the lock" waiting
+  if [ "$who" = target ]; then
+    kill -9 "$(cat "$WORK/t/mysqld.pid")"
+    wait "$pid" 2> /dev/null || true
+    release lk
+    restart
+  else
+    kill -9 "$pid"
+    wait "$pid" 2> /dev/null || true
+    [ "$(sed -n 's/^position=//p' "$WORK/r.state")" != "$(stat -c %s "${dml_files[0]}")" ] ||
+      fail "the killed replay had got to the end (the test reached no window)"
+    release lk
+    wait_for 120 "the killed replay's session is still on the target" gone
+  fi
+}
+
+crash_in_window binrecover
+[ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM nt.l")" -ge 1 ] ||
+  fail "the write that waited on the lock did not run after the kill (the test reached no window)"
+replay --resume "${dml_files[@]}" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "--resume after the kill in the window"; }
+same "binrecover killed while a MyISAM write waited, --resume"
+pass "binrecover killed while its MyISAM write waited on a lock, the write ended after: --resume leaves it out (the target's GTIDs tell), the target equals the source"
+
+crash_in_window target
+replay --resume "${dml_files[@]}" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "--resume after the target's kill"; }
+same "the target killed while a MyISAM write waited, --resume"
+pass "the target killed while a MyISAM write waited: --resume applies it once"
+
+if [ "$FLAVOR" = mariadb ]; then
+  "$ROOT/scripts/mariadb_server.sh" stop "$WORK/t" > /dev/null
+  start_server t "$PT" --server-id=2 --skip-log-bin
+  reset_logs=""
+  crash_in_window binrecover
+  rc=0
+  replay --resume "${dml_files[@]}" 2> "$WORK/r.err" || rc=$?
+  [ $rc = 2 ] && grep -q "in-doubt=applied" "$WORK/r.err" ||
+    { cat "$WORK/r.err"; fail "--resume into a target without a binary log: exit $rc, not 2 asking for --in-doubt"; }
+  at=$(sed -n 's/^in_doubt_begin=//p' "$WORK/r.state")
+  [ -n "$at" ] || fail "the state file names no unit in doubt"
+  # (the DBA's look: the row the unit in doubt writes is there)
+  "$BINRECOVER" -v --start-position="$at" --stop-position="$(sed -n 's/^in_doubt_end=//p' "$WORK/r.state")" \
+    "${dml_files[@]}" | grep -q "INSERT INTO \`nt\`.\`l\`" || fail "the unit in doubt ($at) is not the write to nt.l"
+  replay --resume --in-doubt=applied "${dml_files[@]}" 2> "$WORK/r.err" ||
+    { cat "$WORK/r.err"; fail "--resume --in-doubt=applied"; }
+  same "a target without a binary log, --resume --in-doubt=applied"
+  pass "a target without a binary log: --resume stops naming the MyISAM write in doubt (exit 2); --in-doubt=applied after a look ends equal to the source"
+fi
