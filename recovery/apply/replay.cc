@@ -231,12 +231,14 @@ EngineOptions engine_options(const ReplayOptions& opts, Session& session,
     // Nothing committed yet: the run's own start is where to resume.
     last = ReplayState{inputs.front().display_name, filter.start_position.value_or(4), "",
                        r.identity, r.started_at};
+    last->target_binlog = replay.target_binlog();
   }
   // A unit in doubt stays so when the connection was lost while it ran; a statement the
   // server refused was not applied.
   const bool lost =
       is_server_error(e, 2013) || is_server_error(e, 2006) || is_server_error(e, 2055);
-  const bool keep_doubt = replay.in_doubt() && e.code() == ErrorCode::kServer && lost;
+  const bool keep_doubt =
+      (replay.in_doubt() && e.code() == ErrorCode::kServer && lost) || replay.refused_in_doubt();
   std::string where = "; nothing was applied";
   if (last) {
     if (!keep_doubt) store.write(*last, true);
@@ -304,6 +306,14 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
 
   const Resume r{opts, sql, identity, started_at, by_gtids};
   std::set<std::pair<std::string, std::uint64_t>> skip;
+  // (a resumed run: when the target had started and the binary log it wrote, by the state
+  // file; a unit in doubt there settled, the target's restart is answered)
+  std::uint64_t prior_started = prior ? prior->server_started : 0;
+  std::string prior_binlog = prior ? prior->target_binlog : std::string();
+  if (prior && prior->in_doubt_end > 0) {
+    prior_started = started_at;
+    prior_binlog = session.mariadb() ? current_binlog(session) : std::string();
+  }
   if (opts.resume)
     skip = resume(r, session, prior, rows, inputs, filter, decode, result.last, warn);
   else if (prior)
@@ -327,7 +337,8 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
   if (schema != nullptr) replay.sink().set_schema(schema);
   replay.last() = result.last;
   replay.set_paths(inputs);
-  replay.set_start(gtids_at_start, opts.resume && prior.has_value());
+  replay.set_start(gtids_at_start, opts.resume && prior.has_value(), prior_started,
+                   std::move(prior_binlog));
   replay.set_progress(
       UnitProgress(inputs, filter.start_position.value_or(4) - 4, progress, replay, session));
 
@@ -345,8 +356,8 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
   if (result.last) store.write(*result.last, true);
   if (replay.resumed_skips() > 0 && warn)
     warn("--resume: " + std::to_string(replay.resumed_skips()) +
-         " XA statement(s) or write(s) to non-transactional tables where the replay continued "
-         "were on the target already (their GTIDs say so): left out");
+         " unit(s) that are not transactions (DDL, XA, writes to non-transactional tables) "
+         "where the replay continued were on the target already (their GTIDs say so): left out");
   result.transactions_applied = replay.engine().committed();
   result.events_applied = replay.events();
   result.parallel_units = replay.units_parallel();

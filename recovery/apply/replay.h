@@ -65,6 +65,9 @@ struct ReplayState {
   // and the target's binary log then (MariaDB: a restart opens a new one, which tells a restart
   // in the second the target had started in, where server_started cannot)
   std::string in_doubt_binlog{};
+  // MariaDB: the target's binary log when the replay wrote the state (about once a second): a
+  // restart opens a new one (see in_doubt_binlog)
+  std::string target_binlog{};
   // --server-applier: the target's global settings before the replay changed them
   // ("slave_parallel_threads=0,slave_ddl_exec_mode=IDEMPOTENT"), given back at the end (also by
   // a --resume after a kill); "" : none changed.

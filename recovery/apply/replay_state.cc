@@ -70,6 +70,8 @@ std::optional<ReplayState> parse_state(const std::string& text) {
       st.in_doubt_gtid = value;
     } else if (key == "in_doubt_binlog") {
       st.in_doubt_binlog = value;
+    } else if (key == "target_binlog") {
+      st.target_binlog = value;
     } else if (key == "target_settings_before") {
       st.settings_before = value;
     } else if (key == "server_started") {
@@ -92,6 +94,7 @@ std::string state_text(const ReplayState& st) {
   if (!st.gtid.empty()) text += "gtid=" + st.gtid + "\n";
   if (!st.server.empty()) text += "server=" + st.server + "\n";
   if (st.server_started != 0) text += "server_started=" + std::to_string(st.server_started) + "\n";
+  if (!st.target_binlog.empty()) text += "target_binlog=" + st.target_binlog + "\n";
   if (!st.settings_before.empty())
     text +=
         "# The target's settings before --server-applier changed them:\n"

@@ -8,7 +8,12 @@ namespace binrecover::recovery {
 // ask: BINLOG MONITOR).
 std::string current_binlog(Session& session) {
   try {
-    return session.value("SHOW MASTER STATUS").value_or("");
+    std::string name = session.value("SHOW MASTER STATUS").value_or("");
+    // (the server's text goes into the state file, a line each: a name that could break one
+    // is not known)
+    for (const char c : name)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return {};
+    return name;
   } catch (const Error&) {
     return {};
   }

@@ -65,13 +65,19 @@ void Replayer::finish() {
 }
 
 void Replayer::update_last() {
-  if (auto lw = engine_.low_water())
+  if (auto lw = engine_.low_water()) {
     last_ = ReplayState{lw->file, lw->end_pos, lw->gtid, identity_, started_at_};
+    last_->target_binlog = target_binlog_;
+  }
 }
 
-void Replayer::set_start(std::optional<std::string> gtids_at_start, bool resumed) {
+void Replayer::set_start(std::optional<std::string> gtids_at_start, bool resumed,
+                         std::uint64_t prior_started, std::string prior_binlog) {
   witness_.set_start(std::move(gtids_at_start));
   resume_prefix_ = resumed;
+  prior_started_ = prior_started;
+  prior_binlog_ = std::move(prior_binlog);
+  if (session_.mariadb()) target_binlog_ = current_binlog(session_);
 }
 
 void Replayer::set_paths(const std::vector<InputFile>& inputs) {
@@ -414,6 +420,7 @@ void Replayer::make_state() {
   update_last();
   ReplayState st = last_ ? *last_ : ReplayState{file_, unit_.first_pos, "", identity_, started_at_};
   st.server_started = started_at_;
+  st.target_binlog = target_binlog_;
   store_.write(st, true);
 }
 
@@ -426,53 +433,76 @@ bool Replayer::mark_in_doubt() {
   ReplayState doubt{file_, unit_.first_pos, "", identity_, started_at_};
   if (last_ && last_->file == file_) doubt = *last_;
   doubt.server_started = started_at_;
+  doubt.target_binlog = target_binlog_;
   doubt.in_doubt_begin = unit_.first_pos;
   doubt.in_doubt_end = unit_.end_pos;
   const bool xa =
       maria_gtid_ &&
       (maria_.flags & (binlog::MariaGtid::kPreparedXa | binlog::MariaGtid::kCompletedXa)) != 0;
-  // (rows of non-transactional tables: the target logs them, with the unit's GTID, when the
-  // statement that applied them ends, also one whose client went away: its GTID says whether
-  // they are there as an XA unit's does. Marking each one durably and recording it after made
-  // a log of MyISAM writes 1.8 to 3 times as slow as serial replay had been.)
-  const bool by_binlog = xa || (maria_gtid_ && non_transactional_rows());
-  const bool since_start = by_binlog && witness_.new_since_start(unit_.gtid);
-  // (past a resumed run's start the target cannot have it yet: not asked, three round trips
-  // per XA unit)
-  if (since_start && !resume_prefix_ && witness_.target_logs(unit_.gtid)) {
+  // A MariaDB unit later than the target's GTIDs when the replay started, and than every unit
+  // of this run before it, into a target that binlogs it, is not marked: its GTID, logged when
+  // the unit's statement ends (also one whose client went away), says whether it ran. A
+  // resumed run leaves out the units at its start (before it applies anything) that the
+  // target has, and a crash of the machine cannot lose what is not written. (A durable mark
+  // before and a state after each one made an XA-heavy log 1.6 times, a DDL-heavy one 1.2 times
+  // and a MyISAM one 1.8 to 3 times as slow as mariadb-binlog | mariadb: a disk sync or a
+  // rename costs more than the unit.) XA: MariaDB logs an XA PREPARE's GTID with it and
+  // recovers the prepared transactions its binary log has, also after a crash. A DDL: its
+  // crash recovery may complete one without logging its GTID, so after a restart of the target
+  // its GTID cannot tell (below).
+  const bool rows = non_transactional_rows();
+  const bool since_start = maria_gtid_ && (xa || gtid_later_in_run_) &&
+                           witness_.new_since_start(unit_.gtid) && witness_.target_logs(unit_.gtid);
+  if (since_start && !resume_prefix_) {
     told_by_gtid();
     return true;
   }
-  // Its GTID settles it on resume only if the target does not have it yet. (A target that
-  // cannot be asked fails the replay here, before the unit is marked or sent.) A MariaDB GTID
-  // later than the target's when the replay started and than every unit's of this run before
-  // it cannot be on the target yet: not asked (a round trip for every unit that is not a
-  // transaction: each one of a log of MyISAM tables).
-  const bool not_yet = !by_binlog && gtid_later_in_run_ && !resume_prefix_ &&
-                       witness_.new_since_start(unit_.gtid) && witness_.target_logs(unit_.gtid);
+  // (A target that cannot be asked fails the replay here, before the unit is marked or sent.)
   const std::optional<bool> has =
-      not_yet ? std::optional<bool>(false)
-              : target_has_gtid(session_, unit_.gtid, opts_.gtids, sql_.disable_log_bin);
-  // An XA unit (XA PREPARE, XA COMMIT/ROLLBACK) later than the target's GTIDs when the replay
-  // started is not marked: its GTID says whether it ran. A resumed run leaves out the XA units
-  // at its start (before it applies anything) that the target has, and a crash of the
-  // machine cannot lose what is not written. (MariaDB logs an XA PREPARE's GTID with it and
-  // recovers the prepared transactions its binary log has, also after a crash.) A durable
-  // mark before and a state after each one made an XA-heavy log 1.6 times as slow as
-  // mariadb-binlog | mariadb: a disk sync or a rename costs more than the unit.
-  if (since_start && has == true && resume_prefix_) {
+      target_has_gtid(session_, unit_.gtid, opts_.gtids, sql_.disable_log_bin);
+  if (since_start && has == true) {
     ++resumed_skips_;
     return false;
   }
   if (since_start && has == false) {
-    told_by_gtid();
-    return true;
+    if (xa || rows || !target_restarted()) {
+      told_by_gtid();
+      return true;
+    }
+    // The first unit of a resumed run is a DDL the target does not have, and the target
+    // started again since: it may have run it without logging its GTID. Asked, as for a DDL
+    // marked in doubt (the state file names it, as then).
+    if (opts_.in_doubt == InDoubt::kApplied) {
+      ++resumed_skips_;
+      return false;
+    }
+    if (opts_.in_doubt == InDoubt::kRefuse) {
+      doubt.server_started = prior_started_;
+      doubt.target_binlog = doubt.in_doubt_binlog = prior_binlog_;
+      store_.write(doubt, true);
+      in_doubt_marked_ = refused_ = true;
+      throw Error(ErrorCode::kUsage,
+                  "--resume: the target started again since the replay stopped, and cannot tell "
+                  "whether it ran the statement at " +
+                      file_ + ":" + std::to_string(unit_.first_pos) +
+                      " (not a transaction, where the replay continues: MariaDB's crash recovery "
+                      "may complete a DDL without logging its GTID): look, then resume with "
+                      "--in-doubt=applied or --in-doubt=not-applied");
+    }
   }
   if (has == false) doubt.in_doubt_gtid = unit_.gtid;
-  if (session_.mariadb()) doubt.in_doubt_binlog = current_binlog(session_);
+  if (session_.mariadb() && has == false) doubt.in_doubt_binlog = current_binlog(session_);
   store_.write(doubt, true);
   in_doubt_marked_ = true;
   return true;
+}
+
+bool Replayer::target_restarted() {
+  if (prior_started_ == 0 || started_at_ == 0) return true;  // (not known: as if it had)
+  if (prior_started_ != started_at_) return true;
+  // (a restart in the second the target had started in: a new binary log; not known in a
+  // state file written before binrecover kept it)
+  return session_.mariadb() && !prior_binlog_.empty() && current_binlog(session_) != prior_binlog_;
 }
 
 void Replayer::write_state(bool durable) {
@@ -494,8 +524,11 @@ void Replayer::unit_written(const UnitInfo& u) {
   in_hook_ = false;
   // (where the workers keep the state file after each commit, they alone write it)
   const auto now = std::chrono::steady_clock::now();
-  if (!workers_write_state_ && now - last_state_write_ >= std::chrono::seconds(1))
+  if (!workers_write_state_ && now - last_state_write_ >= std::chrono::seconds(1)) {
+    // (the target's binary log now: one it opens later tells a restart, see target_restarted)
+    if (session_.mariadb()) target_binlog_ = current_binlog(session_);
     write_state(false);
+  }
   if (progress_) progress_(u);
 }
 

@@ -50,9 +50,11 @@ class Replayer : public WalkConsumer {
   void finish();
   void update_last();
   void set_progress(std::function<void(const UnitInfo&)> fn) { progress_ = std::move(fn); }
-  // The target's GTIDs when the replay started (MariaDB), and whether this run resumes one.
-  void set_start(std::optional<std::string> gtids_at_start, bool resumed);
-  // XA units a resumed run left out: the target had them (see mark_in_doubt).
+  // The target's GTIDs when the replay started (MariaDB), whether this run resumes one, and
+  // then when the target had started and the binary log it wrote (the state file's).
+  void set_start(std::optional<std::string> gtids_at_start, bool resumed,
+                 std::uint64_t prior_started = 0, std::string prior_binlog = {});
+  // Units a resumed run left out: the target had them (see mark_in_doubt).
   std::uint64_t resumed_skips() const { return resumed_skips_; }
   // The inputs' names in messages, by display name.
   void set_paths(const std::vector<InputFile>& inputs);
@@ -126,11 +128,17 @@ class Replayer : public WalkConsumer {
   // The state file written durably once, before the first unit that only a GTID tells: a run
   // stopped before it wrote any is resumed where it began, the target's GTIDs at its start kept.
   void make_state();
+  // (a resumed run) The target started again since the run it resumes wrote its state.
+  bool target_restarted();
 
  public:
   // The state file, for reading (or durably).
   void write_state(bool durable);
   bool in_doubt() const { return in_doubt_marked_; }
+  // A resumed run stopped at a DDL the restarted target's GTIDs cannot tell (marked in doubt).
+  bool refused_in_doubt() const { return refused_; }
+  // MariaDB: the target's binary log (when the run started, or at its last state)
+  const std::string& target_binlog() const { return target_binlog_; }
 
  private:
   void unit_written(const UnitInfo& u);
@@ -193,11 +201,16 @@ class Replayer : public WalkConsumer {
   std::uint64_t merged_groups_ = 0, merged_units_ = 0;
   bool in_hook_ = false;
   bool direct_open_ = false, direct_transactional_ = false, in_doubt_marked_ = false;
-  bool told_by_gtid_ = false;  // the unit that is not a transaction is not marked (mark_in_doubt)
+  bool told_by_gtid_ = false;
+  bool refused_ = false;  // (refused_in_doubt)  // the unit that is not a transaction is not marked
+                          // (mark_in_doubt)
   std::optional<bool> xa_detached_;    // (asked once: mysql_xa_detached)
   std::optional<bool> mysql_log_bin_;  // (asked once: told_by_mysql_gtid)
   GtidWitness witness_;                // whether the target's GTIDs tell if an XA unit ran
   bool resume_prefix_ = false;         // a resumed run that has applied nothing yet
+  std::uint64_t prior_started_ = 0;    // (resumed) the state file's server_started
+  std::string prior_binlog_;           // (resumed) and target_binlog
+  std::string target_binlog_;          // MariaDB: the target's binary log (every state's)
   std::uint64_t resumed_skips_ = 0;
   std::uint64_t direct_seq_ = 0;
   std::uint64_t barriers_ = 0, events_ = 0;
