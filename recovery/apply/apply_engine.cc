@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <limits>
 
 #include "recovery/server/remote_source.h"
 #include "recovery/sql/sql_quote.h"
@@ -19,25 +20,54 @@ constexpr int kMaxRetries = 20;
 }  // namespace
 
 ApplyEngine::ApplyEngine(const ConnectionOptions& conn, EngineOptions opts)
-    : opts_(std::move(opts)) {
+    : opts_(std::move(opts)), conn_(conn) {
   if (opts_.workers == 0) opts_.workers = 1;
   if (opts_.max_waiting == 0) opts_.max_waiting = 16 * opts_.workers;
-  // (the first session tells what the others are set to. Opened at once from threads instead,
-  // eight sessions started no sooner: measured, the target answers them one after another)
-  for (std::size_t i = 0; i < opts_.workers; ++i) workers_.push_back(open_worker(conn, i));
-  mysql_target_ = !workers_.front()->session->mariadb();
-  for (auto& w : workers_) {
-    Worker* p = w.get();
-    w->thread = std::thread([this, p] { run_worker(*p); });
+  // The first session, at once: it tells what the others are set to, and applies the units
+  // that go alone. The others open when the first unit for the workers comes (start_others):
+  // a log whose every unit goes alone (DDL, MyISAM) never waits for them.
+  for (std::size_t i = 0; i < opts_.workers; ++i) {
+    workers_.push_back(std::make_unique<Worker>());
+    workers_.back()->index = i;
   }
-  if (ordered() && !fast_fail_) start_turn_watch(conn);
+  open_session(*workers_.front());
+  mysql_target_ = !workers_.front()->session->mariadb();
+  Worker* first = workers_.front().get();
+  first->thread = std::thread([this, first] { run_worker(*first); });
 }
 
-std::unique_ptr<ApplyEngine::Worker> ApplyEngine::open_worker(const ConnectionOptions& conn,
-                                                              std::size_t i) {
-  auto w = std::make_unique<Worker>();
-  w->index = i;
-  w->session = std::make_unique<Session>(conn);
+void ApplyEngine::start_others() {
+  if (others_started_) return;
+  others_started_ = true;
+  // (each opens its own session: a unit goes to a worker only once it is open. Opened one
+  // after another or at once, eight sessions took as long, the target answers them in turn:
+  // worker 0 applies meanwhile.)
+  for (std::size_t i = 1; i < workers_.size(); ++i) {
+    Worker* p = workers_[i].get();
+    p->thread = std::thread([this, p] {
+      try {
+        open_session(*p);
+      } catch (const Error& e) {
+        std::lock_guard lock(mu_);
+        // (the replay stops once what was handed out has committed)
+        if (!error_) {
+          error_ = e;
+          error_seq_ = std::numeric_limits<std::uint64_t>::max();
+        }
+        room_cv_.notify_all();
+        cv_.notify_all();
+        return;
+      }
+      run_worker(*p);
+    });
+  }
+  if (ordered() && !fast_fail_) start_turn_watch(conn_);
+}
+
+void ApplyEngine::open_session(Worker& worker) {
+  Worker* w = &worker;
+  const std::size_t i = w->index;
+  w->session = std::make_unique<Session>(conn_);
   w->applier = std::make_unique<Applier>(*w->session);
   if (!opts_.session_lock.empty() &&
       w->session
@@ -75,7 +105,6 @@ std::unique_ptr<ApplyEngine::Worker> ApplyEngine::open_worker(const ConnectionOp
       w->connection = std::strtoull(
           w->session->value("SELECT CONNECTION_ID()").value_or("0").c_str(), nullptr, 10);
   }
-  return w;
 }
 
 ApplyEngine::~ApplyEngine() {
@@ -130,6 +159,7 @@ void ApplyEngine::throw_if_failed() {
 }
 
 void ApplyEngine::submit(ApplyTask task) {
+  if (opts_.workers > 1) start_others();
   bool ready = false;
   auto slot = std::make_unique<Slot>();
   slot->bytes = task.text.size();

@@ -183,9 +183,11 @@ class ApplyEngine {
   };
   struct Aborted {};  // a unit rolled back to let an earlier one through
 
-  // Worker I's session opened and set up (the first one also decides fast_fail_ and
+  // The worker's session opened and set up (the first one also decides fast_fail_ and
   // read_committed_, which the others follow).
-  std::unique_ptr<Worker> open_worker(const ConnectionOptions& conn, std::size_t i);
+  void open_session(Worker& w);
+  // The workers after the first started, each opening its session (once).
+  void start_others();
   // The workers' wait for a row lock: none where fast_fail_, else MySQL's least, 1 s.
   const char* short_wait() const {
     return fast_fail_ ? "SET SESSION innodb_lock_wait_timeout = 0"
@@ -217,6 +219,8 @@ class ApplyEngine {
   std::string unordered_progress(Worker& w, const Slot& slot);
 
   EngineOptions opts_;
+  ConnectionOptions conn_;       // (start_others: the workers' sessions)
+  bool others_started_ = false;  // (the reader's thread alone)
   bool mysql_target_ = false;
   bool read_committed_ = false;  // the workers' sessions run READ COMMITTED
   // The workers' sessions do not wait for row locks (MariaDB, the commit order kept): see

@@ -334,13 +334,17 @@ el_units=$("$BINRECOVER" events --format=tsv "${fd_files[@]}" | awk -F'\t' '
 rp=$!
 el_paused() { grep -qs "test pause: $el_units units" "$WORK/el.err"; }
 WAIT_FOR_SHOW=$WORK/el.err wait_for 120 "the replay never reached unit $el_units" el_paused
-w2=$(sql "$PT" -N -e "$user_locks" | grep -x 'binrecover:[0-9]*:w2') ||
-  fail "no lock of worker 2 among the target's user locks: $(sql "$PT" -N -e "$user_locks")"
+# (worker 0's: the others open their sessions at the first unit for them, after the pause;
+# worker 2's lock has the same name but its number)
+w0=$(sql "$PT" -N -e "$user_locks" | grep -x 'binrecover:[0-9]*:w0') ||
+  fail "no lock of worker 0 among the target's user locks: $(sql "$PT" -N -e "$user_locks")"
+w2=${w0%w0}w2
 kill -9 "$rp"
 { wait "$rp"; } 2> /dev/null || true
 before=$(fd_sum "$PT")  # (fd and its two tables made, no row yet)
 # (the killed run's sessions end as the target notices their connections closed: the lock is
-# taken once its worker 2's session is gone, and the new run starts once none is left)
+# taken at once (that run's worker 2 never opened: the fault point came first), and the new run
+# starts once none of the killed run's sessions is left)
 hold earlier "$PT" "SELECT CONCAT('got ', GET_LOCK('$w2', 120))"
 grep -qx "got 1" "$WORK/earlier.out" || fail "the test's session did not get $w2: $(cat "$WORK/earlier.out")"
 only_ours() {
