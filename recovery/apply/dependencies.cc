@@ -48,6 +48,10 @@ std::vector<std::uint64_t> DependencyTracker::add(std::uint64_t seq, const Write
   }
   if (!met.empty()) met_by_[seq] = Met{clock_floor, std::move(met)};
   if (barrier_ > forgotten_) deps.push_back(barrier_);
+  for (const std::uint64_t table : ws.tables)  // (whatever the clock says)
+    if (const auto it = scanner_.find(table); it != scanner_.end() && it->second > forgotten_)
+      deps.push_back(it->second);
+  for (const std::uint64_t table : ws.scanned) scanner_[table] = seq;
   for (const std::uint64_t table : chain) {  // (whatever the clock says)
     std::uint64_t& last = chain_[table];
     if (last > forgotten_) deps.push_back(last);
@@ -82,6 +86,7 @@ void DependencyTracker::barrier(std::uint64_t seq) {
   tables_any_.clear();
   tables_whole_.clear();
   chain_.clear();
+  scanner_.clear();
 }
 
 void DependencyTracker::forget_below(std::uint64_t seq) {
@@ -94,6 +99,7 @@ void DependencyTracker::forget_below(std::uint64_t seq) {
     it = it->second.empty() ? tables_any_.erase(it) : std::next(it);
   }
   std::erase_if(tables_whole_, [&](const auto& e) { return e.second <= seq; });
+  std::erase_if(scanner_, [&](const auto& e) { return e.second <= seq; });
 }
 
 void SourceClock::new_file(std::uint64_t last_seq) {

@@ -38,6 +38,9 @@ class DependencyTracker {
   std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> tables_any_;
   std::unordered_map<std::uint64_t, std::uint64_t> tables_whole_;  // table -> last holding it
   std::unordered_map<std::uint64_t, std::uint64_t> chain_;  // chained table -> last unit on it
+  // table without a key -> the last unit that read it for its rows (WriteSet::scanned): every
+  // later unit on it waits for that one, whatever the clock says
+  std::unordered_map<std::uint64_t, std::uint64_t> scanner_;
   // Units not yet committed -> their clock floor and the units they met (add()): a unit that
   // does not wait for one of them (the source ran them side by side) looks through it.
   struct Met {

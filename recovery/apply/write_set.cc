@@ -1,5 +1,6 @@
 #include "recovery/apply/write_set.h"
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 
@@ -190,6 +191,9 @@ void WriteSetBuilder::rows(const binlog::Event& ev, const binlog::Rows& r) {
   const Table& t = it->second;
   if (r.kind != binlog::RowsKind::kWrite)  // (what the target's foreign keys change by themselves)
     for (const std::uint64_t c : t.cascade_hash) hold(c);
+  if (r.kind != binlog::RowsKind::kWrite && t.keys->unique.empty() &&
+      std::find(ws_.scanned.begin(), ws_.scanned.end(), t.hash) == ws_.scanned.end())
+    ws_.scanned.push_back(t.hash);
   if (capped_) {  // a large transaction: its tables whole
     hold(t.hash);
     for (const std::uint64_t p : t.parent_hash) hold(p);

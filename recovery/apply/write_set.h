@@ -99,11 +99,17 @@ class KeySource {
 struct WriteSet {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> rows;  // (table hash, key hash)
   std::vector<std::uint64_t> tables;                          // held whole
+  // Tables without a unique key on the target that the unit updates or deletes rows of (of
+  // `tables`): the server finds each row image by reading the table, locking what it reads,
+  // so it waits there for any later unit's rows too, even where the source ran them side by
+  // side (DependencyTracker: the later units wait for it).
+  std::vector<std::uint64_t> scanned;
   bool barrier = false;
   std::string why;  // why it is a barrier (for messages)
   void clear() {
     rows.clear();
     tables.clear();
+    scanned.clear();
     barrier = false;
     why.clear();
   }

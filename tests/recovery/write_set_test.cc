@@ -222,6 +222,28 @@ TEST(DependencyTrackerTest, AChainedTableOrdersItsUnitsWhateverTheClockSays) {
   EXPECT_EQ(deps.add(8, rows(t, 17), 7, chain), (std::vector<std::uint64_t>{7}));
 }
 
+// A unit that updates or deletes rows of a table without a key (the target reads the table for
+// each row image, locking what it reads) is waited for by every later unit on that table,
+// also one its source ran beside it (its rows would stop the reading: a retry each time).
+TEST(DependencyTrackerTest, LaterUnitsWaitForOneThatReadsATableWithoutKey) {
+  const std::uint64_t t = table_hash("d", "k");
+  WriteSet insert, update;
+  insert.tables.push_back(t);
+  update.tables.push_back(t);
+  update.scanned.push_back(t);
+  DependencyTracker deps;
+  EXPECT_TRUE(deps.add(1, insert, 0).empty());
+  EXPECT_TRUE(deps.add(2, insert, 0).empty());  // inserts of one group: side by side
+  EXPECT_EQ(deps.add(3, update, 0), (std::vector<std::uint64_t>{}));  // the same group
+  EXPECT_EQ(deps.add(4, insert, 0), (std::vector<std::uint64_t>{3}));  // after the reader
+  EXPECT_EQ(deps.add(5, insert, 0), (std::vector<std::uint64_t>{3}));
+  deps.forget_below(3);
+  EXPECT_TRUE(deps.add(6, insert, 0).empty());  // (3 committed)
+  deps.barrier(7);
+  EXPECT_EQ(deps.add(8, update, 7), (std::vector<std::uint64_t>{7}));
+  EXPECT_EQ(deps.add(9, insert, 7), (std::vector<std::uint64_t>{7, 8}));
+}
+
 TEST(SourceClockTest, MySqlLastCommittedAndMariaDbCommitGroups) {
   SourceClock c;
   c.new_file(10);                     // units 1..10 came before this file
