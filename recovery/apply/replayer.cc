@@ -1,6 +1,7 @@
 #include "recovery/apply/replayer.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
 #include "binlog/event_type.h"
@@ -287,9 +288,7 @@ bool Replayer::submit_xa(std::string_view text, const std::vector<Output::Statem
 }
 
 bool Replayer::told_by_mysql_gtid() {
-  if (!by_gtids_ || !(xa_ || non_transactional_rows()) ||
-      unit_.gtid.find(':') == std::string::npos || sql_.disable_log_bin)
-    return false;
+  if (!by_gtids_ || unit_.gtid.find(':') == std::string::npos || sql_.disable_log_bin) return false;
   // (where the target binlogs them: an XA PREPARE's GTID is kept with the prepared transaction
   // by the binary log's crash recovery)
   if (!mysql_log_bin_) {
@@ -298,8 +297,13 @@ bool Replayer::told_by_mysql_gtid() {
     } catch (const Error&) {
       mysql_log_bin_ = false;
     }
+    // A DDL: MySQL 8.0 and later commit it with its GTID, atomically (5.7 logs it after it ran:
+    // a crash between left it done without its GTID).
+    const std::string& v = session_.server_version();
+    mysql_atomic_ddl_ = !v.empty() && std::isdigit(static_cast<unsigned char>(v[0])) &&
+                        std::strtoul(v.c_str(), nullptr, 10) >= 8;
   }
-  return *mysql_log_bin_;
+  return *mysql_log_bin_ && (xa_ || non_transactional_rows() || mysql_atomic_ddl_);
 }
 
 bool Replayer::mysql_xa_detached() {

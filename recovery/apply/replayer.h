@@ -149,7 +149,7 @@ class Replayer : public WalkConsumer {
   // leaves out the GTIDs the target has. Such a unit is not marked in the state file before it
   // runs.
   // Rows of non-transactional tables (MyISAM, Aria) too: gtid_executed has their GTID once the
-  // statement that applied them ended.
+  // statement that applied them ended; and a DDL into MySQL 8.0 or later (atomic with its GTID).
   bool told_by_mysql_gtid();
   // The unit is a transaction the source committed without an Xid: its tables are not
   // transactional (a COMMIT cannot take its rows back).
@@ -206,6 +206,7 @@ class Replayer : public WalkConsumer {
                           // (mark_in_doubt)
   std::optional<bool> xa_detached_;    // (asked once: mysql_xa_detached)
   std::optional<bool> mysql_log_bin_;  // (asked once: told_by_mysql_gtid)
+  bool mysql_atomic_ddl_ = false;      // (with it) MySQL 8.0+: a DDL commits with its GTID
   GtidWitness witness_;                // whether the target's GTIDs tell if an XA unit ran
   bool resume_prefix_ = false;         // a resumed run that has applied nothing yet
   std::uint64_t prior_started_ = 0;    // (resumed) the state file's server_started

@@ -5,6 +5,8 @@
 #  - a log of single-row writes to a keyed and a keyless MyISAM table (and an Aria one),
 #    between InnoDB transactions, replayed serially, with --parallel 8 and with
 #    --merge-transactions 4: the target equals the source;
+#  - a DDL (an ALTER TABLE waiting on a metadata lock the test holds), binrecover killed: not
+#    marked in doubt (its GTID tells), --resume ends equal to the source;
 #  - the crash window: the replay's write to the keyless MyISAM table waits on a table lock
 #    (held by the test: a certain moment), binrecover is killed with SIGKILL, the lock let go:
 #    the waiting statement ends on the target, its rows applied. `--resume` must not apply them
@@ -50,11 +52,12 @@ sql "$PA" -e "CREATE DATABASE nt;
   for r in $(seq 1 "$ROUNDS"); do
     echo "INSERT INTO nt.k VALUES ($r, 0);"
     echo "INSERT INTO nt.l VALUES ($r, $r);"
-    echo "BEGIN; INSERT INTO nt.i VALUES ($r, $r); COMMIT;"
+    echo "BEGIN; INSERT INTO nt.i (id, v) VALUES ($r, $r); COMMIT;"
     echo "INSERT INTO nt.a VALUES ($r, $r);"
     echo "UPDATE nt.k SET v = v + 1 WHERE id = $(((r + 1) / 2));"
     echo "UPDATE nt.l SET v = v + 1 WHERE id = $(((r + 2) / 3));"
     echo "DELETE FROM nt.a WHERE id = $((r - 1));"
+    [ "$r" != $((ROUNDS / 2)) ] || echo "ALTER TABLE nt.i ADD COLUMN w INT NOT NULL DEFAULT 7;"
   done
 } | sql "$PA" nt
 sql "$PA" -e "FLUSH BINARY LOGS"
@@ -89,24 +92,26 @@ for mode in "" "--parallel 8" "--merge-transactions 4$strip" "--parallel 8 --mer
 done
 pass "a log of $engines writes between InnoDB transactions: serial, --parallel 8, --merge-transactions 4 and both equal the source"
 
-# Waiting: the replay's write to nt.l waits for the test's table lock.
+# Waiting: the replay's statement (INFO LIKE $WAITING) waits for the test's lock.
+WAITING="BINLOG%"
 waiting() {
   [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM information_schema.PROCESSLIST
-    WHERE STATE LIKE 'Waiting for table%' AND INFO LIKE 'BINLOG%'")" -ge 1 ]
+    WHERE STATE LIKE 'Waiting for table%' AND INFO LIKE '$WAITING'")" -ge 1 ]
 }
 gone() {  # no session of the stopped replay on the target
   [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM information_schema.PROCESSLIST
     WHERE ID <> CONNECTION_ID() AND USER <> 'event_scheduler' AND COMMAND <> 'Daemon'")" = 0 ]
 }
 # crash_in_window WHO [replay options]: the DML replayed until its first write to nt.l waits
-# on the lock; WHO (binrecover or target) killed with SIGKILL there; the lock let go.
+# on the lock ($HOLD); WHO (binrecover or target) killed with SIGKILL there; the lock let go.
+HOLD="LOCK TABLES nt.l READ"
 crash_in_window() {
   local who=$1 pid
   shift
   fresh_target
   replay "$ddl_file" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "replay of the DDL"; }
   rm -f "$WORK"/r.state*
-  hold lk "$PT" "LOCK TABLES nt.l READ"
+  hold lk "$PT" "$HOLD"
   (exec "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
     --state-file="$WORK/r.state" "$@" "${dml_files[@]}" > /dev/null 2> "$WORK/crash.err") &
   pid=$!  # (binrecover's own: exec)
@@ -132,6 +137,18 @@ crash_in_window binrecover
 replay --resume "${dml_files[@]}" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "--resume after the kill in the window"; }
 same "binrecover killed while a MyISAM write waited, --resume"
 pass "binrecover killed while its MyISAM write waited on a lock, the write ended after: --resume leaves it out (the target's GTIDs tell), the target equals the source"
+
+# A DDL: the ALTER waits for the metadata lock of the test's open transaction on nt.i, then
+# binrecover is killed; the target ends the ALTER or runs it when the lock goes: its GTID tells.
+HOLD="BEGIN; SELECT COUNT(*) FROM nt.i"
+WAITING="ALTER TABLE nt.i%"
+crash_in_window binrecover
+HOLD="LOCK TABLES nt.l READ"
+WAITING="BINLOG%"
+grep -q '^in_doubt_begin=' "$WORK/r.state" && fail "the ALTER was marked in doubt (its GTID tells): $(cat "$WORK/r.state")"
+replay --resume "${dml_files[@]}" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "--resume after the kill during the ALTER"; }
+same "binrecover killed while its ALTER TABLE waited, --resume"
+pass "binrecover killed while its ALTER TABLE waited for a metadata lock: --resume (no unit marked in doubt) ends equal to the source"
 
 crash_in_window target
 replay --resume "${dml_files[@]}" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "--resume after the target's kill"; }
