@@ -475,7 +475,9 @@ bool Replayer::mark_in_doubt() {
     }
     // The first unit of a resumed run is a DDL the target does not have, and the target
     // started again since: it may have run it without logging its GTID. Asked, as for a DDL
-    // marked in doubt (the state file names it, as then).
+    // marked in doubt (the state file names it, as then). (--in-doubt answers for this one
+    // unit: those after it are not in doubt.)
+    restart_answered_ = opts_.in_doubt != InDoubt::kRefuse;
     if (opts_.in_doubt == InDoubt::kApplied) {
       ++resumed_skips_;
       return false;
@@ -502,6 +504,7 @@ bool Replayer::mark_in_doubt() {
 }
 
 bool Replayer::target_restarted() {
+  if (restart_answered_) return false;
   if (prior_started_ == 0 || started_at_ == 0) return true;  // (not known: as if it had)
   if (prior_started_ != started_at_) return true;
   // (a restart in the second the target had started in: a new binary log; not known in a

@@ -211,6 +211,7 @@ class Replayer : public WalkConsumer {
   bool resume_prefix_ = false;         // a resumed run that has applied nothing yet
   std::uint64_t prior_started_ = 0;    // (resumed) the state file's server_started
   std::string prior_binlog_;           // (resumed) and target_binlog
+  bool restart_answered_ = false;      // (resumed) --in-doubt answered for the unit it met
   std::string target_binlog_;          // MariaDB: the target's binary log (every state's)
   std::uint64_t resumed_skips_ = 0;
   std::uint64_t direct_seq_ = 0;

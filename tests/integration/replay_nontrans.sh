@@ -6,7 +6,9 @@
 #    between InnoDB transactions, replayed serially, with --parallel 8 and with
 #    --merge-transactions 4: the target equals the source;
 #  - a DDL (an ALTER TABLE waiting on a metadata lock the test holds), binrecover killed: not
-#    marked in doubt (its GTID tells), --resume ends equal to the source;
+#    marked in doubt (its GTID tells), --resume ends equal to the source; MariaDB: the target
+#    killed there instead, the ALTER run by hand, --resume --in-doubt=applied: that ALTER left
+#    out, the one right after it applied (the answer is for one unit);
 #  - the crash window: the replay's write to the keyless MyISAM table waits on a table lock
 #    (held by the test: a certain moment), binrecover is killed with SIGKILL, the lock let go:
 #    the waiting statement ends on the target, its rows applied. `--resume` must not apply them
@@ -57,7 +59,8 @@ sql "$PA" -e "CREATE DATABASE nt;
     echo "UPDATE nt.k SET v = v + 1 WHERE id = $(((r + 1) / 2));"
     echo "UPDATE nt.l SET v = v + 1 WHERE id = $(((r + 2) / 3));"
     echo "DELETE FROM nt.a WHERE id = $((r - 1));"
-    [ "$r" != $((ROUNDS / 2)) ] || echo "ALTER TABLE nt.i ADD COLUMN w INT NOT NULL DEFAULT 7;"
+    [ "$r" != $((ROUNDS / 2)) ] || echo "ALTER TABLE nt.i ADD COLUMN w INT NOT NULL DEFAULT 7;
+      ALTER TABLE nt.i ADD COLUMN w2 INT NOT NULL DEFAULT 8;"
   done
 } | sql "$PA" nt
 sql "$PA" -e "FLUSH BINARY LOGS"
@@ -149,6 +152,23 @@ grep -q '^in_doubt_begin=' "$WORK/r.state" && fail "the ALTER was marked in doub
 replay --resume "${dml_files[@]}" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "--resume after the kill during the ALTER"; }
 same "binrecover killed while its ALTER TABLE waited, --resume"
 pass "binrecover killed while its ALTER TABLE waited for a metadata lock: --resume (no unit marked in doubt) ends equal to the source"
+
+if [ "$FLAVOR" = mariadb ]; then
+  # The target killed while the first ALTER waits, restarted: its GTIDs cannot tell (MariaDB's
+  # crash recovery may finish a DDL without logging its GTID). The DBA runs that ALTER by hand
+  # (not logged) and answers --in-doubt=applied at once: that ALTER is left out, the second
+  # one (right after it, also where the replay continues) applied.
+  HOLD="BEGIN; SELECT COUNT(*) FROM nt.i"
+  WAITING="ALTER TABLE nt.i%"
+  crash_in_window target
+  HOLD="LOCK TABLES nt.l READ"
+  WAITING="BINLOG%"
+  sql "$PT" -e "SET SESSION sql_log_bin = 0; ALTER TABLE nt.i ADD COLUMN w INT NOT NULL DEFAULT 7"
+  replay --resume --in-doubt=applied "${dml_files[@]}" 2> "$WORK/r.err" ||
+    { cat "$WORK/r.err"; fail "--resume --in-doubt=applied after the target's kill during the ALTER"; }
+  same "the target killed while its ALTER TABLE waited, the ALTER run by hand, --resume --in-doubt=applied"
+  pass "the target killed while an ALTER TABLE waited, restarted: --in-doubt=applied answers for that ALTER alone (the next DDL applied), equal to the source"
+fi
 
 crash_in_window target
 replay --resume "${dml_files[@]}" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "--resume after the target's kill"; }
