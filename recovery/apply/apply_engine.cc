@@ -604,6 +604,7 @@ bool ApplyEngine::direct_piece(std::string_view text,
       with_progress && !direct_recorded_ ? progress_statement(w.index, *direct_) : std::string();
   Applier::Hooks hooks;
   hooks.after_begin = progress;
+  hooks.not_one_transaction = !with_progress;
   const Applier::Outcome out = w.applier->apply(text, statements, hooks);
   if (out.after_begin_ran) direct_recorded_ = true;
   return out.after_begin_ran;

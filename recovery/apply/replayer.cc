@@ -92,6 +92,7 @@ void Replayer::begin_unit(const UnitInfo& u, const binlog::FormatContext& ctx) {
   skipping_ = u.kind == UnitKind::kTransaction && skip_.count({file_, u.first_pos}) != 0;
   if (skipping_) return;
   verbatim_ = ctas_ = schema_may_change_ = xa_ = xid_ = rows_ = false;
+  statements_ = 0;
   ddl_tables_.emplace();
   format_unit_ = false;
   maria_gtid_ = false;
@@ -109,6 +110,7 @@ void Replayer::event(const binlog::Event& ev, std::uint8_t marks,
   if (const auto* q = std::get_if<binlog::Query>(&ev.body)) {
     if (is_atomic_ctas(ev)) ctas_ = true;
     if (q->compressed || !is_transaction_control(q->query)) {
+      ++statements_;
       schema_may_change_ = true;
       if (keys_wanted_) note_tables_changed(*q);  // (serial replay reads no keys)
     }
@@ -397,6 +399,7 @@ void Replayer::close_direct() {
 
 void Replayer::apply_direct(std::string_view text, const std::vector<Output::Statement>& statements,
                             bool transactional) {
+  text_size_ = text.size();
   if (open_direct(transactional)) engine_.direct_piece(text, statements, transactional);
   close_direct();
 }
@@ -454,8 +457,14 @@ bool Replayer::mark_in_doubt() {
   // recovers the prepared transactions its binary log has, also after a crash. A DDL: its
   // crash recovery may complete one without logging its GTID, so after a restart of the target
   // its GTID cannot tell (below).
+  // Where the unit is one statement on the target: a unit of several that are not one
+  // transaction is logged by the target as several, the GTIDs after the first its own next
+  // ones, which a later unit of the log then seems to have. (Row events go as one BINLOG
+  // statement up to the server's max_allowed_packet, see Applier.)
   const bool rows = non_transactional_rows();
-  const bool since_start = maria_gtid_ && (xa || gtid_later_in_run_) &&
+  const bool one =
+      rows ? text_size_ + 4096 < session_.max_allowed_packet() : statements_ <= 1 && !rows_;
+  const bool since_start = maria_gtid_ && (xa || (gtid_later_in_run_ && one)) &&
                            witness_.new_since_start(unit_.gtid) && witness_.target_logs(unit_.gtid);
   if (since_start && !resume_prefix_) {
     told_by_gtid();
@@ -496,7 +505,9 @@ bool Replayer::mark_in_doubt() {
                       "--in-doubt=applied or --in-doubt=not-applied");
     }
   }
-  if (has == false) doubt.in_doubt_gtid = unit_.gtid;
+  // (a unit of several statements that are not one transaction: its GTID is logged with the
+  // first of them, it cannot tell whether the others ran)
+  if (has == false && (xa || one || !maria_gtid_)) doubt.in_doubt_gtid = unit_.gtid;
   if (session_.mariadb() && has == false) doubt.in_doubt_binlog = current_binlog(session_);
   store_.write(doubt, true);
   in_doubt_marked_ = true;

@@ -192,12 +192,14 @@ class Replayer : public WalkConsumer {
   std::unordered_map<std::string, std::uint64_t> highest_gtid_;
   bool gtid_later_in_run_ = false;
   bool maria_gtid_ = false;
-  MariaUnit maria_;       // the unit's MariaDB GTID (when maria_gtid_)
-  bool xa_ = false;       // the unit has XA statements (submit_xa)
-  bool xid_ = false;      // the unit ends in an Xid event (its tables are transactional)
-  bool rows_ = false;     // the unit has row events
-  PreparedXas prepared_;  // XA PREPARE groups handed to the workers
-  MergeGroup group_;      // --merge-transactions: the units held
+  MariaUnit maria_;               // the unit's MariaDB GTID (when maria_gtid_)
+  bool xa_ = false;               // the unit has XA statements (submit_xa)
+  bool xid_ = false;              // the unit ends in an Xid event (its tables are transactional)
+  bool rows_ = false;             // the unit has row events
+  std::uint32_t statements_ = 0;  // its statements that are not transaction control
+  std::size_t text_size_ = 0;     // its SQL's size (a unit applied alone)
+  PreparedXas prepared_;          // XA PREPARE groups handed to the workers
+  MergeGroup group_;              // --merge-transactions: the units held
   std::uint64_t merged_groups_ = 0, merged_units_ = 0;
   bool in_hook_ = false;
   bool direct_open_ = false, direct_transactional_ = false, in_doubt_marked_ = false;

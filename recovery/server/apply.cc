@@ -98,6 +98,13 @@ bool sets_next_gtid(std::string_view stmt) {
          value.find_first_of(",@;") == std::string_view::npos;
 }
 
+// MariaDB's gtid_seq_no of a unit, set by a statement of the writer's own.
+bool sets_maria_seq_no(std::string_view stmt) {
+  if (!sets_next_gtid(stmt)) return false;
+  const auto body = setting_body(stmt);
+  return body && body->starts_with("SET @@session.gtid_seq_no=");
+}
+
 // Statements that leave the session's variables as they are (but for the GTID of the next
 // transaction).
 bool keeps_session(std::string_view stmt) {
@@ -244,6 +251,7 @@ Applier::Outcome Applier::apply(std::string_view text,
                      " or more), then resume");
   }
   merge_row_binlogs(limit);
+  if (hooks.not_one_transaction) repeat_seq_no();
   Outcome outcome;
   if (!hooks.after_begin.empty()) {
     for (std::size_t k = 0; k < items_.size(); ++k) {
@@ -309,6 +317,50 @@ void Applier::merge_row_binlogs(std::size_t limit) {
     items_[out++] = items_[k++];
   }
   items_.resize(out);
+}
+
+// MariaDB logs each statement of a unit that changes a table that is not transactional (a
+// MyISAM table's rows) as a group of its own as it ends, also inside BEGIN ... COMMIT: the first
+// group takes the unit's GTID, each one after it the target's next sequence number, which a
+// later unit of the log then seems to have (the target's binlog state keeps the last one). A
+// unit of BEGIN, several such statements (BINLOG statements, the log's own text) and COMMIT
+// goes without its BEGIN and COMMIT (a COMMIT takes nothing back from such tables), each
+// statement after the first given the unit's sequence number again (which cannot change inside
+// a transaction).
+void Applier::repeat_seq_no() {
+  std::size_t set = items_.size(), begin = items_.size(), logging = 0;
+  for (std::size_t k = 0; k < items_.size(); ++k) {
+    const SqlItem& item = items_[k];
+    if (item.kind != SqlItem::Kind::kStatement) continue;
+    if (item.verbatim || binlog_base64(item.text)) {
+      ++logging;
+    } else if (set == items_.size() && sets_maria_seq_no(item.text)) {
+      set = k;
+    } else if (begin == items_.size() && is_plain_begin(item.text)) {
+      begin = k;
+    }
+  }
+  const SqlItem& last = items_.back();
+  if (logging < 2 || set > begin || begin == items_.size() ||
+      last.kind != SqlItem::Kind::kStatement || last.verbatim || !is_commit(last.text))
+    return;
+  std::vector<SqlItem> out;
+  bool first = true;
+  for (std::size_t k = 0; k + 1 < items_.size(); ++k) {
+    const SqlItem& item = items_[k];
+    if (k == begin) continue;
+    const bool logs =
+        item.kind == SqlItem::Kind::kStatement && (item.verbatim || binlog_base64(item.text));
+    if (logs && !first) {
+      SqlItem again = items_[set];
+      again.at = item.at;
+      again.event_type = item.event_type;
+      out.push_back(again);
+    }
+    if (logs) first = false;
+    out.push_back(item);
+  }
+  items_ = std::move(out);
 }
 
 void Applier::run(std::size_t begin, std::size_t end) {

@@ -72,6 +72,10 @@ class Applier {
     // The unit's last statement is its commit whatever it is (an XA unit's XA PREPARE, XA
     // COMMIT or XA ROLLBACK): `commit` and `commit_now` serve it as a COMMIT.
     bool last_is_commit = false;
+    // The unit is not one transaction (MariaDB: each of its statements that changes a table
+    // that is not transactional is logged as a group of its own): every statement that may log
+    // one gets the unit's gtid_seq_no again (repeat_seq_no).
+    bool not_one_transaction = false;
   };
   struct Outcome {
     bool after_begin_ran = false;  // the unit had a BEGIN, and Hooks::after_begin ran after it
@@ -97,6 +101,7 @@ class Applier {
 
  private:
   void merge_row_binlogs(std::size_t limit);
+  void repeat_seq_no();
   void run(std::size_t begin, std::size_t end);
   void flush_batch();
   void run_alone(const SqlItem& item);

@@ -95,6 +95,33 @@ for mode in "" "--parallel 8" "--merge-transactions 4$strip" "--parallel 8 --mer
 done
 pass "a log of $engines writes between InnoDB transactions: serial, --parallel 8, --merge-transactions 4 and both equal the source"
 
+if [ "$FLAVOR" = mariadb ]; then
+  # One MyISAM statement whose rows pass the target's max_allowed_packet (1 MiB here): several
+  # BINLOG statements, each logged by the target as a group of its own. Each must carry the
+  # unit's GTID: a group with the target's next sequence number makes the next unit of the log
+  # look applied (its GTID "had"), and a --resume would leave it out.
+  sql "$PA" -e "FLUSH BINARY LOGS"
+  big_file=$WORK/a/binlog/$(sql "$PA" -N -e "SHOW MASTER STATUS" | cut -f1)
+  sql "$PA" -e "CREATE DATABASE big; CREATE TABLE big.m (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=MyISAM"
+  sql "$PA" big -e "INSERT INTO m SELECT seq, REPEAT('x', 200) FROM seq_1_to_20000;
+    INSERT INTO m VALUES (0, 'after'); FLUSH BINARY LOGS"
+  map=$(sql "$PT" -N -e "SELECT @@GLOBAL.max_allowed_packet")
+  gtids_of() { awk -F'\t' '$3 == "Gtid" && match($6, /[0-9]+-[0-9]+-[0-9]+/) { print substr($6, RSTART, RLENGTH) }'; }
+  fresh_target
+  sql "$PT" -e "DROP DATABASE IF EXISTS big; SET GLOBAL max_allowed_packet = 1048576"
+  replay "$big_file" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "replay of the large MyISAM statement"; }
+  sql "$PT" -e "SET GLOBAL max_allowed_packet = $map"
+  src_gtids=$("$BINRECOVER" events --format=tsv "$big_file" | gtids_of | sort -u)
+  tgt_binlog=$(sql "$PT" -N -e "SHOW MASTER STATUS" | cut -f1)
+  tgt_gtids=$(sql "$PT" -N -e "SHOW BINLOG EVENTS IN '$tgt_binlog'" | gtids_of | grep '^0-1-' | sort -u)
+  [ "$src_gtids" = "$tgt_gtids" ] || fail "the target logged GTIDs the log does not have: $(echo $tgt_gtids) (the log: $(echo $src_gtids))"
+  groups=$(sql "$PT" -N -e "SHOW BINLOG EVENTS IN '$tgt_binlog'" | awk -F'\t' '$3 == "Gtid" && $6 ~ /0-1-/' | wc -l)
+  [ "$groups" -gt "$(echo "$src_gtids" | wc -l)" ] || fail "the large statement went as one group ($groups): the test shows nothing"
+  [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM big.m")" = 20001 ] || fail "big.m: not 20001 rows"
+  sql "$PT" -e "DROP DATABASE big"
+  pass "a MyISAM statement of 4 MB as several BINLOG statements under a 1 MiB max_allowed_packet: $groups groups on the target, each with a GTID of the log"
+fi
+
 # Waiting: the replay's statement (INFO LIKE $WAITING) waits for the test's lock.
 WAITING="BINLOG%"
 waiting() {
