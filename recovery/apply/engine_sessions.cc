@@ -1,0 +1,115 @@
+#include <chrono>
+#include <cstdlib>
+#include <limits>
+
+#include "recovery/apply/apply_engine.h"  // (ApplyEngine's; its own header)
+#include "recovery/sql/sql_quote.h"
+
+// The apply engine's sessions: the first opened with the engine, the others when the first
+// unit for the workers comes, each set up as the first one decided; and their end.
+
+namespace binrecover::recovery {
+
+ApplyEngine::ApplyEngine(const ConnectionOptions& conn, EngineOptions opts)
+    : opts_(std::move(opts)), conn_(conn) {
+  if (opts_.workers == 0) opts_.workers = 1;
+  if (opts_.max_waiting == 0) opts_.max_waiting = 16 * opts_.workers;
+  // The first session, at once: it tells what the others are set to, and applies the units
+  // that go alone. The others open when the first unit for the workers comes (start_others):
+  // a log whose every unit goes alone (DDL, MyISAM) never waits for them.
+  for (std::size_t i = 0; i < opts_.workers; ++i) {
+    workers_.push_back(std::make_unique<Worker>());
+    workers_.back()->index = i;
+  }
+  open_session(*workers_.front());
+  mysql_target_ = !workers_.front()->session->mariadb();
+  Worker* first = workers_.front().get();
+  first->thread = std::thread([this, first] { run_worker(*first); });
+}
+
+void ApplyEngine::start_others() {
+  if (others_started_) return;
+  others_started_ = true;
+  // (each opens its own session: a unit goes to a worker only once it is open. Opened one
+  // after another or at once, eight sessions took as long, the target answers them in turn:
+  // worker 0 applies meanwhile.)
+  for (std::size_t i = 1; i < workers_.size(); ++i) {
+    Worker* p = workers_[i].get();
+    p->thread = std::thread([this, p] {
+      try {
+        open_session(*p);
+      } catch (const Error& e) {
+        std::lock_guard lock(mu_);
+        // (the replay stops once what was handed out has committed)
+        if (!error_) {
+          error_ = e;
+          error_seq_ = std::numeric_limits<std::uint64_t>::max();
+        }
+        room_cv_.notify_all();
+        cv_.notify_all();
+        return;
+      }
+      run_worker(*p);
+    });
+  }
+  if (ordered() && !fast_fail_) start_turn_watch(conn_);
+}
+
+void ApplyEngine::open_session(Worker& worker) {
+  Worker* w = &worker;
+  const std::size_t i = w->index;
+  w->session = std::make_unique<Session>(conn_);
+  w->applier = std::make_unique<Applier>(*w->session);
+  if (!opts_.session_lock.empty() &&
+      w->session
+              ->value("SELECT GET_LOCK(" +
+                      hex_literal(opts_.session_lock + ":w" + std::to_string(i)) + ", 10)")
+              .value_or("0") != "1")
+    throw Error(ErrorCode::kServer, "another session holds the replay's lock " +
+                                        opts_.session_lock + ":w" + std::to_string(i));
+  for (const std::string& stmt : opts_.session_statements) w->session->execute(stmt);
+  if (opts_.workers > 1) {
+    // A unit waiting for its turn to commit may hold a lock an earlier one needs: a short
+    // wait turns that into a retry (the earlier unit's), not a stall.
+    // With the order kept on MariaDB, no wait at all (it allows 0): a unit that meets a lock
+    // fails at once; an earlier unit waiting out the timeout for a later one parked for its
+    // turn (InnoDB's duplicate check locks the next record of a unique index, which no write
+    // set names) cost a second each (apply() says what a failure does).
+    if (i == 0) fast_fail_ = opts_.preserve_commit_order && w->session->mariadb();
+    w->session->execute(short_wait());
+    // Row changes apply the same in any isolation; READ COMMITTED takes no gap locks, which
+    // units that do not share a row would otherwise wait on each other for. (Not where
+    // the session binlogs statements: the server refuses DML in that combination.)
+    if (i == 0) {
+      try {
+        read_committed_ = w->session
+                              ->value(
+                                  "SELECT @@SESSION.sql_log_bin = 0 OR @@GLOBAL.log_bin = 0 OR "
+                                  "@@SESSION.binlog_format <> 'STATEMENT'")
+                              .value_or("0") == "1";
+      } catch (const Error&) {  // (a server without binlog_format: keep its default)
+      }
+    }
+    if (read_committed_)
+      w->session->execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+    if (ordered() && !fast_fail_)  // (the turn watch looks for it in the target's lock waits)
+      w->connection = std::strtoull(
+          w->session->value("SELECT CONNECTION_ID()").value_or("0").c_str(), nullptr, 10);
+  }
+}
+
+ApplyEngine::~ApplyEngine() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    for (auto& s : slots_) s->cv.notify_all();
+  }
+  cv_.notify_all();
+  room_cv_.notify_all();
+  work_cv_.notify_all();
+  for (auto& w : workers_)
+    if (w->thread.joinable()) w->thread.join();
+  if (watch_thread_.joinable()) watch_thread_.join();
+}
+
+}  // namespace binrecover::recovery
