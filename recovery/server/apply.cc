@@ -323,16 +323,19 @@ void Applier::merge_row_binlogs(std::size_t limit) {
 // MyISAM table's rows) as a group of its own as it ends, also inside BEGIN ... COMMIT: the first
 // group takes the unit's GTID, each one after it the target's next sequence number, which a
 // later unit of the log then seems to have (the target's binlog state keeps the last one). A
-// unit of BEGIN, several such statements (BINLOG statements, the log's own text) and COMMIT
+// unit of BEGIN, several such statements (BINLOG statements) and COMMIT
 // goes without its BEGIN and COMMIT (a COMMIT takes nothing back from such tables), each
 // statement after the first given the unit's sequence number again (which cannot change inside
-// a transaction).
+// a transaction). Only a unit of row events: one with statements of the log's own text may be
+// an old server's transaction without an Xid, which stays one.
 void Applier::repeat_seq_no() {
+  if (items_.empty()) return;
   std::size_t set = items_.size(), begin = items_.size(), logging = 0;
   for (std::size_t k = 0; k < items_.size(); ++k) {
     const SqlItem& item = items_[k];
     if (item.kind != SqlItem::Kind::kStatement) continue;
-    if (item.verbatim || binlog_base64(item.text)) {
+    if (item.verbatim) return;  // (the log's own statements: a MySQL 4 transaction, say)
+    if (binlog_base64(item.text)) {
       ++logging;
     } else if (set == items_.size() && sets_maria_seq_no(item.text)) {
       set = k;
@@ -350,7 +353,7 @@ void Applier::repeat_seq_no() {
     const SqlItem& item = items_[k];
     if (k == begin) continue;
     const bool logs =
-        item.kind == SqlItem::Kind::kStatement && (item.verbatim || binlog_base64(item.text));
+        item.kind == SqlItem::Kind::kStatement && binlog_base64(item.text).has_value();
     if (logs && !first) {
       SqlItem again = items_[set];
       again.at = item.at;
