@@ -234,7 +234,7 @@ TEST(DependencyTrackerTest, LaterUnitsWaitForOneThatReadsATableWithoutKey) {
   DependencyTracker deps;
   EXPECT_TRUE(deps.add(1, insert, 0).empty());
   EXPECT_TRUE(deps.add(2, insert, 0).empty());  // inserts of one group: side by side
-  EXPECT_EQ(deps.add(3, update, 0), (std::vector<std::uint64_t>{}));  // the same group
+  EXPECT_EQ(deps.add(3, update, 0), (std::vector<std::uint64_t>{}));   // the same group
   EXPECT_EQ(deps.add(4, insert, 0), (std::vector<std::uint64_t>{3}));  // after the reader
   EXPECT_EQ(deps.add(5, insert, 0), (std::vector<std::uint64_t>{3}));
   deps.forget_below(3);
