@@ -253,6 +253,21 @@ EngineOptions engine_options(const ReplayOptions& opts, Session& session,
   throw e.extended(where);
 }
 
+// What the replay did, for --report and the summary.
+void report_figures(Replayer& replay, ReplayResult& result) {
+  result.transactions_applied = replay.engine().committed();
+  result.events_applied = replay.events();
+  result.parallel_units = replay.units_parallel();
+  result.barriers = replay.barriers();
+  result.held_whole = replay.held_whole();
+  result.retries = replay.engine().retries();
+  result.max_busy = replay.engine().max_busy();
+  result.lock_watch = lock_watch_name(replay.engine().lock_watch());
+  result.watch_yields = replay.engine().watch_yields();
+  result.merged_transactions = replay.merged_units();
+  result.merged_groups = replay.merged_groups();
+}
+
 }  // namespace
 
 ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, FilterOptions filter,
@@ -358,17 +373,7 @@ ReplayResult run_replay(std::vector<InputFile> inputs, DecodeOptions decode, Fil
     warn("--resume: " + std::to_string(replay.resumed_skips()) +
          " unit(s) that are not transactions (DDL, XA, writes to non-transactional tables) "
          "where the replay continued were on the target already (their GTIDs say so): left out");
-  result.transactions_applied = replay.engine().committed();
-  result.events_applied = replay.events();
-  result.parallel_units = replay.units_parallel();
-  result.barriers = replay.barriers();
-  result.held_whole = replay.held_whole();
-  result.retries = replay.engine().retries();
-  result.max_busy = replay.engine().max_busy();
-  result.lock_watch = lock_watch_name(replay.engine().lock_watch());
-  result.watch_yields = replay.engine().watch_yields();
-  result.merged_transactions = replay.merged_units();
-  result.merged_groups = replay.merged_groups();
+  report_figures(replay, result);
   result.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!replay.sink().load_dir().empty() && sql.local_load_dir.empty()) {
