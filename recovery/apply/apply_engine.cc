@@ -495,14 +495,15 @@ void ApplyEngine::begin_direct(const UnitPlace& place) {
 }
 
 bool ApplyEngine::direct_piece(std::string_view text,
-                               const std::vector<Output::Statement>& statements,
-                               bool with_progress) {
+                               const std::vector<Output::Statement>& statements, bool with_progress,
+                               Applier::Hooks::Piece piece) {
   Worker& w = *workers_.front();
   const std::string progress =
       with_progress && !direct_recorded_ ? progress_statement(w.index, *direct_) : std::string();
   Applier::Hooks hooks;
   hooks.after_begin = progress;
   hooks.not_one_transaction = !with_progress;
+  hooks.piece = piece;
   const Applier::Outcome out = w.applier->apply(text, statements, hooks);
   if (out.after_begin_ran) direct_recorded_ = true;
   return out.after_begin_ran;

@@ -108,9 +108,12 @@ class ApplyEngine {
   // (DDL, statements as the log has them), or a unit too large to hold, in pieces. begin
   // before its first piece, piece for each, end after the last (committed) or abort.
   void begin_direct(const UnitPlace& place);
-  // Returns whether the progress row went into this piece (after its BEGIN).
+  // Returns whether the progress row went into this piece (after its BEGIN). Without it, the
+  // unit is not one transaction (Applier::Hooks::not_one_transaction); `piece` says which of
+  // such a unit's pieces this is.
   bool direct_piece(std::string_view text, const std::vector<Output::Statement>& statements,
-                    bool with_progress);
+                    bool with_progress,
+                    Applier::Hooks::Piece piece = Applier::Hooks::Piece::kWhole);
   void end_direct();
   void abort_direct();
 

@@ -121,9 +121,9 @@ std::uint64_t settle_in_doubt(Session& session, const ReplayState& prior, std::u
     throw Error(ErrorCode::kUsage,
                 "--resume: the statement at " + prior.file + ":" +
                     std::to_string(prior.in_doubt_begin) +
-                    " (not a transaction) was being applied when the replay stopped, and the "
-                    "target's GTIDs cannot tell whether it has it: look, then resume with "
-                    "--in-doubt=applied or --in-doubt=not-applied");
+                    " (not a transaction: none, part or all of it may be on the target) was being "
+                    "applied when the replay stopped, and the target's GTIDs cannot tell: look, "
+                    "then resume with --in-doubt=applied or --in-doubt=not-applied");
   if (!known) applied = opts.in_doubt == InDoubt::kApplied;
   if (warn)
     warn("--resume: the statement at " + prior.file + ":" + std::to_string(prior.in_doubt_begin) +

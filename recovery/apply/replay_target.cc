@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "recovery/sql/sql_quote.h"
+
 namespace binrecover::recovery {
 
 // The binary log the target writes now ("" when it writes none, or the replay's user may not
@@ -117,6 +119,31 @@ bool GtidWitness::new_since_start(const std::string& gtid) const {
       return seq > std::strtoull(std::string(e.substr(prefix.size())).c_str(), nullptr, 10);
   }
   return true;
+}
+
+bool TargetEngines::transactional(const std::string& db, const std::string& table) {
+  std::string key = db;
+  key.push_back('\0');
+  key.append(table);
+  if (const auto it = known_.find(key); it != known_.end()) return it->second;
+  const std::optional<std::string> engine =
+      session_.value("SELECT LOWER(ENGINE) FROM information_schema.TABLES WHERE TABLE_SCHEMA = " +
+                     hex_literal(db) + " AND TABLE_NAME = " + hex_literal(table));
+  // (the engines that commit; a view or a table not there: as one that does)
+  const bool t = !engine || *engine == "innodb" || *engine == "rocksdb" || *engine == "tokudb" ||
+                 *engine == "ndbcluster" || *engine == "ndb" || *engine == "xtradb" ||
+                 engine->empty();
+  known_.emplace(std::move(key), t);
+  return t;
+}
+
+void TargetEngines::forget(const TableNames& tables) {
+  for (const auto& [db, table] : tables) {
+    std::string key = db;
+    key.push_back('\0');
+    key.append(table);
+    known_.erase(key);
+  }
 }
 
 }  // namespace binrecover::recovery

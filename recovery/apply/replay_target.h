@@ -3,8 +3,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
+#include "recovery/apply/ddl_scope.h"
 #include "recovery/apply/replay.h"
 #include "recovery/reading/gtid_set.h"
 #include "recovery/server/apply.h"
@@ -54,6 +56,23 @@ class GtidWitness {
   std::optional<std::string> at_start_;
   std::optional<bool> log_bin_;
   std::string server_id_;
+};
+
+// Whether the tables a replay writes are transactional on the target (its engine there, which
+// may differ from the source's: a table InnoDB in the log and MyISAM on the target keeps its
+// rows when the transaction's COMMIT does not come). Each table's engine is asked once, and
+// again after a DDL that may have changed it.
+class TargetEngines {
+ public:
+  explicit TargetEngines(Session& session) : session_(session) {}
+  // (a table the target does not have: true, its write fails there)
+  bool transactional(const std::string& db, const std::string& table);
+  void forget(const TableNames& tables);
+  void forget_all() { known_.clear(); }
+
+ private:
+  Session& session_;
+  std::unordered_map<std::string, bool> known_;  // "db\0table"
 };
 
 }  // namespace binrecover::recovery

@@ -2,11 +2,16 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <thread>
 
 #include "binlog/event_type.h"
 #include "recovery/apply/ddl_scope.h"
+#include "recovery/apply/replay_common.h"
 #include "recovery/apply/replay_target.h"
+#include "recovery/apply/test_pause.h"
 #include "recovery/reading/transaction.h"
 #include "recovery/sql/ddl_parser.h"
 
@@ -42,7 +47,8 @@ Replayer::Replayer(const ReplayOptions& opts, SqlOptions sql, const ConnectionOp
            session.where()),
       sql_(prepare(std::move(sql))),
       sink_(out_, sql_),
-      witness_(session, opts.gtids != GtidMode::kStrip && !sql_.disable_log_bin) {
+      witness_(session, opts.gtids != GtidMode::kStrip && !sql_.disable_log_bin),
+      engines_(session) {
   parallel_ = engine_.workers() > 1;
   // (merging asks the target's tables too: only transactional ones may share a transaction)
   keys_wanted_ = parallel_ || opts_.merge_transactions > 1;
@@ -92,6 +98,8 @@ void Replayer::begin_unit(const UnitInfo& u, const binlog::FormatContext& ctx) {
   skipping_ = u.kind == UnitKind::kTransaction && skip_.count({file_, u.first_pos}) != 0;
   if (skipping_) return;
   verbatim_ = ctas_ = schema_may_change_ = xa_ = xid_ = rows_ = false;
+  target_trans_ = target_non_trans_ = false;
+  row_statements_ = 0;
   statements_ = 0;
   ddl_tables_.emplace();
   format_unit_ = false;
@@ -112,7 +120,7 @@ void Replayer::event(const binlog::Event& ev, std::uint8_t marks,
     if (q->compressed || !is_transaction_control(q->query)) {
       ++statements_;
       schema_may_change_ = true;
-      if (keys_wanted_) note_tables_changed(*q);  // (serial replay reads no keys)
+      note_tables_changed(*q);
     }
     // (SAVEPOINT, ROLLBACK TO, RELEASE SAVEPOINT change no row of their own: a transaction
     // of row events with them goes by its write set like any other; each one made a
@@ -130,8 +138,20 @@ void Replayer::event(const binlog::Event& ev, std::uint8_t marks,
     verbatim_ = true;
   } else if (t == binlog::EventType::kXid) {
     xid_ = true;
-  } else if (std::holds_alternative<binlog::Rows>(ev.body)) {
+  } else if (const auto* map = std::get_if<binlog::TableMap>(&ev.body)) {
+    // (its engine on the target: a table there that is not transactional makes the unit one
+    // that is not a transaction, whatever the source's engine was)
+    std::string db(map->db);
+    for (const auto& [from, to] : rewrites_)
+      if (ddl::ieq(db, from)) {
+        db = to;
+        break;
+      }
+    (engines_.transactional(db, std::string(map->table)) ? target_trans_ : target_non_trans_) =
+        true;
+  } else if (const auto* r = std::get_if<binlog::Rows>(&ev.body)) {
     rows_ = true;
+    if ((r->flags & binlog::kStmtEndFlag) != 0) ++row_statements_;
   } else if (const auto* mg = std::get_if<binlog::MariaGtid>(&ev.body)) {
     maria_gtid_ = true;
     maria_ = MariaUnit{mg->domain_id, ev.header.server_id, mg->seq_no, mg->flags};
@@ -171,6 +191,8 @@ void Replayer::abort_unit(const UnitInfo& u) {
     engine_.abort_direct();
     direct_open_ = false;
   }
+  pieces_not_one_ = false;
+  pieces_apply_ = true;
 }
 
 SqlOptions Replayer::prepare(SqlOptions sql) {
@@ -197,8 +219,21 @@ void Replayer::on_text(std::string_view text, const std::vector<Output::Statemen
     return;
   }
   if (!in_hook_) {  // a piece of a unit too large to hold: applied as it comes
-    if (!direct_open_) (void)open_direct(true);
-    engine_.direct_piece(text, statements, true);
+    Applier::Hooks::Piece piece = Applier::Hooks::Piece::kMore;
+    if (!direct_open_) {
+      // One the source committed without an Xid (a bulk statement on a MyISAM table, say) is
+      // not a transaction: its rows stay as each of its statements ends, a progress row in it
+      // could not say whether they ran. It is marked in doubt, its pieces go as statements of
+      // their own (on MariaDB each with the unit's GTID, see Applier::Hooks::Piece).
+      pieces_not_one_ = !unit_.xid && !xa_ && !verbatim_;
+      pieces_apply_ = open_direct(!pieces_not_one_);
+      piece = Applier::Hooks::Piece::kFirst;
+    }
+    if (pieces_apply_)
+      engine_.direct_piece(text, statements, !pieces_not_one_,
+                           pieces_not_one_ ? piece : Applier::Hooks::Piece::kWhole);
+    if (piece == Applier::Hooks::Piece::kFirst) pieces_ = 0;
+    if (++pieces_ == test_pause_after_pieces()) pause_for_test();
     return;
   }
   if (unit_.kind == UnitKind::kMeta) {
@@ -221,8 +256,13 @@ void Replayer::on_text(std::string_view text, const std::vector<Output::Statemen
     return;
   }
   if (direct_open_) {  // the last piece of a unit too large to hold
-    engine_.direct_piece(text, statements, true);
+    if (pieces_apply_)
+      engine_.direct_piece(
+          text, statements, !pieces_not_one_,
+          pieces_not_one_ ? Applier::Hooks::Piece::kMore : Applier::Hooks::Piece::kWhole);
     close_direct();
+    pieces_not_one_ = false;
+    pieces_apply_ = true;
     return;
   }
   // (where the target's GTIDs record the progress, a transaction without one is recorded
@@ -287,36 +327,6 @@ bool Replayer::submit_xa(std::string_view text, const std::vector<Output::Statem
   }
   engine_.submit(std::move(task));
   return true;
-}
-
-bool Replayer::told_by_mysql_gtid() {
-  if (!by_gtids_ || unit_.gtid.find(':') == std::string::npos || sql_.disable_log_bin) return false;
-  // (where the target binlogs them: an XA PREPARE's GTID is kept with the prepared transaction
-  // by the binary log's crash recovery)
-  if (!mysql_log_bin_) {
-    try {
-      mysql_log_bin_ = session_.value("SELECT @@GLOBAL.log_bin").value_or("0") == "1";
-    } catch (const Error&) {
-      mysql_log_bin_ = false;
-    }
-    // A DDL: MySQL 8.0 and later commit it with its GTID, atomically (5.7 logs it after it ran:
-    // a crash between left it done without its GTID).
-    const std::string& v = session_.server_version();
-    mysql_atomic_ddl_ = !v.empty() && std::isdigit(static_cast<unsigned char>(v[0])) &&
-                        std::strtoul(v.c_str(), nullptr, 10) >= 8;
-  }
-  return *mysql_log_bin_ && (xa_ || non_transactional_rows() || mysql_atomic_ddl_);
-}
-
-bool Replayer::mysql_xa_detached() {
-  if (!xa_detached_) {
-    try {
-      xa_detached_ = session_.value("SELECT @@GLOBAL.xa_detach_on_prepare").value_or("0") == "1";
-    } catch (const Error&) {  // (before 8.0.29: a prepared XA transaction stays on its session)
-      xa_detached_ = false;
-    }
-  }
-  return *xa_detached_;
 }
 
 std::optional<MariaUnit> Replayer::maria() const {
@@ -390,8 +400,14 @@ void Replayer::close_direct() {
   // (a DDL that adds no foreign key: only the tables it names, and those whose foreign keys
   // or cascades reach them; a log that creates and drops scratch tables between its writes
   // read every table's keys again after each of those, --parallel 8 twice serial's time)
-  if (schema_may_change_ && ddl_tables_) scheduler_.tables_changed(*ddl_tables_);
-  if (schema_may_change_ && !ddl_tables_) scheduler_.tables_changed();
+  if (schema_may_change_ && ddl_tables_) {
+    scheduler_.tables_changed(*ddl_tables_);
+    engines_.forget(*ddl_tables_);
+  }
+  if (schema_may_change_ && !ddl_tables_) {
+    scheduler_.tables_changed();
+    engines_.forget_all();
+  }
   update_last();
   if (!told_by_gtid_ && (in_doubt_marked_ || !direct_transactional_)) write_state(true);
   in_doubt_marked_ = told_by_gtid_ = false;
@@ -404,123 +420,17 @@ void Replayer::apply_direct(std::string_view text, const std::vector<Output::Sta
   close_direct();
 }
 
-bool Replayer::later_in_run(const std::string& gtid) {
-  const std::size_t d1 = gtid.find('-');
-  const std::size_t d2 = d1 == std::string::npos ? d1 : gtid.find('-', d1 + 1);
-  if (d2 == std::string::npos || gtid.find(':') != std::string::npos) return false;
-  const std::uint64_t n = std::strtoull(gtid.c_str() + d2 + 1, nullptr, 10);
-  std::uint64_t& top = highest_gtid_[gtid.substr(0, d2)];
-  const bool later = n > top;
-  top = std::max(top, n);
-  return later;
-}
-
-void Replayer::told_by_gtid() {
-  told_by_gtid_ = true;
-  make_state();
-}
-
-void Replayer::make_state() {
-  if (store_.made()) return;
-  // (a run stopped before it wrote any state must be resumable where it began, with the
-  // target's GTIDs at its start: they tell which of these units ran)
-  update_last();
-  ReplayState st = last_ ? *last_ : ReplayState{file_, unit_.first_pos, "", identity_, started_at_};
-  st.server_started = started_at_;
-  st.target_binlog = target_binlog_;
-  store_.write(st, true);
-}
-
-bool Replayer::mark_in_doubt() {
-  if (told_by_mysql_gtid()) {
-    told_by_gtid();
-    return true;
+// (test_pause.h) The unit part-way: nothing more until a signal or a kill; the target asked
+// every 50 ms, so that its loss ends the run as it would.
+void Replayer::pause_for_test() {
+  std::fprintf(stderr, "binrecover: test pause: %llu pieces applied\n",
+               static_cast<unsigned long long>(pieces_));
+  std::fflush(stderr);
+  while (stop_signal() == 0) {
+    (void)session_.value("SELECT 1");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  update_last();
-  ReplayState doubt{file_, unit_.first_pos, "", identity_, started_at_};
-  if (last_ && last_->file == file_) doubt = *last_;
-  doubt.server_started = started_at_;
-  doubt.target_binlog = target_binlog_;
-  doubt.in_doubt_begin = unit_.first_pos;
-  doubt.in_doubt_end = unit_.end_pos;
-  const bool xa =
-      maria_gtid_ &&
-      (maria_.flags & (binlog::MariaGtid::kPreparedXa | binlog::MariaGtid::kCompletedXa)) != 0;
-  // A MariaDB unit later than the target's GTIDs when the replay started, and than every unit
-  // of this run before it, into a target that binlogs it, is not marked: its GTID, logged when
-  // the unit's statement ends (also one whose client went away), says whether it ran. A
-  // resumed run leaves out the units at its start (before it applies anything) that the
-  // target has, and a crash of the machine cannot lose what is not written. (A durable mark
-  // before and a state after each one made an XA-heavy log 1.6 times, a DDL-heavy one 1.2 times
-  // and a MyISAM one 1.8 to 3 times as slow as mariadb-binlog | mariadb: a disk sync or a
-  // rename costs more than the unit.) XA: MariaDB logs an XA PREPARE's GTID with it and
-  // recovers the prepared transactions its binary log has, also after a crash. A DDL: its
-  // crash recovery may complete one without logging its GTID, so after a restart of the target
-  // its GTID cannot tell (below).
-  // Where the unit is one statement on the target: a unit of several that are not one
-  // transaction is logged by the target as several, the GTIDs after the first its own next
-  // ones, which a later unit of the log then seems to have. (Row events go as one BINLOG
-  // statement up to the server's max_allowed_packet, see Applier.)
-  const bool rows = non_transactional_rows();
-  const bool one =
-      rows ? text_size_ + 4096 < session_.max_allowed_packet() : statements_ <= 1 && !rows_;
-  const bool since_start = maria_gtid_ && (xa || (gtid_later_in_run_ && one)) &&
-                           witness_.new_since_start(unit_.gtid) && witness_.target_logs(unit_.gtid);
-  if (since_start && !resume_prefix_) {
-    told_by_gtid();
-    return true;
-  }
-  // (A target that cannot be asked fails the replay here, before the unit is marked or sent.)
-  const std::optional<bool> has =
-      target_has_gtid(session_, unit_.gtid, opts_.gtids, sql_.disable_log_bin);
-  if (since_start && has == true) {
-    ++resumed_skips_;
-    return false;
-  }
-  if (since_start && has == false) {
-    if (xa || rows || !target_restarted()) {
-      told_by_gtid();
-      return true;
-    }
-    // The first unit of a resumed run is a DDL the target does not have, and the target
-    // started again since: it may have run it without logging its GTID. Asked, as for a DDL
-    // marked in doubt (the state file names it, as then). (--in-doubt answers for this one
-    // unit: those after it are not in doubt.)
-    restart_answered_ = opts_.in_doubt != InDoubt::kRefuse;
-    if (opts_.in_doubt == InDoubt::kApplied) {
-      ++resumed_skips_;
-      return false;
-    }
-    if (opts_.in_doubt == InDoubt::kRefuse) {
-      doubt.server_started = prior_started_;
-      doubt.target_binlog = doubt.in_doubt_binlog = prior_binlog_;
-      store_.write(doubt, true);
-      in_doubt_marked_ = refused_ = true;
-      throw Error(ErrorCode::kUsage,
-                  "--resume: the target started again since the replay stopped, and cannot tell "
-                  "whether it ran the statement at " +
-                      file_ + ":" + std::to_string(unit_.first_pos) +
-                      " (not a transaction, where the replay continues: MariaDB's crash recovery "
-                      "may complete a DDL without logging its GTID): look, then resume with "
-                      "--in-doubt=applied or --in-doubt=not-applied");
-    }
-  }
-  // (a unit of several statements that are not one transaction: its GTID is logged with the
-  // first of them, it cannot tell whether the others ran)
-  if (has == false && (xa || one || !maria_gtid_)) doubt.in_doubt_gtid = unit_.gtid;
-  if (session_.mariadb() && has == false) doubt.in_doubt_binlog = current_binlog(session_);
-  store_.write(doubt, true);
-  in_doubt_marked_ = true;
-  return true;
-}
-
-bool Replayer::target_restarted() {
-  if (restart_answered_) return false;
-  if (prior_started_ == 0 || started_at_ == 0) return true;  // (not known: as if it had)
-  if (prior_started_ != started_at_) return true;
-  // (a restart in the second the target had started in: a new binary log; not known in a
-  // state file written before binrecover kept it)
-  return session_.mariadb() && !prior_binlog_.empty() && current_binlog(session_) != prior_binlog_;
+  throw Error(ErrorCode::kInterrupted, "stopped by a signal");
 }
 
 void Replayer::write_state(bool durable) {

@@ -151,14 +151,28 @@ class Replayer : public WalkConsumer {
   // Rows of non-transactional tables (MyISAM, Aria) too: gtid_executed has their GTID once the
   // statement that applied them ended; and a DDL into MySQL 8.0 or later (atomic with its GTID).
   bool told_by_mysql_gtid();
-  // The unit is a transaction the source committed without an Xid: its tables are not
-  // transactional (a COMMIT cannot take its rows back).
-  bool non_transactional() const { return !xid_ && !xa_ && (rows_ || verbatim_); }
+  // The unit is not a transaction: the source committed it without an Xid (its tables are not
+  // transactional), or a table its rows change is not transactional on the target (a COMMIT
+  // cannot take those rows back).
+  bool non_transactional() const {
+    return (!xid_ || target_alone()) && !xa_ && (rows_ || verbatim_);
+  }
+  // The unit's rows change only tables that are not transactional on the target, in one
+  // statement (one group in its binary log). (Not yet: several statements, or such tables with
+  // transactional ones: each statement would be a group of its own, the ones after the first
+  // with the target's next sequence numbers, later units' of the log. They go as transactions,
+  // the progress row inside, as before.)
+  bool target_alone() const { return target_non_trans_ && !target_trans_ && row_statements_ <= 1; }
   // ... and it is row events alone (no statement of the log's own text).
   bool non_transactional_rows() const { return non_transactional() && rows_ && !verbatim_; }
   // Whether the target's prepared XA transactions leave their session (MySQL's
   // xa_detach_on_prepare, ON since 8.0.29): an XA COMMIT may then run on another session.
   bool mysql_xa_detached();
+  [[noreturn]] void pause_for_test();
+  // Whether the unit (one that is not a transaction) is one statement on the target, logged as
+  // one group with its GTID: row events in one BINLOG statement (up to max_allowed_packet), or
+  // one statement of the log's own; not one in pieces.
+  bool one_statement() const;
 
   const ReplayOptions& opts_;
   StateStore& store_;
@@ -192,14 +206,21 @@ class Replayer : public WalkConsumer {
   std::unordered_map<std::string, std::uint64_t> highest_gtid_;
   bool gtid_later_in_run_ = false;
   bool maria_gtid_ = false;
-  MariaUnit maria_;               // the unit's MariaDB GTID (when maria_gtid_)
-  bool xa_ = false;               // the unit has XA statements (submit_xa)
-  bool xid_ = false;              // the unit ends in an Xid event (its tables are transactional)
-  bool rows_ = false;             // the unit has row events
-  std::uint32_t statements_ = 0;  // its statements that are not transaction control
-  std::size_t text_size_ = 0;     // its SQL's size (a unit applied alone)
-  PreparedXas prepared_;          // XA PREPARE groups handed to the workers
-  MergeGroup group_;              // --merge-transactions: the units held
+  MariaUnit maria_;    // the unit's MariaDB GTID (when maria_gtid_)
+  bool xa_ = false;    // the unit has XA statements (submit_xa)
+  bool xid_ = false;   // the unit ends in an Xid event (its tables are transactional)
+  bool rows_ = false;  // the unit has row events
+  // Its row events' tables on the target: one that is transactional there, one that is not.
+  bool target_trans_ = false, target_non_trans_ = false;
+  std::uint32_t row_statements_ = 0;  // its row events that end a statement (STMT_END_F)
+  std::uint32_t statements_ = 0;      // its statements that are not transaction control
+  std::size_t text_size_ = 0;         // its SQL's size (a unit applied alone)
+  // A unit too large to hold (in pieces) that is not a transaction (its pieces go as
+  // statements of their own); whether its pieces are applied (not: the target has it).
+  bool pieces_not_one_ = false, pieces_apply_ = true;
+  std::uint64_t pieces_ = 0;  // the unit's pieces so far (test_pause_after_pieces)
+  PreparedXas prepared_;      // XA PREPARE groups handed to the workers
+  MergeGroup group_;          // --merge-transactions: the units held
   std::uint64_t merged_groups_ = 0, merged_units_ = 0;
   bool in_hook_ = false;
   bool direct_open_ = false, direct_transactional_ = false, in_doubt_marked_ = false;
@@ -210,6 +231,7 @@ class Replayer : public WalkConsumer {
   std::optional<bool> mysql_log_bin_;  // (asked once: told_by_mysql_gtid)
   bool mysql_atomic_ddl_ = false;      // (with it) MySQL 8.0+: a DDL commits with its GTID
   GtidWitness witness_;                // whether the target's GTIDs tell if an XA unit ran
+  TargetEngines engines_;              // whether the tables written are transactional there
   bool resume_prefix_ = false;         // a resumed run that has applied nothing yet
   std::uint64_t prior_started_ = 0;    // (resumed) the state file's server_started
   std::string prior_binlog_;           // (resumed) and target_binlog

@@ -18,6 +18,16 @@ inline std::uint64_t test_pause_after_units() {
   return n;
 }
 
+// The same for the pieces of a unit too large to hold (BINRECOVER_TEST_PAUSE_AFTER_PIECES=N):
+// replay waits after the N-th piece of such a unit was applied, the unit part-way.
+inline std::uint64_t test_pause_after_pieces() {
+  static const std::uint64_t n = [] {
+    const char* v = std::getenv("BINRECOVER_TEST_PAUSE_AFTER_PIECES");
+    return v == nullptr ? std::uint64_t{0} : std::strtoull(v, nullptr, 10);
+  }();
+  return n;
+}
+
 // Said on stderr once the fault point is reached (`what`: "applied", or "sent" where the
 // target's own applier applies), so that a test waits for that line, not for a guess at it.
 inline void announce_test_pause(const char* what) {

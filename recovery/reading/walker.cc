@@ -319,7 +319,10 @@ void Walker::feed(const Event& ev, EventStream& stream, bool in_arena) {
   if (step.starts) open_unit(ev, stream, in_arena);
   if (!unit_.open) return;  // after the stop GTID
   add(ev);
-  if (step.closes) close_unit(true, stream);
+  if (step.closes) {
+    unit_.info.xid = ev.type() == EventType::kXid;
+    close_unit(true, stream);
+  }
 }
 
 void Walker::meta(const Event& ev, EventStream& stream) {

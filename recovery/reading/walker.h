@@ -75,6 +75,9 @@ struct UnitInfo {
   std::string gtid;  // "" when the unit has none (or no one asked: see WalkConsumer::wants_gtid)
   bool filtered = false;      // the content filters dropped some of its events
   bool crosses_stop = false;  // incomplete because the stop position or time is inside it
+  // It ends with an Xid event: the source committed it as a transaction (known at begin_unit,
+  // also for a streamed unit, which is delivered once it was read to its end).
+  bool xid = false;
 };
 
 // Why a transaction the range covers is not handed to the consumer.

@@ -251,7 +251,7 @@ Applier::Outcome Applier::apply(std::string_view text,
                      " or more), then resume");
   }
   merge_row_binlogs(limit);
-  if (hooks.not_one_transaction) repeat_seq_no();
+  if (hooks.not_one_transaction && !items_.empty()) not_one_transaction(hooks.piece);
   Outcome outcome;
   if (!hooks.after_begin.empty()) {
     for (std::size_t k = 0; k < items_.size(); ++k) {
@@ -319,48 +319,86 @@ void Applier::merge_row_binlogs(std::size_t limit) {
   items_.resize(out);
 }
 
-// MariaDB logs each statement of a unit that changes a table that is not transactional (a
-// MyISAM table's rows) as a group of its own as it ends, also inside BEGIN ... COMMIT: the first
-// group takes the unit's GTID, each one after it the target's next sequence number, which a
-// later unit of the log then seems to have (the target's binlog state keeps the last one). A
-// unit of BEGIN, several such statements (BINLOG statements) and COMMIT
-// goes without its BEGIN and COMMIT (a COMMIT takes nothing back from such tables), each
-// statement after the first given the unit's sequence number again (which cannot change inside
-// a transaction). Only a unit of row events: one with statements of the log's own text may be
-// an old server's transaction without an Xid, which stays one.
-void Applier::repeat_seq_no() {
-  if (items_.empty()) return;
-  std::size_t set = items_.size(), begin = items_.size(), logging = 0;
-  for (std::size_t k = 0; k < items_.size(); ++k) {
-    const SqlItem& item = items_[k];
-    if (item.kind != SqlItem::Kind::kStatement) continue;
-    if (item.verbatim) return;  // (the log's own statements: a MySQL 4 transaction, say)
-    if (binlog_base64(item.text)) {
-      ++logging;
-    } else if (set == items_.size() && sets_maria_seq_no(item.text)) {
-      set = k;
-    } else if (begin == items_.size() && is_plain_begin(item.text)) {
-      begin = k;
+// A server logs each statement of a unit that changes a table that is not transactional (a
+// MyISAM table's rows) as a group of its own as it ends, also inside BEGIN ... COMMIT. MariaDB:
+// the first group takes the unit's GTID, each one after it the target's next sequence number,
+// which a later unit of the log then seems to have (the target's binlog state keeps the last
+// one). MySQL: the first takes the GTID_NEXT set, the second fails (1837: GTID_NEXT must be set
+// again), the unit's GTID in gtid_executed with only its first statement run. Such a unit (of
+// several statements that log, as BINLOG statements past max_allowed_packet, or in pieces) goes
+// without its BEGIN and COMMIT (a COMMIT takes nothing back from such tables). MariaDB: each of
+// its statements given the unit's gtid_seq_no (which cannot change inside a transaction).
+// MySQL, which logs a GTID once: its statements with the target's own GTIDs
+// (GTID_NEXT='AUTOMATIC'), then an empty transaction with the unit's GTID where it ends: the
+// GTID is there once all of it ran. A whole unit of one such statement goes as it is, and on
+// MariaDB only a unit of row events is changed: one with statements of the log's own text may
+// be an old server's transaction without an Xid, which stays one. Pieces: the BEGIN comes
+// in the first, the COMMIT in the last, the GTID's setting is kept from the first for the others.
+void Applier::not_one_transaction(Hooks::Piece piece) {
+  if (piece != Hooks::Piece::kMore) {
+    gtid_setting_.clear();
+    gtid_mysql_ = false;
+    for (const SqlItem& item : items_) {
+      if (item.kind != SqlItem::Kind::kStatement || item.verbatim) continue;
+      if (is_plain_begin(item.text)) break;
+      if (!sets_next_gtid(item.text)) continue;
+      gtid_setting_.assign(item.text);
+      gtid_mysql_ = !sets_maria_seq_no(item.text);
     }
   }
-  const SqlItem& last = items_.back();
-  if (logging < 2 || set > begin || begin == items_.size() ||
-      last.kind != SqlItem::Kind::kStatement || last.verbatim || !is_commit(last.text))
-    return;
-  std::vector<SqlItem> out;
-  bool first = true;
-  for (std::size_t k = 0; k + 1 < items_.size(); ++k) {
-    const SqlItem& item = items_[k];
-    if (k == begin) continue;
-    const bool logs =
-        item.kind == SqlItem::Kind::kStatement && binlog_base64(item.text).has_value();
-    if (logs && !first) {
-      SqlItem again = items_[set];
-      again.at = item.at;
-      again.event_type = item.event_type;
-      out.push_back(again);
+  if (gtid_setting_.empty()) return;
+  const auto logs = [](const SqlItem& item) {
+    return item.kind == SqlItem::Kind::kStatement &&
+           (item.verbatim || binlog_base64(item.text).has_value());
+  };
+  if (piece == Hooks::Piece::kWhole) {
+    // (BEGIN, statements, COMMIT: not a DDL, nor MySQL's CREATE ... SELECT, one transaction)
+    std::size_t logging = 0;
+    bool begin = false;
+    for (const SqlItem& item : items_) {
+      if (item.verbatim && !gtid_mysql_) return;
+      if (logs(item)) ++logging;
+      if (item.kind == SqlItem::Kind::kStatement && !item.verbatim && is_plain_begin(item.text))
+        begin = true;
     }
-    if (logs) first = false;
+    const SqlItem& last = items_.back();
+    if (logging < 2 || !begin || last.kind != SqlItem::Kind::kStatement || last.verbatim ||
+        !is_commit(last.text))
+      return;
+  }
+  std::vector<SqlItem> out;
+  out.reserve(items_.size() * 2);
+  bool begin_left = piece == Hooks::Piece::kMore, automatic = false;
+  const auto statement = [](const SqlItem& at, std::string_view text) {
+    SqlItem st = at;
+    st.verbatim = false;
+    st.through.reset();
+    st.text = text;
+    return st;
+  };
+  for (std::size_t k = 0; k < items_.size(); ++k) {
+    const SqlItem& item = items_[k];
+    if (item.kind == SqlItem::Kind::kStatement && !item.verbatim) {
+      if (!begin_left && is_plain_begin(item.text)) {
+        begin_left = true;
+        continue;
+      }
+      // (MariaDB: the GTID's setting goes right before each statement that logs)
+      if (sets_next_gtid(item.text)) continue;
+      if (k + 1 == items_.size() && is_commit(item.text)) {
+        if (gtid_mysql_) {  // (the unit's end: its GTID)
+          out.push_back(statement(item, gtid_setting_));
+          out.push_back(statement(item, "BEGIN"));
+          out.push_back(item);
+        }
+        continue;
+      }
+    }
+    if (logs(item) && !gtid_mysql_) out.push_back(statement(item, gtid_setting_));
+    if (logs(item) && gtid_mysql_ && !automatic) {
+      out.push_back(statement(item, "SET @@SESSION.GTID_NEXT='AUTOMATIC'"));
+      automatic = true;
+    }
     out.push_back(item);
   }
   items_ = std::move(out);

@@ -72,10 +72,15 @@ class Applier {
     // The unit's last statement is its commit whatever it is (an XA unit's XA PREPARE, XA
     // COMMIT or XA ROLLBACK): `commit` and `commit_now` serve it as a COMMIT.
     bool last_is_commit = false;
-    // The unit is not one transaction (MariaDB: each of its statements that changes a table
-    // that is not transactional is logged as a group of its own): every statement that may log
-    // one gets the unit's gtid_seq_no again (repeat_seq_no).
+    // The unit is not one transaction (each of its statements that changes a table that is not
+    // transactional is logged as a group of its own): see Applier::not_one_transaction.
     bool not_one_transaction = false;
+    // (with not_one_transaction) The text is a piece of such a unit too large to hold: its
+    // first (kFirst, with the unit's BEGIN) or one after it (kMore, the last with its COMMIT).
+    // Every piece goes without the unit's BEGIN and COMMIT, each statement that logs a group
+    // given the unit's GTID setting (kept from the first piece) as not_one_transaction says.
+    enum class Piece : std::uint8_t { kWhole, kFirst, kMore };
+    Piece piece = Piece::kWhole;
   };
   struct Outcome {
     bool after_begin_ran = false;  // the unit had a BEGIN, and Hooks::after_begin ran after it
@@ -101,7 +106,7 @@ class Applier {
 
  private:
   void merge_row_binlogs(std::size_t limit);
-  void repeat_seq_no();
+  void not_one_transaction(Hooks::Piece piece);
   void run(std::size_t begin, std::size_t end);
   void flush_batch();
   void run_alone(const SqlItem& item);
@@ -118,6 +123,10 @@ class Applier {
   std::vector<std::pair<std::string, std::string>> settings_;
   std::uint64_t statements_ = 0;
   std::uint64_t round_trips_ = 0;
+  // (a unit that is not one transaction) Its GTID's setting ("" none), whether it is MySQL's
+  // GTID_NEXT (else MariaDB's gtid_seq_no).
+  std::string gtid_setting_;
+  bool gtid_mysql_ = false;
 };
 
 }  // namespace binrecover::recovery

@@ -49,12 +49,14 @@ sql "$PA" -e "CREATE DATABASE nt;
   CREATE TABLE nt.l (id INT, v INT) ENGINE=MyISAM;
   CREATE TABLE nt.a (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=$aria;
   CREATE TABLE nt.i (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB;
+  CREATE TABLE nt.j (id INT, v INT) ENGINE=InnoDB;
   FLUSH BINARY LOGS"
 {
   for r in $(seq 1 "$ROUNDS"); do
     echo "INSERT INTO nt.k VALUES ($r, 0);"
     echo "INSERT INTO nt.l VALUES ($r, $r);"
     echo "BEGIN; INSERT INTO nt.i (id, v) VALUES ($r, $r); COMMIT;"
+    echo "INSERT INTO nt.j VALUES ($r, $r);"
     echo "INSERT INTO nt.a VALUES ($r, $r);"
     echo "UPDATE nt.k SET v = v + 1 WHERE id = $(((r + 1) / 2));"
     echo "UPDATE nt.l SET v = v + 1 WHERE id = $(((r + 2) / 3));"
@@ -70,7 +72,8 @@ mapfile -t files < <(binlogs_between "$WORK/a/binlog" mysql-bin.000001 mysql-bin
 ddl_file=${files[0]}
 dml_files=("${files[1]}")
 content() {
-  sql "$1" -N -e "CHECKSUM TABLE nt.k, nt.l, nt.a, nt.i; SELECT COUNT(*), SUM(v) FROM nt.l"
+  sql "$1" -N -e "CHECKSUM TABLE nt.k, nt.l, nt.a, nt.i; SELECT COUNT(*), SUM(v) FROM nt.l;
+    SELECT COUNT(*), SUM(id), SUM(v) FROM nt.j"
 }
 content "$PA" > "$WORK/expected"
 
@@ -95,32 +98,101 @@ for mode in "" "--parallel 8" "--merge-transactions 4$strip" "--parallel 8 --mer
 done
 pass "a log of $engines writes between InnoDB transactions: serial, --parallel 8, --merge-transactions 4 and both equal the source"
 
-if [ "$FLAVOR" = mariadb ]; then
-  # One MyISAM statement whose rows pass the target's max_allowed_packet (1 MiB here): several
-  # BINLOG statements, each logged by the target as a group of its own. Each must carry the
-  # unit's GTID: a group with the target's next sequence number makes the next unit of the log
-  # look applied (its GTID "had"), and a --resume would leave it out.
-  sql "$PA" -e "FLUSH BINARY LOGS"
-  big_file=$WORK/a/binlog/$(sql "$PA" -N -e "SHOW MASTER STATUS" | cut -f1)
-  sql "$PA" -e "CREATE DATABASE big; CREATE TABLE big.m (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=MyISAM"
-  sql "$PA" big -e "INSERT INTO m SELECT seq, REPEAT('x', 200) FROM seq_1_to_20000;
-    INSERT INTO m VALUES (0, 'after'); FLUSH BINARY LOGS"
-  map=$(sql "$PT" -N -e "SELECT @@GLOBAL.max_allowed_packet")
-  gtids_of() { awk -F'\t' '$3 == "Gtid" && match($6, /[0-9]+-[0-9]+-[0-9]+/) { print substr($6, RSTART, RLENGTH) }'; }
-  fresh_target
-  sql "$PT" -e "DROP DATABASE IF EXISTS big; SET GLOBAL max_allowed_packet = 1048576"
-  replay "$big_file" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "replay of the large MyISAM statement"; }
-  sql "$PT" -e "SET GLOBAL max_allowed_packet = $map"
-  src_gtids=$("$BINRECOVER" events --format=tsv "$big_file" | gtids_of | sort -u)
-  tgt_binlog=$(sql "$PT" -N -e "SHOW MASTER STATUS" | cut -f1)
-  tgt_gtids=$(sql "$PT" -N -e "SHOW BINLOG EVENTS IN '$tgt_binlog'" | gtids_of | grep '^0-1-' | sort -u)
-  [ "$src_gtids" = "$tgt_gtids" ] || fail "the target logged GTIDs the log does not have: $(echo $tgt_gtids) (the log: $(echo $src_gtids))"
-  groups=$(sql "$PT" -N -e "SHOW BINLOG EVENTS IN '$tgt_binlog'" | awk -F'\t' '$3 == "Gtid" && $6 ~ /0-1-/' | wc -l)
-  [ "$groups" -gt "$(echo "$src_gtids" | wc -l)" ] || fail "the large statement went as one group ($groups): the test shows nothing"
-  [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM big.m")" = 20001 ] || fail "big.m: not 20001 rows"
-  sql "$PT" -e "DROP DATABASE big"
-  pass "a MyISAM statement of 4 MB as several BINLOG statements under a 1 MiB max_allowed_packet: $groups groups on the target, each with a GTID of the log"
+# One MyISAM statement whose rows pass the target's max_allowed_packet (1 MiB here): several
+# BINLOG statements, each logged by the target as a group of its own. MariaDB: each must carry
+# the unit's GTID (a group with the target's next sequence number makes the next unit of the
+# log look applied, and a --resume would leave it out). MySQL: the second one failed (1837,
+# GTID_NEXT used up by the first) with the unit's GTID already in gtid_executed, and --resume
+# left the rest out (3,706 rows of 20,001): its statements now go with the target's own GTIDs,
+# the unit's GTID logged once all of it ran. The same held in memory and in pieces
+# (--transaction-memory=1M: a unit too large to hold).
+sql "$PA" -e "FLUSH BINARY LOGS"
+big_file=$WORK/a/binlog/$(sql "$PA" -N -e "SHOW BINARY LOGS" | tail -1 | cut -f1)
+sql "$PA" -e "CREATE DATABASE big; CREATE TABLE big.m (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=MyISAM"
+if [ "$FLAVOR" = mysql ]; then
+  sql "$PA" big -e "SET SESSION cte_max_recursion_depth = 100000;
+    INSERT INTO m WITH RECURSIVE s (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 20000)
+      SELECT n, REPEAT('x', 200) FROM s"
+else
+  sql "$PA" big -e "INSERT INTO m SELECT seq, REPEAT('x', 200) FROM seq_1_to_20000"
 fi
+sql "$PA" big -e "INSERT INTO m VALUES (0, 'after'); FLUSH BINARY LOGS"
+map=$(sql "$PT" -N -e "SELECT @@GLOBAL.max_allowed_packet")
+if [ "$FLAVOR" = mysql ]; then gtid_re='[0-9a-f-]+:[0-9]+'; else gtid_re='[0-9]+-[0-9]+-[0-9]+'; fi
+src_gtids() {  # the log's GTIDs, one a line
+  "$BINRECOVER" events --format=tsv "$big_file" |
+    awk -F'\t' -v re="$gtid_re" '$3 == "Gtid" && match($6, re) { print substr($6, RSTART, RLENGTH) }' | sort -u
+}
+# The target's GTIDs of the log's server (MariaDB: of each group in its binary log; MySQL: its
+# gtid_executed, one a line), and the groups of its binary log with one.
+tgt_gtids() {
+  if [ "$FLAVOR" = mysql ]; then
+    local uuid
+    uuid=$(src_gtids | head -1 | cut -d: -f1)
+    sql "$PT" -N -e "SELECT @@GLOBAL.gtid_executed" | tr -d '\n' | tr ',' '\n' | grep "^$uuid:" |
+      sed "s/^$uuid://" | tr ':' '\n' | while IFS=- read -r from to; do
+        for n in $(seq "$from" "${to:-$from}"); do echo "$uuid:$n"; done
+      done | sort -u
+  else
+    tgt_groups | sort -u
+  fi
+}
+tgt_groups() {  # (MariaDB) the GTID of each group of the target's binary log from the log's server
+  sql "$PT" -N -e "SHOW BINLOG EVENTS IN '$(sql "$PT" -N -e "SHOW MASTER STATUS" | cut -f1)'" |
+    awk -F'\t' -v re="$gtid_re" '$3 == "Gtid" && match($6, re) { print substr($6, RSTART, RLENGTH) }' |
+    grep '^0-1-'
+}
+# Whether the statement went as several on the target (else the test shows nothing): MariaDB:
+# more groups of the log's GTIDs than it has; MySQL: GTIDs of the target's own.
+several() {
+  if [ "$FLAVOR" = mysql ]; then
+    sql "$PT" -N -e "SELECT @@GLOBAL.gtid_executed" | grep -q "$(sql "$PT" -N -e "SELECT @@GLOBAL.server_uuid")"
+  else
+    [ "$(tgt_groups | wc -l)" -gt "$(src_gtids | wc -l)" ]
+  fi
+}
+big_target() {
+  sql "$PT" -e "DROP DATABASE IF EXISTS big; SET GLOBAL max_allowed_packet = 1048576"
+  fresh_target
+}
+big_rows() { sql "$PT" -N -e "SELECT COUNT(*) FROM big.m"; }
+for mode in "" "--transaction-memory=1M" "--parallel 8 --transaction-memory=1M"; do
+  big_target
+  # shellcheck disable=SC2086
+  replay $mode "$big_file" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "replay $mode of the large MyISAM statement"; }
+  [ "$(src_gtids)" = "$(tgt_gtids)" ] || fail "replay $mode: the target has GTIDs $(tgt_gtids | tr '\n' ' ')(the log: $(src_gtids | tr '\n' ' '))"
+  [ "$(big_rows)" = 20001 ] || fail "replay $mode: big.m has $(big_rows) rows, not 20001"
+  several || fail "replay $mode: the large statement went as one statement: the test shows nothing"
+done
+pass "a MyISAM statement of 4 MB as several BINLOG statements under a 1 MiB max_allowed_packet, held and in pieces: every row, the target's GTIDs those of the log"
+
+# The kill in its middle: a certain moment (the fault point after its second piece), part of
+# its rows on the target. Nothing can tell how much: --resume stops naming it (exit 2); after
+# a look (here: its rows deleted), --in-doubt=not-applied applies it whole.
+big_target
+(BINRECOVER_TEST_PAUSE_AFTER_PIECES=2 exec "$BINRECOVER" replay --no-defaults --no-progress \
+  -h127.0.0.1 -P"$PT" -uroot --state-file="$WORK/r.state" --transaction-memory=1M "$big_file" \
+  > /dev/null 2> "$WORK/pause.err") &
+pid=$!
+paused() { grep -q "test pause: 2 pieces applied" "$WORK/pause.err"; }
+WAIT_FOR_SHOW=$WORK/pause.err wait_for 120 "the replay did not reach its fault point" paused
+kill -9 "$pid"
+wait "$pid" 2> /dev/null || true
+part=$(big_rows)
+[ "$part" -gt 0 ] && [ "$part" -lt 20000 ] || fail "the killed replay left $part rows, not part of the statement's"
+rc=0
+replay --resume --transaction-memory=1M "$big_file" 2> "$WORK/r.err" || rc=$?
+[ "$rc" = 2 ] || { cat "$WORK/r.err"; fail "--resume after a kill inside the MyISAM statement: exit $rc, not 2"; }
+grep -q "the statement at $(basename "$big_file"):[0-9]* (not a transaction: none, part or all of it may be on the target)" "$WORK/r.err" ||
+  { cat "$WORK/r.err"; fail "--resume did not name the statement in doubt"; }
+[ "$(big_rows)" = "$part" ] || fail "the refused --resume changed big.m"
+sql "$PT" -e "DELETE FROM big.m"
+replay --resume --in-doubt=not-applied --transaction-memory=1M "$big_file" 2> "$WORK/r.err" ||
+  { cat "$WORK/r.err"; fail "--resume --in-doubt=not-applied"; }
+[ "$(big_rows)" = 20001 ] || fail "--resume --in-doubt=not-applied: big.m has $(big_rows) rows, not 20001"
+[ "$(src_gtids)" = "$(tgt_gtids)" ] || fail "--resume --in-doubt=not-applied: the target has GTIDs $(tgt_gtids | tr '\n' ' ')(the log: $(src_gtids | tr '\n' ' '))"
+sql "$PT" -e "SET GLOBAL max_allowed_packet = $map; DROP DATABASE big"
+pass "binrecover killed inside a MyISAM statement in pieces ($part of 20001 rows): --resume stops naming it (exit 2); after a look, --in-doubt=not-applied ends with every row"
 
 # Waiting: the replay's statement (INFO LIKE $WAITING) waits for the test's lock.
 WAITING="BINLOG%"
@@ -140,6 +212,7 @@ crash_in_window() {
   shift
   fresh_target
   replay "$ddl_file" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "replay of the DDL"; }
+  [ -z "${AFTER_DDL:-}" ] || sql "$PT" -e "$AFTER_DDL"
   rm -f "$WORK"/r.state*
   hold lk "$PT" "$HOLD"
   (exec "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
@@ -167,6 +240,25 @@ crash_in_window binrecover
 replay --resume "${dml_files[@]}" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "--resume after the kill in the window"; }
 same "binrecover killed while a MyISAM write waited, --resume"
 pass "binrecover killed while its MyISAM write waited on a lock, the write ended after: --resume leaves it out (the target's GTIDs tell), the target equals the source"
+
+# A table InnoDB in the log and MyISAM on the target (made so by hand): a COMMIT that does not
+# come takes nothing back there. The write to it waits on the test's table lock, binrecover is
+# killed, the lock let go: the write ends on the target. Before, the unit went as a transaction
+# with its progress row inside (rolled back with the session), and --resume applied it again
+# (nt.j: a second copy of the row).
+AFTER_DDL="ALTER TABLE nt.j ENGINE=MyISAM"
+HOLD="LOCK TABLES nt.j READ"
+crash_in_window binrecover
+AFTER_DDL=""
+HOLD="LOCK TABLES nt.l READ"
+[ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM nt.j")" -ge 1 ] ||
+  fail "the write to nt.j that waited on the lock did not run after the kill (the test reached no window)"
+replay --resume "${dml_files[@]}" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "--resume after the kill in the window of nt.j"; }
+j() { sql "$1" -N -e "SELECT COUNT(*), SUM(id), SUM(v) FROM nt.j"; }
+[ "$(j "$PT")" = "$(j "$PA")" ] || fail "nt.j, MyISAM on the target: $(j "$PT") (count, sums), the source $(j "$PA")"
+[ "$(sql "$PT" -N -e "SELECT LOWER(ENGINE) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'nt' AND TABLE_NAME = 'j'")" = myisam ] ||
+  fail "nt.j is not MyISAM on the target (the test shows nothing)"
+pass "binrecover killed while its write to a table MyISAM on the target (InnoDB in the log) waited on a lock: --resume leaves it out, each row once"
 
 # A DDL: the ALTER waits for the metadata lock of the test's open transaction on nt.i, then
 # binrecover is killed; the target ends the ALTER or runs it when the lock goes: its GTID tells.
