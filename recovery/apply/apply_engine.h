@@ -116,6 +116,9 @@ class ApplyEngine {
                     Applier::Hooks::Piece piece = Applier::Hooks::Piece::kWhole);
   void end_direct();
   void abort_direct();
+  // (after a piece that is not one transaction, also one that threw) Whether a statement of it
+  // that changes rows ran (Applier::logged).
+  bool direct_logged() const { return workers_.front()->applier->logged(); }
 
   // The progress statement of worker `w` for a unit that ends at `place`, when the commit
   // order is kept (the direct path, and tests).

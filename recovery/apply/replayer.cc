@@ -98,7 +98,7 @@ void Replayer::begin_unit(const UnitInfo& u, const binlog::FormatContext& ctx) {
   skipping_ = u.kind == UnitKind::kTransaction && skip_.count({file_, u.first_pos}) != 0;
   if (skipping_) return;
   verbatim_ = ctas_ = schema_may_change_ = xa_ = xid_ = rows_ = false;
-  target_trans_ = target_non_trans_ = false;
+  target_non_trans_ = false;
   row_statements_ = 0;
   statements_ = 0;
   ddl_tables_.emplace();
@@ -147,8 +147,7 @@ void Replayer::event(const binlog::Event& ev, std::uint8_t marks,
         db = to;
         break;
       }
-    (engines_.transactional(db, std::string(map->table)) ? target_trans_ : target_non_trans_) =
-        true;
+    if (!engines_.transactional(db, std::string(map->table))) target_non_trans_ = true;
   } else if (const auto* r = std::get_if<binlog::Rows>(&ev.body)) {
     rows_ = true;
     if ((r->flags & binlog::kStmtEndFlag) != 0) ++row_statements_;
@@ -225,13 +224,19 @@ void Replayer::on_text(std::string_view text, const std::vector<Output::Statemen
       // not a transaction: its rows stay as each of its statements ends, a progress row in it
       // could not say whether they ran. It is marked in doubt, its pieces go as statements of
       // their own (on MariaDB each with the unit's GTID, see Applier::Hooks::Piece).
-      pieces_not_one_ = !unit_.xid && !xa_ && !verbatim_;
+      pieces_not_one_ = (!unit_.xid || target_non_trans_) && !xa_ && !verbatim_;
       pieces_apply_ = open_direct(!pieces_not_one_);
       piece = Applier::Hooks::Piece::kFirst;
     }
-    if (pieces_apply_)
-      engine_.direct_piece(text, statements, !pieces_not_one_,
-                           pieces_not_one_ ? piece : Applier::Hooks::Piece::kWhole);
+    if (pieces_apply_) {
+      try {
+        engine_.direct_piece(text, statements, !pieces_not_one_,
+                             pieces_not_one_ ? piece : Applier::Hooks::Piece::kWhole);
+      } catch (const Error&) {
+        if (piece == Applier::Hooks::Piece::kFirst) failed_before_rows();
+        throw;
+      }
+    }
     if (piece == Applier::Hooks::Piece::kFirst) pieces_ = 0;
     if (++pieces_ == test_pause_after_pieces()) pause_for_test();
     return;
@@ -416,7 +421,14 @@ void Replayer::close_direct() {
 void Replayer::apply_direct(std::string_view text, const std::vector<Output::Statement>& statements,
                             bool transactional) {
   text_size_ = text.size();
-  if (open_direct(transactional)) engine_.direct_piece(text, statements, transactional);
+  if (open_direct(transactional)) {
+    try {
+      engine_.direct_piece(text, statements, transactional);
+    } catch (const Error&) {
+      failed_before_rows();
+      throw;
+    }
+  }
   close_direct();
 }
 

@@ -157,18 +157,18 @@ class Replayer : public WalkConsumer {
   bool non_transactional() const {
     return (!xid_ || target_alone()) && !xa_ && (rows_ || verbatim_);
   }
-  // The unit's rows change only tables that are not transactional on the target, in one
-  // statement (one group in its binary log). (Not yet: several statements, or such tables with
-  // transactional ones: each statement would be a group of its own, the ones after the first
-  // with the target's next sequence numbers, later units' of the log. They go as transactions,
-  // the progress row inside, as before.)
-  bool target_alone() const { return target_non_trans_ && !target_trans_ && row_statements_ <= 1; }
+  // The unit's rows change a table that is not transactional on the target (alone or with
+  // transactional ones: each of its statements goes on its own, Applier::not_one_transaction).
+  bool target_alone() const { return target_non_trans_; }
   // ... and it is row events alone (no statement of the log's own text).
   bool non_transactional_rows() const { return non_transactional() && rows_ && !verbatim_; }
   // Whether the target's prepared XA transactions leave their session (MySQL's
   // xa_detach_on_prepare, ON since 8.0.29): an XA COMMIT may then run on another session.
   bool mysql_xa_detached();
   [[noreturn]] void pause_for_test();
+  // A piece of a unit marked in doubt failed before any of its statements that change rows
+  // ran: it is not on the target, the state says so (a plain --resume applies it again).
+  void failed_before_rows();
   // Whether the unit (one that is not a transaction) is one statement on the target, logged as
   // one group with its GTID: row events in one BINLOG statement (up to max_allowed_packet), or
   // one statement of the log's own; not one in pieces.
@@ -210,8 +210,8 @@ class Replayer : public WalkConsumer {
   bool xa_ = false;    // the unit has XA statements (submit_xa)
   bool xid_ = false;   // the unit ends in an Xid event (its tables are transactional)
   bool rows_ = false;  // the unit has row events
-  // Its row events' tables on the target: one that is transactional there, one that is not.
-  bool target_trans_ = false, target_non_trans_ = false;
+  // Its row events' tables on the target: one that is not transactional there.
+  bool target_non_trans_ = false;
   std::uint32_t row_statements_ = 0;  // its row events that end a statement (STMT_END_F)
   std::uint32_t statements_ = 0;      // its statements that are not transaction control
   std::size_t text_size_ = 0;         // its SQL's size (a unit applied alone)

@@ -34,8 +34,23 @@ bool Replayer::told_by_mysql_gtid() {
 
 bool Replayer::one_statement() const {
   if (pieces_not_one_) return false;
-  if (non_transactional_rows()) return text_size_ + 4096 < session_.max_allowed_packet();
+  if (non_transactional_rows())
+    return row_statements_ <= 1 && text_size_ + 4096 < session_.max_allowed_packet();
   return statements_ <= 1 && !rows_;
+}
+
+void Replayer::failed_before_rows() {
+  if (!in_doubt_marked_ || direct_transactional_ || engine_.direct_logged()) return;
+  try {
+    update_last();
+    ReplayState st =
+        last_ ? *last_ : ReplayState{file_, unit_.first_pos, "", identity_, started_at_};
+    st.server_started = started_at_;
+    st.target_binlog = target_binlog_;
+    store_.write(st, true);
+    in_doubt_marked_ = false;
+  } catch (const Error&) {  // (the mark stays: --resume asks)
+  }
 }
 
 bool Replayer::mysql_xa_detached() {

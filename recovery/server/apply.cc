@@ -127,6 +127,12 @@ std::optional<std::string_view> row_binlog_base64(const SqlItem& item) {
   return trim(*b64);
 }
 
+// A statement that changes rows (the log's own text, or a BINLOG statement of row events).
+bool logs_group(const SqlItem& item) {
+  return item.kind == SqlItem::Kind::kStatement &&
+         (item.verbatim || binlog_base64(item.text).has_value());
+}
+
 // The statement's first line, shortened, for messages.
 std::string snippet(std::string_view stmt) {
   std::string_view s = stmt.substr(0, stmt.find('\n'));
@@ -250,7 +256,11 @@ Applier::Outcome Applier::apply(std::string_view text,
                      "GLOBAL max_allowed_packet=" + std::to_string(item.text.size() / 2 + 1024) +
                      " or more), then resume");
   }
-  merge_row_binlogs(limit);
+  // (a unit that is not one transaction: each statement of the log's rows its own BINLOG
+  // statement, as the SQL writer made them, a group of its own on the target, see
+  // not_one_transaction)
+  if (!hooks.not_one_transaction) merge_row_binlogs(limit);
+  logged_ = false;
   if (hooks.not_one_transaction && !items_.empty()) not_one_transaction(hooks.piece);
   Outcome outcome;
   if (!hooks.after_begin.empty()) {
@@ -330,9 +340,9 @@ void Applier::merge_row_binlogs(std::size_t limit) {
 // its statements given the unit's gtid_seq_no (which cannot change inside a transaction).
 // MySQL, which logs a GTID once: its statements with the target's own GTIDs
 // (GTID_NEXT='AUTOMATIC'), then an empty transaction with the unit's GTID where it ends: the
-// GTID is there once all of it ran. A whole unit of one such statement goes as it is, and on
-// MariaDB only a unit of row events is changed: one with statements of the log's own text may
-// be an old server's transaction without an Xid, which stays one. Pieces: the BEGIN comes
+// GTID is there once all of it ran. On MySQL a whole unit of one such statement goes as it is;
+// on MariaDB only a unit of row events is changed: one with statements of the log's own text
+// may be an old server's transaction without an Xid, which stays one. Pieces: the BEGIN comes
 // in the first, the COMMIT in the last, the GTID's setting is kept from the first for the others.
 void Applier::not_one_transaction(Hooks::Piece piece) {
   if (piece != Hooks::Piece::kMore) {
@@ -347,10 +357,7 @@ void Applier::not_one_transaction(Hooks::Piece piece) {
     }
   }
   if (gtid_setting_.empty()) return;
-  const auto logs = [](const SqlItem& item) {
-    return item.kind == SqlItem::Kind::kStatement &&
-           (item.verbatim || binlog_base64(item.text).has_value());
-  };
+  const auto logs = logs_group;
   if (piece == Hooks::Piece::kWhole) {
     // (BEGIN, statements, COMMIT: not a DDL, nor MySQL's CREATE ... SELECT, one transaction)
     std::size_t logging = 0;
@@ -362,8 +369,12 @@ void Applier::not_one_transaction(Hooks::Piece piece) {
         begin = true;
     }
     const SqlItem& last = items_.back();
-    if (logging < 2 || !begin || last.kind != SqlItem::Kind::kStatement || last.verbatim ||
-        !is_commit(last.text))
+    // (MariaDB, one statement too: in a transaction, its rows of a table that is transactional
+    // on the target would be logged at the COMMIT as a group of its own, with the target's next
+    // sequence number; alone, the statement is one group. MySQL: one statement in a
+    // transaction is one group with its GTID.)
+    if (logging < (gtid_mysql_ ? 2U : 1U) || !begin || last.kind != SqlItem::Kind::kStatement ||
+        last.verbatim || !is_commit(last.text))
       return;
   }
   std::vector<SqlItem> out;
@@ -471,6 +482,7 @@ void Applier::flush_batch() {
     } catch (const Error& e) {
       fail(item, std::string(e.what()) + " in: " + snippet(item.text));
     }
+    logged_ = logged_ || logs_group(item);
     return;
   }
   std::size_t done = 0;
@@ -486,6 +498,7 @@ void Applier::flush_batch() {
     batch_items_.clear();
     fail(item, std::string(e.what()) + " in: " + snippet(item.text));
   }
+  for (const SqlItem* item : batch_items_) logged_ = logged_ || logs_group(*item);
   batch_.clear();
   batch_items_.clear();
 }
@@ -498,6 +511,7 @@ void Applier::run_alone(const SqlItem& item) {
       // Checked in apply(): a BINLOG statement on MariaDB that fits as two fragments.
       const auto parts = binlog_fragments(*binlog_base64(item.text), max_statement());
       for (const std::string& s : *parts) session_.execute(s);
+      logged_ = true;
       return;
     }
     // A logged text with a ';' in it: one statement, as the log has it.
@@ -506,6 +520,7 @@ void Applier::run_alone(const SqlItem& item) {
   } catch (const Error& e) {
     fail(item, std::string(e.what()) + " in: " + snippet(item.text));
   }
+  logged_ = logged_ || logs_group(item);
 }
 
 }  // namespace binrecover::recovery

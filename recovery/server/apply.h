@@ -98,6 +98,9 @@ class Applier {
   std::uint64_t round_trips() const { return round_trips_; }
   // The longest statement the server takes (its max_allowed_packet less the packet's framing).
   std::size_t max_statement() const;
+  // (after apply() of a unit that is not one transaction, also one that threw) Whether a
+  // statement of it that changes rows ran: none did when it failed at its first.
+  bool logged() const { return logged_; }
   // The session's state is not known any more (after an error, or another user of it).
   void forget_state() {
     charset_.clear();
@@ -127,6 +130,7 @@ class Applier {
   // GTID_NEXT (else MariaDB's gtid_seq_no).
   std::string gtid_setting_;
   bool gtid_mysql_ = false;
+  bool logged_ = false;
 };
 
 }  // namespace binrecover::recovery

@@ -50,6 +50,7 @@ sql "$PA" -e "CREATE DATABASE nt;
   CREATE TABLE nt.a (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=$aria;
   CREATE TABLE nt.i (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB;
   CREATE TABLE nt.j (id INT, v INT) ENGINE=InnoDB;
+  CREATE TABLE nt.x (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB;
   FLUSH BINARY LOGS"
 {
   for r in $(seq 1 "$ROUNDS"); do
@@ -57,6 +58,7 @@ sql "$PA" -e "CREATE DATABASE nt;
     echo "INSERT INTO nt.l VALUES ($r, $r);"
     echo "BEGIN; INSERT INTO nt.i (id, v) VALUES ($r, $r); COMMIT;"
     echo "INSERT INTO nt.j VALUES ($r, $r);"
+    echo "BEGIN; INSERT INTO nt.x VALUES ($r, $r); INSERT INTO nt.j VALUES (-$r, $r); COMMIT;"
     echo "INSERT INTO nt.a VALUES ($r, $r);"
     echo "UPDATE nt.k SET v = v + 1 WHERE id = $(((r + 1) / 2));"
     echo "UPDATE nt.l SET v = v + 1 WHERE id = $(((r + 2) / 3));"
@@ -73,7 +75,7 @@ ddl_file=${files[0]}
 dml_files=("${files[1]}")
 content() {
   sql "$1" -N -e "CHECKSUM TABLE nt.k, nt.l, nt.a, nt.i; SELECT COUNT(*), SUM(v) FROM nt.l;
-    SELECT COUNT(*), SUM(id), SUM(v) FROM nt.j"
+    SELECT COUNT(*), SUM(id), SUM(v) FROM nt.j; SELECT COUNT(*), SUM(v) FROM nt.x"
 }
 content "$PA" > "$WORK/expected"
 
@@ -245,7 +247,9 @@ pass "binrecover killed while its MyISAM write waited on a lock, the write ended
 # come takes nothing back there. The write to it waits on the test's table lock, binrecover is
 # killed, the lock let go: the write ends on the target. Before, the unit went as a transaction
 # with its progress row inside (rolled back with the session), and --resume applied it again
-# (nt.j: a second copy of the row).
+# (nt.j: a second copy of the row). The log's transactions that write nt.j and the InnoDB nt.x
+# go each statement on its own, each with the unit's GTID (MariaDB: in a transaction, the row
+# of nt.j was a group of its own and the COMMIT's took the target's next sequence number).
 AFTER_DDL="ALTER TABLE nt.j ENGINE=MyISAM"
 HOLD="LOCK TABLES nt.j READ"
 crash_in_window binrecover
@@ -256,6 +260,31 @@ HOLD="LOCK TABLES nt.l READ"
 replay --resume "${dml_files[@]}" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "--resume after the kill in the window of nt.j"; }
 j() { sql "$1" -N -e "SELECT COUNT(*), SUM(id), SUM(v) FROM nt.j"; }
 [ "$(j "$PT")" = "$(j "$PA")" ] || fail "nt.j, MyISAM on the target: $(j "$PT") (count, sums), the source $(j "$PA")"
+x() { sql "$1" -N -e "SELECT COUNT(*), SUM(v) FROM nt.x"; }
+[ "$(x "$PT")" = "$(x "$PA")" ] || fail "nt.x: $(x "$PT") (count, sum), the source $(x "$PA")"
+if [ "$FLAVOR" = mariadb ]; then
+  "$BINRECOVER" events --format=tsv "$ddl_file" "${dml_files[@]}" |
+    awk -F'\t' '$3 == "Gtid" && match($6, /[0-9]+-[0-9]+-[0-9]+/) { print substr($6, RSTART, RLENGTH) }' |
+    sort -u > "$WORK/log.gtids"
+  sql "$PT" -N -e "SHOW BINLOG EVENTS IN '$(sql "$PT" -N -e "SHOW MASTER STATUS" | cut -f1)'" |
+    awk -F'\t' '$3 == "Gtid" && match($6, /0-1-[0-9]+/) { print substr($6, RSTART, RLENGTH) }' |
+    sort -u > "$WORK/target.gtids"
+  extra=$(comm -13 "$WORK/log.gtids" "$WORK/target.gtids" | tr '\n' ' ')
+  [ -z "$extra" ] || fail "the target logged GTIDs the log does not have: $extra"
+  # Replayed to the end of the first transaction of nt.x and nt.j: the target's binlog state
+  # names its GTID, not the next one (which the next unit of the log has).
+  read -r stop gtid < <("$BINRECOVER" events --format=tsv "${dml_files[0]}" | awk -F'\t' '
+    $3 == "Gtid" { match($6, /[0-9]+-[0-9]+-[0-9]+/); g = substr($6, RSTART, RLENGTH) }
+    $3 == "Table_map" && $6 ~ /\(nt\.x\)/ { x = 1 }
+    x && $3 == "Xid" { print $5, g; exit }')
+  fresh_target
+  replay "$ddl_file" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "replay of the DDL"; }
+  rm -f "$WORK"/r.state*
+  sql "$PT" -e "ALTER TABLE nt.j ENGINE=MyISAM"
+  replay --stop-position="$stop" "${dml_files[0]}" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "replay to $stop"; }
+  state=$(sql "$PT" -N -e "SELECT @@GLOBAL.gtid_binlog_state" | tr ',' '\n' | grep '^0-1-')
+  [ "$state" = "$gtid" ] || fail "replayed to the end of $gtid (nt.x and nt.j, MyISAM on the target): the target's binlog state says $state"
+fi
 [ "$(sql "$PT" -N -e "SELECT LOWER(ENGINE) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'nt' AND TABLE_NAME = 'j'")" = myisam ] ||
   fail "nt.j is not MyISAM on the target (the test shows nothing)"
 pass "binrecover killed while its write to a table MyISAM on the target (InnoDB in the log) waited on a lock: --resume leaves it out, each row once"
