@@ -49,6 +49,13 @@ extern "C" void on_stop_signal(int sig) { g_stop_signal.store(sig); }
 
 int stop_signal() { return g_stop_signal.load(); }
 
+void wait_for_stop_signal(Session& target) {
+  while (stop_signal() == 0) {
+    (void)target.value("SELECT 1");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
 StopSignals::StopSignals() {
   g_stop_signal.store(0);
   struct sigaction sa {};
@@ -159,11 +166,8 @@ class UnitProgress {
       // (test_pause.h: what was handed out is applied, then nothing more until a signal; the
       // target is asked after it every 50 ms, so its loss ends the run as it would)
       replay_.engine().drain();
-      announce_test_pause("applied");
-      while (stop_signal() == 0) {
-        (void)session_.value("SELECT 1");
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      }
+      announce_test_pause(test_pause_after_units(), "units applied");
+      wait_for_stop_signal(session_);
     }
     if (const int sig = stop_signal(); sig != 0)
       throw Error(ErrorCode::kInterrupted,

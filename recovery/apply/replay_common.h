@@ -42,6 +42,9 @@ class StopSignals {
 };
 // The signal that asked a replay to stop (0: none).
 int stop_signal();
+// (a test's fault point, test_pause.h) Nothing more until SIGINT or SIGTERM: the target asked
+// every 50 ms, so that its loss ends the run as it would.
+void wait_for_stop_signal(Session& target);
 
 // An exclusive lock on STATE.lock for the lifetime of a replay: a second run with the same state
 // file is refused instead of applying the same transactions again.

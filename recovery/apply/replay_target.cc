@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "recovery/apply/target_keys.h"
 #include "recovery/sql/sql_quote.h"
 
 namespace binrecover::recovery {
@@ -121,28 +122,25 @@ bool GtidWitness::new_since_start(const std::string& gtid) const {
   return true;
 }
 
-bool TargetEngines::transactional(const std::string& db, const std::string& table) {
-  std::string key = db;
-  key.push_back('\0');
-  key.append(table);
-  if (const auto it = known_.find(key); it != known_.end()) return it->second;
+bool TargetEngines::transactional(std::string_view db, std::string_view table) {
+  key_.assign(db);
+  key_.push_back('\0');
+  key_.append(table);
+  if (const auto it = known_.find(key_); it != known_.end()) return it->second;
   const std::optional<std::string> engine =
       session_.value("SELECT LOWER(ENGINE) FROM information_schema.TABLES WHERE TABLE_SCHEMA = " +
                      hex_literal(db) + " AND TABLE_NAME = " + hex_literal(table));
-  // (the engines that commit; a view or a table not there: as one that does)
-  const bool t = !engine || *engine == "innodb" || *engine == "rocksdb" || *engine == "tokudb" ||
-                 *engine == "ndbcluster" || *engine == "ndb" || *engine == "xtradb" ||
-                 engine->empty();
-  known_.emplace(std::move(key), t);
+  const bool t = !engine || engine->empty() || transactional_engine(*engine);
+  known_.emplace(key_, t);
   return t;
 }
 
 void TargetEngines::forget(const TableNames& tables) {
   for (const auto& [db, table] : tables) {
-    std::string key = db;
-    key.push_back('\0');
-    key.append(table);
-    known_.erase(key);
+    key_.assign(db);
+    key_.push_back('\0');
+    key_.append(table);
+    known_.erase(key_);
   }
 }
 

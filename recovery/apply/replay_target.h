@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
@@ -65,14 +66,15 @@ class GtidWitness {
 class TargetEngines {
  public:
   explicit TargetEngines(Session& session) : session_(session) {}
-  // (a table the target does not have: true, its write fails there)
-  bool transactional(const std::string& db, const std::string& table);
+  // (a table the target does not have, or a view: true, its write fails there)
+  bool transactional(std::string_view db, std::string_view table);
   void forget(const TableNames& tables);
   void forget_all() { known_.clear(); }
 
  private:
   Session& session_;
   std::unordered_map<std::string, bool> known_;  // "db\0table"
+  std::string key_;  // (asked for each table map: its buffer kept, no allocation per event)
 };
 
 }  // namespace binrecover::recovery

@@ -2,10 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
-#include <cstdio>
 #include <cstdlib>
-#include <thread>
 
 #include "binlog/event_type.h"
 #include "recovery/apply/ddl_scope.h"
@@ -141,13 +138,13 @@ void Replayer::event(const binlog::Event& ev, std::uint8_t marks,
   } else if (const auto* map = std::get_if<binlog::TableMap>(&ev.body)) {
     // (its engine on the target: a table there that is not transactional makes the unit one
     // that is not a transaction, whatever the source's engine was)
-    std::string db(map->db);
+    std::string_view db = map->db;
     for (const auto& [from, to] : rewrites_)
       if (ddl::ieq(db, from)) {
         db = to;
         break;
       }
-    if (!engines_.transactional(db, std::string(map->table))) target_non_trans_ = true;
+    if (!engines_.transactional(db, map->table)) target_non_trans_ = true;
   } else if (const auto* r = std::get_if<binlog::Rows>(&ev.body)) {
     rows_ = true;
     if ((r->flags & binlog::kStmtEndFlag) != 0) ++row_statements_;
@@ -432,16 +429,10 @@ void Replayer::apply_direct(std::string_view text, const std::vector<Output::Sta
   close_direct();
 }
 
-// (test_pause.h) The unit part-way: nothing more until a signal or a kill; the target asked
-// every 50 ms, so that its loss ends the run as it would.
+// (test_pause.h) The unit part-way: nothing more until a signal or a kill.
 void Replayer::pause_for_test() {
-  std::fprintf(stderr, "binrecover: test pause: %llu pieces applied\n",
-               static_cast<unsigned long long>(pieces_));
-  std::fflush(stderr);
-  while (stop_signal() == 0) {
-    (void)session_.value("SELECT 1");
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  announce_test_pause(pieces_, "pieces applied");
+  wait_for_stop_signal(session_);
   throw Error(ErrorCode::kInterrupted, "stopped by a signal");
 }
 

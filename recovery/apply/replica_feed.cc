@@ -210,7 +210,7 @@ void Feed::end_unit(const UnitInfo& u) {
 }
 
 void Feed::pause_for_test() {
-  announce_test_pause("sent");
+  announce_test_pause(test_pause_after_units(), "units sent");
   for (;;) {
     check();
     if (const int sig = stop_signal(); sig != 0)

@@ -447,6 +447,11 @@ void TargetKeys::read_cascades(const std::string& db, const std::string& table, 
   }
 }
 
+bool transactional_engine(std::string_view e) {
+  return e == "innodb" || e == "rocksdb" || e == "tokudb" || e == "ndbcluster" || e == "ndb" ||
+         e == "xtradb";
+}
+
 TableKeys TargetKeys::load(const std::string& db, const std::string& table) {
   TableKeys k;
   const std::string where =
@@ -455,8 +460,7 @@ TableKeys TargetKeys::load(const std::string& db, const std::string& table) {
   if (engine.empty() || engine[0].empty()) return k;
   k.found = true;
   const std::string e = lower(engine[0][0]);
-  k.transactional = e == "innodb" || e == "rocksdb" || e == "tokudb" || e == "ndbcluster" ||
-                    e == "ndb" || e == "xtradb";
+  k.transactional = transactional_engine(e);
   const std::vector<KeyPart> norms = read_columns(session_, where, k, *this);
   read_unique_keys(session_, where, norms, k);
   for (const Reference& ref : read_references(session_, where)) {

@@ -12,6 +12,10 @@
 
 namespace binrecover::recovery {
 
+// Whether a storage engine (its name in lower case) commits: its rows go with the COMMIT
+// (InnoDB and its like), not as each statement ends (MyISAM, Aria, MEMORY).
+bool transactional_engine(std::string_view engine);
+
 // The keys of the target's tables, read from its information_schema (TABLES, COLUMNS,
 // STATISTICS, KEY_COLUMN_USAGE) when a table is first asked for, kept until invalidate(). The
 // foreign keys that change rows by themselves (REFERENTIAL_CONSTRAINTS) are read all at once

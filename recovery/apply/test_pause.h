@@ -28,11 +28,12 @@ inline std::uint64_t test_pause_after_pieces() {
   return n;
 }
 
-// Said on stderr once the fault point is reached (`what`: "applied", or "sent" where the
-// target's own applier applies), so that a test waits for that line, not for a guess at it.
-inline void announce_test_pause(const char* what) {
-  std::fprintf(stderr, "binrecover: test pause: %llu units %s\n",
-               static_cast<unsigned long long>(test_pause_after_units()), what);
+// Said on stderr once the fault point is reached ("test pause: N units applied", "... units
+// sent" where the target's own applier applies, "... pieces applied"), so that a test waits for
+// that line, not for a guess at it.
+inline void announce_test_pause(std::uint64_t n, const char* what) {
+  std::fprintf(stderr, "binrecover: test pause: %llu %s\n", static_cast<unsigned long long>(n),
+               what);
   std::fflush(stderr);
 }
 

@@ -357,14 +357,13 @@ void Applier::not_one_transaction(Hooks::Piece piece) {
     }
   }
   if (gtid_setting_.empty()) return;
-  const auto logs = logs_group;
   if (piece == Hooks::Piece::kWhole) {
     // (BEGIN, statements, COMMIT: not a DDL, nor MySQL's CREATE ... SELECT, one transaction)
     std::size_t logging = 0;
     bool begin = false;
     for (const SqlItem& item : items_) {
       if (item.verbatim && !gtid_mysql_) return;
-      if (logs(item)) ++logging;
+      if (logs_group(item)) ++logging;
       if (item.kind == SqlItem::Kind::kStatement && !item.verbatim && is_plain_begin(item.text))
         begin = true;
     }
@@ -405,8 +404,8 @@ void Applier::not_one_transaction(Hooks::Piece piece) {
         continue;
       }
     }
-    if (logs(item) && !gtid_mysql_) out.push_back(statement(item, gtid_setting_));
-    if (logs(item) && gtid_mysql_ && !automatic) {
+    if (logs_group(item) && !gtid_mysql_) out.push_back(statement(item, gtid_setting_));
+    if (logs_group(item) && gtid_mysql_ && !automatic) {
       out.push_back(statement(item, "SET @@SESSION.GTID_NEXT='AUTOMATIC'"));
       automatic = true;
     }
