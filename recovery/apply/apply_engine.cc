@@ -134,10 +134,24 @@ ApplyEngine::Slot* ApplyEngine::slot_of(std::uint64_t seq) {
 
 ApplyEngine::Slot* ApplyEngine::take(Worker& w) {
   std::unique_lock lock(mu_);
+  idle_[w.index] = 1;
   for (;;) {
-    if (stopping_) return nullptr;
+    if (stopping_) {
+      idle_[w.index] = 0;
+      return nullptr;
+    }
+    // One session at a time (WidthControl): the idle worker of the lowest number takes the
+    // units (the first, but where it still holds a unit taken before, parked for its turn),
+    // each once every unit before it committed: it is the turn's, never parked itself.
+    const bool one = width_ == 1;
+    if (one && !lowest_idle(w)) {
+      work_cv_.notify_one();  // (a wake-up it may have had was meant for the one that takes)
+      idle_cv_.wait(lock);
+      continue;
+    }
     Slot* found = nullptr;
     for (auto& s : slots_) {
+      if (one && s->task.seq > low_water_ + 1) break;
       if (s->state != State::kWaiting) continue;
       // (the unit that failed is not run again: a non-transactional table would keep its rows
       // from every run until the replay noticed)
@@ -156,6 +170,7 @@ ApplyEngine::Slot* ApplyEngine::take(Worker& w) {
       found = s.get();
     }
     if (found != nullptr) {
+      idle_[w.index] = 0;
       found->state = State::kRunning;
       found->connection = w.connection;
       found->abort = false;
@@ -164,6 +179,12 @@ ApplyEngine::Slot* ApplyEngine::take(Worker& w) {
     }
     work_cv_.wait(lock);
   }
+}
+
+bool ApplyEngine::lowest_idle(const Worker& w) const {
+  for (std::size_t i = 0; i < w.index; ++i)
+    if (idle_[i] != 0) return false;
+  return true;
 }
 
 void ApplyEngine::run_worker(Worker& w) {
@@ -203,6 +224,19 @@ void ApplyEngine::mark_committed(Slot& slot) {
   done_above_[slot.task.seq] = slot.task.place;
   advance_low_water();
   committed_ += slot.task.units;
+  note_width(slot.bytes);
+}
+
+void ApplyEngine::note_width(std::size_t bytes) {
+  if (!width_control_) return;
+  const std::size_t width = width_control_->committed(bytes, WidthControl::Clock::now());
+  if (width == width_) return;
+  width_ = width;
+  // (wider: the idle workers look for units; narrower: those waiting for one go idle)
+  if (width > 1)
+    idle_cv_.notify_all();
+  else
+    work_cv_.notify_all();
 }
 
 bool ApplyEngine::claim_turn(Slot& slot) {
@@ -516,6 +550,7 @@ void ApplyEngine::end_direct() {
     const std::uint64_t seq = next_seq_++;
     done_above_[seq] = *direct_;
     advance_low_water();
+    note_width(0);
   }
   ++committed_;
   direct_.reset();

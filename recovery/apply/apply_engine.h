@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "binlog/error.h"
+#include "recovery/apply/width_control.h"
 #include "recovery/server/apply.h"
 #include "recovery/sql/output.h"
 
@@ -131,6 +132,16 @@ class ApplyEngine {
   std::size_t max_busy() const { return max_busy_.load(); }
   std::uint64_t committed() const { return committed_.load(); }
   std::uint64_t retries() const { return retries_.load(); }
+  // (several workers) Units committed while one session took them (WidthControl), and how
+  // often the number of sessions taking units changed.
+  std::uint64_t narrowed() const {
+    std::lock_guard lock(mu_);
+    return width_control_ ? width_control_->narrowed() : 0;
+  }
+  std::uint64_t width_changes() const {
+    std::lock_guard lock(mu_);
+    return width_control_ ? width_control_->changes() : 0;
+  }
   // How the turn watch sees the target's lock waits (kNone: not needed: one session, the
   // order not kept, or a MariaDB target, whose sessions refuse a lock wait at once; kOff:
   // needed but the target would not say, no PROCESS privilege), and how often it had the
@@ -214,6 +225,8 @@ class ApplyEngine {
   void commit_parked_after(Slot& slot);
   // (mu_ held) The unit committed: the low-water mark moves, the next unit may commit.
   void mark_committed(Slot& slot);
+  // (mu_ held) A unit of `bytes` committed: the width control told, the width it says set.
+  void note_width(std::size_t bytes);
   void committed_unit(Worker& w, Slot& slot);
   void fail(std::uint64_t seq, const Error& e, const UnitPlace& place);
   bool is_committed(std::uint64_t seq) const;
@@ -247,6 +260,14 @@ class ApplyEngine {
     cv_.notify_all();
     work_cv_.notify_one();
   }
+  // How many workers take units (WidthControl, several workers: all, or one). With one, the
+  // idle worker of the lowest number takes them (take()), strictly in the log's order; the
+  // other idle ones wait on idle_cv_.
+  std::size_t width_ = 1;
+  std::optional<WidthControl> width_control_;
+  std::condition_variable idle_cv_;
+  std::vector<char> idle_;  // by worker: in take(), holding no unit
+  bool lowest_idle(const Worker& w) const;
   // submit() waits here for room in the window, woken once the window is down to half (or
   // empty, or an error): woken at every commit, the reading thread cost a context switch per
   // unit.

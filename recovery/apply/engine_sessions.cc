@@ -14,6 +14,13 @@ ApplyEngine::ApplyEngine(const ConnectionOptions& conn, EngineOptions opts)
     : opts_(std::move(opts)), conn_(conn) {
   if (opts_.workers == 0) opts_.workers = 1;
   if (opts_.max_waiting == 0) opts_.max_waiting = 16 * opts_.workers;
+  width_ = opts_.workers;
+  idle_.assign(opts_.workers, 0);
+  if (opts_.workers > 1) {
+    // (a test's: the width changes every that many units, whatever the times)
+    const char* flip = std::getenv("BINRECOVER_TEST_WIDTH_FLIP");
+    width_control_.emplace(opts_.workers, flip ? std::strtoull(flip, nullptr, 10) : 0);
+  }
   // The first session, at once: it tells what the others are set to, and applies the units
   // that go alone. The others open when the first unit for the workers comes (start_others):
   // a log whose every unit goes alone (DDL, MyISAM) never waits for them.
@@ -107,6 +114,7 @@ ApplyEngine::~ApplyEngine() {
   cv_.notify_all();
   room_cv_.notify_all();
   work_cv_.notify_all();
+  idle_cv_.notify_all();
   for (auto& w : workers_)
     if (w->thread.joinable()) w->thread.join();
   if (watch_thread_.joinable()) watch_thread_.join();

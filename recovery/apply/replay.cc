@@ -266,6 +266,8 @@ void report_figures(Replayer& replay, ReplayResult& result) {
   result.held_whole = replay.held_whole();
   result.retries = replay.engine().retries();
   result.max_busy = replay.engine().max_busy();
+  result.narrowed = replay.engine().narrowed();
+  result.width_changes = replay.engine().width_changes();
   result.lock_watch = lock_watch_name(replay.engine().lock_watch());
   result.watch_yields = replay.engine().watch_yields();
   result.merged_transactions = replay.merged_units();

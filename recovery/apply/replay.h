@@ -115,6 +115,9 @@ struct ReplayResult {
   // every earlier unit on the table.
   std::uint64_t held_whole = 0;
   std::size_t max_busy = 0;  // the most workers applying at the same time
+  // (several workers) Units committed while one session took them (WidthControl: the log ran
+  // faster so), and how often the number of sessions taking units changed.
+  std::uint64_t narrowed = 0, width_changes = 0;
   // How lock waits of the transaction whose turn it is were seen (ApplyEngine::lock_watch:
   // "none", "off", "innodb_trx", "performance_schema"), and how often later ones rolled back
   std::string lock_watch = "none";

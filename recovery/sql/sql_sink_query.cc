@@ -250,8 +250,14 @@ void SqlSink::query(const Event& ev, const Query& q, const FormatContext& ctx) {
   fmt::format_to(it, "SET TIMESTAMP={}", ev.header.timestamp);
   if (q.status.microseconds) fmt::format_to(it, ".{:06}", *q.status.microseconds);
   delimiter();
-  if (!st_.thread_printed ||
-      ((ev.header.flags & kLogEventThreadSpecific) && q.thread_id != st_.thread_id)) {
+  // The pseudo thread matters only to a statement the server flagged as using it (temporary
+  // tables, CONNECTION_ID()): a unit of its own (several sessions) sets it only for one, not
+  // at every BEGIN (a log of two clients' units made every one on a session a SET more).
+  // Servers before 5.0 may not flag them.
+  const bool specific = (ev.header.flags & kLogEventThreadSpecific) != 0;
+  const bool first =
+      !st_.thread_printed && (!opts_.self_contained_units || specific || ctx.server_version[0] < 5);
+  if (first || (specific && q.thread_id != st_.thread_id)) {
     st_.thread_printed = true;
     st_.thread_id = q.thread_id;
     fmt::format_to(it, "SET @@session.pseudo_thread_id={}", q.thread_id);

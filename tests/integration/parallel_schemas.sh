@@ -15,6 +15,8 @@
 #  - --merge-transactions onto a target whose keyless table is MyISAM (InnoDB in the log): a
 #    failing group never leaves part of itself applied; after the cause is fixed, --resume ends
 #    with each row once.
+#  - each mode once more with the sessions taking units going from all to one and back every 5
+#    units (BINRECOVER_TEST_WIDTH_FLIP: --parallel's width control, at moments made certain);
 #  - the log of a server that was itself a replay's target (its transactions hold that
 #    replay's progress rows): replayed with --parallel 8, killed part-way (a fault point makes
 #    the moment certain), --resume: each transaction once (its progress rows are left out).
@@ -137,12 +139,23 @@ for mode in "--parallel=8" "--parallel=8 --no-preserve-commit-order" \
   for round in $(seq 1 "$ROUNDS"); do
     sql "$PT" -e "DROP DATABASE IF EXISTS s2; DROP DATABASE IF EXISTS s; DROP DATABASE IF EXISTS binrecover; $reset_logs"
     rm -f "$WORK/r.state" "$WORK/r.state.lock"
+    # (the second round: the sessions taking units go from all to one and back every 5 units,
+    # a test's fault point, whatever the times say: WidthControl)
+    flip=0
+    [ "$round" = 2 ] && flip=5
     # shellcheck disable=SC2086
-    "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot $mode \
-      --state-file="$WORK/r.state" "${files[@]}" 2> "$WORK/r.err" ||
+    BINRECOVER_TEST_WIDTH_FLIP=$flip "$BINRECOVER" replay --no-defaults --no-progress \
+      -h127.0.0.1 -P"$PT" -uroot $mode --state-file="$WORK/r.state" --report="$WORK/r.json" \
+      "${files[@]}" 2> "$WORK/r.err" ||
       { cat "$WORK/r.err"; fail "replay $mode (round $round) failed"; }
     tables "$PT" > "$WORK/got"
     diff "$WORK/expected" "$WORK/got" || fail "replay $mode (round $round): the target differs from the source"
+    if [ "$flip" != 0 ]; then
+      changes=$(sed -n 's/.*"width_changes":\([0-9]*\).*/\1/p' "$WORK/r.json")
+      narrowed=$(sed -n 's/.*"narrowed":\([0-9]*\).*/\1/p' "$WORK/r.json")
+      [ "${changes:-0}" -ge 10 ] && [ "${narrowed:-0}" -ge 25 ] ||
+        fail "replay $mode: the width changed $changes times, $narrowed units on one session: $(cat "$WORK/r.json")"
+    fi
   done
 done
 pass "$FLAVOR: cascades (1 and 2 levels, one across schemas, SET NULL), nullable unique keys, bulk whole-table holds, _ci, accent-insensitive, prefix and generated-column keys, primary key changes, trigger rows, DDL mid-log: --parallel 8, without commit order, merged: $ROUNDS rounds each equal the source"

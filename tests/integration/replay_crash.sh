@@ -113,9 +113,13 @@ for workers in ${CRASH_WORKERS:-1 8}; do
       # (every other run, and its resume, merges small transactions: --merge-transactions 4)
       merge=()
       [ $((tries % 2)) = 0 ] && merge=(--merge-transactions 4)
+      # (the others go from all sessions taking units to one and back every 7 units, the
+      # width control's test fault point: a stop finds either)
+      flip=0
+      [ $((tries % 2)) = 1 ] && flip=7
       delay=$(moment "$ms" "$stopped_mid" "$runs")
       t0=$(date +%s%N)
-      (exec "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
+      (BINRECOVER_TEST_WIDTH_FLIP=$flip exec "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot \
         --state-file="$WORK/r.state" --parallel "$workers" "${merge[@]}" "${EXTRA[@]}" "${files[@]}" \
         2> "$WORK/first.err") &
       pid=$!  # binrecover's own pid (exec)

@@ -1,0 +1,87 @@
+#include "recovery/apply/width_control.h"
+
+#include <algorithm>
+
+namespace binrecover::recovery {
+
+namespace {
+
+// An epoch's work: its units, each 16 KiB of text one more (applying that many bytes of row
+// events costs a target about what a one-row commit does), at least this much and this long.
+constexpr double kEpochWork = 128;
+constexpr double kBytesPerWork = 16384;
+constexpr auto kLeastEpoch = std::chrono::milliseconds(25);
+// The first epoch (the sessions open, the tables' keys are read) is not compared: this much.
+constexpr double kWarmUpWork = 32;
+constexpr int kFirstRun = 8;
+constexpr int kLongestRun = 64;
+constexpr double kMargin = 1.04;
+
+}  // namespace
+
+WidthControl::WidthControl(std::size_t workers, std::uint64_t flip_every)
+    : workers_(workers), flip_every_(flip_every), width_(workers), best_(workers) {}
+
+std::size_t WidthControl::committed(std::size_t bytes, Clock::time_point now) {
+  ++units_;
+  if (width_ == 1) ++narrowed_;
+  if (flip_every_ != 0) {
+    if (units_ % flip_every_ == 0) set_width(other(width_));
+    return width_;
+  }
+  if (!started_) {  // (the epoch starts at the first commit: sessions and keys before it)
+    started_ = true;
+    epoch_start_ = now;
+    return width_;
+  }
+  work_ += 1 + static_cast<double>(bytes) / kBytesPerWork;
+  const auto took = now - epoch_start_;
+  if (work_ < (phase_ == Phase::kWarmUp ? kWarmUpWork : kEpochWork) || took < kLeastEpoch)
+    return width_;
+  const double rate = work_ / std::chrono::duration<double>(took).count();
+  work_ = 0;
+  epoch_start_ = now;
+  end_epoch(rate);
+  return width_;
+}
+
+void WidthControl::end_epoch(double rate) {
+  switch (phase_) {
+    case Phase::kWarmUp:  // one epoch at N measured, then one session tried
+      phase_ = Phase::kRun;
+      run_left_ = 1;
+      run_length_ = kFirstRun / 2;  // (N confirmed: kFirstRun epochs; one session: as many)
+      return;
+    case Phase::kRun:
+      // (the last two epochs' mean: one epoch's rate varies by a tenth with the target's syncs)
+      best_rate_ = last_rate_ > 0 ? (last_rate_ + rate) / 2 : rate;
+      last_rate_ = rate;
+      if (--run_left_ > 0) return;
+      phase_ = Phase::kProbe;
+      set_width(other(best_));
+      return;
+    case Phase::kProbe:
+      last_rate_ = 0;
+      // (the first choice by the rates alone; then the other width must be faster by a margin
+      // to take over: a wrong change costs kFirstRun epochs)
+      if (rate > best_rate_ * (decided_ ? kMargin : 1.0)) {
+        best_ = width_;
+        run_length_ = kFirstRun;
+      } else {
+        run_length_ = std::min(run_length_ * 2, kLongestRun);
+        set_width(best_);
+      }
+      run_left_ = run_length_;
+      phase_ = Phase::kRun;
+      decided_ = true;
+      return;
+  }
+}
+
+void WidthControl::set_width(std::size_t width) {
+  if (width == width_) return;
+  width_ = width;
+  ++changes_;
+}
+
+}  // namespace binrecover::recovery

@@ -1,0 +1,106 @@
+#include "recovery/apply/width_control.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace binrecover::recovery {
+namespace {
+
+using Clock = WidthControl::Clock;
+using std::chrono::microseconds;
+
+// Units of `bytes` committed one after another, each taking `one` at width 1 and `wide` at the
+// full width; returns the widths the units ran at, one character each ('1' or 'N').
+struct Feed {
+  WidthControl control{8};
+  Clock::time_point now{};
+  std::string widths;
+
+  void units(int n, microseconds one, microseconds wide, std::size_t bytes = 0) {
+    for (int i = 0; i < n; ++i) {
+      const std::size_t w = control.width();
+      widths += w == 1 ? '1' : 'N';
+      now += w == 1 ? one : wide;
+      control.committed(bytes, now);
+    }
+  }
+};
+
+TEST(WidthControlTest, StartsWideAndStaysWideWhereWideIsFaster) {
+  Feed r;
+  r.units(20000, microseconds(1000), microseconds(500));
+  EXPECT_EQ(r.widths.substr(0, 32), std::string(32, 'N'));
+  // (one epoch on one session after the first measured one, then a probe now and then, ever
+  // rarer: 128 units each, after 8, 16, 32, 64 epochs)
+  EXPECT_LE(r.control.narrowed(), 6u * 128u);
+  EXPECT_GE(r.control.narrowed(), 128u);
+  EXPECT_EQ(r.widths.back(), 'N');
+}
+
+TEST(WidthControlTest, GoesToOneSessionWhereThatIsFaster) {
+  Feed r;
+  r.units(20000, microseconds(1000), microseconds(1200));
+  // The first commit, the warm-up (32 units) and one epoch at N (128), then one session from
+  // then on but for the probes.
+  const auto first_one = r.widths.find('1');
+  EXPECT_EQ(first_one, 1u + 32u + 128u);
+  const std::size_t wide = r.widths.size() - r.control.narrowed();
+  EXPECT_LE(wide, 1u + 32u + 128u + 5u * 128u);
+  EXPECT_EQ(r.widths.back(), '1');
+}
+
+TEST(WidthControlTest, FollowsTheLogWhenItChanges) {
+  Feed r;
+  r.units(5000, microseconds(500), microseconds(250));  // overlapping units
+  EXPECT_EQ(r.widths.back(), 'N');
+  r.units(20000, microseconds(500), microseconds(700));  // then a chain
+  EXPECT_EQ(r.widths.back(), '1');
+  r.units(20000, microseconds(500), microseconds(200));  // then overlapping again
+  EXPECT_EQ(r.widths.back(), 'N');
+}
+
+TEST(WidthControlTest, SmallDifferencesDoNotMoveAChoiceMade) {
+  // Wide slightly faster (2%, within the margin): after the first choice (wide: it was faster)
+  // no probe of one session takes over.
+  Feed r;
+  r.units(20000, microseconds(510), microseconds(500));
+  EXPECT_EQ(r.control.changes() % 2, 0u);
+  EXPECT_EQ(r.widths.back(), 'N');
+  // The first choice goes by the rates alone: one session 2% faster is chosen.
+  Feed s;
+  s.units(20000, microseconds(490), microseconds(500));
+  EXPECT_EQ(s.widths.back(), '1');
+}
+
+TEST(WidthControlTest, LargeUnitsCountByTheirBytes) {
+  // 1 MiB units: an epoch is 128 work units, a unit 65 of them: two units an epoch, so the
+  // first probe comes after five units, not after 161.
+  Feed r;
+  r.units(40, microseconds(30000), microseconds(20000), std::size_t{1} << 20);
+  EXPECT_EQ(r.widths.find('1'), 5u);
+}
+
+TEST(WidthControlTest, AnEpochLastsAtLeast25Milliseconds) {
+  // Units of 10 us: 128 of them take 1.3 ms; the warm-up and the first epoch wait for 25 ms
+  // each (2,500 units).
+  Feed r;
+  r.units(6000, microseconds(10), microseconds(10));
+  EXPECT_EQ(r.widths.find('1'), 1u + 2500u + 2500u);
+}
+
+TEST(WidthControlTest, TheTestFlipChangesEveryNUnits) {
+  WidthControl control(4, 3);
+  std::string widths;
+  Clock::time_point now{};
+  for (int i = 0; i < 12; ++i) {
+    widths += control.width() == 1 ? '1' : 'N';
+    control.committed(10, now);
+  }
+  EXPECT_EQ(widths, "NNN111NNN111");
+  EXPECT_EQ(control.changes(), 4u);
+  EXPECT_EQ(control.narrowed(), 6u);
+}
+
+}  // namespace
+}  // namespace binrecover::recovery
