@@ -362,10 +362,6 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
   const bool ordered = opts_.preserve_commit_order && opts_.workers > 1;
   for (int attempt = 0;; ++attempt) {
     try {
-      if (w.waits_default) {  // (after units applied alone: the workers' short wait again)
-        w.session->execute(short_wait());
-        w.waits_default = false;
-      }
       run_prelude(w, slot.task.prelude);
       const std::string progress = opts_.preserve_commit_order
                                        ? progress_statement(w.index, slot.task.place)
@@ -373,6 +369,10 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
       Applier::Hooks hooks;
       hooks.after_begin = progress;
       hooks.last_is_commit = slot.task.xa;
+      if (w.waits_default) {  // (after units applied alone: the workers' short wait again)
+        hooks.before = short_wait();
+        w.waits_default = false;
+      }
       bool in_order = false;
       if (ordered) {
         hooks.commit = [&](std::string_view commit) {
@@ -521,8 +521,9 @@ void ApplyEngine::begin_direct(const UnitPlace& place) {
   Worker& w = *workers_.front();
   // A unit applied alone waits for a lock of a session not ours as serial replay does (the
   // workers' short wait made a statement that met one fail at once: 1205, the replay stopped).
+  // (in its first piece's first packet: a DDL log's every DDL cost two round trips more)
   if (opts_.workers > 1 && !w.waits_default) {
-    w.session->execute("SET SESSION innodb_lock_wait_timeout = DEFAULT");
+    direct_before_ = "SET SESSION innodb_lock_wait_timeout = DEFAULT";
     w.waits_default = true;
   }
   run_prelude(w, prelude_);  // (drained: the reader's thread alone)
@@ -538,6 +539,8 @@ bool ApplyEngine::direct_piece(std::string_view text,
   hooks.after_begin = progress;
   hooks.not_one_transaction = !with_progress;
   hooks.piece = piece;
+  hooks.before = direct_before_;
+  direct_before_ = "";
   const Applier::Outcome out = w.applier->apply(text, statements, hooks);
   if (out.after_begin_ran) direct_recorded_ = true;
   return out.after_begin_ran;
@@ -554,9 +557,19 @@ void ApplyEngine::end_direct() {
   }
   ++committed_;
   direct_.reset();
+  forget_direct_before();
   wake();
 }
 
-void ApplyEngine::abort_direct() { direct_.reset(); }
+void ApplyEngine::abort_direct() {
+  direct_.reset();
+  forget_direct_before();
+}
+
+void ApplyEngine::forget_direct_before() {
+  if (*direct_before_ == '\0') return;
+  workers_.front()->waits_default = false;  // (no piece ran: the wait was never set)
+  direct_before_ = "";
+}
 
 }  // namespace binrecover::recovery

@@ -305,6 +305,8 @@ class ApplyEngine {
   std::unordered_set<std::uint64_t> contended_;
   std::optional<UnitPlace> direct_;
   bool direct_recorded_ = false;
+  const char* direct_before_ = "";  // (begin_direct) its first piece's first statement
+  void forget_direct_before();
 };
 
 // The report's name of a lock watch: "none", "off", "innodb_trx", "performance_schema".

@@ -262,15 +262,34 @@ int column_index(const TableKeys& k, const std::string& name) {
   return -1;
 }
 
+// The catalog's questions of one table (`where` names it), sent together (load()).
+std::string engine_query(const std::string& where) {
+  return "SELECT ENGINE FROM information_schema.TABLES" + where;
+}
+std::string columns_query(const std::string& where) {
+  return "SELECT COLUMN_NAME, LOWER(DATA_TYPE), LOWER(IFNULL(CHARACTER_SET_NAME, '')), "
+         "LOWER(IFNULL(COLLATION_NAME, '')) FROM information_schema.COLUMNS" +
+         where + " ORDER BY ORDINAL_POSITION";
+}
+std::string unique_keys_query(const std::string& where) {
+  return "SELECT INDEX_NAME, IFNULL(COLUMN_NAME, ''), IFNULL(SUB_PART, 0) FROM "
+         "information_schema.STATISTICS" +
+         where + " AND NON_UNIQUE = 0 ORDER BY INDEX_NAME <> 'PRIMARY', INDEX_NAME, SEQ_IN_INDEX";
+}
+std::string references_query(const std::string& where) {
+  return "SELECT CONSTRAINT_NAME, COLUMN_NAME, REFERENCED_TABLE_SCHEMA, REFERENCED_TABLE_NAME, "
+         "REFERENCED_COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE" +
+         where +
+         " AND REFERENCED_TABLE_NAME IS NOT NULL ORDER BY CONSTRAINT_NAME, ORDINAL_POSITION";
+}
+
+using Rows = std::vector<std::vector<std::string>>;
+
 // Columns, in order (the row images' order), and how each compares in a key (the part's
 // norm and collation; column and prefix unset).
-std::vector<KeyPart> read_columns(Session& session, const std::string& where, TableKeys& k,
-                                  TargetKeys& keys) {
+std::vector<KeyPart> read_columns(const Rows& rows, TableKeys& k, TargetKeys& keys) {
   std::vector<KeyPart> norms;
-  for (const auto& r :
-       session.rows("SELECT COLUMN_NAME, LOWER(DATA_TYPE), LOWER(IFNULL(CHARACTER_SET_NAME, '')), "
-                    "LOWER(IFNULL(COLLATION_NAME, '')) FROM information_schema.COLUMNS" +
-                    where + " ORDER BY ORDINAL_POSITION")) {
+  for (const auto& r : rows) {
     if (r.size() < 4) continue;
     k.names.push_back(r[0]);
     KeyPart p;
@@ -289,15 +308,9 @@ std::vector<KeyPart> read_columns(Session& session, const std::string& where, Ta
 
 // Unique keys, the primary key first. A part that names no column (MySQL's functional index)
 // cannot be told from the row: it makes its key coarse.
-void read_unique_keys(Session& session, const std::string& where, const std::vector<KeyPart>& norms,
-                      TableKeys& k) {
+void read_unique_keys(const Rows& rows, const std::vector<KeyPart>& norms, TableKeys& k) {
   std::string current;
-  for (const auto& r :
-       session.rows("SELECT INDEX_NAME, IFNULL(COLUMN_NAME, ''), IFNULL(SUB_PART, 0) FROM "
-                    "information_schema.STATISTICS" +
-                    where +
-                    " AND NON_UNIQUE = 0 ORDER BY INDEX_NAME <> 'PRIMARY', INDEX_NAME, "
-                    "SEQ_IN_INDEX")) {
+  for (const auto& r : rows) {
     if (r.size() < 3) continue;
     if (k.unique.empty() || r[0] != current) {
       k.unique.emplace_back();
@@ -322,14 +335,9 @@ struct Reference {
   std::vector<std::string> columns, referenced;
 };
 
-std::vector<Reference> read_references(Session& session, const std::string& where) {
+std::vector<Reference> read_references(const Rows& rows) {
   std::vector<Reference> refs;
-  for (const auto& r : session.rows(
-           "SELECT CONSTRAINT_NAME, COLUMN_NAME, REFERENCED_TABLE_SCHEMA, REFERENCED_TABLE_NAME, "
-           "REFERENCED_COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE" +
-           where +
-           " AND REFERENCED_TABLE_NAME IS NOT NULL ORDER BY CONSTRAINT_NAME, "
-           "ORDINAL_POSITION")) {
+  for (const auto& r : rows) {
     if (r.size() < 5) continue;
     if (refs.empty() || refs.back().name != r[0]) refs.push_back({r[0], r[2], r[3], {}, {}});
     refs.back().columns.push_back(r[1]);
@@ -456,14 +464,21 @@ TableKeys TargetKeys::load(const std::string& db, const std::string& table) {
   TableKeys k;
   const std::string where =
       " WHERE TABLE_SCHEMA = " + hex_literal(db) + " AND TABLE_NAME = " + hex_literal(table);
-  const auto engine = session_.rows("SELECT ENGINE FROM information_schema.TABLES" + where);
+  // (one round trip: a log that creates a table every few transactions waited for four each)
+  const auto sets =
+      session_.result_sets(engine_query(where) + ";\n" + columns_query(where) + ";\n" +
+                           unique_keys_query(where) + ";\n" + references_query(where));
+  if (sets.size() != 4)
+    throw Error(ErrorCode::kServer, "the target answered " + std::to_string(sets.size()) +
+                                        " of the 4 questions about the keys of a table");
+  const Rows& engine = sets[0];
   if (engine.empty() || engine[0].empty()) return k;
   k.found = true;
   const std::string e = lower(engine[0][0]);
   k.transactional = transactional_engine(e);
-  const std::vector<KeyPart> norms = read_columns(session_, where, k, *this);
-  read_unique_keys(session_, where, norms, k);
-  for (const Reference& ref : read_references(session_, where)) {
+  const std::vector<KeyPart> norms = read_columns(sets[1], k, *this);
+  read_unique_keys(sets[2], norms, k);
+  for (const Reference& ref : read_references(sets[3])) {
     const bool self = ref.parent_db == db && ref.parent_table == table;
     k.foreign.push_back(match_reference(ref, k, self ? k : keys(ref.parent_db, ref.parent_table)));
   }

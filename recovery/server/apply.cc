@@ -110,7 +110,7 @@ bool sets_maria_seq_no(std::string_view stmt) {
 bool keeps_session(std::string_view stmt) {
   return starts_with_ci(stmt, "BINLOG") || is_plain_begin(stmt) || is_commit(stmt) ||
          starts_with_ci(stmt, "REPLACE INTO ") || starts_with_ci(stmt, "SET TIMESTAMP=") ||
-         sets_next_gtid(stmt);
+         sets_next_gtid(stmt) || starts_with_ci(stmt, "SET SESSION innodb_lock_wait_timeout = ");
 }
 
 // The base64 text (trimmed) of a BINLOG statement of the writer's own for a table map or rows
@@ -275,6 +275,9 @@ Applier::Outcome Applier::apply(std::string_view text,
       break;
     }
   }
+  if (!hooks.before.empty() && !items_.empty())
+    items_.insert(items_.begin(), SqlItem{SqlItem::Kind::kStatement, hooks.before, items_[0].at,
+                                          items_[0].event_type, false, std::nullopt});
   outcome.ended_in_commit =
       !items_.empty() && items_.back().kind == SqlItem::Kind::kStatement &&
       (hooks.last_is_commit || (!items_.back().verbatim && is_commit(items_.back().text)));

@@ -60,6 +60,9 @@ class Applier {
     // A statement to run inside the unit's transaction, right after its BEGIN (replay's
     // progress row); "" for none.
     std::string_view after_begin;
+    // A statement to run first, in the unit's first packet (replay's `SET SESSION
+    // innodb_lock_wait_timeout = ...`: no round trip of its own); "" for none.
+    std::string_view before;
     // Runs a unit's final COMMIT (given its text) instead of the applier, everything else of
     // it having run: a parallel replay commits in order there, or has the unit committed by the
     // session's worker that holds the turn. Throws to give the unit up (the caller rolls it

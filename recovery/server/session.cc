@@ -320,6 +320,33 @@ std::vector<std::vector<std::string>> Session::rows(std::string_view sql) {
   return out;
 }
 
+std::vector<std::vector<std::vector<std::string>>> Session::result_sets(std::string_view sql) {
+  const libs::MariadbApi& db = libs::mariadb();
+  MYSQL* m = impl_->mysql;
+  multi_statements(true);
+  if (db.mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
+    impl_->fail(std::string(sql));
+  std::vector<std::vector<std::vector<std::string>>> out;
+  for (;;) {
+    auto& set = out.emplace_back();
+    if (MYSQL_RES* res = db.mysql_store_result(m)) {
+      const unsigned n = db.mysql_num_fields(res);
+      while (MYSQL_ROW row = db.mysql_fetch_row(res)) {
+        const unsigned long* len = db.mysql_fetch_lengths(res);
+        std::vector<std::string>& r = set.emplace_back();
+        for (unsigned k = 0; k < n; ++k)
+          r.emplace_back(row[k] != nullptr ? std::string(row[k], len[k]) : std::string());
+      }
+      db.mysql_free_result(res);
+    } else if (db.mysql_field_count(m) != 0) {
+      impl_->fail(std::string(sql));
+    }
+    const int next = db.mysql_next_result(m);
+    if (next < 0) return out;
+    if (next > 0) impl_->fail(std::string(sql));
+  }
+}
+
 std::vector<std::pair<std::string, std::string>> Session::named_row(std::string_view sql) {
   const libs::MariadbApi& db = libs::mariadb();
   MYSQL* m = impl_->mysql;

@@ -80,6 +80,9 @@ class Session {
   void set_charset(const std::string& name);
   // Every row of a result, each column as text ("" for NULL).
   std::vector<std::vector<std::string>> rows(std::string_view sql);
+  // Statements joined by ";\n", sent in one packet (multi-statements on for it): every row
+  // of each one's result, a result per statement. Throws at the first failing one.
+  std::vector<std::vector<std::vector<std::string>>> result_sets(std::string_view sql);
   // The first row of a result as (column name, value) pairs ("" for NULL; none: no row).
   std::vector<std::pair<std::string, std::string>> named_row(std::string_view sql);
 
