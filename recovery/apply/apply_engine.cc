@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <limits>
+#include <utility>
 
 #include "recovery/server/remote_source.h"
 #include "recovery/sql/sql_quote.h"
@@ -539,8 +540,7 @@ bool ApplyEngine::direct_piece(std::string_view text,
   hooks.after_begin = progress;
   hooks.not_one_transaction = !with_progress;
   hooks.piece = piece;
-  hooks.before = direct_before_;
-  direct_before_ = "";
+  hooks.before = std::exchange(direct_before_, {});
   const Applier::Outcome out = w.applier->apply(text, statements, hooks);
   if (out.after_begin_ran) direct_recorded_ = true;
   return out.after_begin_ran;
@@ -567,9 +567,9 @@ void ApplyEngine::abort_direct() {
 }
 
 void ApplyEngine::forget_direct_before() {
-  if (*direct_before_ == '\0') return;
+  if (direct_before_.empty()) return;
   workers_.front()->waits_default = false;  // (no piece ran: the wait was never set)
-  direct_before_ = "";
+  direct_before_ = {};
 }
 
 }  // namespace binrecover::recovery

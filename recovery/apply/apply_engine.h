@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_set>
 #include <vector>
@@ -305,7 +306,7 @@ class ApplyEngine {
   std::unordered_set<std::uint64_t> contended_;
   std::optional<UnitPlace> direct_;
   bool direct_recorded_ = false;
-  const char* direct_before_ = "";  // (begin_direct) its first piece's first statement
+  std::string_view direct_before_;  // (begin_direct) its first piece's first statement
   void forget_direct_before();
 };
 

@@ -105,8 +105,6 @@ bool sets_maria_seq_no(std::string_view stmt) {
   return body && body->starts_with("SET @@session.gtid_seq_no=");
 }
 
-// Statements that leave the session's variables as they are (but for the GTID of the next
-// transaction).
 // A statement of the log's own text that changes tables only, never a session variable nor the
 // default database: a DDL of tables and indexes, one statement, that runs nothing (no SELECT:
 // one could call a function that sets a variable). The session settings a parallel replay's
@@ -134,6 +132,8 @@ bool leaves_settings(std::string_view stmt) {
   return true;
 }
 
+// Statements of the writer's (and replay's) own that leave the session's variables as they
+// are (but for the GTID of the next transaction, and the workers' lock wait).
 bool keeps_session(std::string_view stmt) {
   return starts_with_ci(stmt, "BINLOG") || is_plain_begin(stmt) || is_commit(stmt) ||
          starts_with_ci(stmt, "REPLACE INTO ") || starts_with_ci(stmt, "SET TIMESTAMP=") ||

@@ -299,23 +299,30 @@ std::optional<std::string> Session::value(std::string_view sql) {
   return out;
 }
 
+namespace {
+// Every row of a stored result, each column as text ("" for NULL); the result freed.
+std::vector<std::vector<std::string>> take_rows(MYSQL_RES* res) {
+  const libs::MariadbApi& db = libs::mariadb();
+  std::vector<std::vector<std::string>> out;
+  const unsigned n = db.mysql_num_fields(res);
+  while (MYSQL_ROW row = db.mysql_fetch_row(res)) {
+    const unsigned long* len = db.mysql_fetch_lengths(res);
+    std::vector<std::string>& r = out.emplace_back();
+    for (unsigned k = 0; k < n; ++k)
+      r.emplace_back(row[k] != nullptr ? std::string(row[k], len[k]) : std::string());
+  }
+  db.mysql_free_result(res);
+  return out;
+}
+}  // namespace
+
 std::vector<std::vector<std::string>> Session::rows(std::string_view sql) {
   const libs::MariadbApi& db = libs::mariadb();
   MYSQL* m = impl_->mysql;
   if (db.mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
     impl_->fail(std::string(sql));
   std::vector<std::vector<std::string>> out;
-  if (MYSQL_RES* res = db.mysql_store_result(m)) {
-    const unsigned n = db.mysql_num_fields(res);
-    while (MYSQL_ROW row = db.mysql_fetch_row(res)) {
-      const unsigned long* len = db.mysql_fetch_lengths(res);
-      std::vector<std::string> r;
-      for (unsigned k = 0; k < n; ++k)
-        r.emplace_back(row[k] != nullptr ? std::string(row[k], len[k]) : std::string());
-      out.push_back(std::move(r));
-    }
-    db.mysql_free_result(res);
-  }
+  if (MYSQL_RES* res = db.mysql_store_result(m)) out = take_rows(res);
   impl_->drain();
   return out;
 }
@@ -328,19 +335,12 @@ std::vector<std::vector<std::vector<std::string>>> Session::result_sets(std::str
     impl_->fail(std::string(sql));
   std::vector<std::vector<std::vector<std::string>>> out;
   for (;;) {
-    auto& set = out.emplace_back();
-    if (MYSQL_RES* res = db.mysql_store_result(m)) {
-      const unsigned n = db.mysql_num_fields(res);
-      while (MYSQL_ROW row = db.mysql_fetch_row(res)) {
-        const unsigned long* len = db.mysql_fetch_lengths(res);
-        std::vector<std::string>& r = set.emplace_back();
-        for (unsigned k = 0; k < n; ++k)
-          r.emplace_back(row[k] != nullptr ? std::string(row[k], len[k]) : std::string());
-      }
-      db.mysql_free_result(res);
-    } else if (db.mysql_field_count(m) != 0) {
+    if (MYSQL_RES* res = db.mysql_store_result(m))
+      out.push_back(take_rows(res));
+    else if (db.mysql_field_count(m) != 0)
       impl_->fail(std::string(sql));
-    }
+    else
+      out.emplace_back();
     const int next = db.mysql_next_result(m);
     if (next < 0) return out;
     if (next > 0) impl_->fail(std::string(sql));
