@@ -9,6 +9,7 @@
 #include "recovery/apply/replay_common.h"
 #include "recovery/apply/replay_target.h"
 #include "recovery/apply/test_pause.h"
+#include "recovery/reading/statement_dbs.h"
 #include "recovery/reading/transaction.h"
 #include "recovery/sql/ddl_parser.h"
 
@@ -128,8 +129,10 @@ void Replayer::event(const binlog::Event& ev, std::uint8_t marks,
     const bool xa = starts_with_keyword(q->query, "XA");
     if (xa) xa_ = true;  // (alone, or to the workers as an XA unit: submit_xa)
     if (q->compressed ||
-        !(xa || is_begin(q->query) || is_commit_or_rollback(q->query) || savepoint))
+        !(xa || is_begin(q->query) || is_commit_or_rollback(q->query) || savepoint)) {
       verbatim_ = true;
+      if (!target_non_trans_ && !xa && writes_non_transactional(*q)) target_non_trans_ = true;
+    }
   } else if (t == binlog::EventType::kUserVar || t == binlog::EventType::kIntvar ||
              t == binlog::EventType::kRand) {
     verbatim_ = true;
@@ -158,6 +161,29 @@ void Replayer::event(const binlog::Event& ev, std::uint8_t marks,
     load_folder_.set(sink_.load_dir());  // (the sessions may read files from it now)
     load_folder_known_ = true;
   }
+}
+
+bool Replayer::writes_non_transactional(const binlog::Query& q) {
+  if (q.compressed) return false;  // (its text is not read here: see the docs)
+  const StatementTargets st = statement_targets(q.query);
+  using Action = StatementTargets::Action;
+  if (st.action != Action::kInsert && st.action != Action::kUpdate &&
+      st.action != Action::kDelete && st.action != Action::kLoad)
+    return false;
+  // (rows written where the text does not say: as if to a table that keeps them)
+  if (st.kind != StatementTargets::Kind::kTables || st.overflow) return true;
+  std::string db_buf, table_buf;
+  for (std::uint8_t i = 0; i < st.count; ++i) {
+    std::string_view db = st.refs[i].db.empty() ? q.db : ident_name(st.refs[i].db, db_buf);
+    if (db.empty()) return true;
+    for (const auto& [from, to] : rewrites_)
+      if (ddl::ieq(db, from)) {
+        db = to;
+        break;
+      }
+    if (!engines_.transactional(db, ident_name(st.refs[i].table, table_buf))) return true;
+  }
+  return false;
 }
 
 void Replayer::note_tables_changed(const binlog::Query& q) {

@@ -113,6 +113,10 @@ class Replayer : public WalkConsumer {
   // A statement of the unit that is not transaction control: the tables whose keys it may
   // change into ddl_tables_ (or ddl_tables_ reset).
   void note_tables_changed(const binlog::Query& q);
+  // A statement of the log's own text (statement-based rows) that writes a table not
+  // transactional on the target (or tables its text does not name: a statement that has no
+  // table reference the reader understands).
+  bool writes_non_transactional(const binlog::Query& q);
   // (begin_unit) Whether a MariaDB GTID (D-S-N) is later than every one of this run before it
   // of its domain and server; notes it.
   bool later_in_run(const std::string& gtid);
@@ -210,7 +214,8 @@ class Replayer : public WalkConsumer {
   bool xa_ = false;    // the unit has XA statements (submit_xa)
   bool xid_ = false;   // the unit ends in an Xid event (its tables are transactional)
   bool rows_ = false;  // the unit has row events
-  // Its row events' tables on the target: one that is not transactional there.
+  // Its tables on the target (its row events', its statements'): one that is not
+  // transactional there.
   bool target_non_trans_ = false;
   std::uint32_t row_statements_ = 0;  // its row events that end a statement (STMT_END_F)
   std::uint32_t statements_ = 0;      // its statements that are not transaction control

@@ -17,7 +17,10 @@
 #      * MariaDB only: into a target without a binary log, nothing can tell: --resume stops (exit
 #        2) naming the unit, and after a look at the target --in-doubt=applied finishes it;
 #      * the target itself killed instead while the write waits: its restart, --resume applies
-#        the write once.
+#        the write once;
+#  - the same for statement-based transactions (binlog_format=STATEMENT) on a table InnoDB in
+#    the log and MyISAM on the target: every mode, a kill while an INSERT waits (the GTID
+#    tells), and into a target without a binary log (--resume asks).
 # With "mysql" after the port: MySQL 9.7 source and targets (GTIDs on: gtid_executed tells
 # whether the rows are there, with or without the target's binary log).
 source "$(dirname "$0")/lib.sh"
@@ -51,6 +54,7 @@ sql "$PA" -e "CREATE DATABASE nt;
   CREATE TABLE nt.i (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB;
   CREATE TABLE nt.j (id INT, v INT) ENGINE=InnoDB;
   CREATE TABLE nt.x (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB;
+  CREATE TABLE nt.s (id INT, v INT) ENGINE=InnoDB;
   FLUSH BINARY LOGS"
 {
   for r in $(seq 1 "$ROUNDS"); do
@@ -289,6 +293,51 @@ fi
   fail "nt.j is not MyISAM on the target (the test shows nothing)"
 pass "binrecover killed while its write to a table MyISAM on the target (InnoDB in the log) waited on a lock: --resume leaves it out, each row once"
 
+# The same with statement-based rows: a log written with binlog_format=STATEMENT, its
+# transactions on nt.s (keyless, InnoDB in the log, MyISAM on the target) and nt.x. Before, a
+# statement's unit went as a transaction with its progress row inside, and --resume after the
+# kill in the window applied the waiting INSERT again (a second copy of its row). Each mode
+# (serial, --parallel 8, --merge-transactions 4, both) equals the source first.
+sql "$PA" -e "FLUSH BINARY LOGS"
+sbr_file=$WORK/a/binlog/$(sql "$PA" -N -e "SHOW BINARY LOGS" | tail -1 | cut -f1)
+{
+  echo "SET SESSION binlog_format = STATEMENT;"
+  echo "BEGIN; INSERT INTO nt.x VALUES (1000, 0); COMMIT;"  # (the kill below: after a unit committed)
+  for r in $(seq 1 20); do
+    echo "BEGIN; INSERT INTO nt.s VALUES ($r, $r); COMMIT;"
+    echo "BEGIN; UPDATE nt.s SET v = v + 1 WHERE id = $(((r + 1) / 2)); INSERT INTO nt.x VALUES ($((r + 1000)), $r); COMMIT;"
+    echo "BEGIN; DELETE FROM \`nt\`.\`s\` WHERE id = $((r - 5)); COMMIT;"
+  done
+} | sql "$PA" nt
+sql "$PA" -e "FLUSH BINARY LOGS"
+"$BINRECOVER" events --format=tsv "$sbr_file" | awk -F'\t' '$3 == "Query" && $6 ~ /INSERT INTO nt.s/' | grep -q . ||
+  fail "the statement-based log has no INSERT statement (the test shows nothing)"
+s_rows() { sql "$1" -N -e "SELECT COUNT(*), SUM(id), SUM(v) FROM nt.s; SELECT COUNT(*), SUM(v) FROM nt.x WHERE id >= 1000"; }
+for mode in "" "--parallel 8" "--merge-transactions 4$strip" "--parallel 8 --merge-transactions 4$strip"; do
+  fresh_target
+  replay "$ddl_file" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "replay of the DDL"; }
+  sql "$PT" -e "ALTER TABLE nt.s ENGINE=MyISAM"
+  rm -f "$WORK"/r.state*
+  # shellcheck disable=SC2086
+  replay $mode "$sbr_file" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "replay $mode of the statement-based log"; }
+  [ "$(s_rows "$PT")" = "$(s_rows "$PA")" ] || fail "replay ${mode:-(serial)} of the statement-based log: $(s_rows "$PT" | tr '\n' ' ')(counts, sums), the source $(s_rows "$PA" | tr '\n' ' ')"
+done
+AFTER_DDL="ALTER TABLE nt.s ENGINE=MyISAM"
+HOLD="LOCK TABLES nt.s READ"
+WAITING="INSERT INTO nt.s%"
+saved_dml=("${dml_files[@]}")
+dml_files=("$sbr_file")
+crash_in_window binrecover
+[ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM nt.s")" -ge 1 ] ||
+  fail "the INSERT into nt.s that waited on the lock did not run after the kill (the test reached no window)"
+replay --resume "${dml_files[@]}" 2> "$WORK/r.err" || { cat "$WORK/r.err"; fail "--resume after the kill in the window of nt.s"; }
+[ "$(s_rows "$PT")" = "$(s_rows "$PA")" ] || fail "nt.s (MyISAM on the target), statement-based, killed and resumed: $(s_rows "$PT" | tr '\n' ' ')(counts, sums), the source $(s_rows "$PA" | tr '\n' ' ')"
+dml_files=("${saved_dml[@]}")
+AFTER_DDL=""
+HOLD="LOCK TABLES nt.l READ"
+WAITING="BINLOG%"
+pass "statement-based transactions on a table MyISAM on the target (InnoDB in the log): every mode equals the source; binrecover killed while an INSERT waited on a lock: --resume leaves it out, each row once"
+
 # A DDL: the ALTER waits for the metadata lock of the test's open transaction on nt.i, then
 # binrecover is killed; the target ends the ALTER or runs it when the lock goes: its GTID tells.
 HOLD="BEGIN; SELECT COUNT(*) FROM nt.i"
@@ -341,4 +390,20 @@ if [ "$FLAVOR" = mariadb ]; then
     { cat "$WORK/r.err"; fail "--resume --in-doubt=applied"; }
   same "a target without a binary log, --resume --in-doubt=applied"
   pass "a target without a binary log: --resume stops naming the MyISAM write in doubt (exit 2); --in-doubt=applied after a look ends equal to the source"
+  # The statement-based INSERT into nt.s (MyISAM on the target) there: nothing tells either.
+  # (Before, it went as a transaction with its progress row: --resume applied it again.)
+  AFTER_DDL="ALTER TABLE nt.s ENGINE=MyISAM"
+  HOLD="LOCK TABLES nt.s READ"
+  WAITING="INSERT INTO nt.s%"
+  dml_files=("$sbr_file")
+  crash_in_window binrecover
+  rc=0
+  replay --resume "${dml_files[@]}" 2> "$WORK/r.err" || rc=$?
+  [ $rc = 2 ] && grep -q "in-doubt=applied" "$WORK/r.err" ||
+    { cat "$WORK/r.err"; fail "--resume of the statement-based log into a target without a binary log: exit $rc, not 2 asking for --in-doubt"; }
+  [ "$(sql "$PT" -N -e "SELECT COUNT(*) FROM nt.s")" = 1 ] || fail "the refused --resume changed nt.s"
+  replay --resume --in-doubt=applied "${dml_files[@]}" 2> "$WORK/r.err" ||
+    { cat "$WORK/r.err"; fail "--resume --in-doubt=applied of the statement-based log"; }
+  [ "$(s_rows "$PT")" = "$(s_rows "$PA")" ] || fail "nt.s, statement-based, a target without a binary log, --in-doubt=applied: $(s_rows "$PT" | tr '\n' ' ')(counts, sums), the source $(s_rows "$PA" | tr '\n' ' ')"
+  pass "a target without a binary log: --resume stops naming the statement-based INSERT into a table MyISAM there (exit 2); --in-doubt=applied ends equal to the source"
 fi
