@@ -16,6 +16,35 @@ namespace {
 // Deadlock, lock wait timeout: the unit is run again.
 bool retryable(const Error& e) { return is_server_error(e, 1213) || is_server_error(e, 1205); }
 
+// Whether `text` names a foreign key (letter case aside).
+bool names_foreign_key(std::string_view text) {
+  for (const std::string_view word : {std::string_view("FOREIGN"), std::string_view("REFERENCES")})
+    for (std::size_t i = 0; i + word.size() <= text.size(); ++i)
+      if (std::equal(word.begin(), word.end(), text.begin() + static_cast<std::ptrdiff_t>(i),
+                     [](char a, char b) { return a == (b >= 'a' && b <= 'z' ? b - 32 : b); }))
+        return true;
+  return false;
+}
+
+// A piece that waits for no row lock: DDL of tables and indexes (is_table_ddl) that names no
+// foreign key (an ALTER TABLE that adds one checks the parent's rows under shared locks), with
+// the writer's settings; no row events.
+bool waits_for_no_row_lock(std::string_view text,
+                           const std::vector<Output::Statement>& statements) {
+  bool ddl = false;
+  for (const Output::Statement& st : statements) {
+    if (st.kind != Output::Statement::Kind::kSql) continue;
+    const std::string_view s = text.substr(st.begin, st.end - st.begin);
+    if (st.verbatim) {
+      if (!is_table_ddl(s) || names_foreign_key(s)) return false;
+      ddl = true;
+    } else if (binlog_base64(s)) {
+      return false;
+    }
+  }
+  return ddl;
+}
+
 constexpr int kMaxRetries = 20;
 
 }  // namespace
@@ -58,7 +87,6 @@ void ApplyEngine::throw_if_failed() {
 }
 
 void ApplyEngine::submit(ApplyTask task) {
-  if (opts_.workers > 1) start_others();
   bool ready = false;
   auto slot = std::make_unique<Slot>();
   slot->bytes = task.text.size();
@@ -80,7 +108,9 @@ void ApplyEngine::submit(ApplyTask task) {
     // a context switch each)
     ready = std::all_of(slot->task.deps.begin(), slot->task.deps.end(),
                         [&](std::uint64_t d) { return is_committed(d); });
+    if (width_control_) slot->level = set_level(slot->task.seq, &slot->task.deps);
     slots_.push_back(std::move(slot));
+    if (ready && work_waiters_ == 0) grow();
   }
   cv_.notify_all();
   if (ready) work_cv_.notify_one();
@@ -165,7 +195,10 @@ ApplyEngine::Slot* ApplyEngine::take(Worker& w) {
         continue;
       if (behind_contended(*s)) continue;
       if (found != nullptr) {  // (another is ready too: one more idle worker for it)
-        work_cv_.notify_one();
+        if (work_waiters_ == 0)
+          grow();
+        else
+          work_cv_.notify_one();
         break;
       }
       found = s.get();
@@ -178,7 +211,9 @@ ApplyEngine::Slot* ApplyEngine::take(Worker& w) {
       found->released = false;
       return found;
     }
+    ++work_waiters_;
     work_cv_.wait(lock);
+    --work_waiters_;
   }
 }
 
@@ -225,12 +260,28 @@ void ApplyEngine::mark_committed(Slot& slot) {
   done_above_[slot.task.seq] = slot.task.place;
   advance_low_water();
   committed_ += slot.task.units;
-  note_width(slot.bytes);
+  note_width(slot.bytes, slot.level);
 }
 
-void ApplyEngine::note_width(std::size_t bytes) {
+std::uint64_t ApplyEngine::set_level(std::uint64_t seq, const std::vector<std::uint64_t>* deps) {
+  constexpr std::size_t kRing = 4096;
+  if (levels_.empty()) levels_.assign(kRing, {0, 0});
+  std::uint64_t level = top_level_ + 1;
+  if (deps != nullptr) {
+    level = 1;
+    for (const std::uint64_t d : *deps) {
+      const auto& [at, l] = levels_[d % kRing];
+      if (at == d) level = std::max(level, l + 1);
+    }
+  }
+  levels_[seq % kRing] = {seq, level};
+  top_level_ = std::max(top_level_, level);
+  return level;
+}
+
+void ApplyEngine::note_width(std::size_t bytes, std::uint64_t level) {
   if (!width_control_) return;
-  const std::size_t width = width_control_->committed(bytes, WidthControl::Clock::now());
+  const std::size_t width = width_control_->committed(bytes, WidthControl::Clock::now(), level);
   if (width == width_) return;
   width_ = width;
   // (wider: the idle workers look for units; narrower: those waiting for one go idle)
@@ -541,6 +592,12 @@ bool ApplyEngine::direct_piece(std::string_view text,
   hooks.not_one_transaction = !with_progress;
   hooks.piece = piece;
   hooks.before = std::exchange(direct_before_, {});
+  // (a DDL waits for no row lock: the workers' short wait stays, two SETs less a DDL)
+  if (!hooks.before.empty() && piece == Applier::Hooks::Piece::kWhole &&
+      waits_for_no_row_lock(text, statements)) {
+    hooks.before = {};
+    w.waits_default = false;
+  }
   const Applier::Outcome out = w.applier->apply(text, statements, hooks);
   if (out.after_begin_ran) direct_recorded_ = true;
   return out.after_begin_ran;
@@ -553,7 +610,7 @@ void ApplyEngine::end_direct() {
     const std::uint64_t seq = next_seq_++;
     done_above_[seq] = *direct_;
     advance_low_water();
-    note_width(0);
+    note_width(0, width_control_ ? set_level(seq, nullptr) : 0);
   }
   ++committed_;
   direct_.reset();

@@ -148,7 +148,7 @@ class ApplyEngine {
   // needed but the target would not say, no PROCESS privilege), and how often it had the
   // units after the turn holder give their locks back.
   enum class LockWatch { kNone, kOff, kInnodbTrx, kLockWaits };
-  LockWatch lock_watch() const { return watch_; }
+  LockWatch lock_watch() const { return watch_.load(); }
   std::uint64_t watch_yields() const { return watch_yields_.load(); }
   // Whether a unit writing `table` (table_hash) has had to run again for a lock: later units
   // on it then wait for the one before them on it (DependencyTracker::add's `chain`), where
@@ -180,6 +180,7 @@ class ApplyEngine {
     std::uint64_t connection = 0;   // (running) its worker's session's CONNECTION_ID()
     bool released = false;          // its worker is done with it: it may leave the window
     std::size_t bytes = 0;
+    std::uint64_t level = 0;  // (several workers) its dependency level (WidthControl)
     Commit commit = Commit::kNone;
     Session* session = nullptr;  // (parked) the session holding its transaction
     std::string commit_text;     // (parked) its COMMIT
@@ -204,8 +205,10 @@ class ApplyEngine {
   // The worker's session opened and set up (the first one also decides fast_fail_ and
   // read_committed_, which the others follow).
   void open_session(Worker& w);
-  // The workers after the first started, each opening its session (once).
-  void start_others();
+  // (mu_ held) A unit is ready and no worker waits for one: the next worker started, which
+  // opens its session and then takes units (one opening at a time; not on one session, nor
+  // once all are started).
+  void grow();
   // The workers' wait for a row lock: none where fast_fail_, else MySQL's least, 1 s.
   const char* short_wait() const {
     return fast_fail_ ? "SET SESSION innodb_lock_wait_timeout = 0"
@@ -226,8 +229,13 @@ class ApplyEngine {
   void commit_parked_after(Slot& slot);
   // (mu_ held) The unit committed: the low-water mark moves, the next unit may commit.
   void mark_committed(Slot& slot);
-  // (mu_ held) A unit of `bytes` committed: the width control told, the width it says set.
-  void note_width(std::size_t bytes);
+  // (mu_ held) A unit of `bytes` at dependency level `level` committed: the width control
+  // told, the width it says set.
+  void note_width(std::size_t bytes, std::uint64_t level);
+  // (mu_ held, several workers) The dependency level of unit `seq`, one more than the highest of
+  // the units in `deps` (those still in the ring: older ones are long committed); a unit
+  // applied alone waits for every one before it (`deps` null).
+  std::uint64_t set_level(std::uint64_t seq, const std::vector<std::uint64_t>* deps);
   void committed_unit(Worker& w, Slot& slot);
   void fail(std::uint64_t seq, const Error& e, const UnitPlace& place);
   bool is_committed(std::uint64_t seq) const;
@@ -239,8 +247,10 @@ class ApplyEngine {
   std::string unordered_progress(Worker& w, const Slot& slot);
 
   EngineOptions opts_;
-  ConnectionOptions conn_;       // (start_others: the workers' sessions)
-  bool others_started_ = false;  // (the reader's thread alone)
+  ConnectionOptions conn_;        // (grow: the workers' sessions)
+  std::size_t started_ = 1;       // workers whose thread runs (from the first)
+  bool opening_ = false;          // a worker started by grow() is opening its session
+  std::size_t work_waiters_ = 0;  // workers waiting on work_cv_ for a unit
   bool mysql_target_ = false;
   bool read_committed_ = false;  // the workers' sessions run READ COMMITTED
   // The workers' sessions do not wait for row locks (MariaDB, the commit order kept): see
@@ -266,6 +276,8 @@ class ApplyEngine {
   // other idle ones wait on idle_cv_.
   std::size_t width_ = 1;
   std::optional<WidthControl> width_control_;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> levels_;  // (seq, level) by seq % size
+  std::uint64_t top_level_ = 0;
   std::condition_variable idle_cv_;
   std::vector<char> idle_;  // by worker: in take(), holding no unit
   bool lowest_idle(const Worker& w) const;
@@ -299,8 +311,8 @@ class ApplyEngine {
   // (mu_ held) The units after `seq` give back their locks: parked ones roll back now, running
   // ones at their commit; none after it starts until it committed.
   void yield_to(std::uint64_t seq);
-  std::thread watch_thread_;
-  LockWatch watch_ = LockWatch::kNone;
+  std::thread watch_thread_;  // (started by the second worker's thread, joined after it)
+  std::atomic<LockWatch> watch_{LockWatch::kNone};
   std::atomic<std::uint64_t> watch_yields_{0};
   mutable std::mutex contended_mu_;
   std::unordered_set<std::uint64_t> contended_;

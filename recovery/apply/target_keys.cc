@@ -214,9 +214,16 @@ Weighing TargetKeys::weigh(std::uint32_t collation, std::string_view value, std:
   return Weighing::kWeights;
 }
 
+bool TargetKeys::fresh(const std::string& db, const std::string& table) {
+  if (fresh_.empty()) return false;
+  return fresh_.erase(lower(db) + '\0' + lower(table)) != 0;
+}
+
 void TargetKeys::forget(const TableNames& changed) {
   std::vector<std::string> gone;
   for (const auto& [db, table] : changed) gone.push_back(lower(db) + '\0' + lower(table));
+  if (fresh_.size() > 4096) fresh_.clear();  // (tables dropped are never met again)
+  fresh_.insert(gone.begin(), gone.end());
   const auto named = [&](std::string_view db, std::string_view table) {
     std::string id = lower(db);
     id.push_back('\0');

@@ -23,6 +23,15 @@ namespace binrecover::recovery {
 // twice as long as the time before (up to 64 epochs). Units committed on one session run
 // strictly in the log's order (ApplyEngine::take). The result is the same either way: only the
 // speed differs.
+//
+// What the log allows is measured too: each unit's level in its dependencies (one more than
+// the highest of the units it waits for: a chain of units each waiting for the one before
+// climbs a level a unit, units side by side share one). An epoch whose units are not at least
+// 1.5 a level (every unit waits for the one before it: a table without keys, a hot row, rows
+// that InnoDB's duplicate checks chain) has nothing for N sessions to overlap: one session
+// takes them, the first epoch at N is not measured, and N is not tried again until an epoch
+// allows it (each such epoch at N cost the handing over and the switches for nothing).
+
 class WidthControl {
  public:
   using Clock = std::chrono::steady_clock;
@@ -30,8 +39,9 @@ class WidthControl {
   // that many units whatever the times (0: measured).
   explicit WidthControl(std::size_t workers, std::uint64_t flip_every = 0);
 
-  // A unit of `bytes` of text committed at `now`; returns the width for the units after it.
-  std::size_t committed(std::size_t bytes, Clock::time_point now);
+  // A unit of `bytes` of text at dependency level `level` committed at `now`; returns the
+  // width for the units after it.
+  std::size_t committed(std::size_t bytes, Clock::time_point now, std::uint64_t level = 0);
   std::size_t width() const { return width_; }
   // Units committed while one session took them, and how often the width changed.
   std::uint64_t narrowed() const { return narrowed_; }
@@ -39,8 +49,10 @@ class WidthControl {
 
  private:
   enum class Phase : std::uint8_t { kWarmUp, kRun, kProbe };
-  void end_epoch(double rate);
+  void end_epoch(double rate, double allows);
   void set_width(std::size_t width);
+  // The epoch had nothing to overlap: one session, N tried again once an epoch allows it.
+  void narrow_for_now();
   std::size_t other(std::size_t width) const { return width == 1 ? workers_ : 1; }
 
   std::size_t workers_;
@@ -54,6 +66,7 @@ class WidthControl {
   double last_rate_ = 0;  // of the epoch before, at best_ (0: none)
   bool decided_ = false;  // the first choice was made
   double work_ = 0;       // of the epoch so far
+  std::uint64_t epoch_units_ = 0, low_level_ = 0, high_level_ = 0;  // of the epoch so far
   bool started_ = false;
   Clock::time_point epoch_start_;
   std::uint64_t units_ = 0, narrowed_ = 0, changes_ = 0;

@@ -154,9 +154,11 @@ void WriteSetBuilder::add(const binlog::Event& ev, const binlog::FormatContext& 
     Table& t = tables_[tm->table_id];
     t.map = map;
     const binlog::TableInfo& info = map->info;
+    const std::string name = info.db + "." + info.table;
+    if (source_.fresh(info.db, info.table))
+      return ws_.make_barrier(name + " is first written since a DDL named it");
     t.keys = &source_.keys(info.db, info.table);
     t.hash = table_hash(info.db, info.table);
-    const std::string name = info.db + "." + info.table;
     if (!t.keys->found) return ws_.make_barrier(name + " is not on the target");
     if (t.keys->columns != info.layout.size())
       return ws_.make_barrier(name + " has " + std::to_string(t.keys->columns) +

@@ -82,6 +82,9 @@ class KeySource {
   virtual const TableKeys& keys(const std::string& db, const std::string& table) = 0;
   // The tables may have changed (a DDL was applied): read them again when next asked.
   virtual void invalidate() = 0;
+  // Whether the table was named by a DDL this replay applied and has not been met since (once:
+  // the next call says no). Its first unit then goes alone instead of its keys being read.
+  virtual bool fresh(const std::string& /*db*/, const std::string& /*table*/) { return false; }
   // (kWeighed) The weights of `value` (its first `prefix` characters; 0: all) in the collation
   // KeyPart::collation names, into `out`: two values the target takes for one key get the same
   // weights, two it takes for two keys different ones. A collation answers kFold for every

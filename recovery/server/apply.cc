@@ -105,33 +105,6 @@ bool sets_maria_seq_no(std::string_view stmt) {
   return body && body->starts_with("SET @@session.gtid_seq_no=");
 }
 
-// A statement of the log's own text that changes tables only, never a session variable nor the
-// default database: a DDL of tables and indexes, one statement, that runs nothing (no SELECT:
-// one could call a function that sets a variable). The session settings a parallel replay's
-// unit sends are then not sent again after it (a log with a DDL every few transactions sent
-// nine more SETs with each).
-bool leaves_settings(std::string_view stmt) {
-  static constexpr std::string_view kTableDdl[] = {"CREATE TABLE ",
-                                                   "CREATE TEMPORARY TABLE ",
-                                                   "CREATE OR REPLACE TABLE ",
-                                                   "DROP TABLE ",
-                                                   "DROP TEMPORARY TABLE ",
-                                                   "ALTER TABLE ",
-                                                   "CREATE INDEX ",
-                                                   "CREATE UNIQUE INDEX ",
-                                                   "DROP INDEX ",
-                                                   "TRUNCATE TABLE ",
-                                                   "RENAME TABLE "};
-  if (stmt.find(';') != std::string_view::npos) return false;
-  if (std::none_of(std::begin(kTableDdl), std::end(kTableDdl),
-                   [&](std::string_view p) { return starts_with_ci(stmt, p); }))
-    return false;
-  constexpr std::string_view kSelect = "select";
-  for (std::size_t i = 0; i + kSelect.size() <= stmt.size(); ++i)
-    if (starts_with_ci(stmt.substr(i), kSelect)) return false;
-  return true;
-}
-
 // Statements of the writer's (and replay's) own that leave the session's variables as they
 // are (but for the GTID of the next transaction, and the workers' lock wait).
 bool keeps_session(std::string_view stmt) {
@@ -475,7 +448,7 @@ void Applier::run(std::size_t begin, std::size_t end) {
         if (it != settings_.end() && it->second == item.text) continue;
         if (it == settings_.end()) it = settings_.emplace(settings_.end(), *key, std::string());
         it->second.assign(item.text);
-      } else if (item.verbatim ? !leaves_settings(item.text) : !keeps_session(item.text)) {
+      } else if (item.verbatim ? !is_table_ddl(item.text) : !keeps_session(item.text)) {
         settings_.clear();
       }
     }
@@ -550,6 +523,30 @@ void Applier::run_alone(const SqlItem& item) {
     fail(item, std::string(e.what()) + " in: " + snippet(item.text));
   }
   logged_ = logged_ || logs_group(item);
+}
+
+// (The session settings a parallel replay's unit sends are not sent again after one: a log with
+// a DDL every few transactions sent nine more SETs with each.)
+bool is_table_ddl(std::string_view stmt) {
+  static constexpr std::string_view kTableDdl[] = {"CREATE TABLE ",
+                                                   "CREATE TEMPORARY TABLE ",
+                                                   "CREATE OR REPLACE TABLE ",
+                                                   "DROP TABLE ",
+                                                   "DROP TEMPORARY TABLE ",
+                                                   "ALTER TABLE ",
+                                                   "CREATE INDEX ",
+                                                   "CREATE UNIQUE INDEX ",
+                                                   "DROP INDEX ",
+                                                   "TRUNCATE TABLE ",
+                                                   "RENAME TABLE "};
+  if (stmt.find(';') != std::string_view::npos) return false;
+  if (std::none_of(std::begin(kTableDdl), std::end(kTableDdl),
+                   [&](std::string_view p) { return starts_with_ci(stmt, p); }))
+    return false;
+  constexpr std::string_view kSelect = "select";
+  for (std::size_t i = 0; i + kSelect.size() <= stmt.size(); ++i)
+    if (starts_with_ci(stmt.substr(i), kSelect)) return false;
+  return true;
 }
 
 }  // namespace binrecover::recovery

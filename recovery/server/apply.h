@@ -44,6 +44,11 @@ std::optional<std::vector<std::string>> binlog_fragments(std::string_view base64
 // Whether a statement is a plain COMMIT (as the SQL writer ends a transaction), or a plain
 // BEGIN / START TRANSACTION (as it starts one).
 bool is_commit(std::string_view statement);
+// A statement of the log's own text that changes tables only, never a session variable nor the
+// default database: a DDL of tables and indexes, one statement, that runs nothing (no SELECT:
+// one could call a function that sets a variable, or read rows under locks). It waits for
+// metadata locks alone, never for a row lock.
+bool is_table_ddl(std::string_view statement);
 bool is_plain_begin(std::string_view statement);
 
 // Applies SQL text to a session, one whole unit (transaction, or event outside one) at a time.

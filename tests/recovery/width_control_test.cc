@@ -17,12 +17,17 @@ struct Feed {
   Clock::time_point now{};
   std::string widths;
 
-  void units(int n, microseconds one, microseconds wide, std::size_t bytes = 0) {
+  std::uint64_t level = 0;
+
+  // `per_level`: units side by side (at one dependency level) before the next level; 0: all
+  // at one level.
+  void units(int n, microseconds one, microseconds wide, std::size_t bytes = 0, int per_level = 0) {
     for (int i = 0; i < n; ++i) {
       const std::size_t w = control.width();
       widths += w == 1 ? '1' : 'N';
       now += w == 1 ? one : wide;
-      control.committed(bytes, now);
+      if (per_level != 0 && i % per_level == 0) ++level;
+      control.committed(bytes, now, level);
     }
   }
 };
@@ -105,6 +110,39 @@ TEST(WidthControlTest, TheTestFlipChangesEveryNUnits) {
   EXPECT_EQ(widths, "NNN111NNN111");
   EXPECT_EQ(control.changes(), 4u);
   EXPECT_EQ(control.narrowed(), 6u);
+}
+
+TEST(WidthControlTest, AChainGoesOnOneSessionWithoutTryingN) {
+  // Every unit waits for the one before it (a level each): after the warm-up, one session, and
+  // N is never tried (even where its epochs would look faster: noise).
+  Feed r;
+  r.units(20000, microseconds(1000), microseconds(900), 0, 1);
+  EXPECT_EQ(r.widths.find('1'), 1u + 32u);
+  EXPECT_EQ(r.widths.find('N', 1u + 32u), std::string::npos);
+  EXPECT_EQ(r.control.changes(), 1u);
+  // Two units a level (1.5 a level needed): N measured, and kept where faster.
+  Feed two;
+  two.units(20000, microseconds(1000), microseconds(900), 0, 2);
+  EXPECT_EQ(two.widths.substr(0, 1u + 32u + 128u), std::string(1u + 32u + 128u, 'N'));
+  EXPECT_EQ(two.widths.back(), 'N');
+}
+
+TEST(WidthControlTest, NTriedOnceTheLogAllowsIt) {
+  Feed r;
+  r.units(3000, microseconds(1000), microseconds(1000), 0, 1);  // a chain
+  EXPECT_EQ(r.widths.back(), '1');
+  const std::size_t chain = r.widths.size();
+  r.units(3000, microseconds(1000), microseconds(400), 0, 8);  // eight side by side a level
+  // (the run of 8 epochs on one session ends, then N is tried and kept)
+  const auto wide = r.widths.find('N', chain);
+  ASSERT_NE(wide, std::string::npos);
+  EXPECT_LE(wide, chain + 9u * 128u);
+  EXPECT_EQ(r.widths.back(), 'N');
+  // A chain again: one session from the first epoch that shows it.
+  const std::size_t overlap = r.widths.size();
+  r.units(3000, microseconds(1000), microseconds(900), 0, 1);
+  EXPECT_LE(r.widths.find('1', overlap), overlap + 2u * 128u);
+  EXPECT_EQ(r.widths.find('N', overlap + 2u * 128u), std::string::npos);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,12 @@ class FixedKeys : public KeySource {
     return it != tables.end() ? it->second : missing_;
   }
   void invalidate() override {}
+  // (tables named fresh: the first unit that meets one is a barrier, its keys never asked)
+  std::set<std::string> fresh_tables;
+  std::vector<std::string> asked;
+  bool fresh(const std::string& db, const std::string& table) override {
+    return fresh_tables.erase(db + "." + table) != 0;
+  }
 
  private:
   TableKeys missing_;
@@ -49,7 +56,8 @@ std::vector<WriteSet> write_sets(KeySource& keys) {
     }
     void end_unit(const UnitInfo& u) override {
       const WriteSet& ws = builder.result();
-      if (u.kind == UnitKind::kTransaction && (!ws.rows.empty() || !ws.tables.empty()))
+      if (u.kind == UnitKind::kTransaction &&
+          (!ws.rows.empty() || !ws.tables.empty() || ws.barrier))
         sets.push_back(ws);
     }
   } c(keys);
@@ -110,6 +118,22 @@ TEST(WriteSetTest, TablesWithoutKeysAreHeldWholeAndUnknownOnesAreBarriers) {
   barrier = false;
   for (const WriteSet& ws : sets) barrier = barrier || (ws.barrier && !ws.why.empty());
   EXPECT_TRUE(barrier);
+}
+
+TEST(WriteSetTest, TheFirstUnitOnATableADdlNamedIsABarrierAndTheRestGoByKeys) {
+  FixedKeys keys;
+  keys.tables["zyyshop.tt"] = with_primary_key(5, 0);
+  keys.tables["crm.tags"] = with_primary_key(2, 0);
+  keys.fresh_tables.insert("crm.tags");
+  const std::vector<WriteSet> sets = write_sets(keys);
+  ASSERT_EQ(sets.size(), 8u);
+  // (the seed's units: tt, tt, tags (rows 1, 2), tt, tt, tt and tags, tt, tags)
+  std::vector<bool> barriers;
+  for (const WriteSet& ws : sets) barriers.push_back(ws.barrier);
+  EXPECT_EQ(barriers, (std::vector<bool>{false, false, true, false, false, false, false, false}));
+  EXPECT_NE(sets[2].why.find("crm.tags"), std::string::npos) << sets[2].why;
+  EXPECT_TRUE(keys.fresh_tables.empty());
+  EXPECT_EQ(sets[7].rows.size(), 1u);  // the later tags unit by its key
 }
 
 TEST(WriteSetTest, TheSourceClockLetsUnitsOfOneGroupRunTogether) {
