@@ -13,7 +13,7 @@ namespace binrecover::recovery {
 // log where every unit waits for the one before it (a DDL every few transactions, a table
 // without keys written by every unit, one-row commits on a machine of two cores) N sessions
 // only add the hand-over between threads, the sessions' settings sent again and the context
-// switches: `--parallel 8` was 5-30% slower than one session there (docs/performance.md).
+// switches: `--parallel 8` was 5-30% slower than one session there (docs/performance-replay.md).
 //
 // The replay runs in epochs (128 units, counting a unit's text by 16 KiB as one more, and at
 // least 25 ms): after a first one at N (sessions opening, keys read; 32 units), one at N, then
