@@ -131,6 +131,11 @@ class ApplyEngine {
   bool ordered() const { return opts_.preserve_commit_order && opts_.workers > 1; }
   std::size_t busy() const { return busy_.load(); }
   std::size_t max_busy() const { return max_busy_.load(); }
+  // The workers' sessions opened so far (the first, then as units were ready for more: grow()).
+  std::size_t sessions() const {
+    std::lock_guard lock(mu_);
+    return started_;
+  }
   std::uint64_t committed() const { return committed_.load(); }
   std::uint64_t retries() const { return retries_.load(); }
   // (several workers) Units committed while one session took them (WidthControl), and how

@@ -266,6 +266,7 @@ void report_figures(Replayer& replay, ReplayResult& result) {
   result.held_whole = replay.held_whole();
   result.retries = replay.engine().retries();
   result.max_busy = replay.engine().max_busy();
+  result.sessions = replay.engine().sessions();
   result.narrowed = replay.engine().narrowed();
   result.width_changes = replay.engine().width_changes();
   result.lock_watch = lock_watch_name(replay.engine().lock_watch());

@@ -115,6 +115,7 @@ struct ReplayResult {
   // every earlier unit on the table.
   std::uint64_t held_whole = 0;
   std::size_t max_busy = 0;  // the most workers applying at the same time
+  std::size_t sessions = 0;  // the workers' sessions opened (ApplyEngine::grow)
   // (several workers) Units committed while one session took them (WidthControl: the log ran
   // faster so), and how often the number of sessions taking units changed.
   std::uint64_t narrowed = 0, width_changes = 0;
