@@ -542,6 +542,10 @@ void ApplyEngine::roll_back(Worker& w, const Slot& slot) {
 }
 
 void ApplyEngine::note_contended(const ApplyTask& task) {
+  {
+    std::lock_guard lock(mu_);
+    if (width_control_) width_control_->retried();
+  }
   std::lock_guard lock(contended_mu_);
   contended_.insert(task.tables.begin(), task.tables.end());
 }

@@ -305,6 +305,7 @@ class ApplyEngine {
   std::atomic<std::size_t> max_busy_{0};
   std::atomic<std::uint64_t> committed_{0};
   std::atomic<std::uint64_t> retries_{0};
+  // (mu_ not held) The unit ran again for a lock: its tables chained, the width control told.
   void note_contended(const ApplyTask& task);
   bool behind_contended(const Slot& slot) const;
   // The turn watch (recovery/apply/turn_watch.cc), where a lock wait cannot be refused at once

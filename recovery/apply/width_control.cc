@@ -18,6 +18,8 @@ constexpr int kLongestRun = 64;
 constexpr double kMargin = 1.04;
 // Units a dependency level an epoch must have for N sessions to be worth trying.
 constexpr double kLeastOverlap = 1.5;
+// Units run again for a lock in an epoch on N sessions that end it on one.
+constexpr std::uint64_t kMostRetries = 2;
 
 }  // namespace
 
@@ -44,10 +46,12 @@ std::size_t WidthControl::committed(std::size_t bytes, Clock::time_point now, st
   if (work_ < (phase_ == Phase::kWarmUp ? kWarmUpWork : kEpochWork) || took < kLeastEpoch)
     return width_;
   const double rate = work_ / std::chrono::duration<double>(took).count();
-  const double allows =
+  double allows =
       static_cast<double>(epoch_units_) / static_cast<double>(high_level_ - low_level_ + 1);
+  if (width_ != 1 && epoch_retries_ >= kMostRetries) allows = 0;
   work_ = 0;
   epoch_units_ = 0;
+  epoch_retries_ = 0;
   epoch_start_ = now;
   end_epoch(rate, allows);
   return width_;

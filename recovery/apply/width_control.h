@@ -30,7 +30,8 @@ namespace binrecover::recovery {
 // 1.5 a level (every unit waits for the one before it: a table without keys, a hot row, rows
 // that InnoDB's duplicate checks chain) has nothing for N sessions to overlap: one session
 // takes them, the first epoch at N is not measured, and N is not tried again until an epoch
-// allows it (each such epoch at N cost the handing over and the switches for nothing).
+// allows it (each such epoch at N cost the handing over and the switches for nothing). So do
+// two units run again for a lock in an epoch on N (retried()).
 
 class WidthControl {
  public:
@@ -42,6 +43,11 @@ class WidthControl {
   // A unit of `bytes` of text at dependency level `level` committed at `now`; returns the
   // width for the units after it.
   std::size_t committed(std::size_t bytes, Clock::time_point now, std::uint64_t level = 0);
+  // A unit ran again for a lock (a lock its write set did not show: InnoDB's duplicate check
+  // of a unique key locks the next record too). Two in an epoch on N sessions end it on one
+  // (as an epoch with nothing to overlap: the table is chained from then on, and N is tried
+  // again with that once the run on one session is over).
+  void retried() { ++epoch_retries_; }
   std::size_t width() const { return width_; }
   // Units committed while one session took them, and how often the width changed.
   std::uint64_t narrowed() const { return narrowed_; }
@@ -67,6 +73,7 @@ class WidthControl {
   bool decided_ = false;  // the first choice was made
   double work_ = 0;       // of the epoch so far
   std::uint64_t epoch_units_ = 0, low_level_ = 0, high_level_ = 0;  // of the epoch so far
+  std::uint64_t epoch_retries_ = 0;
   bool started_ = false;
   Clock::time_point epoch_start_;
   std::uint64_t units_ = 0, narrowed_ = 0, changes_ = 0;

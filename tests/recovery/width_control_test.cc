@@ -145,5 +145,29 @@ TEST(WidthControlTest, NTriedOnceTheLogAllowsIt) {
   EXPECT_EQ(r.widths.find('N', overlap + 2u * 128u), std::string::npos);
 }
 
+TEST(WidthControlTest, UnitsRunAgainForLocksEndAnEpochOnN) {
+  // Units side by side by their write sets, but two run again for a lock in the warm-up: one
+  // session from its end, without the epoch on N (wide looks faster here: the rates are not
+  // what decides); N tried again after the run of 8 epochs on one session, and kept where no
+  // unit runs again.
+  Feed r;
+  r.units(5, microseconds(1000), microseconds(500));
+  r.control.retried();
+  r.control.retried();
+  r.units(1200, microseconds(1000), microseconds(500));
+  // (the warm-up: 32 units and at least 25 ms, 50 units of 500 us)
+  const auto first_one = r.widths.find('1');
+  EXPECT_EQ(first_one, 1u + 50u);
+  EXPECT_EQ(r.widths.substr(first_one, 8u * 128u), std::string(8u * 128u, '1'));
+  r.units(3000, microseconds(1000), microseconds(500));
+  EXPECT_EQ(r.widths.back(), 'N');
+  // One retry an epoch does not.
+  Feed one;
+  one.units(5, microseconds(1000), microseconds(500));
+  one.control.retried();
+  one.units(200, microseconds(1000), microseconds(500));
+  EXPECT_EQ(one.widths.substr(0, 1u + 32u + 128u), std::string(1u + 32u + 128u, 'N'));
+}
+
 }  // namespace
 }  // namespace binrecover::recovery
