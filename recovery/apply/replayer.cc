@@ -164,7 +164,7 @@ void Replayer::event(const binlog::Event& ev, std::uint8_t marks,
 }
 
 bool Replayer::writes_non_transactional(const binlog::Query& q) {
-  if (q.compressed) return false;  // (its text is not read here: see the docs)
+  if (q.compressed) return false;  // (the SQL writer refuses it: not supported yet)
   const StatementTargets st = statement_targets(q.query);
   using Action = StatementTargets::Action;
   if (st.action != Action::kInsert && st.action != Action::kUpdate &&
