@@ -141,13 +141,7 @@ void Replayer::event(const binlog::Event& ev, std::uint8_t marks,
   } else if (const auto* map = std::get_if<binlog::TableMap>(&ev.body)) {
     // (its engine on the target: a table there that is not transactional makes the unit one
     // that is not a transaction, whatever the source's engine was)
-    std::string_view db = map->db;
-    for (const auto& [from, to] : rewrites_)
-      if (ddl::ieq(db, from)) {
-        db = to;
-        break;
-      }
-    if (!engines_.transactional(db, map->table)) target_non_trans_ = true;
+    if (!engines_.transactional(target_db(map->db), map->table)) target_non_trans_ = true;
   } else if (const auto* r = std::get_if<binlog::Rows>(&ev.body)) {
     rows_ = true;
     if ((r->flags & binlog::kStmtEndFlag) != 0) ++row_statements_;
@@ -163,6 +157,12 @@ void Replayer::event(const binlog::Event& ev, std::uint8_t marks,
   }
 }
 
+std::string_view Replayer::target_db(std::string_view db) const {
+  for (const auto& [from, to] : rewrites_)
+    if (ddl::ieq(db, from)) return to;
+  return db;
+}
+
 bool Replayer::writes_non_transactional(const binlog::Query& q) {
   if (q.compressed) return false;  // (the SQL writer refuses it: not supported yet)
   const StatementTargets st = statement_targets(q.query);
@@ -174,14 +174,10 @@ bool Replayer::writes_non_transactional(const binlog::Query& q) {
   if (st.kind != StatementTargets::Kind::kTables || st.overflow) return true;
   std::string db_buf, table_buf;
   for (std::uint8_t i = 0; i < st.count; ++i) {
-    std::string_view db = st.refs[i].db.empty() ? q.db : ident_name(st.refs[i].db, db_buf);
+    const std::string_view db = st.refs[i].db.empty() ? q.db : ident_name(st.refs[i].db, db_buf);
     if (db.empty()) return true;
-    for (const auto& [from, to] : rewrites_)
-      if (ddl::ieq(db, from)) {
-        db = to;
-        break;
-      }
-    if (!engines_.transactional(db, ident_name(st.refs[i].table, table_buf))) return true;
+    if (!engines_.transactional(target_db(db), ident_name(st.refs[i].table, table_buf)))
+      return true;
   }
   return false;
 }

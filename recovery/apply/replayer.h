@@ -117,6 +117,8 @@ class Replayer : public WalkConsumer {
   // transactional on the target (or tables its text does not name: a statement that has no
   // table reference the reader understands).
   bool writes_non_transactional(const binlog::Query& q);
+  // The name a database of the log has on the target (--rewrite-db).
+  std::string_view target_db(std::string_view db) const;
   // (begin_unit) Whether a MariaDB GTID (D-S-N) is later than every one of this run before it
   // of its domain and server; notes it.
   bool later_in_run(const std::string& gtid);

@@ -556,10 +556,13 @@ bool is_table_ddl(std::string_view stmt) {
   if (std::none_of(std::begin(kTableDdl), std::end(kTableDdl),
                    [&](std::string_view p) { return starts_with_ci(stmt, p); }))
     return false;
-  constexpr std::string_view kSelect = "select";
-  for (std::size_t i = 0; i + kSelect.size() <= stmt.size(); ++i)
-    if (starts_with_ci(stmt.substr(i), kSelect)) return false;
-  return true;
+  return !contains_ci(stmt, "SELECT");
+}
+
+bool contains_ci(std::string_view s, std::string_view word) {
+  for (std::size_t i = 0; i + word.size() <= s.size(); ++i)
+    if (starts_with_ci(s.substr(i), word)) return true;
+  return false;
 }
 
 }  // namespace binrecover::recovery

@@ -49,6 +49,8 @@ bool is_commit(std::string_view statement);
 // one could call a function that sets a variable, or read rows under locks). It waits for
 // metadata locks alone, never for a row lock.
 bool is_table_ddl(std::string_view statement);
+// Whether `word` (ASCII) is anywhere in `s`, letter case aside.
+bool contains_ci(std::string_view s, std::string_view word);
 bool is_plain_begin(std::string_view statement);
 
 // Applies SQL text to a session, one whole unit (transaction, or event outside one) at a time.
