@@ -79,6 +79,16 @@ struct Session::Impl {
                                         libs::mariadb().mysql_sqlstate(mysql) +
                                         "): " + libs::mariadb().mysql_error(mysql));
   }
+  // The statement's result as the client library read it, nullptr where it has none; a result
+  // lost on its way (the connection closed inside its rows: the library then forgets it had
+  // columns) is an error, never "no row".
+  MYSQL_RES* stored(std::string_view sql) const {
+    const libs::MariadbApi& db = libs::mariadb();
+    MYSQL_RES* res = db.mysql_store_result(mysql);
+    if (res == nullptr && (db.mysql_errno(mysql) != 0 || db.mysql_field_count(mysql) != 0))
+      fail(std::string(sql));
+    return res;
+  }
   void drain() {
     do {
       if (MYSQL_RES* res = libs::mariadb().mysql_store_result(mysql))
@@ -253,10 +263,7 @@ void Session::execute_batch(std::string_view sql, std::size_t& done) {
   if (db.mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
     impl_->fail();
   for (;;) {
-    if (MYSQL_RES* res = db.mysql_store_result(m))
-      db.mysql_free_result(res);
-    else if (db.mysql_field_count(m) != 0)
-      impl_->fail();
+    if (MYSQL_RES* res = impl_->stored({})) db.mysql_free_result(res);
     ++done;
     const int next = db.mysql_next_result(m);
     if (next < 0) return;
@@ -287,7 +294,7 @@ std::optional<std::string> Session::value(std::string_view sql) {
   if (db.mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
     impl_->fail(std::string(sql));
   std::optional<std::string> out;
-  if (MYSQL_RES* res = db.mysql_store_result(m)) {
+  if (MYSQL_RES* res = impl_->stored(sql)) {
     MYSQL_ROW row = db.mysql_fetch_row(res);
     if (row != nullptr && db.mysql_num_fields(res) > 0 && row[0] != nullptr) {
       const unsigned long* len = db.mysql_fetch_lengths(res);
@@ -322,7 +329,7 @@ std::vector<std::vector<std::string>> Session::rows(std::string_view sql) {
   if (db.mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
     impl_->fail(std::string(sql));
   std::vector<std::vector<std::string>> out;
-  if (MYSQL_RES* res = db.mysql_store_result(m)) out = take_rows(res);
+  if (MYSQL_RES* res = impl_->stored(sql)) out = take_rows(res);
   impl_->drain();
   return out;
 }
@@ -335,10 +342,8 @@ std::vector<std::vector<std::vector<std::string>>> Session::result_sets(std::str
     impl_->fail(std::string(sql));
   std::vector<std::vector<std::vector<std::string>>> out;
   for (;;) {
-    if (MYSQL_RES* res = db.mysql_store_result(m))
+    if (MYSQL_RES* res = impl_->stored(sql))
       out.push_back(take_rows(res));
-    else if (db.mysql_field_count(m) != 0)
-      impl_->fail(std::string(sql));
     else
       out.emplace_back();
     const int next = db.mysql_next_result(m);
@@ -353,7 +358,7 @@ std::vector<std::pair<std::string, std::string>> Session::named_row(std::string_
   if (db.mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
     impl_->fail(std::string(sql));
   std::vector<std::pair<std::string, std::string>> out;
-  if (MYSQL_RES* res = db.mysql_store_result(m)) {
+  if (MYSQL_RES* res = impl_->stored(sql)) {
     const unsigned n = db.mysql_num_fields(res);
     const MYSQL_FIELD* fields = db.mysql_fetch_fields(res);
     if (MYSQL_ROW row = db.mysql_fetch_row(res)) {

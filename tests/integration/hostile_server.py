@@ -26,7 +26,8 @@ Scenarios (--scenario):
 With --infile PATH (any scenario), a query matching --infile-on (a regular expression; default:
 any) is answered with a LOAD DATA LOCAL request for PATH instead, as a hostile server or target
 would send; the bytes the client then sends are counted into --received FILE (one line per
-request: "PATH BYTES") and the query gets an OK.
+request: "PATH BYTES") and the query gets an OK. With --cut-on REGEX, a matching query gets the
+columns of a result and the connection is closed before its rows: a result lost on its way.
 At the end of the last file: the EOF packet when the dump asked for BINLOG_DUMP_NON_BLOCK, else
 the connection stays open and silent (no heartbeats), as a server with nothing new to send.
 
@@ -217,6 +218,9 @@ class Connection:
                       b"\x0c" + struct.pack("<HIBHB", 45, 1024, 0xFD, 0, 0) + b"\0\0")
         if not self.caps & CLIENT_DEPRECATE_EOF:
             self.eof()
+        if rows is None:  # (its rows lost on the way)
+            self.sock.shutdown(socket.SHUT_RDWR)
+            raise Closed()
         for row in rows:
             self.send(b"".join(b"\xfb" if v is None else lenenc_str(v) for v in row))
         self.eof()
@@ -286,6 +290,9 @@ class Connection:
         if ARGS.infile and re.search(ARGS.infile_on, q, re.I):
             self.local_infile(q)
             return
+        if ARGS.cut_on and re.search(ARGS.cut_on, q, re.I):
+            log(f"#{self.id} a result's columns for {q!r}, then the connection closed")
+            self.result([b"v"], None)
         q = q.strip().rstrip(";").strip()
         u = " ".join(q.split()).upper()
         var = re.fullmatch(r"SELECT\s+(@@(?:GLOBAL\.|SESSION\.)?(\w+))", q, re.I)
@@ -423,6 +430,8 @@ def main():
                     help="which queries get the request (default: every one)")
     ap.add_argument("--received", default=os.devnull, metavar="FILE",
                     help="where the bytes sent for each request are counted")
+    ap.add_argument("--cut-on", default="", metavar="REGEX",
+                    help="a matching query gets its columns, then the connection closes")
     ap.add_argument("--quiet", action="store_true", help="no log of commands on stderr")
     ARGS = ap.parse_args()
     logs = build_logs()

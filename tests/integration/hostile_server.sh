@@ -91,6 +91,19 @@ grep -q "reconnecting in 1 s" "$WORK/follow.err" && grep -q "reconnecting in 2 s
 stop_hostile
 pass "a silent server: exit 6 within --net-read-timeout; --stop-never reconnects with a growing wait"
 
+# A result lost on its way (the connection closed after its columns, before its rows): an error
+# naming the query, never an empty answer ("has no binary logs" before).
+for q in "SHOW BINARY LOGS" "SELECT @@max_allowed_packet" "SELECT @@global.binlog_checksum"; do
+  start_hostile --scenario names --log mysql-bin.000001 --cut-on "^$q\$"
+  rc=0
+  timeout 60 "$BINRECOVER" --no-defaults events -R -h 127.0.0.1 -P "$HPORT" -u root --net-read-timeout=3 \
+    mysql-bin.000001 >/dev/null 2>"$WORK/c.err" || rc=$?
+  [ "$rc" = 6 ] && grep -q "$q: server error 2013" "$WORK/c.err" ||
+    { cat "$WORK/c.err" >&2; fail "the result of $q lost: exit $rc, the query not named"; }
+  stop_hostile
+done
+pass "a result lost after its columns: exit 6 naming the query"
+
 # 3. Broken packets: a clear error or the events there are, never a crash or a hang.
 for v in 0 1 2 3 4 5 6 7 8 9; do
   start_hostile --scenario garbage --variant "$v"

@@ -135,7 +135,9 @@ tgt_gtids() {
   if [ "$FLAVOR" = mysql ]; then
     local uuid
     uuid=$(src_gtids | head -1 | cut -d: -f1)
-    sql "$PT" -N -e "SELECT @@GLOBAL.gtid_executed" | tr -d '\n' | tr ',' '\n' | grep "^$uuid:" |
+    # (the client writes the value's line breaks as \n: they are taken out by the server; with
+    # them, a set whose first UUID is the target's own showed none of the log's)
+    sql "$PT" -N -e "SELECT REPLACE(@@GLOBAL.gtid_executed, '\n', '')" | tr ',' '\n' | grep "^$uuid:" |
       sed "s/^$uuid://" | tr ':' '\n' | while IFS=- read -r from to; do
         for n in $(seq "$from" "${to:-$from}"); do echo "$uuid:$n"; done
       done | sort -u
