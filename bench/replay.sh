@@ -84,6 +84,10 @@ checksum() {  # CHECKSUM TABLE of every table outside the system schemas, by nam
 # idle and iowait): what every process of a way used, the target, binrecover, the clients, the
 # kernel's network and disk work for them. On C cores no way can take less than CPU / C seconds.
 busy_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
+# The CPU ticks of the processes this script waited for (binrecover, mariadb-binlog, the
+# client: /proc/$$/stat's cutime + cstime) and of the target's server (utime + stime).
+client_ticks() { awk '{ print $16 + $17 }' "/proc/$$/stat"; }
+target_ticks() { awk '{ print $14 + $15 }' "/proc/$(cat "$work/srv/mysqld.pid")/stat"; }
 
 # br_replay OPTION...: binrecover replay of F with the options; its retries (the report's) go to
 # $work/retries.
@@ -107,6 +111,8 @@ run() {
       MASTER_LOG_POS=4, MASTER_USE_GTID=no"
   rm -f "$work/state" "$work/retries"
   c0=$(busy_ticks)
+  k0=$(client_ticks)
+  s0=$(target_ticks)
   t0=$(date +%s.%N)
   case $m in
     mb_pipe) mariadb-binlog --no-defaults "$F" | "${client[@]}" ;;
@@ -125,6 +131,8 @@ run() {
   esac
   t1=$(date +%s.%N)
   c1=$(busy_ticks)
+  k1=$(client_ticks)
+  s1=$(target_ticks)
   local sum retried
   # The target's parallel applier retries a transaction that conflicted with an earlier one.
   retried=$("${client[@]}" -N -e "SHOW GLOBAL STATUS LIKE 'Slave_retried_transactions'" | cut -f2)
@@ -134,6 +142,8 @@ run() {
   awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }' >> "$work/$m.$flush"
   awk -v a="$c0" -v b="$c1" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f\n", (b - a) / hz }' \
     >> "$work/$m.$flush.cpu"
+  awk -v a="$k0" -v b="$k1" -v c="$s0" -v d="$s1" -v hz="$(getconf CLK_TCK)" \
+    'BEGIN { printf "%.2f %.2f\n", (b - a) / hz, (d - c) / hz }' >> "$work/$m.$flush.split"
   cat "$work/retries" 2> /dev/null >> "$work/$m.$flush.retries" || true
   if [ ! -f "$work/sum" ]; then
     echo "$sum" > "$work/sum"
@@ -147,7 +157,7 @@ for flush in $BENCH_FLUSH; do
   for _ in $(seq 1 "$BENCH_RUNS"); do
     for m in $BENCH_METHODS; do
       run "$m" "$flush"
-      log "$m flush=$flush: $(tail -1 "$work/$m.$flush") s, machine CPU $(tail -1 "$work/$m.$flush.cpu") s"
+      log "$m flush=$flush: $(tail -1 "$work/$m.$flush") s, machine CPU $(tail -1 "$work/$m.$flush.cpu") s (clients, target: $(tail -1 "$work/$m.$flush.split"))"
     done
   done
 done
@@ -164,23 +174,26 @@ median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }
     echo
     echo "innodb_flush_log_at_trx_commit=$flush:"
     echo
-    echo "| method | seconds | transactions/s | rows/s | vs mb_pipe | machine CPU s | CPU s / $(nproc) cores | retries |"
-    echo "|---|---|---|---|---|---|---|---|"
+    echo "| method | seconds | transactions/s | rows/s | vs mb_pipe | machine CPU s | CPU s / $(nproc) cores | clients CPU s | target CPU s | retries |"
+    echo "|---|---|---|---|---|---|---|---|---|---|"
     base=$(median "$work/mb_pipe.$flush" 2> /dev/null || echo 0)
     for m in $BENCH_METHODS; do
       s=$(median "$work/$m.$flush")
       c=$(median "$work/$m.$flush.cpu")
       # (binrecover's retries: the most of any run; "-" for the ways that are not binrecover replay)
       re=$(sort -n "$work/$m.$flush.retries" 2> /dev/null | tail -1)
+      cl=$(cut -d' ' -f1 "$work/$m.$flush.split" > "$work/x" && median "$work/x")
+      tg=$(cut -d' ' -f2 "$work/$m.$flush.split" > "$work/x" && median "$work/x")
       awk -v m="$m" -v s="$s" -v t="$transactions" -v r="$rows" -v b="$base" -v c="$c" -v n="$(nproc)" \
-        -v re="${re:--}" 'BEGIN {
-        printf "| %s | %.2f | %.0f | %.0f | %s | %.2f | %.2f | %s |\n", m, s, t / s, r / s,
-          (b > 0 ? sprintf("%.2fx", b / s) : "-"), c, c / n, re }'
+        -v re="${re:--}" -v cl="$cl" -v tg="$tg" 'BEGIN {
+        printf "| %s | %.2f | %.0f | %.0f | %s | %.2f | %.2f | %.2f | %.2f | %s |\n", m, s, t / s,
+          r / s, (b > 0 ? sprintf("%.2fx", b / s) : "-"), c, c / n, cl, tg, re }'
     done
   done
   echo
   echo "machine CPU s: the busy time of all cores during the run (/proc/stat, median), every process"
-  echo "included; the last column is the least wall time that work can take on this machine."
+  echo "included; CPU s / cores: the least wall time that work can take on this machine. clients:"
+  echo "the processes the bench ran (binrecover, mariadb-binlog, the client); target: its server."
   echo
   echo "CHECKSUM TABLE equal after every run: $(cat "$work/sum")"
 } | tee "${BENCH_RESULT:-bench/results/replay.md}"
