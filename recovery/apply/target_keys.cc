@@ -24,6 +24,24 @@ std::uint32_t number(const std::string& s) {
   return static_cast<std::uint32_t>(std::strtoul(s.c_str(), nullptr, 10));
 }
 
+// Whether `collation` is the character set's own of that kind (utf8mb4 and "_0900_ai_ci"), not
+// a language's (utf8mb4_hu_0900_ai_ci). (utf8 and utf8mb3 are one character set.)
+bool own_collation(std::string_view collation, std::string_view charset, std::string_view kind) {
+  if (!ends_with(collation, kind)) return false;
+  const std::string_view head = collation.substr(0, collation.size() - kind.size());
+  const auto utf8 = [](std::string_view s) { return s == "utf8" || s == "utf8mb3"; };
+  return head == charset || (utf8(head) && utf8(charset));
+}
+
+// Character sets of one byte a character: every byte string is text of theirs.
+bool single_byte(std::string_view charset) {
+  static constexpr std::string_view kSets[] = {
+      "armscii8", "cp1250",  "cp1251", "cp1256", "cp1257", "cp850",    "cp852", "cp866",
+      "dec8",     "geostd8", "greek",  "hebrew", "hp8",    "keybcs2",  "koi8r", "koi8u",
+      "latin1",   "latin2",  "latin5", "latin7", "macce",  "macroman", "swe7",  "tis620"};
+  return std::find(std::begin(kSets), std::end(kSets), charset) != std::end(kSets);
+}
+
 }  // namespace
 
 KeyNorm key_norm(std::string_view type, std::string_view charset, std::string_view collation) {
@@ -47,21 +65,23 @@ KeyNorm key_norm(std::string_view type, std::string_view charset, std::string_vi
   if (charset == "ucs2" || charset == "utf16" || charset == "utf16le" || charset == "utf32")
     return KeyNorm::kCoarse;
   if (ends_with(collation, "_bin") || ends_with(collation, "_nopad_bin")) return KeyNorm::kPadded;
-  // Collations of one level of weights, in the character sets whose text is checked here
-  // before the target weighs it: the target's weights (WEIGHT_STRING) tell equal values.
+  // A character set's own collations of one level of weights (not a language's: the
+  // contractions of utf8mb4_hu_0900_ai_ci make 'ccs' and 'cscs' one): the target's weights
+  // (WEIGHT_STRING) tell equal values, in any character set (macce_general_ci takes 'M' for
+  // 'N', koi8u_general_ci '`' for a space).
   static constexpr std::string_view kOneLevel[] = {
       "_general_ci",       "_general_nopad_ci",   "_general_mysql500_ci",  "_unicode_ci",
       "_unicode_nopad_ci", "_unicode_520_ci",     "_unicode_520_nopad_ci", "_0900_ai_ci",
       "_uca1400_ai_ci",    "_uca1400_nopad_ai_ci"};
-  const bool checked = charset == "utf8mb4" || charset == "utf8mb3" || charset == "utf8" ||
-                       charset == "latin1" || charset == "ascii";
   for (const std::string_view f : kOneLevel)
-    if (checked && ends_with(collation, f)) return KeyNorm::kWeighed;
+    if (own_collation(collation, charset, f)) return KeyNorm::kWeighed;
   if (collation == "latin1_swedish_ci" || collation == "latin1_swedish_nopad_ci" ||
       collation == "latin1_general_ci" || collation == "ascii_general_ci")
     return KeyNorm::kWeighed;
-  // Collations without contractions or expansions among printable ASCII characters: case
-  // (and accents, which ASCII has none of) aside, two different ASCII strings differ.
+  // The Unicode character sets' and latin1's own collations without contractions or
+  // expansions among printable ASCII characters: case (and accents, which ASCII has none of)
+  // aside, two different ASCII strings differ.
+  if (!ascii_foldable(charset)) return KeyNorm::kCoarse;
   static constexpr std::string_view kFoldable[] = {
       "_general_ci",           "_general_nopad_ci",    "_general_mysql500_ci",
       "_unicode_ci",           "_unicode_nopad_ci",    "_unicode_520_ci",
@@ -71,8 +91,13 @@ KeyNorm key_norm(std::string_view type, std::string_view charset, std::string_vi
       "_uca1400_nopad_ai_cs",  "_uca1400_nopad_as_ci", "_uca1400_nopad_as_cs",
       "_general1400_as_ci"};
   for (const std::string_view f : kFoldable)
-    if (ends_with(collation, f)) return KeyNorm::kAsciiFold;
+    if (own_collation(collation, charset, f)) return KeyNorm::kAsciiFold;
   return KeyNorm::kCoarse;
+}
+
+bool ascii_foldable(std::string_view charset) {
+  return charset == "utf8mb4" || charset == "utf8mb3" || charset == "utf8" || charset == "latin1" ||
+         charset == "ascii";
 }
 
 namespace {
@@ -90,8 +115,10 @@ bool printable_ascii(std::string_view s) {
 // Whether `s` is well-formed text of `charset` (UTF-8: no overlong forms, surrogates or code
 // points past U+10FFFF; utf8mb3: none past U+FFFF), so that the target weighs what a row holds.
 bool well_formed(std::string_view s, std::string_view charset) {
-  if (charset == "latin1") return true;
+  if (single_byte(charset)) return true;
   if (charset == "ascii") return std::all_of(s.begin(), s.end(), [](char c) { return c >= 0; });
+  // (other character sets of several bytes a character: not told here)
+  if (charset != "utf8mb4" && charset != "utf8mb3" && charset != "utf8") return false;
   const std::size_t most = charset == "utf8mb4" ? 4 : 3;
   for (std::size_t i = 0; i < s.size();) {
     const auto b = static_cast<unsigned char>(s[i]);
@@ -173,7 +200,8 @@ Weighing TargetKeys::weigh(std::uint32_t collation, std::string_view value, std:
   if (collation >= collations_.size()) return Weighing::kFold;
   Collation& c = collations_[collation];
   if (!c.learned) learn(c);
-  if (!c.usable) return Weighing::kFold;
+  // (folded where that is sure; else the rows hold their table)
+  if (!c.usable) return ascii_foldable(c.charset) ? Weighing::kFold : Weighing::kUnknown;
   out.clear();
   if (printable_ascii(value)) {
     if (prefix > 0 && value.size() > prefix) value = value.substr(0, prefix);
@@ -305,7 +333,7 @@ std::vector<KeyPart> read_columns(const Rows& rows, TableKeys& k, TargetKeys& ke
       if (const auto n = keys.collation_number(r[2], r[3]))
         p.collation = *n;
       else
-        p.norm = KeyNorm::kAsciiFold;
+        p.norm = ascii_foldable(r[2]) ? KeyNorm::kAsciiFold : KeyNorm::kCoarse;
     }
     norms.push_back(p);
   }

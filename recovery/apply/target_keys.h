@@ -82,5 +82,8 @@ class TargetKeys : public KeySource {
 // The rule for a key column of the given information_schema DATA_TYPE, CHARACTER_SET_NAME and
 // COLLATION_NAME (lower case, "" for NULL).
 KeyNorm key_norm(std::string_view data_type, std::string_view charset, std::string_view collation);
+// Whether the character set's own collations may be taken as kAsciiFold where the target cannot
+// weigh: the Unicode ones and latin1 (an 8-bit one may weigh ASCII letters as one: macce).
+bool ascii_foldable(std::string_view charset);
 
 }  // namespace binrecover::recovery

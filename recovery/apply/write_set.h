@@ -27,7 +27,8 @@ enum class KeyNorm : std::uint8_t {
   kWeighed,    // a collation of one level of weights (general_ci, unicode_ci, 0900_ai_ci,
                // uca1400_ai_ci, latin1_swedish_ci, ...): values compared by the target's weights
                // (KeySource::weigh), so that 'bâton' and 'BATON' are one key exactly where the
-               // target says so; where the target cannot tell, as kAsciiFold
+               // target says so; where the target cannot tell, as kAsciiFold in the Unicode
+               // character sets and latin1 (ascii_foldable), else the row holds its table
   kCoarse,     // any other collation, JSON, geometry: the row holds its whole table
 };
 
@@ -88,7 +89,7 @@ class KeySource {
   // (kWeighed) The weights of `value` (its first `prefix` characters; 0: all) in the collation
   // KeyPart::collation names, into `out`: two values the target takes for one key get the same
   // weights, two it takes for two keys different ones. A collation answers kFold for every
-  // value or for none.
+  // value or for none (and only one whose character set is ascii_foldable).
   virtual Weighing weigh(std::uint32_t /*collation*/, std::string_view /*value*/,
                          std::uint32_t /*prefix*/, std::string& /*out*/) {
     return Weighing::kFold;

@@ -10,6 +10,7 @@
 #    transactions on the same rows;
 #  - a _general_ci unique key whose non-ASCII values move between rows, and the same under an
 #    accent-insensitive collation (unicode_ci), a prefix key and a key on a generated column;
+#    8-bit collations that weigh ASCII characters as one (macce_general_ci: 'M' = 'N');
 #  - a primary key changed and the old key taken again at once, a trigger on the source (its
 #    rows in a keyless table are in the log), a DDL half way.
 #  - --merge-transactions onto a target whose keyless table is MyISAM (InnoDB in the log): a
@@ -81,8 +82,22 @@ sql "$PA" -e "$pre CREATE DATABASE s;
   INSERT INTO s.pre VALUES (1, 'abcd-1'), (2, 'zz2'), (3, 'zz3');
   INSERT INTO s.gen (id, a) VALUES (1, 1), (2, 2), (3, 3);
   INSERT INTO s.nu VALUES (NULL, 1, 0), (NULL, 2, 0), (NULL, 3, 0), (1, 4, 0);
-  INSERT INTO s.ci VALUES (1, 'bâton'), (2, 'x2'), (3, 'x3');"
+  INSERT INTO s.ci VALUES (1, 'bâton'), (2, 'x2'), (3, 'x3');
+  CREATE TABLE s.mc (id INT PRIMARY KEY, u VARCHAR(10) CHARACTER SET macce
+    COLLATE macce_general_ci NULL, UNIQUE KEY (u)) ENGINE=InnoDB;
+  CREATE TABLE s.ku (id INT PRIMARY KEY, u VARCHAR(10) CHARACTER SET koi8u
+    COLLATE koi8u_general_ci NULL, UNIQUE KEY (u)) ENGINE=InnoDB;
+  INSERT INTO s.mc VALUES (1, 'M'), (2, NULL); INSERT INTO s.ku VALUES (1, 'a'), (2, NULL);"
 {
+  # Collations of 8-bit character sets that weigh ASCII characters as one: macce_general_ci
+  # takes 'M' for 'N', koi8u_general_ci '`' for a space (so 'a`' is 'a'). The value moves
+  # between two rows, one transaction a statement: each must wait for the one that freed it.
+  for i in $(seq 1 100); do
+    echo "UPDATE s.mc SET u = NULL WHERE id = 1; UPDATE s.mc SET u = 'N' WHERE id = 2;"
+    echo "UPDATE s.mc SET u = NULL WHERE id = 2; UPDATE s.mc SET u = 'M' WHERE id = 1;"
+    echo "UPDATE s.ku SET u = NULL WHERE id = 1; UPDATE s.ku SET u = 'a\`' WHERE id = 2;"
+    echo "UPDATE s.ku SET u = NULL WHERE id = 2; UPDATE s.ku SET u = 'a' WHERE id = 1;"
+  done
   for i in $(seq 1 60); do
     # Cascades: parent i with a child and a grandchild, then deleted; a new parent's child and
     # grandchild take the cascaded rows' keys at once.
@@ -127,7 +142,9 @@ mapfile -t files < <(binlogs_between "$WORK/a/binlog" mysql-bin.000001)
 unset 'files[${#files[@]}-1]'
 tables() {
   sql "$1" -N -e "CHECKSUM TABLE s.p, s.c, s.g, s.n, s.nu, s.bulk, s.ci, s.ai, s.pre, s.gen, s.pk,
-    s.audit, s2.x; SELECT 'audit', COUNT(*), SUM(id), SUM(v) FROM s.audit;
+    s.audit, s2.x, s.mc, s.ku; SELECT 'audit', COUNT(*), SUM(id), SUM(v) FROM s.audit;
+    SELECT 'mc', GROUP_CONCAT(id, '=', IFNULL(u, '-') ORDER BY id) FROM s.mc;
+    SELECT 'ku', GROUP_CONCAT(id, '=', IFNULL(u, '-') ORDER BY id) FROM s.ku;
     SELECT 'c', COUNT(*), SUM(v) FROM s.c; SELECT 'g', COUNT(*), SUM(v) FROM s.g;
     SELECT 'nu', GROUP_CONCAT(CONCAT_WS(':', a, b, v) ORDER BY b) FROM s.nu;
     SELECT 'ci', GROUP_CONCAT(name ORDER BY id) FROM s.ci"
@@ -158,7 +175,7 @@ for mode in "--parallel=8" "--parallel=8 --no-preserve-commit-order" \
     fi
   done
 done
-pass "$FLAVOR: cascades (1 and 2 levels, one across schemas, SET NULL), nullable unique keys, bulk whole-table holds, _ci, accent-insensitive, prefix and generated-column keys, primary key changes, trigger rows, DDL mid-log: --parallel 8, without commit order, merged: $ROUNDS rounds each equal the source"
+pass "$FLAVOR: cascades (1 and 2 levels, one across schemas, SET NULL), nullable unique keys, bulk whole-table holds, _ci, accent-insensitive, macce/koi8u, prefix and generated-column keys, primary key changes, trigger rows, DDL mid-log: --parallel 8, without commit order, merged: $ROUNDS rounds each equal the source"
 
 # A cascade into another schema, its order made certain: a parent deleted (its child, in
 # another schema, deleted by the target's foreign key, not in the log), then a new child taking

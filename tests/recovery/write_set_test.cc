@@ -293,8 +293,18 @@ TEST(KeyNormTest, CollationsAndTypes) {
   // (weights of more than one level do not add up character by character: ASCII only)
   EXPECT_EQ(key_norm("char", "utf8mb4", "utf8mb4_0900_as_cs"), KeyNorm::kAsciiFold);
   EXPECT_EQ(key_norm("char", "utf8mb4", "utf8mb4_uca1400_as_ci"), KeyNorm::kAsciiFold);
-  // (a character set whose text is not checked here before the target weighs it)
-  EXPECT_EQ(key_norm("varchar", "gbk", "gbk_general_ci"), KeyNorm::kAsciiFold);
+  // (any character set's own one-level collation: weighed by the target, which alone knows
+  // that macce_general_ci takes 'M' for 'N' and koi8u_general_ci '`' for a space)
+  EXPECT_EQ(key_norm("varchar", "gbk", "gbk_general_ci"), KeyNorm::kWeighed);
+  EXPECT_EQ(key_norm("varchar", "macce", "macce_general_ci"), KeyNorm::kWeighed);
+  EXPECT_EQ(key_norm("varchar", "koi8u", "koi8u_general_ci"), KeyNorm::kWeighed);
+  EXPECT_TRUE(ascii_foldable("utf8mb4") && ascii_foldable("latin1"));
+  EXPECT_FALSE(ascii_foldable("macce") || ascii_foldable("koi8u") || ascii_foldable("gbk"));
+  // (a language's collation: its contractions may make two ASCII strings one, 'ccs' = 'cscs')
+  EXPECT_EQ(key_norm("varchar", "utf8mb4", "utf8mb4_hu_0900_ai_ci"), KeyNorm::kCoarse);
+  EXPECT_EQ(key_norm("varchar", "utf8mb4", "utf8mb4_cs_0900_as_cs"), KeyNorm::kCoarse);
+  EXPECT_EQ(key_norm("varchar", "cp1250", "cp1250_czech_cs"), KeyNorm::kCoarse);
+  EXPECT_EQ(key_norm("varchar", "utf8mb3", "utf8_general_ci"), KeyNorm::kWeighed);
   EXPECT_EQ(key_norm("varchar", "utf8mb4", "utf8mb4_german2_ci"), KeyNorm::kCoarse);
   EXPECT_EQ(key_norm("varchar", "utf8mb4", "utf8mb4_hungarian_ci"), KeyNorm::kCoarse);
   EXPECT_EQ(key_norm("varchar", "ucs2", "ucs2_bin"), KeyNorm::kCoarse);
