@@ -307,8 +307,8 @@ std::string columns_query(const std::string& where) {
          where + " ORDER BY ORDINAL_POSITION";
 }
 std::string unique_keys_query(const std::string& where) {
-  return "SELECT INDEX_NAME, IFNULL(COLUMN_NAME, ''), IFNULL(SUB_PART, 0) FROM "
-         "information_schema.STATISTICS" +
+  return "SELECT INDEX_NAME, IFNULL(COLUMN_NAME, ''), IFNULL(SUB_PART, 0), INDEX_TYPE = 'HASH' "
+         "FROM information_schema.STATISTICS" +
          where + " AND NON_UNIQUE = 0 ORDER BY INDEX_NAME <> 'PRIMARY', INDEX_NAME, SEQ_IN_INDEX";
 }
 std::string references_query(const std::string& where) {
@@ -342,14 +342,16 @@ std::vector<KeyPart> read_columns(const Rows& rows, TableKeys& k, TargetKeys& ke
 }
 
 // Unique keys, the primary key first. A part that names no column (MySQL's functional index)
-// cannot be told from the row: it makes its key coarse.
+// cannot be told from the row: it makes its key coarse. (A unique key of type HASH in an InnoDB
+// table is MariaDB's long unique key, kept in a hidden column.)
 void read_unique_keys(const Rows& rows, const std::vector<KeyPart>& norms, TableKeys& k) {
   std::string current;
   for (const auto& r : rows) {
-    if (r.size() < 3) continue;
+    if (r.size() < 4) continue;
     if (k.unique.empty() || r[0] != current) {
       k.unique.emplace_back();
       current = r[0];
+      if (r[3] == "1") ++k.hidden;
     }
     KeyPart part;
     const int c = column_index(k, r[1]);

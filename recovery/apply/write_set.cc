@@ -160,7 +160,8 @@ void WriteSetBuilder::add(const binlog::Event& ev, const binlog::FormatContext& 
     t.keys = &source_.keys(info.db, info.table);
     t.hash = table_hash(info.db, info.table);
     if (!t.keys->found) return ws_.make_barrier(name + " is not on the target");
-    if (t.keys->columns != info.layout.size())
+    if (t.keys->columns != info.layout.size() &&
+        t.keys->columns + t.keys->hidden != info.layout.size())
       return ws_.make_barrier(name + " has " + std::to_string(t.keys->columns) +
                               " columns on the target, " + std::to_string(info.layout.size()) +
                               " in the log");

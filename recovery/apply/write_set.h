@@ -65,6 +65,9 @@ struct ForeignKey {
 struct TableKeys {
   bool found = false;
   std::uint64_t columns = 0;
+  // MariaDB's long unique keys (on TEXT, BLOB, long VARCHAR): a hidden hash column each, which
+  // its row images have after the table's columns.
+  std::uint64_t hidden = 0;
   bool transactional = true;        // InnoDB (or another engine with transactions)
   std::vector<std::string> names;   // the columns' names
   std::vector<UniqueKey> unique;    // the primary key first, when there is one
