@@ -120,6 +120,24 @@ TEST(WriteSetTest, TablesWithoutKeysAreHeldWholeAndUnknownOnesAreBarriers) {
   EXPECT_TRUE(barrier);
 }
 
+// MariaDB's long unique keys: a hidden hash column each after the table's columns in a row
+// image (here tt's last column taken for one): told by the keys, no barrier; one column more
+// than the catalog's without such a key is a barrier.
+TEST(WriteSetTest, HiddenHashColumnsOfLongUniqueKeysAreExpected) {
+  FixedKeys keys;
+  keys.tables["zyyshop.tt"] = with_primary_key(4, 0);
+  keys.tables["zyyshop.tt"].hidden = 1;
+  keys.tables["crm.tags"] = with_primary_key(2, 0);
+  std::vector<WriteSet> sets = write_sets(keys);
+  ASSERT_EQ(sets.size(), 8u);
+  for (const WriteSet& ws : sets) EXPECT_FALSE(ws.barrier) << ws.why;
+  EXPECT_EQ(sets[0].rows.size(), 1u);  // (tt row 1 by its key)
+
+  keys.tables["zyyshop.tt"].hidden = 0;
+  sets = write_sets(keys);
+  EXPECT_TRUE(sets[0].barrier);
+}
+
 TEST(WriteSetTest, TheFirstUnitOnATableADdlNamedIsABarrierAndTheRestGoByKeys) {
   FixedKeys keys;
   keys.tables["zyyshop.tt"] = with_primary_key(5, 0);
