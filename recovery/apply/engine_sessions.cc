@@ -89,21 +89,25 @@ void ApplyEngine::open_session(Worker& worker) {
     // set names) cost a second each (apply() says what a failure does).
     if (i == 0) fast_fail_ = opts_.preserve_commit_order && w->session->mariadb();
     w->session->execute(short_wait());
-    // Row changes apply the same in any isolation; READ COMMITTED takes no gap locks, which
-    // units that do not share a row would otherwise wait on each other for. (Not where
-    // the session binlogs statements: the server refuses DML in that combination.)
-    if (i == 0) {
-      try {
-        read_committed_ = w->session
-                              ->value(
-                                  "SELECT @@SESSION.sql_log_bin = 0 OR @@GLOBAL.log_bin = 0 OR "
-                                  "@@SESSION.binlog_format <> 'STATEMENT'")
-                              .value_or("0") == "1";
-      } catch (const Error&) {  // (a server without binlog_format: keep its default)
-      }
+  }
+  // Row changes apply the same in any isolation; READ COMMITTED takes no gap locks, which
+  // units that do not share a row would otherwise wait on each other for, and a later unit on
+  // an XA transaction the log left prepared (MySQL: 1205 in serial replay, where the source
+  // never waited); mysqlbinlog and MySQL's applier apply rows so. (Not where the session
+  // binlogs statements: the server refuses DML in that combination.)
+  if (i == 0) {
+    try {
+      read_committed_ = w->session
+                            ->value(
+                                "SELECT @@SESSION.sql_log_bin = 0 OR @@GLOBAL.log_bin = 0 OR "
+                                "@@SESSION.binlog_format <> 'STATEMENT'")
+                            .value_or("0") == "1";
+    } catch (const Error&) {  // (a server without binlog_format: keep its default)
     }
-    if (read_committed_)
-      w->session->execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+  }
+  if (read_committed_)
+    w->session->execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+  if (opts_.workers > 1) {
     if (ordered() && !fast_fail_)  // (the turn watch looks for it in the target's lock waits)
       w->connection = std::strtoull(
           w->session->value("SELECT CONNECTION_ID()").value_or("0").c_str(), nullptr, 10);
