@@ -89,6 +89,9 @@ void ApplyEngine::open_session(Worker& worker) {
     // set names) cost a second each (apply() says what a failure does).
     if (i == 0) fast_fail_ = opts_.preserve_commit_order && w->session->mariadb();
     w->session->execute(short_wait());
+    if (ordered() && !fast_fail_)  // (the turn watch looks for it in the target's lock waits)
+      w->connection = std::strtoull(
+          w->session->value("SELECT CONNECTION_ID()").value_or("0").c_str(), nullptr, 10);
   }
   // Row changes apply the same in any isolation; READ COMMITTED takes no gap locks, which
   // units that do not share a row would otherwise wait on each other for, and a later unit on
@@ -107,11 +110,6 @@ void ApplyEngine::open_session(Worker& worker) {
   }
   if (read_committed_)
     w->session->execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
-  if (opts_.workers > 1) {
-    if (ordered() && !fast_fail_)  // (the turn watch looks for it in the target's lock waits)
-      w->connection = std::strtoull(
-          w->session->value("SELECT CONNECTION_ID()").value_or("0").c_str(), nullptr, 10);
-  }
 }
 
 ApplyEngine::~ApplyEngine() {

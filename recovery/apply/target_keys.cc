@@ -24,13 +24,15 @@ std::uint32_t number(const std::string& s) {
   return static_cast<std::uint32_t>(std::strtoul(s.c_str(), nullptr, 10));
 }
 
+bool utf8mb3(std::string_view charset) { return charset == "utf8" || charset == "utf8mb3"; }
+bool utf8_family(std::string_view charset) { return charset == "utf8mb4" || utf8mb3(charset); }
+
 // Whether `collation` is the character set's own of that kind (utf8mb4 and "_0900_ai_ci"), not
 // a language's (utf8mb4_hu_0900_ai_ci). (utf8 and utf8mb3 are one character set.)
 bool own_collation(std::string_view collation, std::string_view charset, std::string_view kind) {
   if (!ends_with(collation, kind)) return false;
   const std::string_view head = collation.substr(0, collation.size() - kind.size());
-  const auto utf8 = [](std::string_view s) { return s == "utf8" || s == "utf8mb3"; };
-  return head == charset || (utf8(head) && utf8(charset));
+  return head == charset || (utf8mb3(head) && utf8mb3(charset));
 }
 
 // Character sets of one byte a character: every byte string is text of theirs.
@@ -75,8 +77,7 @@ KeyNorm key_norm(std::string_view type, std::string_view charset, std::string_vi
       "_uca1400_ai_ci",    "_uca1400_nopad_ai_ci"};
   for (const std::string_view f : kOneLevel)
     if (own_collation(collation, charset, f)) return KeyNorm::kWeighed;
-  if (collation == "latin1_swedish_ci" || collation == "latin1_swedish_nopad_ci" ||
-      collation == "latin1_general_ci" || collation == "ascii_general_ci")
+  if (collation == "latin1_swedish_ci" || collation == "latin1_swedish_nopad_ci")
     return KeyNorm::kWeighed;
   // The Unicode character sets' and latin1's own collations without contractions or
   // expansions among printable ASCII characters: case (and accents, which ASCII has none of)
@@ -96,8 +97,7 @@ KeyNorm key_norm(std::string_view type, std::string_view charset, std::string_vi
 }
 
 bool ascii_foldable(std::string_view charset) {
-  return charset == "utf8mb4" || charset == "utf8mb3" || charset == "utf8" || charset == "latin1" ||
-         charset == "ascii";
+  return utf8_family(charset) || charset == "latin1" || charset == "ascii";
 }
 
 namespace {
@@ -118,7 +118,7 @@ bool well_formed(std::string_view s, std::string_view charset) {
   if (single_byte(charset)) return true;
   if (charset == "ascii") return std::all_of(s.begin(), s.end(), [](char c) { return c >= 0; });
   // (other character sets of several bytes a character: not told here)
-  if (charset != "utf8mb4" && charset != "utf8mb3" && charset != "utf8") return false;
+  if (!utf8_family(charset)) return false;
   const std::size_t most = charset == "utf8mb4" ? 4 : 3;
   for (std::size_t i = 0; i < s.size();) {
     const auto b = static_cast<unsigned char>(s[i]);
