@@ -99,7 +99,6 @@ void ApplyEngine::submit(ApplyTask task) {
     // a context switch each)
     ready = std::all_of(slot->task.deps.begin(), slot->task.deps.end(),
                         [&](std::uint64_t d) { return is_committed(d); });
-    if (width_control_) slot->level = set_level(slot->task.seq, &slot->task.deps);
     slots_.push_back(std::move(slot));
     if (ready && work_waiters_ == 0) grow();
   }
@@ -251,28 +250,21 @@ void ApplyEngine::mark_committed(Slot& slot) {
   done_above_[slot.task.seq] = slot.task.place;
   advance_low_water();
   committed_ += slot.task.units;
-  note_width(slot.bytes, slot.level);
+  note_width(slot.bytes, slot.task.seq, &slot.task.deps);
 }
 
-std::uint64_t ApplyEngine::set_level(std::uint64_t seq, const std::vector<std::uint64_t>* deps) {
-  constexpr std::size_t kRing = 4096;
-  if (levels_.empty()) levels_.assign(kRing, {0, 0});
-  std::uint64_t level = top_level_ + 1;
-  if (deps != nullptr) {
-    level = 1;
-    for (const std::uint64_t d : *deps) {
-      const auto& [at, l] = levels_[d % kRing];
-      if (at == d) level = std::max(level, l + 1);
-    }
-  }
-  levels_[seq % kRing] = {seq, level};
-  top_level_ = std::max(top_level_, level);
-  return level;
-}
-
-void ApplyEngine::note_width(std::size_t bytes, std::uint64_t level) {
+void ApplyEngine::note_width(std::size_t bytes, std::uint64_t seq,
+                             const std::vector<std::uint64_t>* deps) {
   if (!width_control_) return;
-  const std::size_t width = width_control_->committed(bytes, WidthControl::Clock::now(), level);
+  const std::size_t width = width_control_->committed(bytes, WidthControl::Clock::now(), seq, deps);
+  if (!ahead_ && width_control_->open_ahead()) {
+    ahead_ = true;
+    grow();
+  }
+  set_width(width);
+}
+
+void ApplyEngine::set_width(std::size_t width) {
   if (width == width_) return;
   width_ = width;
   // (wider: the idle workers look for units; narrower: those waiting for one go idle)
@@ -412,7 +404,7 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
       Applier::Hooks hooks;
       hooks.after_begin = progress;
       hooks.last_is_commit = slot.task.xa;
-      if (w.waits_default) {  // (after units applied alone: the workers' short wait again)
+      if (w.waits_default) {  // (after units applied alone, or its first: the short wait)
         hooks.before = short_wait();
         w.waits_default = false;
       }
@@ -535,7 +527,7 @@ void ApplyEngine::roll_back(Worker& w, const Slot& slot) {
 void ApplyEngine::note_contended(const ApplyTask& task) {
   {
     std::lock_guard lock(mu_);
-    if (width_control_) width_control_->retried();
+    if (width_control_) set_width(width_control_->retried(WidthControl::Clock::now()));
   }
   std::lock_guard lock(contended_mu_);
   contended_.insert(task.tables.begin(), task.tables.end());
@@ -605,7 +597,7 @@ void ApplyEngine::end_direct() {
     const std::uint64_t seq = next_seq_++;
     done_above_[seq] = *direct_;
     advance_low_water();
-    note_width(0, width_control_ ? set_level(seq, nullptr) : 0);
+    note_width(0, seq, nullptr);
   }
   ++committed_;
   direct_.reset();

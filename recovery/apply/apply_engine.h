@@ -185,7 +185,6 @@ class ApplyEngine {
     std::uint64_t connection = 0;   // (running) its worker's session's CONNECTION_ID()
     bool released = false;          // its worker is done with it: it may leave the window
     std::size_t bytes = 0;
-    std::uint64_t level = 0;  // (several workers) its dependency level (WidthControl)
     Commit commit = Commit::kNone;
     Session* session = nullptr;  // (parked) the session holding its transaction
     std::string commit_text;     // (parked) its COMMIT
@@ -199,8 +198,10 @@ class ApplyEngine {
     std::shared_ptr<const Prelude> prelude;                      // the one its session ran
     std::vector<std::pair<std::uint64_t, UnitPlace>> committed;  // above the low-water mark
     bool slow = false;  // (fast_fail_) its session waits 1 s for a lock: a turn holder's retry
-    // (worker 0) its session waits for a lock as long as serial replay's: it applied a unit
-    // alone (begin_direct), which has nothing of ours to wait for, only other sessions
+    // Its session is not at the workers' short wait: worker 0 applied a unit alone
+    // (begin_direct), which has nothing of ours to wait for, only other sessions, and waits as
+    // long as serial replay; another has not applied a unit yet. Its next unit's first packet
+    // sets it (apply()).
     bool waits_default = false;
     std::uint64_t connection = 0;  // (watch_turn) its session's CONNECTION_ID()
     std::thread thread;
@@ -210,9 +211,9 @@ class ApplyEngine {
   // The worker's session opened and set up (the first one also decides fast_fail_ and
   // read_committed_, which the others follow).
   void open_session(Worker& w);
-  // (mu_ held) A unit is ready and no worker waits for one: the next worker started, which
-  // opens its session and then takes units (one opening at a time; not on one session, nor
-  // once all are started).
+  // (mu_ held) A unit is ready and no worker waits for one, or the sessions open ahead of N
+  // (ahead_): the next worker started, which opens its session and then takes units (one
+  // opening at a time; not on one session unless ahead_, nor once all are started).
   void grow();
   // The workers' wait for a row lock: none where fast_fail_, else MySQL's least, 1 s.
   const char* short_wait() const {
@@ -234,13 +235,11 @@ class ApplyEngine {
   void commit_parked_after(Slot& slot);
   // (mu_ held) The unit committed: the low-water mark moves, the next unit may commit.
   void mark_committed(Slot& slot);
-  // (mu_ held) A unit of `bytes` at dependency level `level` committed: the width control
-  // told, the width it says set.
-  void note_width(std::size_t bytes, std::uint64_t level);
-  // (mu_ held, several workers) The dependency level of unit `seq`, one more than the highest of
-  // the units in `deps` (those still in the ring: older ones are long committed); a unit
-  // applied alone waits for every one before it (`deps` null).
-  std::uint64_t set_level(std::uint64_t seq, const std::vector<std::uint64_t>* deps);
+  // (mu_ held) Unit `seq` of `bytes`, which waited for `deps` (null: applied alone), committed:
+  // the width control told, the width it says set.
+  void note_width(std::size_t bytes, std::uint64_t seq, const std::vector<std::uint64_t>* deps);
+  // (mu_ held) The width the control says.
+  void set_width(std::size_t width);
   void committed_unit(Worker& w, Slot& slot);
   void fail(std::uint64_t seq, const Error& e, const UnitPlace& place);
   bool is_committed(std::uint64_t seq) const;
@@ -255,6 +254,7 @@ class ApplyEngine {
   ConnectionOptions conn_;        // (grow: the workers' sessions)
   std::size_t started_ = 1;       // workers whose thread runs (from the first)
   bool opening_ = false;          // a worker started by grow() is opening its session
+  bool ahead_ = false;            // every session opens, one after another (open_ahead())
   std::size_t work_waiters_ = 0;  // workers waiting on work_cv_ for a unit
   bool mysql_target_ = false;
   bool read_committed_ = false;  // the workers' sessions run READ COMMITTED
@@ -281,8 +281,6 @@ class ApplyEngine {
   // other idle ones wait on idle_cv_.
   std::size_t width_ = 1;
   std::optional<WidthControl> width_control_;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> levels_;  // (seq, level) by seq % size
-  std::uint64_t top_level_ = 0;
   std::condition_variable idle_cv_;
   std::vector<char> idle_;  // by worker: in take(), holding no unit
   bool lowest_idle(const Worker& w) const;

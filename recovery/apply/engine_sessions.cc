@@ -14,18 +14,19 @@ ApplyEngine::ApplyEngine(const ConnectionOptions& conn, EngineOptions opts)
     : opts_(std::move(opts)), conn_(conn) {
   if (opts_.workers == 0) opts_.workers = 1;
   if (opts_.max_waiting == 0) opts_.max_waiting = 16 * opts_.workers;
-  width_ = opts_.workers;
   idle_.assign(opts_.workers, 0);
   if (opts_.workers > 1) {
     // (a test's: the width changes every that many units, whatever the times)
     const char* flip = std::getenv("BINRECOVER_TEST_WIDTH_FLIP");
     width_control_.emplace(opts_.workers, flip ? std::strtoull(flip, nullptr, 10) : 0);
+    width_ = width_control_->width();
   }
   // The first session, at once: it tells what the others are set to, and applies the units
-  // that go alone. The others open one by one while a unit is ready and no worker is idle to
-  // take it (grow()): a log whose every unit goes alone (DDL, MyISAM) or waits for the one
-  // before it never waits for them. (Eight opened at the first unit cost a log of 20
-  // transactions 12 ms more than serial replay on 2 cores.)
+  // that go alone. The others open one by one once the width control is to try N sessions
+  // (beside the epoch before, WidthControl::open_ahead()), or while a unit is ready and no
+  // worker is idle to take it (grow()): a log whose every unit goes alone (DDL, MyISAM) or
+  // waits for the one before it never waits for them. (Eight opened at the first unit cost a
+  // log of 20 transactions 12 ms more than serial replay on 2 cores.)
   for (std::size_t i = 0; i < opts_.workers; ++i) {
     workers_.push_back(std::make_unique<Worker>());
     workers_.back()->index = i;
@@ -37,7 +38,7 @@ ApplyEngine::ApplyEngine(const ConnectionOptions& conn, EngineOptions opts)
 }
 
 void ApplyEngine::grow() {
-  if (stopping_ || opening_ || started_ >= workers_.size() || width_ == 1) return;
+  if (stopping_ || opening_ || started_ >= workers_.size() || (width_ == 1 && !ahead_)) return;
   // (one at a time: a unit still ready when the session opens asks for the next one)
   opening_ = true;
   Worker* p = workers_[started_++].get();
@@ -62,6 +63,7 @@ void ApplyEngine::grow() {
     {
       std::lock_guard lock(mu_);
       opening_ = false;
+      if (ahead_) grow();  // (the next one, while this one waits for units)
     }
     run_worker(*p);
   });
@@ -71,6 +73,8 @@ void ApplyEngine::open_session(Worker& worker) {
   Worker* w = &worker;
   const std::size_t i = w->index;
   w->session = std::make_unique<Session>(conn_);
+  // (the first session's version and rules are set before the others open)
+  if (i != 0) w->session->share_comment_rules(*workers_.front()->session);
   w->applier = std::make_unique<Applier>(*w->session);
   if (!opts_.session_lock.empty() &&
       w->session
@@ -88,7 +92,10 @@ void ApplyEngine::open_session(Worker& worker) {
     // turn (InnoDB's duplicate check locks the next record of a unique index, which no write
     // set names) cost a second each (apply() says what a failure does).
     if (i == 0) fast_fail_ = opts_.preserve_commit_order && w->session->mariadb();
-    w->session->execute(short_wait());
+    if (i == 0)
+      w->session->execute(short_wait());
+    else
+      w->waits_default = true;     // (set in its first unit's first packet: apply())
     if (ordered() && !fast_fail_)  // (the turn watch looks for it in the target's lock waits)
       w->connection = std::strtoull(
           w->session->value("SELECT CONNECTION_ID()").value_or("0").c_str(), nullptr, 10);

@@ -1,6 +1,7 @@
 #include "recovery/apply/width_control.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace binrecover::recovery {
 
@@ -11,75 +12,124 @@ namespace {
 constexpr double kEpochWork = 128;
 constexpr double kBytesPerWork = 16384;
 constexpr auto kLeastEpoch = std::chrono::milliseconds(25);
-// The first epoch (the sessions open, the tables' keys are read) is not compared: this much.
+// The first epoch (on one session: the tables' keys are read) is not compared: this much.
 constexpr double kWarmUpWork = 32;
 constexpr int kFirstRun = 8;
 constexpr int kLongestRun = 64;
 constexpr double kMargin = 1.04;
 // Units a dependency level an epoch must have for N sessions to be worth trying.
 constexpr double kLeastOverlap = 1.5;
+// Units after a change of width not measured (those taken at the width before, the workers
+// waking: the first epoch at N ran at two thirds of the rate of the next).
+constexpr int kSettle = 16;
+// Fewer units than this in an epoch (each of many KiB) tell nothing of what the log allows.
+constexpr std::uint64_t kLeastUnitsToTell = 4;
 // Units run again for a lock in an epoch on N sessions that end it on one.
 constexpr std::uint64_t kMostRetries = 2;
 
 }  // namespace
 
 WidthControl::WidthControl(std::size_t workers, std::uint64_t flip_every)
-    : workers_(workers), flip_every_(flip_every), width_(workers), best_(workers) {}
+    : workers_(workers),
+      flip_every_(flip_every),
+      width_(flip_every != 0 ? workers : 1),
+      best_(width_) {}
 
-std::size_t WidthControl::committed(std::size_t bytes, Clock::time_point now, std::uint64_t level) {
+std::uint64_t WidthControl::level_in_epoch(std::uint64_t seq,
+                                           const std::vector<std::uint64_t>* deps) {
+  // (units waited for that committed longer ago than the ring holds: in an earlier epoch)
+  constexpr std::size_t kRing = 4096;
+  if (levels_.empty()) levels_.resize(kRing);
+  std::uint64_t level = deps == nullptr ? high_level_ + 1 : floor_ + 1;
+  if (deps != nullptr)
+    for (const std::uint64_t d : *deps) {
+      const Level& l = levels_[d % kRing];
+      if (l.seq == d && l.epoch == epoch_) level = std::max(level, l.level + 1);
+    }
+  if (deps == nullptr) floor_ = level;
+  levels_[seq % kRing] = {seq, epoch_, level};
+  return level;
+}
+
+std::size_t WidthControl::committed(std::size_t bytes, Clock::time_point now, std::uint64_t seq,
+                                    const std::vector<std::uint64_t>* deps) {
   ++units_;
   if (width_ == 1) ++narrowed_;
   if (flip_every_ != 0) {
     if (units_ % flip_every_ == 0) set_width(other(width_));
     return width_;
   }
-  if (!started_) {  // (the epoch starts at the first commit: sessions and keys before it)
+  if (!started_ || settling_ > 0) {
+    // (the epoch starts at the first commit, sessions and keys before it; after a change of
+    // width, once the units taken at the width before have committed and the workers woken)
+    if (settling_ > 0) --settling_;
     started_ = true;
     epoch_start_ = now;
     return width_;
   }
   work_ += 1 + static_cast<double>(bytes) / kBytesPerWork;
-  if (epoch_units_++ == 0) low_level_ = high_level_ = level;
-  low_level_ = std::min(low_level_, level);
-  high_level_ = std::max(high_level_, level);
+  ++epoch_units_;
+  high_level_ = std::max(high_level_, level_in_epoch(seq, deps));
   const auto took = now - epoch_start_;
   if (work_ < (phase_ == Phase::kWarmUp ? kWarmUpWork : kEpochWork) || took < kLeastEpoch)
     return width_;
   const double rate = work_ / std::chrono::duration<double>(took).count();
-  double allows =
-      static_cast<double>(epoch_units_) / static_cast<double>(high_level_ - low_level_ + 1);
+  // (an epoch of a few large units cannot tell: as if it allowed N)
+  double allows = epoch_units_ < kLeastUnitsToTell
+                      ? kLeastOverlap
+                      : static_cast<double>(epoch_units_) / static_cast<double>(high_level_);
   if (width_ != 1 && epoch_retries_ >= kMostRetries) allows = 0;
+  start_epoch(now);
+  end_epoch(rate, allows);
+  return width_;
+}
+
+std::size_t WidthControl::retried(Clock::time_point now) {
+  if (++epoch_retries_ < kMostRetries || width_ == 1 || flip_every_ != 0) return width_;
+  start_epoch(now);
+  end_epoch(0, 0);  // (nothing to overlap)
+  return width_;
+}
+
+void WidthControl::start_epoch(Clock::time_point now) {
   work_ = 0;
   epoch_units_ = 0;
   epoch_retries_ = 0;
+  high_level_ = floor_ = 0;
+  ++epoch_;
   epoch_start_ = now;
-  end_epoch(rate, allows);
-  return width_;
 }
 
 void WidthControl::end_epoch(double rate, double allows) {
   const bool overlap = allows >= kLeastOverlap;
   switch (phase_) {
-    case Phase::kWarmUp:  // one epoch at N measured, then one session tried
+    case Phase::kWarmUp:  // (one session) then one epoch on one session measured, one at N
       phase_ = Phase::kRun;
-      if (!overlap) {  // (one session at once: nothing to overlap)
+      if (!overlap) {  // (nothing to overlap: N not tried until an epoch allows it)
         narrow_for_now();
         return;
       }
-      run_left_ = 1;
-      run_length_ = kFirstRun / 2;  // (N confirmed: kFirstRun epochs; one session: as many)
+      open_ahead_now();
+      run_length_ = kFirstRun / 2;  // (one session confirmed: kFirstRun epochs; N: as many)
       return;
     case Phase::kRun:
       if (best_ != 1 && !overlap) {
         narrow_for_now();
         return;
       }
-      // (the last two epochs' mean: one epoch's rate varies by a tenth with the target's syncs)
-      best_rate_ = last_rate_ > 0 ? (last_rate_ + rate) / 2 : rate;
-      last_rate_ = rate;
+      // (the last two epochs' mean: one epoch's rate varies by a tenth with the target's syncs;
+      // not the epoch the sessions opened beside, slower by a third on 2 cores)
+      if (!std::exchange(opening_, false)) {
+        best_rate_ = last_rate_ > 0 ? (last_rate_ + rate) / 2 : rate;
+        last_rate_ = rate;
+      }
       if (--run_left_ > 0) return;
       if (best_ == 1 && !overlap) {  // (N tried once an epoch allows it)
         run_left_ = 1;
+        return;
+      }
+      if (!ahead_) {  // (and once the sessions are open: else the epoch at N measures them)
+        open_ahead_now();
         return;
       }
       phase_ = Phase::kProbe;
@@ -87,6 +137,11 @@ void WidthControl::end_epoch(double rate, double allows) {
       return;
     case Phase::kProbe:
       last_rate_ = 0;
+      if (width_ != 1 && !overlap) {  // (nothing to overlap: one session, whatever the rate)
+        phase_ = Phase::kRun;
+        narrow_for_now();
+        return;
+      }
       // (the first choice by the rates alone; then the other width must be faster by a margin
       // to take over: a wrong change costs kFirstRun epochs)
       if (rate > best_rate_ * (decided_ ? kMargin : 1.0)) {
@@ -103,6 +158,12 @@ void WidthControl::end_epoch(double rate, double allows) {
   }
 }
 
+void WidthControl::open_ahead_now() {
+  ahead_ = true;
+  opening_ = true;
+  run_left_ = 2;  // (the epoch they open beside, then one measured)
+}
+
 void WidthControl::narrow_for_now() {
   best_ = 1;
   set_width(1);
@@ -115,6 +176,7 @@ void WidthControl::set_width(std::size_t width) {
   if (width == width_) return;
   width_ = width;
   ++changes_;
+  settling_ = kSettle;
 }
 
 }  // namespace binrecover::recovery

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace binrecover::recovery {
 
@@ -16,22 +17,30 @@ namespace binrecover::recovery {
 // switches: `--parallel 8` was 5-30% slower than one session there (docs/performance-replay.md).
 //
 // The replay runs in epochs (128 units, counting a unit's text by 16 KiB as one more, and at
-// least 25 ms): after a first one at N (sessions opening, keys read; 32 units), one at N, then
-// one on a single session; the faster goes on for 8 epochs, then the other is tried for one
-// again, compared with the mean of the two epochs before it: it takes over when faster by 4%
-// (the first choice: faster at all) and goes on for 8 epochs; else the width before goes on,
-// twice as long as the time before (up to 64 epochs). Units committed on one session run
-// strictly in the log's order (ApplyEngine::take). The result is the same either way: only the
-// speed differs.
+// least 25 ms). It starts on one session: a first epoch of 32 units (keys read) tells whether
+// the log allows N sessions anything (below); where it does, the other sessions open beside
+// the next epoch (open_ahead(); not compared: slower by a third on 2 cores), then one epoch on
+// one session and one at N are measured (after a change of width, the first 16 units are
+// not: those taken at the width before, the workers waking). The faster goes on for 8 epochs,
+// then the other is tried for one again, compared with the mean of the two epochs before it:
+// it takes over when faster by 4% (the first choice: faster at all) and goes on for 8 epochs;
+// else the width before goes on, twice as long as the time before (up to 64 epochs). Units
+// committed on one session run strictly in the log's order (ApplyEngine::take). The result is
+// the same either way: only the speed differs. (Started at N, the first epoch opened the
+// sessions while units waited for them: on 2 cores it ran at a third of one session's rate,
+// 3% of a 2,600-unit log's time, and a chain of units opened them for nothing.)
 //
-// What the log allows is measured too: each unit's level in its dependencies (one more than
-// the highest of the units it waits for: a chain of units each waiting for the one before
-// climbs a level a unit, units side by side share one). An epoch whose units are not at least
-// 1.5 a level (every unit waits for the one before it: a table without keys, a hot row, rows
-// that InnoDB's duplicate checks chain) has nothing for N sessions to overlap: one session
-// takes them, the first epoch at N is not measured, and N is not tried again until an epoch
-// allows it (each such epoch at N cost the handing over and the switches for nothing). So do
-// two units run again for a lock in an epoch on N (retried()).
+// What the log allows is measured too: the longest chain of the epoch's own units (each unit's
+// level in the epoch is one more than the highest of the epoch's units it waits for; a unit
+// applied alone comes after every one before it). An epoch whose units are not at least 1.5 a
+// level (every unit waits for the one before it: a table without keys, a hot row, rows that
+// InnoDB's duplicate checks chain) has nothing for N sessions to overlap: one session takes
+// them, and N is not tried until an epoch allows it (and one more has opened the sessions):
+// each such epoch at N cost the handing over and the switches for nothing. An epoch of fewer
+// than 4 units (large ones) cannot tell, and does not stop N. Two units run again for a lock
+// on N sessions end their epoch there, as one with nothing to overlap (retried()). (Levels
+// counted from the log's start made chains that grow at different speeds, eight hot rows say,
+// look ever longer: an epoch of 160 units counted 500 levels, and N was never tried again.)
 
 class WidthControl {
  public:
@@ -40,23 +49,35 @@ class WidthControl {
   // that many units whatever the times (0: measured).
   explicit WidthControl(std::size_t workers, std::uint64_t flip_every = 0);
 
-  // A unit of `bytes` of text at dependency level `level` committed at `now`; returns the
-  // width for the units after it.
-  std::size_t committed(std::size_t bytes, Clock::time_point now, std::uint64_t level = 0);
-  // A unit ran again for a lock (a lock its write set did not show: InnoDB's duplicate check
-  // of a unique key locks the next record too). Two in an epoch on N sessions end it on one
-  // (as an epoch with nothing to overlap: the table is chained from then on, and N is tried
-  // again with that once the run on one session is over).
-  void retried() { ++epoch_retries_; }
+  // Unit `seq` of `bytes` of text, which waited for the units `deps` (null: applied alone,
+  // after every unit before it), committed at `now`; returns the width for the units after it.
+  // A unit commits after every unit it waits for.
+  std::size_t committed(std::size_t bytes, Clock::time_point now, std::uint64_t seq,
+                        const std::vector<std::uint64_t>* deps);
+  // A unit ran again for a lock at `now` (a lock its write set did not show: InnoDB's duplicate
+  // check of a unique key locks the next record too); returns the width for the units after
+  // it. Two in an epoch on N sessions end it there, on one session (as an epoch with nothing
+  // to overlap: the table is chained from then on, and N is tried again with that once the run
+  // on one session is over). (Ended at the epoch's end, an epoch at N on a unique key's moves
+  // ran eight units again, not two.)
+  std::size_t retried(Clock::time_point now);
   std::size_t width() const { return width_; }
+  // Whether the sessions for N should be open: N is to be tried (an epoch allowed it). They
+  // open beside the epoch before the one at N, which is then measured as it is.
+  bool open_ahead() const { return ahead_; }
   // Units committed while one session took them, and how often the width changed.
   std::uint64_t narrowed() const { return narrowed_; }
   std::uint64_t changes() const { return changes_; }
 
  private:
   enum class Phase : std::uint8_t { kWarmUp, kRun, kProbe };
+  void start_epoch(Clock::time_point now);
   void end_epoch(double rate, double allows);
   void set_width(std::size_t width);
+  // The unit's level in the epoch, remembered for the units that wait for it.
+  std::uint64_t level_in_epoch(std::uint64_t seq, const std::vector<std::uint64_t>* deps);
+  // The sessions for N to open beside the next epoch (not compared), then one on one session.
+  void open_ahead_now();
   // The epoch had nothing to overlap: one session, N tried again once an epoch allows it.
   void narrow_for_now();
   std::size_t other(std::size_t width) const { return width == 1 ? workers_ : 1; }
@@ -71,10 +92,19 @@ class WidthControl {
   double best_rate_ = 0;  // of the last epochs at best_ (two, where there were)
   double last_rate_ = 0;  // of the epoch before, at best_ (0: none)
   bool decided_ = false;  // the first choice was made
+  bool ahead_ = false;    // open_ahead()
+  bool opening_ = false;  // the sessions open beside this epoch: its rate is not compared
   double work_ = 0;       // of the epoch so far
-  std::uint64_t epoch_units_ = 0, low_level_ = 0, high_level_ = 0;  // of the epoch so far
+  std::uint64_t epoch_units_ = 0, high_level_ = 0;  // of the epoch so far
+  std::uint64_t epoch_ = 0;                         // (counts the epochs: levels are per epoch)
+  std::uint64_t floor_ = 0;  // the level of the epoch's last unit applied alone
+  struct Level {
+    std::uint64_t seq = 0, epoch = 0, level = 0;
+  };
+  std::vector<Level> levels_;  // by seq % size: the units committed lately
   std::uint64_t epoch_retries_ = 0;
   bool started_ = false;
+  int settling_ = 0;  // units not measured after a change of width
   Clock::time_point epoch_start_;
   std::uint64_t units_ = 0, narrowed_ = 0, changes_ = 0;
 };

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 
 #include "binlog/error.h"
 #include "recovery/libs/mariadb_api.h"
@@ -190,7 +191,8 @@ std::string connection_place(MYSQL* m, const ConnectionOptions& o, bool ok, unsi
 
 }  // namespace
 
-Session::Session(const ConnectionOptions& o) : impl_(std::make_unique<Impl>()) {
+Session::Session(const ConnectionOptions& o)
+    : impl_(std::make_unique<Impl>()), shared_rules_(std::make_shared<CommentRules>()) {
   const libs::MariadbApi& db = libs::mariadb();
   MYSQL* m = db.mysql_init(nullptr);
   if (m == nullptr) throw Error(ErrorCode::kServer, "cannot start a client session: out of memory");
@@ -271,12 +273,33 @@ void Session::execute_batch(std::string_view sql, std::size_t& done) {
   }
 }
 
+struct Session::CommentRules {
+  std::mutex mu;
+  std::vector<std::pair<std::string, bool>> rules;
+};
+
 bool Session::runs_comment(std::string_view prefix) {
   for (const auto& [p, runs] : comment_rules_)
     if (p == prefix) return runs;
-  const bool runs = value("SELECT 1 " + std::string(prefix) + " + 1 */").value_or("1") == "2";
-  comment_rules_.emplace_back(prefix, runs);
-  return runs;
+  std::optional<bool> runs;
+  {
+    std::lock_guard lock(shared_rules_->mu);
+    for (const auto& [p, r] : shared_rules_->rules)
+      if (p == prefix) runs = r;
+  }
+  if (!runs) {
+    runs = value("SELECT 1 " + std::string(prefix) + " + 1 */").value_or("1") == "2";
+    std::lock_guard lock(shared_rules_->mu);
+    shared_rules_->rules.emplace_back(prefix, *runs);
+  }
+  comment_rules_.emplace_back(prefix, *runs);
+  return *runs;
+}
+
+void Session::share_comment_rules(const Session& other) {
+  if (other.version_ != version_ || other.mariadb_ != mariadb_) return;
+  shared_rules_ = other.shared_rules_;
+  comment_rules_.clear();
 }
 
 void Session::multi_statements(bool on) {

@@ -75,8 +75,12 @@ class Session {
   std::optional<std::string> value(std::string_view sql);
   // Whether the server runs what is inside a comment that begins with `prefix` ("/*!80011",
   // "/*M!100001"): asked once per prefix (each server has its own rules; MariaDB runs none of
-  // MySQL 5.7's and 8.0's), then remembered.
+  // MySQL 5.7's and 8.0's), then remembered, by every session that shares this one's rules.
   bool runs_comment(std::string_view prefix);
+  // From now on the comment rules are those `other` learns and has learnt (where both talk to
+  // the same server version): the sessions of a parallel replay ask once between them, not
+  // each five round trips more before its first unit. Either may be used on any thread.
+  void share_comment_rules(const Session& other);
   void set_charset(const std::string& name);
   // Every row of a result, each column as text ("" for NULL).
   std::vector<std::vector<std::string>> rows(std::string_view sql);
@@ -111,7 +115,9 @@ class Session {
   std::string where_;
   unsigned read_timeout_ = 0;
   bool multi_ = false;
-  std::vector<std::pair<std::string, bool>> comment_rules_;
+  struct CommentRules;
+  std::vector<std::pair<std::string, bool>> comment_rules_;  // (this session's copy)
+  std::shared_ptr<CommentRules> shared_rules_;
 };
 
 }  // namespace binrecover::recovery

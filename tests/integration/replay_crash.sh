@@ -114,8 +114,9 @@ for workers in ${CRASH_WORKERS:-1 8}; do
       merge=()
       [ $((tries % 2)) = 0 ] && merge=(--merge-transactions 4)
       # (the others go from all sessions taking units to one and back every 7 units, the
-      # width control's test fault point: a stop finds either)
-      flip=0
+      # width control's test fault point: a stop finds either; these on all sessions, which
+      # the width control would not take on a log this short)
+      flip=1000000000
       [ $((tries % 2)) = 1 ] && flip=7
       delay=$(moment "$ms" "$stopped_mid" "$runs")
       t0=$(date +%s%N)

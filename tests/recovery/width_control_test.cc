@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace binrecover::recovery {
 namespace {
@@ -17,41 +18,53 @@ struct Feed {
   Clock::time_point now{};
   std::string widths;
 
-  std::uint64_t level = 0;
+  std::uint64_t seq = 0;
+  std::vector<std::uint64_t> deps;
 
-  // `per_level`: units side by side (at one dependency level) before the next level; 0: all
-  // at one level.
+  // `per_level`: that many chains side by side, each unit waiting for the one `per_level`
+  // before it (units side by side at each dependency level); 0: no unit waits for another.
   void units(int n, microseconds one, microseconds wide, std::size_t bytes = 0, int per_level = 0) {
     for (int i = 0; i < n; ++i) {
       const std::size_t w = control.width();
       widths += w == 1 ? '1' : 'N';
       now += w == 1 ? one : wide;
-      if (per_level != 0 && i % per_level == 0) ++level;
-      control.committed(bytes, now, level);
+      ++seq;
+      deps.clear();
+      if (per_level != 0 && seq > static_cast<std::uint64_t>(per_level))
+        deps.push_back(seq - per_level);
+      control.committed(bytes, now, seq, &deps);
     }
   }
 };
 
-TEST(WidthControlTest, StartsWideAndStaysWideWhereWideIsFaster) {
+// The first commit, the warm-up (32 units), the epoch the sessions open beside (128) and one
+// measured (128), on one session.
+constexpr std::size_t kBeforeN = 1 + 32 + 128 + 128;
+// An epoch after a change of width: 16 units not measured, then 128.
+constexpr std::size_t kChanged = 16 + 128;
+
+TEST(WidthControlTest, StartsOnOneSessionAndGoesWideWhereWideIsFaster) {
   Feed r;
   r.units(20000, microseconds(1000), microseconds(500));
-  EXPECT_EQ(r.widths.substr(0, 32), std::string(32, 'N'));
-  // (one epoch on one session after the first measured one, then a probe now and then, ever
-  // rarer: 128 units each, after 8, 16, 32, 64 epochs)
-  EXPECT_LE(r.control.narrowed(), 6u * 128u);
-  EXPECT_GE(r.control.narrowed(), 128u);
+  EXPECT_EQ(r.widths.substr(0, kBeforeN), std::string(kBeforeN, '1'));
+  EXPECT_EQ(r.widths[kBeforeN], 'N');
+  // (the sessions open beside the epoch before the one at N)
+  EXPECT_TRUE(r.control.open_ahead());
+  // (then a probe of one session now and then, ever rarer: 128 units each, after 8, 16, 32, 64
+  // epochs)
+  EXPECT_LE(r.control.narrowed(), kBeforeN + 5u * kChanged);
+  EXPECT_GE(r.control.narrowed(), kBeforeN + kChanged);
   EXPECT_EQ(r.widths.back(), 'N');
 }
 
 TEST(WidthControlTest, GoesToOneSessionWhereThatIsFaster) {
   Feed r;
   r.units(20000, microseconds(1000), microseconds(1200));
-  // The first commit, the warm-up (32 units) and one epoch at N (128), then one session from
-  // then on but for the probes.
-  const auto first_one = r.widths.find('1');
-  EXPECT_EQ(first_one, 1u + 32u + 128u);
+  // One epoch at N, then one session from then on but for the probes.
+  EXPECT_EQ(r.widths.find('N'), kBeforeN);
+  EXPECT_EQ(r.widths.find('1', kBeforeN), kBeforeN + kChanged);
   const std::size_t wide = r.widths.size() - r.control.narrowed();
-  EXPECT_LE(wide, 1u + 32u + 128u + 5u * 128u);
+  EXPECT_LE(wide, 5u * kChanged);
   EXPECT_EQ(r.widths.back(), '1');
 }
 
@@ -73,7 +86,7 @@ TEST(WidthControlTest, SmallDifferencesDoNotMoveAChoiceMade) {
   EXPECT_EQ(r.widths.back(), 'N');
   r.units(20000, microseconds(490), microseconds(500));
   EXPECT_EQ(r.widths.back(), 'N');
-  EXPECT_EQ(r.control.changes() % 2, 0u);  // (each probe went back)
+  EXPECT_EQ(r.control.changes() % 2, 1u);  // (to N, then each probe went back)
   // One session 5% faster: it takes over.
   r.units(20000, microseconds(475), microseconds(500));
   EXPECT_EQ(r.widths.back(), '1');
@@ -84,19 +97,20 @@ TEST(WidthControlTest, SmallDifferencesDoNotMoveAChoiceMade) {
 }
 
 TEST(WidthControlTest, LargeUnitsCountByTheirBytes) {
-  // 1 MiB units: an epoch is 128 work units, a unit 65 of them: two units an epoch, so the
-  // first probe comes after five units, not after 161.
+  // 1 MiB units: an epoch is 128 work units, a unit 65 of them: two units an epoch (too few to
+  // tell what the log allows), so N is tried after six units, not after 289.
   Feed r;
   r.units(40, microseconds(30000), microseconds(20000), std::size_t{1} << 20);
-  EXPECT_EQ(r.widths.find('1'), 5u);
+  EXPECT_EQ(r.widths.find('N'), 6u);
+  EXPECT_EQ(r.widths.back(), 'N');
 }
 
 TEST(WidthControlTest, AnEpochLastsAtLeast25Milliseconds) {
-  // Units of 10 us: 128 of them take 1.3 ms; the warm-up and the first epoch wait for 25 ms
-  // each (2,500 units).
+  // Units of 10 us: 128 of them take 1.3 ms; the warm-up and the epochs before N wait for
+  // 25 ms each (2,500 units).
   Feed r;
-  r.units(6000, microseconds(10), microseconds(10));
-  EXPECT_EQ(r.widths.find('1'), 1u + 2500u + 2500u);
+  r.units(9000, microseconds(10), microseconds(10));
+  EXPECT_EQ(r.widths.find('N'), 1u + 3u * 2500u);
 }
 
 TEST(WidthControlTest, TheTestFlipChangesEveryNUnits) {
@@ -105,7 +119,7 @@ TEST(WidthControlTest, TheTestFlipChangesEveryNUnits) {
   Clock::time_point now{};
   for (int i = 0; i < 12; ++i) {
     widths += control.width() == 1 ? '1' : 'N';
-    control.committed(10, now);
+    control.committed(10, now, static_cast<std::uint64_t>(i) + 1, nullptr);
   }
   EXPECT_EQ(widths, "NNN111NNN111");
   EXPECT_EQ(control.changes(), 4u);
@@ -113,17 +127,17 @@ TEST(WidthControlTest, TheTestFlipChangesEveryNUnits) {
 }
 
 TEST(WidthControlTest, AChainGoesOnOneSessionWithoutTryingN) {
-  // Every unit waits for the one before it (a level each): after the warm-up, one session, and
-  // N is never tried (even where its epochs would look faster: noise).
+  // Every unit waits for the one before it (a level each): one session, N never tried (even
+  // where its epochs would look faster: noise), its sessions never opened.
   Feed r;
   r.units(20000, microseconds(1000), microseconds(900), 0, 1);
-  EXPECT_EQ(r.widths.find('1'), 1u + 32u);
-  EXPECT_EQ(r.widths.find('N', 1u + 32u), std::string::npos);
-  EXPECT_EQ(r.control.changes(), 1u);
+  EXPECT_EQ(r.widths.find('N'), std::string::npos);
+  EXPECT_EQ(r.control.changes(), 0u);
+  EXPECT_FALSE(r.control.open_ahead());
   // Two units a level (1.5 a level needed): N measured, and kept where faster.
   Feed two;
   two.units(20000, microseconds(1000), microseconds(900), 0, 2);
-  EXPECT_EQ(two.widths.substr(0, 1u + 32u + 128u), std::string(1u + 32u + 128u, 'N'));
+  EXPECT_EQ(two.widths.find('N'), kBeforeN);
   EXPECT_EQ(two.widths.back(), 'N');
 }
 
@@ -131,12 +145,14 @@ TEST(WidthControlTest, NTriedOnceTheLogAllowsIt) {
   Feed r;
   r.units(3000, microseconds(1000), microseconds(1000), 0, 1);  // a chain
   EXPECT_EQ(r.widths.back(), '1');
+  EXPECT_FALSE(r.control.open_ahead());  // (no session but the first opened)
   const std::size_t chain = r.widths.size();
   r.units(3000, microseconds(1000), microseconds(400), 0, 8);  // eight side by side a level
-  // (the run of 8 epochs on one session ends, then N is tried and kept)
+  // (the run of 8 epochs on one session ends, the sessions open beside one more, one is
+  // measured, then N is tried and kept)
   const auto wide = r.widths.find('N', chain);
   ASSERT_NE(wide, std::string::npos);
-  EXPECT_LE(wide, chain + 9u * 128u);
+  EXPECT_LE(wide, chain + 11u * 128u);
   EXPECT_EQ(r.widths.back(), 'N');
   // A chain again: one session from the first epoch that shows it.
   const std::size_t overlap = r.widths.size();
@@ -145,28 +161,62 @@ TEST(WidthControlTest, NTriedOnceTheLogAllowsIt) {
   EXPECT_EQ(r.widths.find('N', overlap + 2u * 128u), std::string::npos);
 }
 
-TEST(WidthControlTest, UnitsRunAgainForLocksEndAnEpochOnN) {
-  // Units side by side by their write sets, but two run again for a lock in the warm-up: one
-  // session from its end, without the epoch on N (wide looks faster here: the rates are not
-  // what decides); N tried again after the run of 8 epochs on one session, and kept where no
-  // unit runs again.
+TEST(WidthControlTest, ChainsThatGrowAtDifferentSpeedsStillOverlap) {
+  // Eight hot rows, one of them in three units of ten, each unit waiting for the last one on
+  // its row: about three units a level in any epoch, however long the chains grow. (Levels
+  // counted from the start spread ever wider: after 5,000 units an epoch of 128 spanned 1,000
+  // and looked like a chain, one session from then on.)
   Feed r;
-  r.units(5, microseconds(1000), microseconds(500));
-  r.control.retried();
-  r.control.retried();
+  std::uint64_t last[8] = {};
+  for (int i = 0; i < 20000; ++i) {
+    const int row = i % 10 < 3 ? 0 : i % 10 - 2;
+    r.widths += r.control.width() == 1 ? '1' : 'N';
+    r.now += r.control.width() == 1 ? microseconds(1000) : microseconds(500);
+    r.deps.clear();
+    if (last[row] != 0) r.deps.push_back(last[row]);
+    last[row] = ++r.seq;
+    r.control.committed(0, r.now, r.seq, &r.deps);
+  }
+  EXPECT_EQ(r.widths.find('N'), kBeforeN);
+  EXPECT_LE(r.control.narrowed(), kBeforeN + 5u * kChanged);
+  EXPECT_EQ(r.widths.back(), 'N');
+}
+
+TEST(WidthControlTest, AUnitAppliedAloneComesAfterEveryOneBeforeIt) {
+  // Units that wait for no other, but every other one applied alone (a DDL): each a level of
+  // its own, one session after the warm-up. (Counted by their write sets alone, every unit
+  // applied alone waited for nothing.)
+  Feed r;
+  for (int i = 0; i < 3000; ++i) {
+    r.widths += r.control.width() == 1 ? '1' : 'N';
+    r.now += r.control.width() == 1 ? microseconds(1000) : microseconds(900);
+    r.deps.clear();
+    r.control.committed(0, r.now, ++r.seq, i % 2 == 0 ? nullptr : &r.deps);
+  }
+  EXPECT_EQ(r.widths.find('N'), std::string::npos);
+  EXPECT_FALSE(r.control.open_ahead());
+}
+
+TEST(WidthControlTest, UnitsRunAgainForLocksEndAnEpochOnN) {
+  // Units side by side by their write sets, but two run again for a lock in the epoch at N:
+  // one session from the second (wide looks faster here: the rates are not what decides); N
+  // tried again after the run of 8 epochs on one session, and kept where no unit runs again.
+  Feed r;
+  r.units(static_cast<int>(kBeforeN) + 5, microseconds(1000), microseconds(500));
+  r.control.retried(r.now);
+  r.control.retried(r.now);
   r.units(1200, microseconds(1000), microseconds(500));
-  // (the warm-up: 32 units and at least 25 ms, 50 units of 500 us)
-  const auto first_one = r.widths.find('1');
-  EXPECT_EQ(first_one, 1u + 50u);
-  EXPECT_EQ(r.widths.substr(first_one, 8u * 128u), std::string(8u * 128u, '1'));
+  const auto back_to_one = r.widths.find('1', kBeforeN);
+  EXPECT_EQ(back_to_one, kBeforeN + 5u);
+  EXPECT_EQ(r.widths.substr(back_to_one, 8u * 128u), std::string(8u * 128u, '1'));
   r.units(3000, microseconds(1000), microseconds(500));
   EXPECT_EQ(r.widths.back(), 'N');
   // One retry an epoch does not.
   Feed one;
-  one.units(5, microseconds(1000), microseconds(500));
-  one.control.retried();
-  one.units(200, microseconds(1000), microseconds(500));
-  EXPECT_EQ(one.widths.substr(0, 1u + 32u + 128u), std::string(1u + 32u + 128u, 'N'));
+  one.units(static_cast<int>(kBeforeN) + 5, microseconds(1000), microseconds(500));
+  one.control.retried(one.now);
+  one.units(1200, microseconds(1000), microseconds(500));
+  EXPECT_EQ(one.widths.substr(kBeforeN, 300u), std::string(300u, 'N'));
 }
 
 }  // namespace
