@@ -45,10 +45,26 @@ fresh_datadir() {
   cp -a --sparse=always "$t/data" "$1"
 }
 
+# answers_from DIR PORT: the server answering on PORT is the one whose data is DIR/data (not
+# another that held the port before this one could take it: a test would then run against it).
+answers_from() {
+  [ "$(mariadb --no-defaults -h127.0.0.1 -P"$2" -uroot -N -e 'SELECT @@datadir' 2>/dev/null)" = \
+    "$(realpath -m "$1/data")/" ]
+}
+
 case "$cmd" in
 start | restart)
   port=${3:?port}
   shift 3
+  # (a server killed just before, whose port closes as it goes, is waited for: up to 10 s)
+  for _ in $(seq 1 100); do
+    { : <>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null || break
+    sleep 0.1
+  done
+  if { : <>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null; then
+    echo "mariadb_server.sh: port $port is in use (another server?): not starting one in $dir" >&2
+    exit 1
+  fi
   if [ "$cmd" = start ]; then
     rm -rf "$dir"
     mkdir -p "$dir/binlog" "$dir/tmp"
@@ -70,8 +86,7 @@ start | restart)
     --default-time-zone=+00:00 "$@" >/dev/null 2>&1 &
   # (a client is run only once the port takes a connection: bash opens it, no process)
   for _ in $(seq 1 300); do
-    if { : <>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null &&
-      mariadb --no-defaults -h127.0.0.1 -P"$port" -uroot -e 'select 1' >/dev/null 2>&1; then
+    if { : <>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null && answers_from "$dir" "$port"; then
       exit 0
     fi
     if ! kill -0 $! 2>/dev/null; then break; fi
