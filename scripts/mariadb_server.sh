@@ -9,6 +9,7 @@ set -euo pipefail
 cmd=${1:?usage: mariadb_server.sh start|stop DIR [PORT] [options]}
 dir=${2:?data directory}
 mariadbd=$(command -v mariadbd || echo /usr/sbin/mariadbd)
+source "$(dirname "$0")/server_port.sh"
 
 # install_datadir DIR: a new server's data directory in DIR/data, as mariadb-install-db makes it
 # (with the redo log size every start below uses, so that no start resizes it).
@@ -45,26 +46,11 @@ fresh_datadir() {
   cp -a --sparse=always "$t/data" "$1"
 }
 
-# answers_from DIR PORT: the server answering on PORT is the one whose data is DIR/data (not
-# another that held the port before this one could take it: a test would then run against it).
-answers_from() {
-  [ "$(mariadb --no-defaults -h127.0.0.1 -P"$2" -uroot -N -e 'SELECT @@datadir' 2>/dev/null)" = \
-    "$(realpath -m "$1/data")/" ]
-}
-
 case "$cmd" in
 start | restart)
   port=${3:?port}
   shift 3
-  # (a server killed just before, whose port closes as it goes, is waited for: up to 10 s)
-  for _ in $(seq 1 100); do
-    { : <>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null || break
-    sleep 0.1
-  done
-  if { : <>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null; then
-    echo "mariadb_server.sh: port $port is in use (another server?): not starting one in $dir" >&2
-    exit 1
-  fi
+  port_free_or_exit "$port" mariadb_server.sh "$dir"
   if [ "$cmd" = start ]; then
     rm -rf "$dir"
     mkdir -p "$dir/binlog" "$dir/tmp"

@@ -18,6 +18,7 @@
 set -euo pipefail
 
 me=mysql_server.sh
+source "$(dirname "$0")/server_port.sh"
 usage() {
   echo "usage: $me start DIR PORT [mysqld options] | stop DIR | discard DIR | chroot | exec CMD..." >&2
   exit 2
@@ -166,28 +167,13 @@ system_path() {
 # Host directories that may be bound into the chroot at the same path.
 bindable() { ! system_path "$1" && [ -d "$1" ]; }
 
-# answers_from DIR PORT: the server answering on PORT is the one whose data is DIR/data (not
-# another that held the port before this one could take it: a test would then run against it).
-answers_from() {
-  [ "$(mariadb --no-defaults -h127.0.0.1 -P"$2" -uroot -N -e 'SELECT @@datadir' 2>/dev/null)" = \
-    "$(realpath -m "$1/data")/" ]
-}
-
 # launch DIR PORT [mysqld options]: runs mysqld on the data directory DIR/data (made by start)
 # and waits until it answers; exits 0 when it does, 1 when it does not start (or the port is
 # another server's).
 launch() {
   local dir=$1 port=$2 relaxed=()
   shift 2
-  # (a server killed just before, whose port closes as it goes, is waited for: up to 10 s)
-  for _ in $(seq 1 100); do
-    { : <>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null || break
-    sleep 0.1
-  done
-  if { : <>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null; then
-    echo "$me: port $port is in use (another server?): not starting one in $dir" >&2
-    exit 1
-  fi
+  port_free_or_exit "$port" "$me" "$dir"
   # (The Performance Schema off: a start costs 1.3 CPU seconds instead of 2.1; its global_status
   # table, which replay reads, is there without it. A test that reads sys.innodb_lock_waits
   # starts its server with --performance-schema=ON.)
