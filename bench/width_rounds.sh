@@ -53,16 +53,7 @@ scripts/mariadb_server.sh start "$tgt" "$PT" --innodb-flush-log-at-trx-commit=1 
 IFS=';' read -r -a ways <<< "$BENCH_WAYS"
 echo "# rounds: $BENCH_ROUNDS; target: $([ "${BENCH_TMPFS:-0}" = 1 ] && echo tmpfs || echo disk), flush=1; $(nproc) cores; git $(git rev-parse --short HEAD 2> /dev/null || echo unknown)"
 for w in "${workloads[@]}"; do
-  sql "$PS" -e "FLUSH BINARY LOGS; DROP DATABASE IF EXISTS w"
-  file=$(sql "$PS" -N -e "SHOW MASTER STATUS" | cut -f1)
-  { echo "CREATE DATABASE w; USE w;"; schema "$w"; } | sql "$PS"
-  for c in $(seq 1 "$(clients "$w")"); do
-    client "$w" "$c" > "$work/client$c.sql"
-    sql "$PS" < "$work/client$c.sql" &
-  done
-  wait
-  sql "$PS" -e "FLUSH BINARY LOGS"
-  cp "$work/src/binlog/$file" "$work/$w.000001"
+  write_log "$w" "$PS" "$work/src" "$work/$w.000001"
   expected=$(checksum "$PS")
   declare -A times=()
   for ((r = 0; r < BENCH_ROUNDS; r++)); do

@@ -25,7 +25,6 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/binrecover-bench-workloads.XXXXXX")
 trap 'scripts/mariadb_server.sh stop "$work/src" > /dev/null 2>&1 || true
   [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$work"' EXIT
 log() { echo "bench: $*" >&2; }
-sql() { mariadb --no-defaults -h127.0.0.1 -P"$BENCH_PORT" -uroot "$@"; }
 
 source bench/workloads_lib.sh
 
@@ -33,16 +32,7 @@ scripts/mariadb_server.sh start "$work/src" "$BENCH_PORT" --binlog-format=ROW > 
 summary=()
 for w in "${workloads[@]}"; do
   log "$w: writing the binlog ($BENCH_TX transactions from each of $(clients "$w") clients)"
-  sql -e "FLUSH BINARY LOGS; DROP DATABASE IF EXISTS w"
-  file=$(sql -N -e "SHOW MASTER STATUS" | cut -f1)
-  { echo "CREATE DATABASE w; USE w;"; schema "$w"; } | sql
-  for c in $(seq 1 "$(clients "$w")"); do
-    client "$w" "$c" > "$work/client$c.sql"
-    sql < "$work/client$c.sql" &
-  done
-  wait
-  sql -e "FLUSH BINARY LOGS"
-  cp "$work/src/binlog/$file" "$work/$w.000001"
+  write_log "$w" "$BENCH_PORT" "$work/src" "$work/$w.000001"
   BENCH_PORT=$((BENCH_PORT + 10)) BENCH_RESULT="bench/results/workload-$w.md" \
     bash bench/replay.sh "$work/$w.000001" > /dev/null
   summary+=("$w")

@@ -132,3 +132,21 @@ client() {  # WORKLOAD CLIENT: its transactions
     esac
   done
 }
+
+# write_log WORKLOAD PORT SRC OUT: the workload's binlog, written by the throwaway MariaDB on
+# PORT whose folder is SRC (scripts/mariadb_server.sh), its clients at once, copied to OUT
+# (the database w made anew first; the clients' SQL in OUT.clientN.sql).
+write_log() {
+  local w=$1 port=$2 src=$3 out=$4 c file
+  local my=(mariadb --no-defaults -h127.0.0.1 -P"$port" -uroot)
+  "${my[@]}" -e "FLUSH BINARY LOGS; DROP DATABASE IF EXISTS w"
+  file=$("${my[@]}" -N -e "SHOW MASTER STATUS" | cut -f1)
+  { echo "CREATE DATABASE w; USE w;"; schema "$w"; } | "${my[@]}"
+  for c in $(seq 1 "$(clients "$w")"); do
+    client "$w" "$c" > "$out.client$c.sql"
+    "${my[@]}" < "$out.client$c.sql" &
+  done
+  wait
+  "${my[@]}" -e "FLUSH BINARY LOGS"
+  cp "$src/binlog/$file" "$out"
+}
