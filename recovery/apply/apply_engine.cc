@@ -93,6 +93,7 @@ void ApplyEngine::submit(ApplyTask task) {
     room_wanted_ = false;
     throw_if_failed();
     slot->task.seq = next_seq_++;
+    slot->arrived_alone = low_water_ + 1 == slot->task.seq;
     waiting_bytes_ += slot->bytes;
     // (an idle worker is woken for it only when it may start now: else the commit it waits
     // for wakes one, and a wake-up for nothing per unit cost a chain of dependent units
@@ -250,7 +251,7 @@ void ApplyEngine::mark_committed(Slot& slot) {
   done_above_[slot.task.seq] = slot.task.place;
   advance_low_water();
   committed_ += slot.task.units;
-  note_width(slot.bytes, slot.task.seq, &slot.task.deps);
+  note_width(slot.bytes, slot.task.seq, slot.arrived_alone ? nullptr : &slot.task.deps);
 }
 
 void ApplyEngine::note_width(std::size_t bytes, std::uint64_t seq,

@@ -185,6 +185,9 @@ class ApplyEngine {
     std::uint64_t connection = 0;   // (running) its worker's session's CONNECTION_ID()
     bool released = false;          // its worker is done with it: it may leave the window
     std::size_t bytes = 0;
+    // Every unit before it had committed when it was handed over: it overlapped none of them
+    // (the reader was the slower), whatever its write set (WidthControl: as one applied alone).
+    bool arrived_alone = false;
     Commit commit = Commit::kNone;
     Session* session = nullptr;  // (parked) the session holding its transaction
     std::string commit_text;     // (parked) its COMMIT

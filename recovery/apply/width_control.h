@@ -32,15 +32,18 @@ namespace binrecover::recovery {
 //
 // What the log allows is measured too: the longest chain of the epoch's own units (each unit's
 // level in the epoch is one more than the highest of the epoch's units it waits for; a unit
-// applied alone comes after every one before it). An epoch whose units are not at least 1.5 a
-// level (every unit waits for the one before it: a table without keys, a hot row, rows that
-// InnoDB's duplicate checks chain) has nothing for N sessions to overlap: one session takes
-// them, and N is not tried until an epoch allows it (and one more has opened the sessions):
-// each such epoch at N cost the handing over and the switches for nothing. An epoch of fewer
-// than 4 units (large ones) cannot tell, and does not stop N. Two units run again for a lock
-// on N sessions end their epoch there, as one with nothing to overlap (retried()). (Levels
-// counted from the log's start made chains that grow at different speeds, eight hot rows say,
-// look ever longer: an epoch of 160 units counted 500 levels, and N was never tried again.)
+// applied alone comes after every one before it, and so does one handed over when every unit
+// before it had committed: the reader was the slower, nothing overlapped it, whatever its
+// write set says, and a chain whose links had committed by then looked free). An epoch whose
+// units are not at least 1.5 a level (every unit waits for the one before it: a table without
+// keys, a hot row, rows that InnoDB's duplicate checks chain) has nothing for N sessions to
+// overlap: one session takes them, and N is not tried until an epoch allows it (and one more
+// has opened the sessions): each such epoch at N cost the handing over and the switches for
+// nothing. An epoch of fewer than 4 units (large ones) cannot tell, and does not stop N. Two
+// units run again for a lock on N sessions end their epoch there, as one with nothing to
+// overlap (retried()). (Levels counted from the log's start made chains that grow at
+// different speeds, eight hot rows say, look ever longer: an epoch of 160 units counted 500
+// levels, and N was never tried again.)
 
 class WidthControl {
  public:
