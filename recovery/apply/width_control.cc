@@ -124,7 +124,8 @@ void WidthControl::end_epoch(double rate, double allows) {
         last_rate_ = rate;
       }
       if (--run_left_ > 0) return;
-      if (best_ == 1 && !overlap) {  // (N tried once an epoch allows it)
+      if (best_ != 1) narrow_run_ = kFirstRun;  // (N held a whole run: what it had cost is paid)
+      if (best_ == 1 && !overlap) {             // (N tried once an epoch allows it)
         run_left_ = 1;
         return;
       }
@@ -168,7 +169,11 @@ void WidthControl::narrow_for_now() {
   best_ = 1;
   set_width(1);
   best_rate_ = last_rate_ = 0;
-  run_length_ = run_left_ = kFirstRun;
+  // (each time N ends so before it held a whole run, twice as long on one session: a log whose
+  // units InnoDB's next-record locks chain went back to N every 10 epochs, and each time met
+  // its retries again)
+  run_length_ = run_left_ = narrow_run_;
+  narrow_run_ = std::min(narrow_run_ * 2, kLongestRun);
   decided_ = true;
 }
 

@@ -37,13 +37,15 @@ namespace binrecover::recovery {
 // write set says, and a chain whose links had committed by then looked free). An epoch whose
 // units are not at least 1.5 a level (every unit waits for the one before it: a table without
 // keys, a hot row, rows that InnoDB's duplicate checks chain) has nothing for N sessions to
-// overlap: one session takes them, and N is not tried until an epoch allows it (and one more
-// has opened the sessions): each such epoch at N cost the handing over and the switches for
-// nothing. An epoch of fewer than 4 units (large ones) cannot tell, and does not stop N. Two
-// units run again for a lock on N sessions end their epoch there, as one with nothing to
-// overlap (retried()). (Levels counted from the log's start made chains that grow at
-// different speeds, eight hot rows say, look ever longer: an epoch of 160 units counted 500
-// levels, and N was never tried again.)
+// overlap: one session takes them for 8 epochs, and N is not tried until an epoch allows it
+// (and one more has opened the sessions): each such epoch at N cost the handing over and the
+// switches for nothing. Each time N ends so again before it held a whole run, one session
+// goes on twice as long (16, 32, up to 64 epochs): units side by side by their write sets
+// that InnoDB's locks chain met their retries again every 10 epochs. An epoch of fewer than 4 units
+// (large ones) cannot tell, and does not stop N. Two units run again for a lock on N sessions end
+// their epoch there, as one with nothing to overlap (retried()). (Levels counted from the log's
+// start made chains that grow at different speeds, eight hot rows say, look ever longer: an epoch
+// of 160 units counted 500 levels, and N was never tried again.)
 
 class WidthControl {
  public:
@@ -92,6 +94,7 @@ class WidthControl {
   Phase phase_ = Phase::kWarmUp;
   int run_left_ = 0;
   int run_length_ = 0;
+  int narrow_run_ = 8;    // epochs on one session the next narrow_for_now() gives (kFirstRun)
   double best_rate_ = 0;  // of the last epochs at best_ (two, where there were)
   double last_rate_ = 0;  // of the epoch before, at best_ (0: none)
   bool decided_ = false;  // the first choice was made

@@ -219,5 +219,42 @@ TEST(WidthControlTest, UnitsRunAgainForLocksEndAnEpochOnN) {
   EXPECT_EQ(one.widths.substr(kBeforeN, 300u), std::string(300u, 'N'));
 }
 
+TEST(WidthControlTest, NMetWithRetriesEachTimeIsTriedLessAndLessOften) {
+  // Units side by side by their write sets that InnoDB's next-record locks chain on N
+  // sessions: every epoch at N meets two retries. Each time, twice as long on one session
+  // before N is tried again (8, 16, 32, then 64 epochs), not every 10 epochs.
+  Feed r;
+  std::vector<std::size_t> tried;  // where each run at N began
+  for (int i = 0; i < 60000; ++i) {
+    const bool wide = r.control.width() != 1;
+    if (wide && (r.widths.empty() || r.widths.back() == '1')) tried.push_back(r.widths.size());
+    r.units(1, microseconds(1000), microseconds(500));
+    if (wide && r.widths.size() - tried.back() == 5) {
+      r.control.retried(r.now);
+      r.control.retried(r.now);
+    }
+  }
+  ASSERT_GE(tried.size(), 4u);
+  EXPECT_LE(tried.size(), 12u);  // (every 10 epochs: 55)
+  for (std::size_t i = 1; i + 1 < tried.size() && i < 4; ++i)
+    EXPECT_GT(tried[i + 1] - tried[i], 3 * (tried[i] - tried[i - 1]) / 2) << i;
+  // N holding a whole run ends the back-off: the next time it ends with retries, one session
+  // for 8 epochs again.
+  Feed h;
+  h.units(static_cast<int>(kBeforeN) + 5, microseconds(1000), microseconds(500));
+  h.control.retried(h.now);
+  h.control.retried(h.now);
+  h.units(3000, microseconds(1000), microseconds(500));
+  ASSERT_EQ(h.widths.back(), 'N');                          // (tried again after 8 epochs, kept)
+  h.units(9 * 128, microseconds(1000), microseconds(500));  // (a whole run at N)
+  const std::size_t at = h.widths.size();
+  h.control.retried(h.now);
+  h.control.retried(h.now);
+  h.units(2000, microseconds(1000), microseconds(500));
+  const auto back = h.widths.find('N', at);
+  ASSERT_NE(back, std::string::npos);
+  EXPECT_LE(back - at, 11u * 128u);
+}
+
 }  // namespace
 }  // namespace binrecover::recovery
