@@ -25,7 +25,6 @@ std::uint32_t number(const std::string& s) {
 }
 
 bool utf8mb3(std::string_view charset) { return charset == "utf8" || charset == "utf8mb3"; }
-bool utf8_family(std::string_view charset) { return charset == "utf8mb4" || utf8mb3(charset); }
 
 // Whether `collation` is the character set's own of that kind (utf8mb4 and "_0900_ai_ci"), not
 // a language's (utf8mb4_hu_0900_ai_ci). (utf8 and utf8mb3 are one character set.)
@@ -35,7 +34,10 @@ bool own_collation(std::string_view collation, std::string_view charset, std::st
   return head == charset || (utf8mb3(head) && utf8mb3(charset));
 }
 
-// Character sets of one byte a character: every byte string is text of theirs.
+}  // namespace
+
+bool utf8_family(std::string_view charset) { return charset == "utf8mb4" || utf8mb3(charset); }
+
 bool single_byte(std::string_view charset) {
   static constexpr std::string_view kSets[] = {
       "armscii8", "cp1250",  "cp1251", "cp1256", "cp1257", "cp850",    "cp852", "cp866",
@@ -43,8 +45,6 @@ bool single_byte(std::string_view charset) {
       "latin1",   "latin2",  "latin5", "latin7", "macce",  "macroman", "swe7",  "tis620"};
   return std::find(std::begin(kSets), std::end(kSets), charset) != std::end(kSets);
 }
-
-}  // namespace
 
 KeyNorm key_norm(std::string_view type, std::string_view charset, std::string_view collation) {
   static constexpr std::string_view kText[] = {"char", "varchar",    "tinytext",
@@ -108,47 +108,6 @@ bool plain_name(std::string_view s) {
   });
 }
 
-bool printable_ascii(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
-}
-
-// Whether `s` is well-formed text of `charset` (UTF-8: no overlong forms, surrogates or code
-// points past U+10FFFF; utf8mb3: none past U+FFFF), so that the target weighs what a row holds.
-bool well_formed(std::string_view s, std::string_view charset) {
-  if (single_byte(charset)) return true;
-  if (charset == "ascii") return std::all_of(s.begin(), s.end(), [](char c) { return c >= 0; });
-  // (other character sets of several bytes a character: not told here)
-  if (!utf8_family(charset)) return false;
-  const std::size_t most = charset == "utf8mb4" ? 4 : 3;
-  for (std::size_t i = 0; i < s.size();) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    std::size_t n = 0;
-    std::uint32_t cp = 0;
-    if (b < 0x80) {
-      ++i;
-      continue;
-    }
-    if ((b & 0xe0) == 0xc0)
-      n = 2, cp = b & 0x1f;
-    else if ((b & 0xf0) == 0xe0)
-      n = 3, cp = b & 0x0f;
-    else if ((b & 0xf8) == 0xf0)
-      n = 4, cp = b & 0x07;
-    else
-      return false;
-    if (n > most || i + n > s.size()) return false;
-    for (std::size_t k = 1; k < n; ++k) {
-      const auto c = static_cast<unsigned char>(s[i + k]);
-      if ((c & 0xc0) != 0x80) return false;
-      cp = (cp << 6) | (c & 0x3f);
-    }
-    static constexpr std::uint32_t kLeast[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < kLeast[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
-    i += n;
-  }
-  return true;
-}
-
 }  // namespace
 
 std::optional<std::uint32_t> TargetKeys::collation_number(const std::string& charset,
@@ -160,86 +119,12 @@ std::optional<std::uint32_t> TargetKeys::collation_number(const std::string& cha
   collations_.emplace_back();
   collations_.back().charset = charset;
   collations_.back().name = collation;
+  collations_.back().checks_left = checks_;
+  // (a Unicode collation not of the general kind is taken as one of the UCA's, contractions)
+  collations_.back().uca = !single_byte(charset) && !ends_with(collation, "_general_ci") &&
+                           !ends_with(collation, "_general_nopad_ci") &&
+                           !ends_with(collation, "_general_mysql500_ci");
   return static_cast<std::uint32_t>(collations_.size() - 1);
-}
-
-void TargetKeys::learn(Collation& c) {
-  c.learned = true;
-  const std::string as = " COLLATE " + c.name;
-  auto text = [&](std::string_view bytes) {
-    return "_" + c.charset + " " + hex_literal(bytes) + as;
-  };
-  auto weight = [&](std::string_view bytes) {
-    return "IFNULL(HEX(WEIGHT_STRING(" + text(bytes) + ")), '-')";
-  };
-  static constexpr std::string_view kSample = "Ab~ z{0|";
-  std::string sql = "SELECT " + text("a") + " = " + text("a ") + ", " + weight(kSample);
-  for (char ch = 0x20; ch <= 0x7e; ++ch) sql += ", " + weight(std::string_view(&ch, 1));
-  std::vector<std::vector<std::string>> rows;
-  try {
-    rows = session_.rows(sql);
-  } catch (const Error&) {  // (a server without the collation, or WEIGHT_STRING: folded)
-    return;
-  }
-  if (rows.size() != 1 || rows[0].size() != 2 + 95) return;
-  const std::vector<std::string>& r = rows[0];
-  for (std::size_t i = 0; i < 95; ++i) {
-    if (r[2 + i] == "-") return;
-    c.ascii[i] = r[2 + i];
-  }
-  // The weights of an ASCII string are its characters' weights one after another.
-  std::string sum;
-  for (const char ch : kSample) sum += c.ascii[static_cast<std::size_t>(ch - 0x20)];
-  if (sum != r[1] || c.ascii[0].empty()) return;
-  c.pad = r[0] == "1";
-  c.usable = true;
-}
-
-Weighing TargetKeys::weigh(std::uint32_t collation, std::string_view value, std::uint32_t prefix,
-                           std::string& out) {
-  if (collation >= collations_.size()) return Weighing::kFold;
-  Collation& c = collations_[collation];
-  if (!c.learned) learn(c);
-  // (folded where that is sure; else the rows hold their table)
-  if (!c.usable) return ascii_foldable(c.charset) ? Weighing::kFold : Weighing::kUnknown;
-  out.clear();
-  if (printable_ascii(value)) {
-    if (prefix > 0 && value.size() > prefix) value = value.substr(0, prefix);
-    for (const char ch : value) out += c.ascii[static_cast<std::size_t>(ch - 0x20)];
-  } else {
-    if (!well_formed(value, c.charset)) return Weighing::kUnknown;
-    // (the lookup's key in a buffer kept across values: no allocation for a value known)
-    std::string& id = lookup_;
-    id.assign(reinterpret_cast<const char*>(&prefix), sizeof prefix);
-    id.append(value);
-    if (const auto it = c.known.find(id); it != c.known.end()) {
-      out = it->second;
-    } else {
-      std::string text = "_" + c.charset + " " + hex_literal(value) + " COLLATE " + c.name;
-      if (prefix > 0) text = "LEFT(" + text + ", " + std::to_string(prefix) + ")";
-      std::optional<std::string> got;
-      try {
-        got = session_.value("SELECT IFNULL(HEX(WEIGHT_STRING(" + text + ")), '-')");
-      } catch (const Error&) {
-        return Weighing::kUnknown;
-      }
-      if (!got || *got == "-") return Weighing::kUnknown;
-      if (c.known_bytes > (std::size_t{8} << 20)) {  // (a bound: forgotten, asked again)
-        c.known.clear();
-        c.known_bytes = 0;
-      }
-      c.known_bytes += id.size() + got->size();
-      out = *got;
-      c.known.emplace(id, std::move(*got));
-    }
-  }
-  // PAD SPACE: a value and the same with trailing spaces are one.
-  const std::string& space = c.ascii[0];
-  if (c.pad)
-    while (out.size() >= space.size() && out.size() % space.size() == 0 &&
-           out.compare(out.size() - space.size(), space.size(), space) == 0)
-      out.resize(out.size() - space.size());
-  return Weighing::kWeights;
 }
 
 bool TargetKeys::fresh(const std::string& db, const std::string& table) {
