@@ -230,6 +230,8 @@ bool TargetKeys::by_characters(Collation& c, std::string_view value, std::uint32
 
 const std::string* TargetKeys::char_weight(Collation& c, std::uint32_t code) {
   constexpr std::uint32_t kBlock = 128;
+  // (a bound: a log of every script's characters, 5 MiB a collation; forgotten, asked again)
+  if (c.blocks.size() >= 1024 && c.blocks.find(code / kBlock) == c.blocks.end()) c.blocks.clear();
   auto [it, added] = c.blocks.try_emplace(code / kBlock);
   std::vector<std::string>& block = it->second;
   if (added) {
