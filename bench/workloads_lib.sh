@@ -11,6 +11,8 @@
 #   small     one-row INSERTs on keys of their own (nothing conflicts: the most parallel work)
 #   emails    one-row INSERTs of new rows, each with an e-mail of its own under a unique key
 #             (nothing conflicts, but every insert checks a unique secondary key)
+#   names     the same with a name of its own of non-ASCII letters (each a new value for
+#             --parallel's reader to weigh under the key's collation)
 #   savepoint transactions with SAVEPOINT / ROLLBACK TO SAVEPOINT, and XA transactions
 #   ddl       ETL-style DDL between small writes: one-row INSERTs into 20 tables with a unique
 #             key, and every 20th transaction a scratch table created, written once and dropped
@@ -55,6 +57,8 @@ schema() {  # WORKLOAD: its tables, made at the start of its binlog
       ENGINE=InnoDB;" ;;
     small) echo "CREATE TABLE w.s (id INT PRIMARY KEY, c INT NOT NULL, v VARCHAR(40) NOT NULL)
       ENGINE=InnoDB;" ;;
+    names) echo "CREATE TABLE w.people (id INT PRIMARY KEY, name VARCHAR(64) NOT NULL, city
+      VARCHAR(40) NOT NULL, UNIQUE KEY (name)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;" ;;
     emails) echo "CREATE TABLE w.users (id INT PRIMARY KEY, email VARCHAR(64) NOT NULL, code INT
       NOT NULL, UNIQUE KEY (code), UNIQUE KEY (email)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;" ;;
     moves) moves_schema $(moves_collations "${MOVES_FLAVOR:-mariadb}") ;;
@@ -102,6 +106,7 @@ client() {  # WORKLOAD CLIENT: its transactions
       replace) echo "REPLACE INTO r VALUES ($((x + 300 * (i % 2))), $(((x * 3) % 300)), $k);" ;;
       small) echo "INSERT INTO s VALUES ($k, $c, 'row $k of client $c');" ;;
       emails) echo "INSERT INTO users VALUES ($k, 'e$((k * 7919 % 1000003))@example.com', $k);" ;;
+      names) echo "INSERT INTO people VALUES ($k, _utf8mb4 'Müller-Lüdenscheidt Ærø $k', _utf8mb4 'Zürich');" ;;
       ddl)
         echo "INSERT INTO t$((i % 20 + 1)) VALUES ($k, $k, $c);"
         if ((i % 20 == 0)); then
