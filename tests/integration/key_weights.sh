@@ -16,21 +16,12 @@ source "$(dirname "$0")/lib.sh"
 # (the units on all sessions: a log this short would stay on one; docs/testing.md)
 export BINRECOVER_TEST_WIDTH_FLIP=1000000000
 PA=${1:-24551}
-PT=$((PA + 1))
 FLAVOR=${2:-mariadb}
+start_pair "$PA" "$FLAVOR"
 if [ "$FLAVOR" = mysql ]; then
-  use_mysql
-  start_mysql a "$PA"
-  start_mysql t "$PT" --server-id=2
-  binlog_status="SHOW BINARY LOG STATUS"
-  reset="RESET BINARY LOGS AND GTIDS"
   collations="utf8mb4_0900_ai_ci utf8mb4_general_ci utf8mb4_unicode_ci utf8mb4_unicode_520_ci
     utf8mb3_general_ci latin1_swedish_ci cp1251_general_ci"
 else
-  binlog_status="SHOW MASTER STATUS"
-  reset="RESET MASTER"
-  start_server a "$PA"
-  start_server t "$PT" --server-id=2
   collations="utf8mb4_general_ci utf8mb4_general_nopad_ci utf8mb4_unicode_ci
     utf8mb4_unicode_nopad_ci utf8mb4_unicode_520_ci utf8mb4_uca1400_ai_ci
     utf8mb4_uca1400_nopad_ai_ci utf8mb3_general_ci latin1_swedish_ci macce_general_ci
@@ -113,7 +104,7 @@ expected=$(content "$PA")
 selects() { sql "$PT" -N -e "SHOW GLOBAL STATUS LIKE 'Com_select'" | cut -f2; }
 
 replay() {  # LABEL: a replay of the log with --parallel 8 into a fresh target
-  sql "$PT" -e "DROP DATABASE IF EXISTS w; DROP DATABASE IF EXISTS binrecover; $reset"
+  sql "$PT" -e "DROP DATABASE IF EXISTS w; DROP DATABASE IF EXISTS binrecover; $reset_logs"
   rm -f "$WORK/r.state"
   "$BINRECOVER" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot --parallel 8 \
     --state-file="$WORK/r.state" "${files[@]}" 2> "$WORK/r.err" ||

@@ -175,6 +175,27 @@ start_mysql() {
   "$MYSQL_SERVER" start "$WORK/$1" "${@:2}"
 }
 
+# start_pair PORT FLAVOR: a source on PORT and a target on PORT+1 (server id 2), MariaDB or
+# (FLAVOR mysql) MySQL 9.7; sets PT, binlog_status (the statement naming the binlog written
+# now), reset_logs (the one that empties the binary log) and server_script.
+start_pair() {
+  PT=$(($1 + 1))
+  if [ "$2" = mysql ]; then
+    use_mysql
+    start_mysql a "$1"
+    start_mysql t "$PT" --server-id=2
+    binlog_status="SHOW BINARY LOG STATUS"
+    reset_logs="RESET BINARY LOGS AND GTIDS"
+    server_script=$MYSQL_SERVER
+  else
+    start_server a "$1"
+    start_server t "$PT" --server-id=2
+    binlog_status="SHOW MASTER STATUS"
+    reset_logs="RESET MASTER"
+    server_script=$ROOT/scripts/mariadb_server.sh
+  fi
+}
+
 # A hostile server of the tests' own (hostile_server.py): start_hostile ARGS... listens on a free
 # port (HPORT), ready when it says so; stop_hostile stops every one started. A test using it
 # traps EXIT with stop_hostile as well as its own cleanup.

@@ -16,20 +16,8 @@ source "$(dirname "$0")/lib.sh"
 # this short on one session, and the test is of the engine side by side; docs/testing.md)
 export BINRECOVER_TEST_WIDTH_FLIP=1000000000
 PA=${1:-24461}
-PT=$((PA + 1))
 FLAVOR=${2:-mariadb}
-if [ "$FLAVOR" = mysql ]; then
-  use_mysql
-  start_mysql a "$PA"
-  start_mysql t "$PT" --server-id=2
-  reset_logs="RESET BINARY LOGS AND GTIDS"
-  server_script=$MYSQL_SERVER
-else
-  start_server a "$PA"
-  start_server t "$PT" --server-id=2
-  reset_logs="RESET MASTER"
-  server_script=$ROOT/scripts/mariadb_server.sh
-fi
+start_pair "$PA" "$FLAVOR"
 
 sql "$PA" -e "CREATE DATABASE x;
   CREATE TABLE x.counter (id INT PRIMARY KEY, n BIGINT NOT NULL) ENGINE=InnoDB;
