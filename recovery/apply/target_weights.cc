@@ -8,6 +8,7 @@
 
 #include "recovery/apply/target_keys.h"
 #include "recovery/sql/sql_quote.h"
+#include "recovery/text/escape.h"
 
 // TargetKeys' weights of key values (TargetKeys::weigh): what the target's collations make of
 // them, learned from its WEIGHT_STRING.
@@ -29,43 +30,15 @@ bool well_formed(std::string_view s, std::string_view charset) {
   if (!utf8_family(charset)) return false;
   const std::size_t most = charset == "utf8mb4" ? 4 : 3;
   for (std::size_t i = 0; i < s.size();) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    std::size_t n = 0;
-    std::uint32_t cp = 0;
-    if (b < 0x80) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
       ++i;
       continue;
     }
-    if ((b & 0xe0) == 0xc0)
-      n = 2, cp = b & 0x1f;
-    else if ((b & 0xf0) == 0xe0)
-      n = 3, cp = b & 0x0f;
-    else if ((b & 0xf8) == 0xf0)
-      n = 4, cp = b & 0x07;
-    else
-      return false;
-    if (n > most || i + n > s.size()) return false;
-    for (std::size_t k = 1; k < n; ++k) {
-      const auto c = static_cast<unsigned char>(s[i + k]);
-      if ((c & 0xc0) != 0x80) return false;
-      cp = (cp << 6) | (c & 0x3f);
-    }
-    static constexpr std::uint32_t kLeast[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < kLeast[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    const std::size_t n = utf8_length(s, i);
+    if (n == 0 || n > most) return false;
     i += n;
   }
   return true;
-}
-
-// The code point of the well-formed UTF-8 character at `i`, and its length.
-std::size_t utf8_char(std::string_view s, std::size_t i, std::uint32_t& code) {
-  const auto b = static_cast<unsigned char>(s[i]);
-  std::size_t n = b < 0x80 ? 1 : (b & 0xe0) == 0xc0 ? 2 : (b & 0xf0) == 0xe0 ? 3 : 4;
-  static constexpr unsigned char kLead[] = {0, 0x7f, 0x1f, 0x0f, 0x07};
-  code = b & kLead[n];
-  for (std::size_t k = 1; k < n && i + k < s.size(); ++k)
-    code = (code << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
-  return n;
 }
 
 std::string utf8_bytes(std::uint32_t code) {
@@ -214,8 +187,11 @@ bool TargetKeys::by_characters(Collation& c, std::string_view value, std::uint32
   std::uint32_t chars = 0;
   for (std::size_t i = 0; i < value.size(); ++chars) {
     if (prefix > 0 && chars == prefix) break;
-    std::uint32_t code = 0;
-    i += bytes ? (code = static_cast<unsigned char>(value[i]), 1) : utf8_char(value, i, code);
+    const auto b = static_cast<unsigned char>(value[i]);
+    const std::size_t n = bytes || b < 0x80 ? 1 : utf8_length(value, i);
+    if (n == 0) return false;  // (not UTF-8: weigh() asks well_formed() first)
+    const std::uint32_t code = n == 1 ? b : utf8_code_point(value, i, n);
+    i += n;
     if (code >= 0x20 && code <= 0x7e) {
       out += c.ascii[code - 0x20];
       continue;

@@ -23,13 +23,6 @@ void append_hex_bytes(fmt::memory_buffer& out, std::string_view s) {
   }
 }
 
-std::uint32_t code_point(std::string_view s, std::size_t i, std::size_t n) {
-  std::uint32_t cp = static_cast<unsigned char>(s[i]) & (0x7f >> n);
-  for (std::size_t k = 1; k < n; ++k)
-    cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
-  return cp;
-}
-
 // The index of the first byte at or after `i` that is not plain printable ASCII (0x20-0x7e,
 // and with `tsv` not '\\' either), or s.size(): 16 bytes at a time where SSE2 is there.
 std::size_t skip_plain(std::string_view s, std::size_t i, bool tsv) {
@@ -53,6 +46,13 @@ std::size_t skip_plain(std::string_view s, std::size_t i, bool tsv) {
 
 }  // namespace
 
+std::uint32_t utf8_code_point(std::string_view s, std::size_t i, std::size_t n) {
+  std::uint32_t cp = static_cast<unsigned char>(s[i]) & (0x7f >> n);
+  for (std::size_t k = 1; k < n; ++k)
+    cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
+  return cp;
+}
+
 std::size_t utf8_length(std::string_view s, std::size_t i) {
   const auto c = static_cast<unsigned char>(s[i]);
   std::size_t n = 0;
@@ -72,7 +72,7 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
   if (i + n > s.size()) return 0;
   for (std::size_t k = 1; k < n; ++k)
     if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return 0;
-  const std::uint32_t cp = code_point(s, i, n);
+  const std::uint32_t cp = utf8_code_point(s, i, n);
   if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
   return n;
 }
@@ -83,7 +83,7 @@ void append_terminal_text(fmt::memory_buffer& out, std::string_view s) {
     const auto c = static_cast<unsigned char>(s[i]);
     std::size_t n = c < 0x80 ? 0 : utf8_length(s, i);
     if (n != 0) {
-      const std::uint32_t cp = code_point(s, i, n);
+      const std::uint32_t cp = utf8_code_point(s, i, n);
       const bool hidden = (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||
                           (cp >= 0x2066 && cp <= 0x2069);
       if (!hidden) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -36,5 +37,7 @@ std::string tsv_field(std::string_view field);
 // The length of the UTF-8 sequence starting at s[i] (a shortest form of a code point up to
 // U+10FFFF that is not a surrogate), or 0.
 std::size_t utf8_length(std::string_view s, std::size_t i);
+// The code point of the well-formed UTF-8 sequence of `n` bytes at s[i] (utf8_length).
+std::uint32_t utf8_code_point(std::string_view s, std::size_t i, std::size_t n);
 
 }  // namespace binrecover::recovery
