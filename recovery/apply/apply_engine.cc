@@ -251,13 +251,16 @@ void ApplyEngine::mark_committed(Slot& slot) {
   done_above_[slot.task.seq] = slot.task.place;
   advance_low_water();
   committed_ += slot.task.units;
-  note_width(slot.bytes, slot.task.seq, slot.arrived_alone ? nullptr : &slot.task.deps);
+  note_width(slot.bytes, slot.task.seq, slot.arrived_alone ? nullptr : &slot.task.deps,
+             slot.task.keyed);
 }
 
 void ApplyEngine::note_width(std::size_t bytes, std::uint64_t seq,
-                             const std::vector<std::uint64_t>* deps) {
+                             const std::vector<std::uint64_t>* deps, bool keyed) {
   if (!width_control_) return;
-  const std::size_t width = width_control_->committed(bytes, WidthControl::Clock::now(), seq, deps);
+  const std::size_t width =
+      width_control_->committed(bytes, WidthControl::Clock::now(), seq, deps, keyed);
+  keys_wanted_.store(width_control_->wants_keys(), std::memory_order_relaxed);
   if (!ahead_ && width_control_->open_ahead()) {
     ahead_ = true;
     grow();
@@ -598,7 +601,7 @@ void ApplyEngine::end_direct() {
     const std::uint64_t seq = next_seq_++;
     done_above_[seq] = *direct_;
     advance_low_water();
-    note_width(0, seq, nullptr);
+    note_width(0, seq, nullptr, false);
   }
   ++committed_;
   direct_.reset();

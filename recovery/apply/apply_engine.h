@@ -50,6 +50,9 @@ struct ApplyTask {
   std::vector<std::uint64_t> deps;
   std::shared_ptr<const Prelude> prelude;
   std::size_t units = 1;  // the log's transactions in it (--merge-transactions: several)
+  // Its deps are its write set's (else it waits for the unit before it: read without its keys,
+  // WidthControl::wants_keys()).
+  bool keyed = true;
   std::vector<std::uint64_t> tables;  // the tables it writes (table_hash), for contended()
   // An XA unit (only with the commit order kept): its last statement (XA PREPARE, XA COMMIT,
   // XA ROLLBACK) is its commit, sent in its turn. `xa_xid` (an XA START ... XA PREPARE unit):
@@ -144,6 +147,9 @@ class ApplyEngine {
     std::lock_guard lock(mu_);
     return width_control_ ? width_control_->narrowed() : 0;
   }
+  // Whether the units read now should be read with their keys (WidthControl::wants_keys();
+  // one worker: yes, merging needs them).
+  bool wants_keys() const { return keys_wanted_.load(std::memory_order_relaxed); }
   std::uint64_t width_changes() const {
     std::lock_guard lock(mu_);
     return width_control_ ? width_control_->changes() : 0;
@@ -239,8 +245,9 @@ class ApplyEngine {
   // (mu_ held) The unit committed: the low-water mark moves, the next unit may commit.
   void mark_committed(Slot& slot);
   // (mu_ held) Unit `seq` of `bytes`, which waited for `deps` (null: applied alone), committed:
-  // the width control told, the width it says set.
-  void note_width(std::size_t bytes, std::uint64_t seq, const std::vector<std::uint64_t>* deps);
+  // the width control told (`keyed`: ApplyTask::keyed), the width it says set.
+  void note_width(std::size_t bytes, std::uint64_t seq, const std::vector<std::uint64_t>* deps,
+                  bool keyed);
   // (mu_ held) The width the control says.
   void set_width(std::size_t width);
   void committed_unit(Worker& w, Slot& slot);
@@ -284,6 +291,7 @@ class ApplyEngine {
   // other idle ones wait on idle_cv_.
   std::size_t width_ = 1;
   std::optional<WidthControl> width_control_;
+  std::atomic<bool> keys_wanted_{true};  // (wants_keys(): the control's, after each commit)
   std::condition_variable idle_cv_;
   std::vector<char> idle_;  // by worker: in take(), holding no unit
   bool lowest_idle(const Worker& w) const;

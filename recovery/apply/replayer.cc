@@ -102,6 +102,9 @@ void Replayer::begin_unit(const UnitInfo& u, const binlog::FormatContext& ctx) {
   ddl_tables_.emplace();
   format_unit_ = false;
   maria_gtid_ = false;
+  // (in parallel, the width control says whether this unit's keys are wanted: on one session
+  // they are not, but for the epochs that decide whether N is tried, WidthControl::wants_keys)
+  keyed_ = keys_wanted_ && (!parallel_ || opts_.merge_transactions > 1 || engine_.wants_keys());
   if (keys_wanted_) scheduler_.begin_unit(file_);
   sink_.begin_unit(u, ctx);
 }
@@ -149,7 +152,7 @@ void Replayer::event(const binlog::Event& ev, std::uint8_t marks,
     maria_gtid_ = true;
     maria_ = MariaUnit{mg->domain_id, ev.header.server_id, mg->seq_no, mg->flags};
   }
-  if (keys_wanted_) scheduler_.add(ev, ctx);
+  if (keyed_) scheduler_.add(ev, ctx);
   sink_.event(ev, marks, ctx);
   if (!load_folder_known_ && !sink_.load_dir().empty()) {
     load_folder_.set(sink_.load_dir());  // (the sessions may read files from it now)
@@ -312,13 +315,14 @@ void Replayer::on_text(std::string_view text, const std::vector<Output::Statemen
   task.statements = statements;
   task.place = place();
   task.prelude = engine_.prelude();
-  if (parallel_) scheduler_.schedule(task);
+  if (parallel_ && keyed_) scheduler_.schedule(task);
+  if (parallel_ && !keyed_) scheduler_.schedule_unkeyed(task);
   engine_.submit(std::move(task));
 }
 
 bool Replayer::submit_xa(std::string_view text, const std::vector<Output::Statement>& statements) {
-  if (!parallel_ || !engine_.ordered() || opts_.merge_transactions > 1 || verbatim_ || ctas_ ||
-      resume_prefix_ || scheduler_.write_set().barrier)
+  if (!parallel_ || !keyed_ || !engine_.ordered() || opts_.merge_transactions > 1 || verbatim_ ||
+      ctas_ || resume_prefix_ || scheduler_.write_set().barrier)
     return false;
   const std::optional<XaUnit> xa = read_xa_unit(text, statements);
   if (!xa) return false;

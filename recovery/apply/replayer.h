@@ -198,6 +198,7 @@ class Replayer : public WalkConsumer {
   SqlSink sink_;
   bool parallel_ = false;
   bool keys_wanted_ = false;  // the write set builder runs (parallel or merging)
+  bool keyed_ = false;        // ... for this unit (ApplyEngine::wants_keys)
   Mode mode_ = Mode::kUnits;
   Prelude header_;
   UnitInfo unit_;

@@ -38,6 +38,17 @@ void UnitScheduler::schedule(ApplyTask& task) {
   schedule(task, builder_.result(), floor);
 }
 
+void UnitScheduler::schedule_unkeyed(ApplyTask& task) {
+  const std::uint64_t seq = engine_.next_seq();
+  task.keyed = false;
+  task.tables.clear();
+  task.deps.clear();
+  if (seq > 1) task.deps.push_back(seq - 1);
+  tracker_.barrier(seq);
+  tracker_.forget_below(engine_.low_water_seq());
+  ++units_;
+}
+
 void UnitScheduler::schedule_group(ApplyTask& task, const WriteSet& ws) {
   schedule(task, ws, engine_.next_seq() - 1);
 }

@@ -35,6 +35,9 @@ class UnitScheduler {
   const WriteSet& write_set() const { return builder_.result(); }
   // The unit about to be the engine's next: its tables and the units it waits for into `task`.
   void schedule(ApplyTask& task);
+  // A unit read without its keys (ApplyEngine::wants_keys()) about to be the engine's next: it
+  // waits for the unit before it, and every later unit for it (as a barrier).
+  void schedule_unkeyed(ApplyTask& task);
   // A merged group about to be the engine's next, with the write set of its units (no clock:
   // its units had several of its ticks).
   void schedule_group(ApplyTask& task, const WriteSet& ws);

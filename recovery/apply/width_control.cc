@@ -27,13 +27,32 @@ constexpr std::uint64_t kLeastUnitsToTell = 4;
 // Units run again for a lock in an epoch on N sessions that end it on one.
 constexpr std::uint64_t kMostRetries = 2;
 
+// On one session, keys are read for this many epochs at the end of a run (the last decides).
+constexpr int kKeyedEpochs = 2;
+
 }  // namespace
 
-WidthControl::WidthControl(std::size_t workers, std::uint64_t flip_every)
+WidthControl::WidthControl(std::size_t workers, std::uint64_t flip_every, Clock::duration quiet)
     : workers_(workers),
       flip_every_(flip_every),
+      quiet_(quiet),
       width_(flip_every != 0 ? workers : 1),
-      best_(width_) {}
+      best_(width_),
+      phase_(flip_every != 0 ? Phase::kRun : Phase::kQuiet) {}
+
+bool WidthControl::wants_keys() const {
+  // (the test's flip: units read on one session go without their keys, and a window of them
+  // may run after the flip to N sessions: their order is then theirs alone, ApplyTask::keyed)
+  if (flip_every_ != 0) return width_ != 1;
+  switch (phase_) {
+    case Phase::kQuiet:
+      return quiet_over_;
+    case Phase::kRun:
+      return width_ != 1 || run_left_ <= kKeyedEpochs;
+    default:
+      return true;
+  }
+}
 
 std::uint64_t WidthControl::level_in_epoch(std::uint64_t seq,
                                            const std::vector<std::uint64_t>* deps) {
@@ -52,11 +71,26 @@ std::uint64_t WidthControl::level_in_epoch(std::uint64_t seq,
 }
 
 std::size_t WidthControl::committed(std::size_t bytes, Clock::time_point now, std::uint64_t seq,
-                                    const std::vector<std::uint64_t>* deps) {
+                                    const std::vector<std::uint64_t>* deps, bool keyed) {
   ++units_;
   if (width_ == 1) ++narrowed_;
   if (flip_every_ != 0) {
     if (units_ % flip_every_ == 0) set_width(other(width_));
+    return width_;
+  }
+  if (!keyed) deps = nullptr;  // (it waited for the unit before it)
+  if (phase_ == Phase::kQuiet) {
+    if (!started_) {  // (quiet from the first commit)
+      started_ = true;
+      epoch_start_ = now;
+    }
+    if (!keyed) {
+      if (now - epoch_start_ >= quiet_) quiet_over_ = true;
+      return width_;
+    }
+    // The first unit read with its keys committed: the warm-up starts after it.
+    phase_ = Phase::kWarmUp;
+    epoch_start_ = now;
     return width_;
   }
   if (!started_ || settling_ > 0) {
@@ -103,6 +137,8 @@ void WidthControl::start_epoch(Clock::time_point now) {
 void WidthControl::end_epoch(double rate, double allows) {
   const bool overlap = allows >= kLeastOverlap;
   switch (phase_) {
+    case Phase::kQuiet:  // (committed() ends it)
+      return;
     case Phase::kWarmUp:  // (one session) then one epoch on one session measured, one at N
       phase_ = Phase::kRun;
       if (!overlap) {  // (nothing to overlap: N not tried until an epoch allows it)
@@ -125,8 +161,8 @@ void WidthControl::end_epoch(double rate, double allows) {
       }
       if (--run_left_ > 0) return;
       if (best_ != 1) narrow_run_ = kFirstRun;  // (N held a whole run: what it had cost is paid)
-      if (best_ == 1 && !overlap) {             // (N tried once an epoch allows it)
-        run_left_ = 1;
+      if (best_ == 1 && !overlap) {             // (N tried once a run's last epoch allows it)
+        run_left_ = kFirstRun;
         return;
       }
       if (!ahead_) {  // (and once the sessions are open: else the epoch at N measures them)

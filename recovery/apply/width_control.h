@@ -37,28 +37,47 @@ namespace binrecover::recovery {
 // write set says, and a chain whose links had committed by then looked free). An epoch whose
 // units are not at least 1.5 a level (every unit waits for the one before it: a table without
 // keys, a hot row, rows that InnoDB's duplicate checks chain) has nothing for N sessions to
-// overlap: one session takes them for 8 epochs, and N is not tried until an epoch allows it
-// (and one more has opened the sessions): each such epoch at N cost the handing over and the
-// switches for nothing. Each time N ends so again before it held a whole run, one session
-// goes on twice as long (16, 32, up to 64 epochs): units side by side by their write sets
+// overlap: one session takes them for 8 epochs, and N is not tried until the last epoch of such
+// a run allows it (and one more has opened the sessions): each such epoch at N cost the handing
+// over and the switches for nothing. Each time N ends so again before it held a whole run, one
+// session goes on twice as long (16, 32, up to 64 epochs): units side by side by their write sets
 // that InnoDB's locks chain met their retries again every 10 epochs. An epoch of fewer than 4 units
 // (large ones) cannot tell, and does not stop N. Two units run again for a lock on N sessions end
 // their epoch there, as one with nothing to overlap (retried()). (Levels counted from the log's
 // start made chains that grow at different speeds, eight hot rows say, look ever longer: an epoch
 // of 160 units counted 500 levels, and N was never tried again.)
+//
+// Keys only where they are used (wants_keys()). What N needs costs whether or not N is taken:
+// each unit's write set read against the target's keys (about 10 us of the reader's CPU a
+// unit), the catalog and the collations' weights asked of the target (12 ms of its CPU on a log
+// of five collations), the sessions opened, an epoch at N measured. On a log that replays in
+// half a second that was 5-18% of serial's time on a target without disk syncs, and nothing
+// N could win back. So the replay starts quiet: one session, units read without their keys
+// (each one waits for the one before it, as serially), for its first half second (kQuiet);
+// then keys are read, and the warm-up epoch starts with the first unit read with them. On one
+// session afterwards, keys are read only for the last two epochs of each run (the one whose
+// overlap decides, and the one before it, while the units read before it commit); a run that
+// ends with nothing to overlap goes on for 8 epochs more.
 
 class WidthControl {
  public:
   using Clock = std::chrono::steady_clock;
+  // How long a replay runs quiet (one session, no keys) before the warm-up.
+  static constexpr std::chrono::milliseconds kQuiet{500};
   // `workers` > 1. `flip_every` (a test's BINRECOVER_TEST_WIDTH_FLIP): the width changes every
-  // that many units whatever the times (0: measured).
-  explicit WidthControl(std::size_t workers, std::uint64_t flip_every = 0);
+  // that many units whatever the times (0: measured; no quiet, keys read while at N). `quiet`: how
+  // long the replay runs quiet (kQuiet).
+  explicit WidthControl(std::size_t workers, std::uint64_t flip_every = 0,
+                        Clock::duration quiet = kQuiet);
 
   // Unit `seq` of `bytes` of text, which waited for the units `deps` (null: applied alone,
   // after every unit before it), committed at `now`; returns the width for the units after it.
-  // A unit commits after every unit it waits for.
+  // A unit commits after every unit it waits for. `keyed`: it was read with its keys (its
+  // deps are its write set's; else it waited for the unit before it, and counts as alone).
   std::size_t committed(std::size_t bytes, Clock::time_point now, std::uint64_t seq,
-                        const std::vector<std::uint64_t>* deps);
+                        const std::vector<std::uint64_t>* deps, bool keyed = true);
+  // Whether the units read now should be read with their keys (their write sets).
+  bool wants_keys() const;
   // A unit ran again for a lock at `now` (a lock its write set did not show: InnoDB's duplicate
   // check of a unique key locks the next record too); returns the width for the units after
   // it. Two in an epoch on N sessions end it there, on one session (as an epoch with nothing
@@ -75,7 +94,7 @@ class WidthControl {
   std::uint64_t changes() const { return changes_; }
 
  private:
-  enum class Phase : std::uint8_t { kWarmUp, kRun, kProbe };
+  enum class Phase : std::uint8_t { kQuiet, kWarmUp, kRun, kProbe };
   void start_epoch(Clock::time_point now);
   void end_epoch(double rate, double allows);
   void set_width(std::size_t width);
@@ -89,9 +108,11 @@ class WidthControl {
 
   std::size_t workers_;
   std::uint64_t flip_every_;
+  Clock::duration quiet_;
+  bool quiet_over_ = false;  // (kQuiet) its time is up: keys wanted
   std::size_t width_;
   std::size_t best_;
-  Phase phase_ = Phase::kWarmUp;
+  Phase phase_;
   int run_left_ = 0;
   int run_length_ = 0;
   int narrow_run_ = 8;    // epochs on one session the next narrow_for_now() gives (kFirstRun)

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,9 @@ TEST(WidthControlTest, TheTestFlipChangesEveryNUnits) {
   Clock::time_point now{};
   for (int i = 0; i < 12; ++i) {
     widths += control.width() == 1 ? '1' : 'N';
+    // (keys read for the units read at N only: those read on one session may run after the
+    // flip, ordered by the unit before each)
+    EXPECT_EQ(control.wants_keys(), control.width() != 1);
     control.committed(10, now, static_cast<std::uint64_t>(i) + 1, nullptr);
   }
   EXPECT_EQ(widths, "NNN111NNN111");
@@ -254,6 +258,88 @@ TEST(WidthControlTest, NMetWithRetriesEachTimeIsTriedLessAndLessOften) {
   const auto back = h.widths.find('N', at);
   ASSERT_NE(back, std::string::npos);
   EXPECT_LE(back - at, 11u * 128u);
+}
+
+// Units read `lag` commits ahead of their own (a window of that many): each read with its keys
+// when the control wanted them as the unit `lag` before it committed; returns how many were.
+struct Reader {
+  WidthControl control{8, 0, WidthControl::kQuiet};
+  Clock::time_point now{};
+  std::string widths;
+  std::uint64_t seq = 0;
+  std::deque<bool> read;  // (wants_keys() as each unit waiting was read)
+  std::size_t keyed = 0;
+
+  void units(int n, microseconds one, microseconds wide, int per_level, std::size_t lag) {
+    std::vector<std::uint64_t> deps;
+    while (read.size() < lag) read.push_back(control.wants_keys());
+    for (int i = 0; i < n; ++i) {
+      read.push_back(control.wants_keys());
+      const bool with_keys = read.front();
+      read.pop_front();
+      keyed += with_keys ? 1 : 0;
+      widths += control.width() == 1 ? '1' : 'N';
+      now += control.width() == 1 ? one : wide;
+      ++seq;
+      deps.clear();
+      if (per_level != 0 && seq > static_cast<std::uint64_t>(per_level))
+        deps.push_back(seq - per_level);
+      control.committed(0, now, seq, &deps, with_keys);
+    }
+  }
+};
+
+TEST(WidthControlTest, TheFirstHalfSecondIsQuiet) {
+  // Units of 1 ms, faster at N: for the first 500 ms no keys are wanted and one session takes
+  // them; then keys are, and the units read with them (after the 64 read before, waiting) start
+  // the warm-up.
+  Reader r;
+  r.units(5000, microseconds(1000), microseconds(500), 0, 64);
+  const std::size_t quiet = 1 + 500 + 64;  // (from the first commit; the 64 read before)
+  EXPECT_EQ(r.widths.find('N'), quiet + kBeforeN);
+  EXPECT_EQ(r.widths.back(), 'N');
+  EXPECT_GE(r.keyed, 5000u - quiet - 1);
+  // A log replayed in less than that: never a key read, never a session opened.
+  Reader s;
+  s.units(450, microseconds(1000), microseconds(500), 0, 64);
+  EXPECT_EQ(s.keyed, 0u);
+  EXPECT_FALSE(s.control.open_ahead());
+  EXPECT_EQ(s.widths, std::string(450, '1'));
+}
+
+TEST(WidthControlTest, OnOneSessionKeysAreReadForTheLastTwoEpochsOfARun) {
+  // A chain: after the quiet half second and the warm-up, runs of 8 epochs on one session, keys
+  // read for the last two of each (the last one decides): about a quarter of the units.
+  Reader r;
+  r.units(40000, microseconds(1000), microseconds(900), 1, 64);
+  EXPECT_EQ(r.widths.find('N'), std::string::npos);
+  EXPECT_GE(r.keyed, 40000u / 5);
+  EXPECT_LE(r.keyed, 40000u * 3 / 10);
+  // Then units eight side by side a level: a run's last epoch shows it, N tried and kept.
+  const std::size_t chain = r.widths.size();
+  r.units(6000, microseconds(1000), microseconds(400), 8, 64);
+  const auto wide = r.widths.find('N', chain);
+  ASSERT_NE(wide, std::string::npos);
+  EXPECT_LE(wide, chain + 12u * 128u);
+  EXPECT_EQ(r.widths.back(), 'N');
+  // (at N every unit is read with its keys)
+  const std::size_t before = r.keyed;
+  r.units(1000, microseconds(1000), microseconds(400), 8, 64);
+  EXPECT_EQ(r.keyed - before, 1000u);
+}
+
+TEST(WidthControlTest, AUnitReadWithoutKeysCountsAsAlone) {
+  // After the warm-up, units that wait for nothing but were read without their keys: as many
+  // levels as units, so N is not tried on their account.
+  WidthControl control(8, 0, std::chrono::milliseconds(0));
+  Clock::time_point now{};
+  const std::vector<std::uint64_t> none;
+  for (std::uint64_t seq = 1; seq <= 3000; ++seq) {
+    now += microseconds(1000);
+    control.committed(0, now, seq, &none, seq == 1);
+  }
+  EXPECT_EQ(control.width(), 1u);
+  EXPECT_FALSE(control.open_ahead());
 }
 
 }  // namespace
