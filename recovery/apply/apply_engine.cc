@@ -261,11 +261,20 @@ void ApplyEngine::note_width(std::size_t bytes, std::uint64_t seq,
   const std::size_t width =
       width_control_->committed(bytes, WidthControl::Clock::now(), seq, deps, keyed);
   keys_wanted_.store(width_control_->wants_keys(), std::memory_order_relaxed);
+  quiet_.store(width_control_->quiet(), std::memory_order_relaxed);
   if (!ahead_ && width_control_->open_ahead()) {
     ahead_ = true;
     grow();
   }
   set_width(width);
+}
+
+void ApplyEngine::expect_left(std::chrono::steady_clock::duration left) {
+  std::lock_guard lock(mu_);
+  if (!width_control_) return;
+  width_control_->expect_left(WidthControl::Clock::now(), left);
+  keys_wanted_.store(width_control_->wants_keys(), std::memory_order_relaxed);
+  quiet_.store(width_control_->quiet(), std::memory_order_relaxed);
 }
 
 void ApplyEngine::set_width(std::size_t width) {

@@ -150,6 +150,9 @@ class ApplyEngine {
   // Whether the units read now should be read with their keys (WidthControl::wants_keys();
   // one worker: yes, merging needs them).
   bool wants_keys() const { return keys_wanted_.load(std::memory_order_relaxed); }
+  // The width control is quiet (WidthControl::quiet()), and told what the replay expects left.
+  bool quiet() const { return quiet_.load(std::memory_order_relaxed); }
+  void expect_left(std::chrono::steady_clock::duration left);
   std::uint64_t width_changes() const {
     std::lock_guard lock(mu_);
     return width_control_ ? width_control_->changes() : 0;
@@ -292,6 +295,7 @@ class ApplyEngine {
   std::size_t width_ = 1;
   std::optional<WidthControl> width_control_;
   std::atomic<bool> keys_wanted_{true};  // (wants_keys(): the control's, after each commit)
+  std::atomic<bool> quiet_{false};       // (quiet(): likewise)
   std::condition_variable idle_cv_;
   std::vector<char> idle_;  // by worker: in take(), holding no unit
   bool lowest_idle(const Worker& w) const;

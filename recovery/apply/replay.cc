@@ -8,8 +8,10 @@
 #include <csignal>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include "binlog/error.h"
 #include "recovery/apply/apply_engine.h"
@@ -151,16 +153,20 @@ class UnitProgress {
     total_ = total_ > skipped ? total_ - skipped : 0;
   }
   void operator()(const UnitInfo& u) {
-    if (progress_) {
+    const bool quiet = replay_.engine().quiet() && total_ > 0;
+    if (progress_ || quiet) {
       const std::string& file = *u.file;
       while (current_ + 1 < inputs_.size() && inputs_[current_].display_name != file) {
         done_before_ += sizes_[current_];
         ++current_;
       }
       const std::uint64_t at = done_before_ + u.end_pos;
-      progress_(ReplayProgress{file, u.end_pos, replay_.events(), replay_.engine().committed(),
-                               at > skipped_ ? at - skipped_ : std::uint64_t{0}, total_,
-                               replay_.engine().workers(), replay_.engine().busy(), 0, false});
+      const std::uint64_t done = at > skipped_ ? at - skipped_ : std::uint64_t{0};
+      if (quiet) expect_left(done);
+      if (progress_)
+        progress_(ReplayProgress{file, u.end_pos, replay_.events(), replay_.engine().committed(),
+                                 done, total_, replay_.engine().workers(), replay_.engine().busy(),
+                                 0, false});
     }
     if (test_pause_after_units() != 0 && ++units_handed_ == test_pause_after_units()) {
       // (test_pause.h: what was handed out is applied, then nothing more until a signal; the
@@ -175,7 +181,22 @@ class UnitProgress {
   }
 
  private:
+  // (the width control quiet) What is left of the inputs at the rate so far.
+  void expect_left(std::uint64_t done) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!first_) {
+      first_ = std::make_pair(now, done);
+      return;
+    }
+    if (done <= first_->second || done >= total_) return;
+    const double per_byte = std::chrono::duration<double>(now - first_->first).count() /
+                            static_cast<double>(done - first_->second);
+    replay_.engine().expect_left(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(per_byte * static_cast<double>(total_ - done))));
+  }
+
   const std::vector<InputFile>& inputs_;
+  std::optional<std::pair<std::chrono::steady_clock::time_point, std::uint64_t>> first_;
   std::uint64_t skipped_;
   const ReplayProgressFn& progress_;
   Replayer& replay_;

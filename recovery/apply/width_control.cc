@@ -29,6 +29,9 @@ constexpr std::uint64_t kMostRetries = 2;
 
 // On one session, keys are read for this many epochs at the end of a run (the last decides).
 constexpr int kKeyedEpochs = 2;
+// The quiet ends early where this much is left after this much has shown the rate.
+constexpr auto kPayBack = std::chrono::seconds(1);
+constexpr auto kLeastQuiet = std::chrono::milliseconds(100);
 
 }  // namespace
 
@@ -68,6 +71,11 @@ std::uint64_t WidthControl::level_in_epoch(std::uint64_t seq,
   if (deps == nullptr) floor_ = level;
   levels_[seq % kRing] = {seq, epoch_, level};
   return level;
+}
+
+void WidthControl::expect_left(Clock::time_point now, Clock::duration left) {
+  if (quiet() && started_ && now - epoch_start_ >= kLeastQuiet && left >= kPayBack)
+    quiet_over_ = true;
 }
 
 std::size_t WidthControl::committed(std::size_t bytes, Clock::time_point now, std::uint64_t seq,

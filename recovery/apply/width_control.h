@@ -53,7 +53,8 @@ namespace binrecover::recovery {
 // of five collations), the sessions opened, an epoch at N measured. On a log that replays in
 // half a second that was 5-18% of serial's time on a target without disk syncs, and nothing
 // N could win back. So the replay starts quiet: one session, units read without their keys
-// (each one waits for the one before it, as serially), for its first half second (kQuiet);
+// (each one waits for the one before it, as serially), for its first half second (kQuiet), or
+// 100 ms where the rest of its inputs will take a second or more at that rate (expect_left);
 // then keys are read, and the warm-up epoch starts with the first unit read with them. On one
 // session afterwards, keys are read only for the last two epochs of each run (the one whose
 // overlap decides, and the one before it, while the units read before it commit); a run that
@@ -78,6 +79,12 @@ class WidthControl {
                         const std::vector<std::uint64_t>* deps, bool keyed = true);
   // Whether the units read now should be read with their keys (their write sets).
   bool wants_keys() const;
+  // The replay expects `left` more at the rate so far (its inputs' sizes known): once 100 ms
+  // have shown the rate, a second or more left ends the quiet at once (N has the time to win
+  // back what it costs; the half second is for logs of unknown length).
+  void expect_left(Clock::time_point now, Clock::duration left);
+  // Quiet, and keys not wanted yet (expect_left() is worth calling).
+  bool quiet() const { return phase_ == Phase::kQuiet && !quiet_over_; }
   // A unit ran again for a lock at `now` (a lock its write set did not show: InnoDB's duplicate
   // check of a unique key locks the next record too); returns the width for the units after
   // it. Two in an epoch on N sessions end it there, on one session (as an epoch with nothing

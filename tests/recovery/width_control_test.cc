@@ -307,6 +307,25 @@ TEST(WidthControlTest, TheFirstHalfSecondIsQuiet) {
   EXPECT_EQ(s.widths, std::string(450, '1'));
 }
 
+TEST(WidthControlTest, ASecondLeftEndsTheQuietAfter100Milliseconds) {
+  // Told after each unit what is left at the rate so far: where a second or more is, keys are
+  // wanted once 100 ms have shown the rate; where less is, the quiet lasts its half second.
+  for (const int left_ms : {5000, 1000, 999}) {
+    WidthControl control(8, 0, WidthControl::kQuiet);
+    Clock::time_point now{};
+    const std::vector<std::uint64_t> none;
+    int wanted_at = 0;
+    for (int i = 1; i <= 600 && wanted_at == 0; ++i) {
+      now += microseconds(1000);
+      control.committed(0, now, static_cast<std::uint64_t>(i), &none, false);
+      control.expect_left(now, std::chrono::milliseconds(left_ms));
+      if (control.wants_keys()) wanted_at = i;
+    }
+    EXPECT_EQ(wanted_at, left_ms >= 1000 ? 101 : 501) << left_ms;
+    EXPECT_FALSE(control.quiet());
+  }
+}
+
 TEST(WidthControlTest, OnOneSessionKeysAreReadForTheLastTwoEpochsOfARun) {
   // A chain: after the quiet half second and the warm-up, runs of 8 epochs on one session, keys
   // read for the last two of each (the last one decides): about a quarter of the units.
