@@ -188,13 +188,15 @@ class UnitProgress {
       first_ = std::make_pair(now, done);
       return;
     }
-    if (done <= first_->second || done >= total_) return;
+    // (the control looks only after 100 ms: its lock not taken for each unit before)
+    if (done <= first_->second || done >= total_ || now - first_->first < kLeastSample) return;
     const double per_byte = std::chrono::duration<double>(now - first_->first).count() /
                             static_cast<double>(done - first_->second);
     replay_.engine().expect_left(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
         std::chrono::duration<double>(per_byte * static_cast<double>(total_ - done))));
   }
 
+  static constexpr auto kLeastSample = std::chrono::milliseconds(90);
   const std::vector<InputFile>& inputs_;
   std::optional<std::pair<std::chrono::steady_clock::time_point, std::uint64_t>> first_;
   std::uint64_t skipped_;
