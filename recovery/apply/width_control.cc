@@ -26,6 +26,8 @@ constexpr int kSettle = 16;
 constexpr std::uint64_t kLeastUnitsToTell = 4;
 // Units run again for a lock in an epoch on N sessions that end it on one.
 constexpr std::uint64_t kMostRetries = 2;
+// What an epoch allows where too few of its units were read with their keys to tell.
+constexpr double kUnknown = -1;
 
 // On one session, keys are read for this many epochs at the end of a run (the last decides).
 constexpr int kKeyedEpochs = 2;
@@ -111,15 +113,22 @@ std::size_t WidthControl::committed(std::size_t bytes, Clock::time_point now, st
   }
   work_ += 1 + static_cast<double>(bytes) / kBytesPerWork;
   ++epoch_units_;
-  high_level_ = std::max(high_level_, level_in_epoch(seq, deps));
+  // (the levels are those of the units read with their keys: one read without waited for the
+  // one before it, which tells nothing of the log)
+  if (keyed) {
+    ++epoch_keyed_;
+    high_level_ = std::max(high_level_, level_in_epoch(seq, deps));
+  }
   const auto took = now - epoch_start_;
   if (work_ < (phase_ == Phase::kWarmUp ? kWarmUpWork : kEpochWork) || took < kLeastEpoch)
     return width_;
   const double rate = work_ / std::chrono::duration<double>(took).count();
-  // (an epoch of a few large units cannot tell: as if it allowed N)
-  double allows = epoch_units_ < kLeastUnitsToTell
-                      ? kLeastOverlap
-                      : static_cast<double>(epoch_units_) / static_cast<double>(high_level_);
+  // (an epoch of a few large units cannot tell: as if it allowed N; one of units read without
+  // their keys cannot tell yet: kUnknown)
+  double allows = epoch_units_ < kLeastUnitsToTell ? kLeastOverlap
+                  : epoch_keyed_ < kLeastUnitsToTell
+                      ? kUnknown
+                      : static_cast<double>(epoch_keyed_) / static_cast<double>(high_level_);
   if (width_ != 1 && epoch_retries_ >= kMostRetries) allows = 0;
   start_epoch(now);
   end_epoch(rate, allows);
@@ -135,7 +144,7 @@ std::size_t WidthControl::retried(Clock::time_point now) {
 
 void WidthControl::start_epoch(Clock::time_point now) {
   work_ = 0;
-  epoch_units_ = 0;
+  epoch_units_ = epoch_keyed_ = 0;
   epoch_retries_ = 0;
   high_level_ = floor_ = 0;
   ++epoch_;
@@ -144,6 +153,10 @@ void WidthControl::start_epoch(Clock::time_point now) {
 
 void WidthControl::end_epoch(double rate, double allows) {
   const bool overlap = allows >= kLeastOverlap;
+  // (units read without their keys, of the window read before keys were wanted: at N it does
+  // not end N; at the end of a run on one session the run waits, keys read, for an epoch that
+  // tells, however many units the window held)
+  const bool unknown = allows == kUnknown;
   switch (phase_) {
     case Phase::kQuiet:  // (committed() ends it)
       return;
@@ -157,7 +170,7 @@ void WidthControl::end_epoch(double rate, double allows) {
       run_length_ = kFirstRun / 2;  // (one session confirmed: kFirstRun epochs; N: as many)
       return;
     case Phase::kRun:
-      if (best_ != 1 && !overlap) {
+      if (best_ != 1 && !overlap && !unknown) {
         narrow_for_now();
         return;
       }
@@ -169,7 +182,11 @@ void WidthControl::end_epoch(double rate, double allows) {
       }
       if (--run_left_ > 0) return;
       if (best_ != 1) narrow_run_ = kFirstRun;  // (N held a whole run: what it had cost is paid)
-      if (best_ == 1 && !overlap) {             // (N tried once a run's last epoch allows it)
+      if (best_ == 1 && unknown) {
+        run_left_ = 1;
+        return;
+      }
+      if (best_ == 1 && !overlap) {  // (N tried once a run's last epoch allows it)
         run_left_ = kFirstRun;
         return;
       }
@@ -182,7 +199,8 @@ void WidthControl::end_epoch(double rate, double allows) {
       return;
     case Phase::kProbe:
       last_rate_ = 0;
-      if (width_ != 1 && !overlap) {  // (nothing to overlap: one session, whatever the rate)
+      if (width_ != 1 && !overlap &&
+          !unknown) {  // (nothing to overlap: one session, whatever the rate)
         phase_ = Phase::kRun;
         narrow_for_now();
         return;

@@ -58,7 +58,10 @@ namespace binrecover::recovery {
 // then keys are read, and the warm-up epoch starts with the first unit read with them. On one
 // session afterwards, keys are read only for the last two epochs of each run (the one whose
 // overlap decides, and the one before it, while the units read before it commit); a run that
-// ends with nothing to overlap goes on for 8 epochs more.
+// ends with nothing to overlap goes on for 8 epochs more. An epoch's levels are those of its
+// units read with keys; one with fewer than 4 of them cannot tell (the window read before
+// keys were wanted can hold more than two epochs of units): the run goes on, keys read, until
+// an epoch tells, and at N such an epoch does not end N.
 
 class WidthControl {
  public:
@@ -129,8 +132,8 @@ class WidthControl {
   bool ahead_ = false;    // open_ahead()
   bool opening_ = false;  // the sessions open beside this epoch: its rate is not compared
   double work_ = 0;       // of the epoch so far
-  std::uint64_t epoch_units_ = 0, high_level_ = 0;  // of the epoch so far
-  std::uint64_t epoch_ = 0;                         // (counts the epochs: levels are per epoch)
+  std::uint64_t epoch_units_ = 0, epoch_keyed_ = 0, high_level_ = 0;  // of the epoch so far
+  std::uint64_t epoch_ = 0;  // (counts the epochs: levels are per epoch)
   std::uint64_t floor_ = 0;  // the level of the epoch's last unit applied alone
   struct Level {
     std::uint64_t seq = 0, epoch = 0, level = 0;

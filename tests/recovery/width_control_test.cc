@@ -307,6 +307,23 @@ TEST(WidthControlTest, TheFirstHalfSecondIsQuiet) {
   EXPECT_EQ(s.widths, std::string(450, '1'));
 }
 
+TEST(WidthControlTest, AWindowLongerThanTheKeyedEpochsStillTells) {
+  // A window five epochs long (the engine's holds 128 units; units of 48 KiB make an epoch of
+  // 32): the keys wanted for a run's last two epochs reach the commits three epochs after its
+  // end. The run waits, keys read, for an epoch that tells, and N is found once the log allows
+  // it (counted as chains, the units read without keys kept it on one session for good).
+  Reader r;
+  r.units(20000, microseconds(1000), microseconds(900), 1, 640);
+  EXPECT_EQ(r.widths.find('N'), std::string::npos);
+  EXPECT_LE(r.keyed, 20000u / 2);
+  const std::size_t chain = r.widths.size();
+  r.units(20000, microseconds(1000), microseconds(400), 8, 640);
+  const auto wide = r.widths.find('N', chain);
+  ASSERT_NE(wide, std::string::npos);
+  EXPECT_LE(wide, chain + 20u * 128u);
+  EXPECT_EQ(r.widths.back(), 'N');
+}
+
 TEST(WidthControlTest, ASecondLeftEndsTheQuietAfter100Milliseconds) {
   // Told after each unit what is left at the rate so far: where a second or more is, keys are
   // wanted once 100 ms have shown the rate; where less is, the quiet lasts its half second.
@@ -347,9 +364,9 @@ TEST(WidthControlTest, OnOneSessionKeysAreReadForTheLastTwoEpochsOfARun) {
   EXPECT_EQ(r.keyed - before, 1000u);
 }
 
-TEST(WidthControlTest, AUnitReadWithoutKeysCountsAsAlone) {
-  // After the warm-up, units that wait for nothing but were read without their keys: as many
-  // levels as units, so N is not tried on their account.
+TEST(WidthControlTest, UnitsReadWithoutKeysTellNothing) {
+  // After the warm-up, units that wait for nothing but were read without their keys (each
+  // waited for the one before it): N is not tried on their account.
   WidthControl control(8, 0, std::chrono::milliseconds(0));
   Clock::time_point now{};
   const std::vector<std::uint64_t> none;
