@@ -11,8 +11,8 @@ void add_parallel_options(po::options_description& g, const char* dflt) {
                                "time (default ") +
                    dflt +
                    "; DDL, statement-format changes and tables the target has no keys for are "
-                   "applied alone; one session in the log's order where the log chains them "
-                   "or that is measured faster)")
+                   "applied alone; one session in the log's order for the first half second, "
+                   "where the log chains them or where that is measured faster)")
                       .c_str())(
       "no-preserve-commit-order",
       "with --parallel: let transactions commit as they finish, not in the log's order (a reader "
