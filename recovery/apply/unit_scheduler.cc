@@ -43,7 +43,14 @@ void UnitScheduler::schedule_unkeyed(ApplyTask& task) {
   task.keyed = false;
   task.tables.clear();
   task.deps.clear();
-  if (seq > 1) task.deps.push_back(seq - 1);
+  // The first after units read with their keys waits for every one of them not yet committed
+  // (the one before it may have gone beside earlier ones); each after it for the one before
+  // it, which committed after every unit before it.
+  if (after_keyed_)
+    for (std::uint64_t d = engine_.low_water_seq() + 1; d < seq; ++d) task.deps.push_back(d);
+  else if (seq > 1)
+    task.deps.push_back(seq - 1);
+  after_keyed_ = false;
   tracker_.barrier(seq);
   tracker_.forget_below(engine_.low_water_seq());
   ++units_;
@@ -67,6 +74,7 @@ void UnitScheduler::schedule(ApplyTask& task, const WriteSet& ws, std::uint64_t 
   for (const std::uint64_t t : task.tables)
     if (engine_.contended(t)) chain_.push_back(t);
   task.deps = tracker_.add(engine_.next_seq(), ws, floor, chain_);
+  after_keyed_ = true;
   tracker_.forget_below(engine_.low_water_seq());
   ++units_;
   if (!ws.tables.empty()) ++held_whole_;

@@ -36,13 +36,17 @@ class UnitScheduler {
   // The unit about to be the engine's next: its tables and the units it waits for into `task`.
   void schedule(ApplyTask& task);
   // A unit read without its keys (ApplyEngine::wants_keys()) about to be the engine's next: it
-  // waits for the unit before it, and every later unit for it (as a barrier).
+  // waits for every unit before it (the first after units read with keys, for each of them not
+  // yet committed; else for the unit before it), and every later unit for it (as a barrier).
   void schedule_unkeyed(ApplyTask& task);
   // A merged group about to be the engine's next, with the write set of its units (no clock:
   // its units had several of its ticks).
   void schedule_group(ApplyTask& task, const WriteSet& ws);
   // The engine's unit `seq` was applied alone: every later unit comes after it.
-  void barrier(std::uint64_t seq) { tracker_.barrier(seq); }
+  void barrier(std::uint64_t seq) {
+    tracker_.barrier(seq);
+    after_keyed_ = false;
+  }
   // A DDL may have changed any table's keys: read them again when next met.
   void tables_changed() { keys_.invalidate(); }
   // Only these tables changed (TargetKeys::forget).
@@ -64,6 +68,7 @@ class UnitScheduler {
   std::optional<std::uint64_t> maria_commit_;
   bool maria_gtid_ = false;
   std::vector<std::uint64_t> chain_;
+  bool after_keyed_ = false;  // the last unit scheduled was read with its keys
   std::uint64_t units_ = 0, held_whole_ = 0;
 };
 
