@@ -53,7 +53,7 @@ namespace binrecover::recovery {
 // of five collations), the sessions opened, an epoch at N measured. On a log that replays in
 // half a second that was 5-18% of serial's time on a target without disk syncs, and nothing
 // N could win back. So the replay starts quiet: one session, units read without their keys
-// (each one waits for the one before it, as serially), for its first half second (kQuiet), or
+// (each one after every unit before it, as serially), for its first half second (kQuiet), or
 // 100 ms where the rest of its inputs will take a second or more at that rate (expect_left);
 // then keys are read, and the warm-up epoch starts with the first unit read with them. On one
 // session afterwards, keys are read only for the last two epochs of each run (the one whose
