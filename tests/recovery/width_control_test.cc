@@ -287,6 +287,14 @@ struct Reader {
       control.committed(0, now, seq, &deps, with_keys);
     }
   }
+  // Then `n` units eight side by side a level, faster at N: how many until N took them (npos:
+  // never).
+  std::size_t until_wide(int n, std::size_t lag) {
+    const std::size_t from = widths.size();
+    units(n, microseconds(1000), microseconds(400), 8, lag);
+    const auto wide = widths.find('N', from);
+    return wide == std::string::npos ? wide : wide - from;
+  }
 };
 
 TEST(WidthControlTest, TheFirstHalfSecondIsQuiet) {
@@ -316,11 +324,7 @@ TEST(WidthControlTest, AWindowLongerThanTheKeyedEpochsStillTells) {
   r.units(20000, microseconds(1000), microseconds(900), 1, 640);
   EXPECT_EQ(r.widths.find('N'), std::string::npos);
   EXPECT_LE(r.keyed, 20000u / 2);
-  const std::size_t chain = r.widths.size();
-  r.units(20000, microseconds(1000), microseconds(400), 8, 640);
-  const auto wide = r.widths.find('N', chain);
-  ASSERT_NE(wide, std::string::npos);
-  EXPECT_LE(wide, chain + 20u * 128u);
+  EXPECT_LE(r.until_wide(20000, 640), 20u * 128u);
   EXPECT_EQ(r.widths.back(), 'N');
 }
 
@@ -352,11 +356,7 @@ TEST(WidthControlTest, OnOneSessionKeysAreReadForTheLastTwoEpochsOfARun) {
   EXPECT_GE(r.keyed, 40000u / 5);
   EXPECT_LE(r.keyed, 40000u * 3 / 10);
   // Then units eight side by side a level: a run's last epoch shows it, N tried and kept.
-  const std::size_t chain = r.widths.size();
-  r.units(6000, microseconds(1000), microseconds(400), 8, 64);
-  const auto wide = r.widths.find('N', chain);
-  ASSERT_NE(wide, std::string::npos);
-  EXPECT_LE(wide, chain + 12u * 128u);
+  EXPECT_LE(r.until_wide(6000, 64), 12u * 128u);
   EXPECT_EQ(r.widths.back(), 'N');
   // (at N every unit is read with its keys)
   const std::size_t before = r.keyed;
