@@ -16,26 +16,6 @@ namespace {
 // Deadlock, lock wait timeout: the unit is run again.
 bool retryable(const Error& e) { return is_server_error(e, 1213) || is_server_error(e, 1205); }
 
-// A piece that waits for no row lock: DDL of tables and indexes (is_table_ddl) that names no
-// foreign key (an ALTER TABLE that adds one checks the parent's rows under shared locks), with
-// the writer's settings; no row events.
-bool waits_for_no_row_lock(std::string_view text,
-                           const std::vector<Output::Statement>& statements) {
-  bool ddl = false;
-  for (const Output::Statement& st : statements) {
-    if (st.kind != Output::Statement::Kind::kSql) continue;
-    const std::string_view s = text.substr(st.begin, st.end - st.begin);
-    if (st.verbatim) {
-      if (!is_table_ddl(s) || contains_ci(s, "FOREIGN") || contains_ci(s, "REFERENCES"))
-        return false;
-      ddl = true;
-    } else if (binlog_base64(s)) {
-      return false;
-    }
-  }
-  return ddl;
-}
-
 constexpr int kMaxRetries = 20;
 
 }  // namespace
@@ -260,8 +240,7 @@ void ApplyEngine::note_width(std::size_t bytes, std::uint64_t seq,
   if (!width_control_) return;
   const std::size_t width =
       width_control_->committed(bytes, WidthControl::Clock::now(), seq, deps, keyed);
-  keys_wanted_.store(width_control_->wants_keys(), std::memory_order_relaxed);
-  quiet_.store(width_control_->quiet(), std::memory_order_relaxed);
+  publish_control();
   if (!ahead_ && width_control_->open_ahead()) {
     ahead_ = true;
     grow();
@@ -273,6 +252,10 @@ void ApplyEngine::expect_left(std::chrono::steady_clock::duration left) {
   std::lock_guard lock(mu_);
   if (!width_control_) return;
   width_control_->expect_left(WidthControl::Clock::now(), left);
+  publish_control();
+}
+
+void ApplyEngine::publish_control() {
   keys_wanted_.store(width_control_->wants_keys(), std::memory_order_relaxed);
   quiet_.store(width_control_->quiet(), std::memory_order_relaxed);
 }
@@ -561,72 +544,6 @@ bool ApplyEngine::behind_contended(const Slot& slot) const {
     }
   }
   return false;
-}
-
-void ApplyEngine::begin_direct(const UnitPlace& place) {
-  {
-    std::lock_guard lock(mu_);
-    throw_if_failed();
-  }
-  direct_ = place;
-  direct_recorded_ = false;
-  Worker& w = *workers_.front();
-  // A unit applied alone waits for a lock of a session not ours as serial replay does (the
-  // workers' short wait made a statement that met one fail at once: 1205, the replay stopped).
-  // (in its first piece's first packet: a DDL log's every DDL cost two round trips more)
-  if (opts_.workers > 1 && !w.waits_default) {
-    direct_before_ = "SET SESSION innodb_lock_wait_timeout = DEFAULT";
-    w.waits_default = true;
-  }
-  run_prelude(w, prelude_);  // (drained: the reader's thread alone)
-}
-
-bool ApplyEngine::direct_piece(std::string_view text,
-                               const std::vector<Output::Statement>& statements, bool with_progress,
-                               Applier::Hooks::Piece piece) {
-  Worker& w = *workers_.front();
-  const std::string progress =
-      with_progress && !direct_recorded_ ? progress_statement(w.index, *direct_) : std::string();
-  Applier::Hooks hooks;
-  hooks.after_begin = progress;
-  hooks.not_one_transaction = !with_progress;
-  hooks.piece = piece;
-  hooks.before = std::exchange(direct_before_, {});
-  // (a DDL waits for no row lock: the workers' short wait stays, two SETs less a DDL)
-  if (!hooks.before.empty() && piece == Applier::Hooks::Piece::kWhole &&
-      waits_for_no_row_lock(text, statements)) {
-    hooks.before = {};
-    w.waits_default = false;
-  }
-  const Applier::Outcome out = w.applier->apply(text, statements, hooks);
-  if (out.after_begin_ran) direct_recorded_ = true;
-  return out.after_begin_ran;
-}
-
-void ApplyEngine::end_direct() {
-  if (opts_.on_commit) opts_.on_commit(*direct_);
-  {
-    std::lock_guard lock(mu_);
-    const std::uint64_t seq = next_seq_++;
-    done_above_[seq] = *direct_;
-    advance_low_water();
-    note_width(0, seq, nullptr, false);
-  }
-  ++committed_;
-  direct_.reset();
-  forget_direct_before();
-  wake();
-}
-
-void ApplyEngine::abort_direct() {
-  direct_.reset();
-  forget_direct_before();
-}
-
-void ApplyEngine::forget_direct_before() {
-  if (direct_before_.empty()) return;
-  workers_.front()->waits_default = false;  // (no piece ran: the wait was never set)
-  direct_before_ = {};
 }
 
 }  // namespace binrecover::recovery

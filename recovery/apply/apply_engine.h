@@ -253,6 +253,9 @@ class ApplyEngine {
                   bool keyed);
   // (mu_ held) The width the control says.
   void set_width(std::size_t width);
+  // (mu_ held, or before the workers start) What the reader asks without the lock: wants_keys(),
+  // quiet().
+  void publish_control();
   void committed_unit(Worker& w, Slot& slot);
   void fail(std::uint64_t seq, const Error& e, const UnitPlace& place);
   bool is_committed(std::uint64_t seq) const;

@@ -20,8 +20,7 @@ ApplyEngine::ApplyEngine(const ConnectionOptions& conn, EngineOptions opts)
     const char* flip = std::getenv("BINRECOVER_TEST_WIDTH_FLIP");
     width_control_.emplace(opts_.workers, flip ? std::strtoull(flip, nullptr, 10) : 0);
     width_ = width_control_->width();
-    keys_wanted_ = width_control_->wants_keys();
-    quiet_ = width_control_->quiet();
+    publish_control();
   }
   // The first session, at once: it tells what the others are set to, and applies the units
   // that go alone. The others open one by one once the width control is to try N sessions
