@@ -6,6 +6,7 @@
 #include <limits>
 #include <utility>
 
+#include "recovery/apply/test_pause.h"
 #include "recovery/server/remote_source.h"
 #include "recovery/sql/sql_quote.h"
 
@@ -45,6 +46,10 @@ std::string ApplyEngine::unordered_progress(Worker& w, const Slot& slot) {
   }
   for (const auto& [seq, place] : w.committed)
     applied += place.file + "\t" + std::to_string(place.first_pos) + "\n";
+  // (a unit whose COMMIT this worker holds commits at the head of this one's first packet: its
+  // row, which this one's replaces, named it)
+  if (w.held != nullptr)
+    applied += w.held->task.place.file + "\t" + std::to_string(w.held->task.place.first_pos) + "\n";
   applied += slot.task.place.file + "\t" + std::to_string(slot.task.place.first_pos) + "\n";
   return "REPLACE INTO " + opts_.progress_table +
          " (run_key, worker, file, position, gtid, applied) VALUES (" + opts_.run_key + ", " +
@@ -139,6 +144,10 @@ ApplyEngine::Slot* ApplyEngine::take(Worker& w) {
   idle_[w.index] = 1;
   for (;;) {
     if (stopping_) {
+      if (w.held != nullptr) {  // (not sent: its session's end rolls it back)
+        w.applier->drop_held();
+        w.held = nullptr;
+      }
       idle_[w.index] = 0;
       return nullptr;
     }
@@ -147,23 +156,30 @@ ApplyEngine::Slot* ApplyEngine::take(Worker& w) {
     // each once every unit before it committed: it is the turn's, never parked itself.
     const bool one = width_ == 1;
     if (one && !lowest_idle(w)) {
+      if (w.held != nullptr) {
+        send_held(w, lock);
+        continue;
+      }
       work_cv_.notify_one();  // (a wake-up it may have had was meant for the one that takes)
       idle_cv_.wait(lock);
       continue;
     }
+    // A unit whose COMMIT this worker holds commits at the head of the next unit's first
+    // packet: for that unit (the next one, one session taking units) it counts as committed.
+    const std::uint64_t held = w.held != nullptr ? w.held->task.seq : 0;
+    const auto committed = [&](std::uint64_t d) { return d == held || is_committed(d); };
+    const std::uint64_t next = low_water_ + (held == low_water_ + 1 ? 2 : 1);
     Slot* found = nullptr;
     for (auto& s : slots_) {
-      if (one && s->task.seq > low_water_ + 1) break;
+      if (one && s->task.seq > next) break;
       if (s->state != State::kWaiting) continue;
       // (the unit that failed is not run again: a non-transactional table would keep its rows
       // from every run until the replay noticed)
       if (error_ && s->task.seq >= error_seq_) continue;
       // A unit that met a lock held by later ones runs again before any later one starts.
       if (gate_ != 0 && s->task.seq > gate_) break;
-      if (s->retry_after != 0 && !is_committed(s->retry_after)) continue;
-      if (!std::all_of(s->task.deps.begin(), s->task.deps.end(),
-                       [&](std::uint64_t d) { return is_committed(d); }))
-        continue;
+      if (s->retry_after != 0 && !committed(s->retry_after)) continue;
+      if (!std::all_of(s->task.deps.begin(), s->task.deps.end(), committed)) continue;
       if (behind_contended(*s)) continue;
       if (found != nullptr) {  // (another is ready too: one more idle worker for it)
         if (work_waiters_ == 0)
@@ -174,8 +190,14 @@ ApplyEngine::Slot* ApplyEngine::take(Worker& w) {
       }
       found = s.get();
     }
+    // (a held COMMIT goes alone where no next unit is ready for this session now)
+    if (held != 0 && (found == nullptr || !one || found->task.seq != held + 1)) {
+      send_held(w, lock);
+      continue;
+    }
     if (found != nullptr) {
       idle_[w.index] = 0;
+      w.may_hold = one;
       found->state = State::kRunning;
       found->connection = w.connection;
       found->abort = false;
@@ -195,7 +217,9 @@ bool ApplyEngine::lowest_idle(const Worker& w) const {
 }
 
 void ApplyEngine::run_worker(Worker& w) {
+  std::uint64_t carried = 0;  // (test_pause_holding)
   while (Slot* slot = take(w)) {
+    if (w.held != nullptr) test_pause_holding(++carried);
     const std::size_t now = ++busy_;
     std::size_t seen = max_busy_.load();
     while (now > seen && !max_busy_.compare_exchange_weak(seen, now)) {
@@ -220,19 +244,13 @@ void ApplyEngine::run_worker(Worker& w) {
 void ApplyEngine::run_prelude(Worker& w, const std::shared_ptr<const Prelude>& prelude) {
   if (w.prelude == prelude || !prelude) return;
   // A MySQL session that applied a unit still names its GTID; a BINLOG statement may not run
-  // then.
-  if (mysql_target_ && w.prelude) w.session->execute("SET @@SESSION.GTID_NEXT='AUTOMATIC'");
+  // then. (its own statement: a COMMIT held first)
+  if (mysql_target_ && w.prelude) {
+    w.applier->send_held();
+    w.session->execute("SET @@SESSION.GTID_NEXT='AUTOMATIC'");
+  }
   w.applier->apply(prelude->text, prelude->statements);
   w.prelude = prelude;
-}
-
-void ApplyEngine::mark_committed(Slot& slot) {
-  slot.state = State::kDone;
-  done_above_[slot.task.seq] = slot.task.place;
-  advance_low_water();
-  committed_ += slot.task.units;
-  note_width(slot.bytes, slot.task.seq, slot.arrived_alone ? nullptr : &slot.task.deps,
-             slot.task.keyed);
 }
 
 void ApplyEngine::note_width(std::size_t bytes, std::uint64_t seq,
@@ -270,98 +288,6 @@ void ApplyEngine::set_width(std::size_t width) {
     work_cv_.notify_all();
 }
 
-bool ApplyEngine::claim_turn(Slot& slot) {
-  std::lock_guard lock(mu_);
-  if (low_water_ + 1 != slot.task.seq || stopping_ || (error_ && slot.task.seq > error_seq_))
-    return false;
-  slot.commit = Commit::kCommitting;
-  return true;
-}
-
-void ApplyEngine::commit_in_order(Worker& w, Slot& slot, std::string_view commit) {
-  {
-    std::unique_lock lock(mu_);
-    if (low_water_ + 1 != slot.task.seq) {
-      // Not its turn: parked, its session and COMMIT left for the worker holding the turn.
-      slot.commit = Commit::kParked;
-      slot.session = w.session.get();
-      slot.commit_text.assign(commit);
-      slot.cv.wait(lock, [&] {
-        if (slot.commit == Commit::kCommitted || slot.commit == Commit::kFailed) return true;
-        return slot.commit == Commit::kParked &&
-               (slot.abort || stopping_ || (error_ && slot.task.seq > error_seq_) ||
-                low_water_ + 1 == slot.task.seq);
-      });
-      if (slot.commit == Commit::kCommitted) return;  // (its bookkeeping done too)
-      if (slot.commit == Commit::kFailed) {
-        slot.commit = Commit::kNone;
-        const Error e = *slot.commit_error;
-        throw e;
-      }
-      if (low_water_ + 1 != slot.task.seq) {
-        slot.commit = Commit::kNone;
-        throw Aborted{};
-      }
-    }
-    slot.commit = Commit::kCommitting;
-  }
-  // Its turn: this worker commits it, then each parked unit after it, in order.
-  try {
-    w.session->execute(commit);
-  } catch (const Error&) {
-    std::lock_guard lock(mu_);
-    slot.commit = Commit::kNone;
-    throw;
-  }
-  commit_parked_after(slot);
-}
-
-void ApplyEngine::commit_parked_after(Slot& slot) {
-  for (Slot* s = &slot;;) {
-    if (opts_.on_commit) {
-      try {
-        opts_.on_commit(s->task.place);
-      } catch (const Error& e) {
-        fail(s->task.seq, e, s->task.place);
-      }
-    }
-    Slot* next = nullptr;
-    {
-      std::lock_guard lock(mu_);
-      s->commit = Commit::kCommitted;
-      mark_committed(*s);
-      if (s != &slot) s->cv.notify_all();
-      next = slot_of(low_water_ + 1);
-      if (next != nullptr && next->commit == Commit::kParked && !next->abort &&
-          !(error_ && next->task.seq > error_seq_) && !stopping_) {
-        next->commit = Commit::kCommitting;
-      } else {
-        if (next != nullptr) next->cv.notify_all();  // (its turn: it commits itself)
-        next = nullptr;
-      }
-    }
-    // An idle worker is woken for the units this commit made ready only while this worker goes
-    // on committing parked units: else it goes back to take() itself (as does the worker whose
-    // parked unit just committed), which wakes one more only when two are ready. (A wake-up per
-    // commit cost a chain of dependent units a context switch each.)
-    if (next != nullptr)
-      wake();
-    else
-      cv_.notify_all();
-    if (next == nullptr) return;
-    try {
-      next->session->execute(next->commit_text);
-    } catch (const Error& e) {
-      std::lock_guard lock(mu_);
-      next->commit = Commit::kFailed;
-      next->commit_error = e;
-      next->cv.notify_all();
-      return;
-    }
-    s = next;
-  }
-}
-
 void ApplyEngine::fail(std::uint64_t seq, const Error& e, const UnitPlace& place) {
   {
     std::lock_guard lock(mu_);
@@ -379,49 +305,23 @@ void ApplyEngine::fail(std::uint64_t seq, const Error& e, const UnitPlace& place
   wake();
 }
 
-void ApplyEngine::committed_unit(Worker& w, Slot& slot) {
-  if (opts_.on_commit) opts_.on_commit(slot.task.place);
-  {
-    std::lock_guard lock(mu_);
-    if (!opts_.preserve_commit_order) w.committed.emplace_back(slot.task.seq, slot.task.place);
-    mark_committed(slot);
-  }
-  cv_.notify_all();  // (this worker goes back to take(): see commit_parked_after)
-}
-
 void ApplyEngine::apply(Worker& w, Slot& slot) {
-  const bool ordered = opts_.preserve_commit_order && opts_.workers > 1;
   for (int attempt = 0;; ++attempt) {
     try {
-      run_prelude(w, slot.task.prelude);
-      const std::string progress = opts_.preserve_commit_order
-                                       ? progress_statement(w.index, slot.task.place)
-                                       : unordered_progress(w, slot);
-      Applier::Hooks hooks;
-      hooks.after_begin = progress;
-      hooks.last_is_commit = slot.task.xa;
-      if (w.waits_default) {  // (after units applied alone, or its first: the short wait)
-        hooks.before = short_wait();
-        w.waits_default = false;
+      apply_once(w, slot);
+      return;
+    } catch (const HeldCommitFailed& e) {
+      // The unit before it (its COMMIT at the head of this one's first packet) failed: this one
+      // is not applied (what ran of it after that COMMIT is rolled back).
+      try {
+        roll_back(w, slot);
+      } catch (const Error&) {
       }
-      bool in_order = false;
-      if (ordered) {
-        hooks.commit = [&](std::string_view commit) {
-          commit_in_order(w, slot, commit);
-          in_order = true;
-        };
-        // (a unit whose turn has come when it starts commits in the same round trip)
-        hooks.commit_now = [&] { return claim_turn(slot); };
-      }
-      if (w.applier->apply(slot.task.text, slot.task.statements, hooks).committed_now) {
-        commit_parked_after(slot);
-        in_order = true;
-      }
-      if (!in_order) committed_unit(w, slot);
-      if (w.slow) {  // (back to no wait; a failure here is the next unit's)
-        w.slow = false;
-        w.session->execute(short_wait());
-      }
+      held_failed(w, e);
+      std::lock_guard lock(mu_);
+      if (slot.commit == Commit::kCommitting) slot.commit = Commit::kNone;  // (claim_turn)
+      slot.state = State::kWaiting;
+      wake();
       return;
     } catch (const Aborted&) {
       // Rolled back so that an earlier unit gets the locks this one held.
@@ -441,70 +341,112 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
       wake();
       return;
     } catch (const Error& e) {
-      {
-        std::lock_guard lock(mu_);
-        if (slot.commit == Commit::kCommitting) slot.commit = Commit::kNone;  // (claim_turn)
-      }
-      // (the applier rolled back a failing statement's transaction; a failed COMMIT too)
-      try {
-        roll_back(w, slot);
-      } catch (const Error&) {
-      }
-      w.applier->forget_state();
-      if (retryable(e)) note_contended(slot.task);
-      if (retryable(e) && ordered && fast_fail_) {
-        // Not its turn: it met a lock of an earlier unit, or a later one's that may go on
-        // holding it: it runs again once every unit before it committed (then, as the turn
-        // holder, a failure is a retry below). Not counted as an attempt.
-        std::unique_lock lock(mu_);
-        if (low_water_ + 1 != slot.task.seq) {
-          ++retries_;
-          cv_.wait(lock, [&] {
-            return stopping_ || low_water_ + 1 == slot.task.seq ||
-                   (error_ && error_seq_ < slot.task.seq);
-          });
-          if (low_water_ + 1 != slot.task.seq) {  // (stopped: not applied)
-            slot.state = State::kWaiting;
-            wake();
-            return;
-          }
-          --attempt;
-          continue;
-        }
-      }
-      if (retryable(e) && attempt < kMaxRetries) {
-        ++retries_;
-        // (the turn holder runs again with a short wait: later units roll back meanwhile, and a
-        // lock of a session not ours is waited for as before)
-        if (fast_fail_ && !w.slow) {
-          try {
-            w.session->execute("SET SESSION innodb_lock_wait_timeout = 1");
-            w.slow = true;
-          } catch (const Error& e2) {
-            fail(slot.task.seq, e2, slot.task.place);
-            std::lock_guard lock(mu_);
-            slot.state = State::kWaiting;
-            wake();
-            return;
-          }
-        }
-        if (ordered) {
-          // Later units waiting for their turn may hold what this one waits for: they roll
-          // back, and none after it starts until it committed.
-          std::lock_guard lock(mu_);
-          yield_to(slot.task.seq);
-        }
-        wake();
-        std::this_thread::sleep_for(std::chrono::milliseconds(std::min(5 * (attempt + 1), 100)));
-        continue;
-      }
-      fail(slot.task.seq, e, slot.task.place);
-      std::lock_guard lock(mu_);
-      slot.state = State::kWaiting;  // not applied
-      wake();
-      return;
+      if (!again_after(w, slot, e, attempt)) return;
     }
   }
+}
+
+void ApplyEngine::apply_once(Worker& w, Slot& slot) {
+  run_prelude(w, slot.task.prelude);
+  const std::string progress = opts_.preserve_commit_order
+                                   ? progress_statement(w.index, slot.task.place)
+                                   : unordered_progress(w, slot);
+  Applier::Hooks hooks;
+  hooks.after_begin = progress;
+  hooks.last_is_commit = slot.task.xa;
+  if (w.waits_default) {  // (after units applied alone, or its first: the short wait)
+    hooks.before = short_wait();
+    w.waits_default = false;
+  }
+  bool in_order = false;
+  if (ordered()) {
+    hooks.commit = [&](std::string_view commit) {
+      commit_in_order(w, slot, commit);
+      in_order = true;
+    };
+    // (a unit whose turn has come when it starts commits in the same round trip)
+    hooks.commit_now = [&] { return claim_turn(w, slot); };
+  }
+  if (w.may_hold && !slot.task.xa && !w.slow) hooks.hold_commit = [this, &w] { held_committed(w); };
+  const Applier::Outcome out = w.applier->apply(slot.task.text, slot.task.statements, hooks);
+  if (out.held) {  // (its bookkeeping once its COMMIT ran: held_committed)
+    w.held = &slot;
+    return;
+  }
+  if (out.committed_now) {
+    commit_parked_after(slot);
+    in_order = true;
+  }
+  if (!in_order) committed_unit(w, slot);
+  if (w.slow) {  // (back to no wait; a failure here is the next unit's)
+    w.slow = false;
+    w.session->execute(short_wait());
+  }
+}
+
+bool ApplyEngine::again_after(Worker& w, Slot& slot, const Error& e, int& attempt) {
+  {
+    std::lock_guard lock(mu_);
+    if (slot.commit == Commit::kCommitting) slot.commit = Commit::kNone;  // (claim_turn)
+  }
+  // (the applier rolled back a failing statement's transaction; a failed COMMIT too)
+  try {
+    roll_back(w, slot);
+  } catch (const Error&) {
+  }
+  w.applier->forget_state();
+  if (retryable(e)) note_contended(slot.task);
+  if (retryable(e) && ordered() && fast_fail_) {
+    // Not its turn: it met a lock of an earlier unit, or a later one's that may go on
+    // holding it: it runs again once every unit before it committed (then, as the turn
+    // holder, a failure is a retry below). Not counted as an attempt.
+    std::unique_lock lock(mu_);
+    if (low_water_ + 1 != slot.task.seq) {
+      ++retries_;
+      cv_.wait(lock, [&] {
+        return stopping_ || low_water_ + 1 == slot.task.seq ||
+               (error_ && error_seq_ < slot.task.seq);
+      });
+      if (low_water_ + 1 != slot.task.seq) {  // (stopped: not applied)
+        slot.state = State::kWaiting;
+        wake();
+        return false;
+      }
+      --attempt;
+      return true;
+    }
+  }
+  if (retryable(e) && attempt < kMaxRetries) {
+    ++retries_;
+    // (the turn holder runs again with a short wait: later units roll back meanwhile, and a
+    // lock of a session not ours is waited for as before)
+    if (fast_fail_ && !w.slow) {
+      try {
+        w.session->execute("SET SESSION innodb_lock_wait_timeout = 1");
+        w.slow = true;
+      } catch (const Error& e2) {
+        fail(slot.task.seq, e2, slot.task.place);
+        std::lock_guard lock(mu_);
+        slot.state = State::kWaiting;
+        wake();
+        return false;
+      }
+    }
+    if (ordered()) {
+      // Later units waiting for their turn may hold what this one waits for: they roll
+      // back, and none after it starts until it committed.
+      std::lock_guard lock(mu_);
+      yield_to(slot.task.seq);
+    }
+    wake();
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min(5 * (attempt + 1), 100)));
+    return true;
+  }
+  fail(slot.task.seq, e, slot.task.place);
+  std::lock_guard lock(mu_);
+  slot.state = State::kWaiting;  // not applied
+  wake();
+  return false;
 }
 
 void ApplyEngine::roll_back(Worker& w, const Slot& slot) {

@@ -216,6 +216,11 @@ class ApplyEngine {
     // sets it (apply()).
     bool waits_default = false;
     std::uint64_t connection = 0;  // (watch_turn) its session's CONNECTION_ID()
+    // The unit whose COMMIT its applier holds for the next packet (Applier::Hooks::hold_commit:
+    // one session takes the units, and the next one is ready when a unit ends), and whether
+    // the unit it takes may hold its COMMIT so. Its thread's alone.
+    Slot* held = nullptr;
+    bool may_hold = false;
     std::thread thread;
   };
   struct Aborted {};  // a unit rolled back to let an earlier one through
@@ -235,13 +240,29 @@ class ApplyEngine {
   void run_worker(Worker& w);
   Slot* take(Worker& w);
   void apply(Worker& w, Slot& slot);
+  // One attempt of apply(): its statements, its commit (or its COMMIT held), its bookkeeping.
+  void apply_once(Worker& w, Slot& slot);
+  // (after an attempt failed with `e`) Whether the unit runs again (`attempt` is its count);
+  // else it failed, or waits (the replay stopped).
+  bool again_after(Worker& w, Slot& slot, const Error& e, int& attempt);
   void run_prelude(Worker& w, const std::shared_ptr<const Prelude>& prelude);
   // The commit hook of a unit when the order is kept: commits it in its turn (and the parked
   // units after it), or parks it for the worker holding the turn.
   void commit_in_order(Worker& w, Slot& slot, std::string_view commit);
   // Whether it is the unit's turn to commit (every unit before it committed): it then holds the
   // turn, and its COMMIT may go with its statements (Applier::Hooks::commit_now).
-  bool claim_turn(Slot& slot);
+  // (Its worker holding the COMMIT of the unit before it, that unit's turn: it commits first,
+  // on the same session.)
+  bool claim_turn(Worker& w, Slot& slot);
+  // The held unit's COMMIT ran (Applier::Hooks::hold_commit): its bookkeeping, as after a
+  // COMMIT sent at once. Throws HeldCommitFailed where that fails.
+  void held_committed(Worker& w);
+  // (in take(), `lock` held) The worker's held COMMIT sent alone (it waits for no unit while a
+  // COMMIT is held, nor passes the turn with one); a failure stops the replay at that unit.
+  void send_held(Worker& w, std::unique_lock<std::mutex>& lock);
+  // (the worker's own thread) The unit whose held COMMIT failed (HeldCommitFailed): the
+  // replay's error, the unit not applied.
+  void held_failed(Worker& w, const Error& e);
   // The unit committed in its turn: its bookkeeping, then the parked units after it, committed
   // one after another on their sessions.
   void commit_parked_after(Slot& slot);

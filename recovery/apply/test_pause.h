@@ -1,8 +1,13 @@
 #pragma once
 
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <thread>
 
 namespace binrecover::recovery {
 
@@ -35,6 +40,27 @@ inline void announce_test_pause(std::uint64_t n, const char* what) {
   std::fprintf(stderr, "binrecover: test pause: %llu %s\n", static_cast<unsigned long long>(n),
                what);
   std::fflush(stderr);
+}
+
+// BINRECOVER_TEST_PAUSE_HOLDING=N:PATH: replay's worker, the N-th time it holds a unit's COMMIT
+// for the next unit's first packet (Applier::Hooks::hold_commit) with that unit in hand, says so
+// on stderr ("binrecover: test pause: a COMMIT held (N)") and waits until PATH exists (up to
+// ten minutes): a test kills the session's connection there, to see a held COMMIT fail.
+inline void test_pause_holding(std::uint64_t held) {
+  static const std::pair<std::uint64_t, std::string> at = [] {
+    const char* v = std::getenv("BINRECOVER_TEST_PAUSE_HOLDING");
+    if (v == nullptr) return std::pair<std::uint64_t, std::string>{0, {}};
+    char* end = nullptr;
+    const std::uint64_t n = std::strtoull(v, &end, 10);
+    if (end == nullptr || *end != ':') return std::pair<std::uint64_t, std::string>{0, {}};
+    return std::pair<std::uint64_t, std::string>{n, end + 1};
+  }();
+  if (at.first == 0 || held != at.first) return;
+  std::fprintf(stderr, "binrecover: test pause: a COMMIT held (%llu)\n",
+               static_cast<unsigned long long>(held));
+  std::fflush(stderr);
+  for (int k = 0; k < 60000 && access(at.second.c_str(), F_OK) != 0; ++k)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
 }
 
 }  // namespace binrecover::recovery

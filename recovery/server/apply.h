@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "binlog/byte_cursor.h"
+#include "binlog/error.h"
 #include "recovery/server/session.h"
+#include "recovery/server/statement_kinds.h"
 #include "recovery/sql/output.h"
 
 namespace binrecover::recovery {
@@ -29,37 +31,15 @@ struct SqlItem {
   std::optional<std::uint64_t> through;  // several BINLOG statements as one: the last one's `at`
 };
 
-// The base64 text of a `BINLOG '<base64>'` statement, or nullopt for any other statement.
-std::optional<std::string_view> binlog_base64(std::string_view statement);
-
-// A BINLOG statement in MariaDB's fragment form (10.2+), for a statement larger than the
-// server's max_allowed_packet: SET @binlog_fragment_0='<first half>', SET
-// @binlog_fragment_1='<second half>', BINLOG @binlog_fragment_0, @binlog_fragment_1 (each a
-// statement of at most `max_statement` bytes). MariaDB caps every string a statement builds at
-// max_allowed_packet (CONCAT, GROUP_CONCAT, long data), so two halves are as far as it goes:
-// nullopt when a half would still not fit.
-std::optional<std::vector<std::string>> binlog_fragments(std::string_view base64,
-                                                         std::size_t max_statement);
-
-// Whether a statement is a plain COMMIT (as the SQL writer ends a transaction), or a plain
-// BEGIN / START TRANSACTION (as it starts one).
-bool is_commit(std::string_view statement);
-// A statement of the log's own text that changes tables only, never a session variable nor the
-// default database: a DDL of tables and indexes, one statement, that runs nothing (no SELECT:
-// one could call a function that sets a variable, or read rows under locks). It waits for
-// metadata locks alone, never for a row lock.
-bool is_table_ddl(std::string_view statement);
-// Whether `word` (ASCII) is anywhere in `s`, letter case aside.
-bool contains_ci(std::string_view s, std::string_view word);
-bool is_plain_begin(std::string_view statement);
-
 // Applies SQL text to a session, one whole unit (transaction, or event outside one) at a time.
 // Every statement of the unit is split and checked for size before the first one runs, so a
 // statement that cannot be sent fails the unit before any of it was applied.
 // The statements binrecover wrote go to the server many to a packet (a row transaction is one
 // round trip); a statement with the log's own text ends its packet, and one holding a ';' goes
 // alone with the server's multi-statement parsing off, so that nothing in a logged text can
-// make the server read more statements than the log has.
+// make the server read more statements than the log has. A unit's COMMIT that would go alone
+// (after a BINLOG statement, which ends its packet) may be held for the next unit's first packet
+// (Hooks::hold_commit): one round trip a transaction instead of two.
 class Applier {
  public:
   explicit Applier(Session& session) : session_(session) {}
@@ -91,11 +71,21 @@ class Applier {
     // given the unit's GTID setting (kept from the first piece) as not_one_transaction says.
     enum class Piece : std::uint8_t { kWhole, kFirst, kMore };
     Piece piece = Piece::kWhole;
+    // (set: the COMMIT may be held) The unit's COMMIT, where it would go to the server in a
+    // packet of its own (after a BINLOG statement, which ends its packet on MariaDB, or a
+    // statement of the log's own text), is held: it goes at the head of the next packet this
+    // applier sends (the next unit's first: a round trip a transaction less), or alone by
+    // send_held(). Called once the held COMMIT ran (the unit committed), before anything after
+    // it in that packet is known; it may throw HeldCommitFailed (the unit's own bookkeeping
+    // failed: the caller rolls back what ran after the COMMIT). Not with `commit` called (the
+    // unit commits there), nor for an XA unit's last statement (last_is_commit).
+    std::function<void()> hold_commit;
   };
   struct Outcome {
     bool after_begin_ran = false;  // the unit had a BEGIN, and Hooks::after_begin ran after it
     bool ended_in_commit = false;  // its last statement was a COMMIT
     bool committed_now = false;    // Hooks::commit_now said yes: the unit committed here
+    bool held = false;             // its COMMIT is held (Hooks::hold_commit): not sent yet
   };
   // Applies the statements the SQL writer marked in `text` (recovery/output.h): nothing is
   // lexed again, and each statement knows its event. Throws Error(kServer) at the first failing
@@ -111,6 +101,15 @@ class Applier {
   // (after apply() of a unit that is not one transaction, also one that threw) Whether a
   // statement of it that changes rows ran: none did when it failed at its first.
   bool logged() const { return logged_; }
+  // A COMMIT is held (Hooks::hold_commit): the session is inside that unit's transaction.
+  bool holding() const { return held_; }
+  // Sends the held COMMIT alone (and calls its hook). Throws HeldCommitFailed.
+  void send_held();
+  // The held COMMIT is never sent (the session's end rolls its unit back).
+  void drop_held() {
+    held_ = false;
+    held_done_ = nullptr;
+  }
   // The session's state is not known any more (after an error, or another user of it).
   void forget_state() {
     charset_.clear();
@@ -120,8 +119,11 @@ class Applier {
  private:
   void merge_row_binlogs(std::size_t limit);
   void not_one_transaction(Hooks::Piece piece);
-  void run(std::size_t begin, std::size_t end);
+  void run(std::size_t begin, std::size_t end, bool may_hold = false);
   void flush_batch();
+  // The held COMMIT ran: its hook called. Or it failed: rolled back, HeldCommitFailed thrown.
+  void held_ran();
+  [[noreturn]] void held_failed(const Error& e);
   void run_alone(const SqlItem& item);
   [[noreturn]] void fail(const SqlItem& item, const std::string& why);
 
@@ -141,6 +143,21 @@ class Applier {
   std::string gtid_setting_;
   bool gtid_mysql_ = false;
   bool logged_ = false;
+  // A unit's COMMIT held for the next packet (Hooks::hold_commit): the statement, its hook;
+  // `held_sending_`: it is in batch_, first.
+  SqlItem held_item_;
+  std::string held_text_;
+  std::function<void()> held_done_;
+  bool held_ = false;
+  bool held_sending_ = false;
+};
+
+// The COMMIT a unit held (Applier::Hooks::hold_commit) failed, or its hook did: the error is
+// that unit's, not the one whose packet carried it (nothing of which ran, or what ran is to be
+// rolled back).
+class HeldCommitFailed : public Error {
+ public:
+  explicit HeldCommitFailed(const Error& e) : Error(e) {}
 };
 
 }  // namespace binrecover::recovery

@@ -19,7 +19,11 @@
 #      and arrive whole (two fragments could not hold them); a 3 MB row stops with exit 6 naming the size needed, and after
 #      SET GLOBAL max_allowed_packet the replay resumes and finishes;
 #  (e) wrong password, refused port: exit 6 and one line naming host:port; connection settings
-#      from an option file ([client]) through the client library.
+#      from an option file ([client]) through the client library;
+#  (f) a MIXED transaction, --merge-transactions around MyISAM units;
+#  (h) a COMMIT held for the next transaction's first packet fails (its session killed at a
+#      fault point): exit 6, one line naming that COMMIT and the one before it as the last
+#      applied; --resume finishes with the counter exact.
 source "$(dirname "$0")/lib.sh"
 PA=${1:-23501}
 PB=$((PA + 1))
@@ -373,3 +377,47 @@ done
 grep -q '"transactions":15,.*"merged":11,"merged_into":4,' "$WORK/mx.json" ||
   fail "(f) --merge-transactions 3: $(cat "$WORK/mx.json")"
 pass "(f) a MIXED transaction (rows, then a statement a second later) replays; --merge-transactions 3: 11 InnoDB row transactions in 4 groups (none across a change of skip_parallel_replication), the mixed one, 2 MyISAM ones and one more alone"
+
+# --- (h) a COMMIT held for the next transaction's packet, its session killed ---
+# Serial replay sends a transaction's COMMIT at the head of the next one's first packet. A
+# test-only fault point stops the worker holding its 500th such COMMIT with the next
+# transaction in hand; the test kills that session (the one transaction open on the target):
+# the replay stops with exit 6, one line naming that transaction's COMMIT (its Xid event) and the
+# one before it as the last applied, nothing of either after it on the target; --resume
+# applies the rest exactly once: counter 3000.
+"$BINRECOVER" events --format=tsv "$WORK/a/binlog/$crash_file" > "$WORK/crash.tsv"
+rm -f "$WORK/h.go"
+(BINRECOVER_TEST_PAUSE_HOLDING=500:$WORK/h.go exec "$BINRECOVER" replay --no-defaults \
+  --no-progress -h127.0.0.1 -P"$PC" -uroot --state-file="$WORK/h.state" \
+  "$WORK/a/binlog/$crash_file") 2> "$WORK/h.err" &
+rpid=$!
+deadline=$((SECONDS + 120))
+until grep -q '^binrecover: test pause: a COMMIT held (500)$' "$WORK/h.err"; do
+  kill -0 "$rpid" 2> /dev/null || { cat "$WORK/h.err"; fail "(h) the replay ended before its fault point"; }
+  [ "$SECONDS" -lt "$deadline" ] || fail "(h) no held COMMIT after 120 s"
+  sleep 0.1
+done
+held_n=$(sql "$PC" -N -e "SELECT n FROM crash.c")
+trx=$(sql "$PC" -N -e "SELECT trx_mysql_thread_id, trx_rows_modified FROM information_schema.INNODB_TRX")
+[ "$(grep -c . <<< "$trx")" = 1 ] && [ "$(cut -f2 <<< "$trx")" -ge 1 ] ||
+  fail "(h) not one open transaction with rows on the target while a COMMIT is held: '$trx'"
+sql "$PC" -e "KILL $(cut -f1 <<< "$trx")"
+touch "$WORK/h.go"
+rc=0
+wait "$rpid" || rc=$?
+[ $rc = 6 ] || { cat "$WORK/h.err"; fail "(h) the replay exited $rc when its session was killed"; }
+[ "$(grep -v '^binrecover: test pause: ' "$WORK/h.err" | grep -c .)" = 1 ] ||
+  { cat "$WORK/h.err"; fail "(h) not one line"; }
+# The held transaction is the (held_n + 1)-th update, the (held_n + 2)-th Xid (the first: the
+# INSERT); the last applied ends with the one before it.
+held_at=$(awk -F'\t' -v k=$((held_n + 2)) '$3 == "Xid" && ++x == k { print $2 }' "$WORK/crash.tsv")
+last_end=$(awk -F'\t' -v k=$((held_n + 1)) '$3 == "Xid" && ++x == k { print $5 }' "$WORK/crash.tsv")
+grep -q ":$held_at: Xid: server error .* in: COMMIT; the last transaction applied ends at $crash_file:$last_end " \
+  "$WORK/h.err" || { cat "$WORK/h.err"; fail "(h) the error does not name the held COMMIT (Xid at $held_at) and the one before it (ending at $last_end)"; }
+[ "$(sql "$PC" -N -e "SELECT n FROM crash.c")" = "$held_n" ] ||
+  fail "(h) the counter moved from $held_n after the held COMMIT failed"
+must "(h) --resume" "$WORK/h2.err" replay -h127.0.0.1 -P"$PC" -uroot --state-file="$WORK/h.state" \
+  --resume "$WORK/a/binlog/$crash_file"
+[ "$(sql "$PC" -N -e "SELECT n FROM crash.c")" = 3000 ] ||
+  fail "(h) the counter is $(sql "$PC" -N -e "SELECT n FROM crash.c") after --resume, not 3000"
+pass "(h) the held COMMIT of update $((held_n + 1)) failed with its session killed: exit 6, one line naming its Xid ($held_at) and the last applied ($last_end); --resume: counter 3000"
