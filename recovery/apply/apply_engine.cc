@@ -226,7 +226,9 @@ void ApplyEngine::run_worker(Worker& w) {
     }
     apply(w, *slot);
     --busy_;
-    {
+    // (a unit whose COMMIT it holds stays in the window until its bookkeeping is done:
+    // held_committed; let go of before, it left as it was marked committed, there)
+    if (w.held != slot) {
       std::lock_guard lock(mu_);
       slot->released = true;
       advance_low_water();

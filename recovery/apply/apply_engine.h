@@ -257,6 +257,8 @@ class ApplyEngine {
   // The held unit's COMMIT ran (Applier::Hooks::hold_commit): its bookkeeping, as after a
   // COMMIT sent at once. Throws HeldCommitFailed where that fails.
   void held_committed(Worker& w);
+  // The worker is done with the slot: it may leave the window (once committed, in order).
+  void release(Slot& slot);
   // (in take(), `lock` held) The worker's held COMMIT sent alone (it waits for no unit while a
   // COMMIT is held, nor passes the turn with one); a failure stops the replay at that unit.
   void send_held(Worker& w, std::unique_lock<std::mutex>& lock);

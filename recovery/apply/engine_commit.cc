@@ -13,10 +13,10 @@ namespace binrecover::recovery {
 void ApplyEngine::mark_committed(Slot& slot) {
   slot.state = State::kDone;
   done_above_[slot.task.seq] = slot.task.place;
-  advance_low_water();
   committed_ += slot.task.units;
   note_width(slot.bytes, slot.task.seq, slot.arrived_alone ? nullptr : &slot.task.deps,
              slot.task.keyed);
+  advance_low_water();  // (last: a slot its worker let go of leaves the window there)
 }
 
 bool ApplyEngine::claim_turn(Worker& w, Slot& slot) {
@@ -136,6 +136,13 @@ void ApplyEngine::held_committed(Worker& w) {
     }
   }
   w.held = nullptr;
+  release(slot);
+}
+
+void ApplyEngine::release(Slot& slot) {
+  std::lock_guard lock(mu_);
+  slot.released = true;
+  advance_low_water();
 }
 
 void ApplyEngine::send_held(Worker& w, std::unique_lock<std::mutex>& lock) {
@@ -155,6 +162,7 @@ void ApplyEngine::held_failed(Worker& w, const Error& e) {
   std::lock_guard lock(mu_);
   if (held.commit == Commit::kCommitting) held.commit = Commit::kNone;
   held.state = State::kWaiting;  // not applied
+  held.released = true;
 }
 
 }  // namespace binrecover::recovery
