@@ -344,7 +344,8 @@ void Applier::run(std::size_t begin, std::size_t end, bool may_hold) {
     batch_items_.push_back(&item);
     // Nothing of binrecover's after a logged text in one packet; and a BINLOG statement ends
     // its packet too: MariaDB 10.11 runs nothing after one in a multi-statement packet (it
-    // answers as if the packet ended there, and drops the rest).
+    // answers as if the packet ended there, and drops the rest). MySQL 9.7 answers for fewer
+    // statements than a packet with one sent it too ("ran 12 of the 13": tried 2026-12-07).
     if (item.verbatim || starts_with_ci(item.text, "BINLOG")) flush_batch();
   }
   flush_batch();
@@ -378,6 +379,9 @@ void Applier::flush_batch() {
                                           " statements sent in one packet");
   } catch (const Error& e) {
     const SqlItem& item = *batch_items_[std::min(done, batch_items_.size() - 1)];
+    // (the statements before the failing one ran: logged() says whether one that logs did)
+    for (std::size_t k = 0; k < done && k < batch_items_.size(); ++k)
+      logged_ = logged_ || logs_group(*batch_items_[k]);
     batch_items_.clear();
     if (held_sending_) {
       if (done == 0) held_failed(e);
