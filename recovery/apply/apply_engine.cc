@@ -217,9 +217,8 @@ bool ApplyEngine::lowest_idle(const Worker& w) const {
 }
 
 void ApplyEngine::run_worker(Worker& w) {
-  std::uint64_t carried = 0;  // (test_pause_holding)
+  std::uint64_t holds = 0;  // (test_pause_holding)
   while (Slot* slot = take(w)) {
-    if (w.held != nullptr) test_pause_holding(++carried);
     const std::size_t now = ++busy_;
     std::size_t seen = max_busy_.load();
     while (now > seen && !max_busy_.compare_exchange_weak(seen, now)) {
@@ -232,6 +231,8 @@ void ApplyEngine::run_worker(Worker& w) {
       std::lock_guard lock(mu_);
       slot->released = true;
       advance_low_water();
+    } else {
+      test_pause_holding(++holds);
     }
     // (this worker looks for the next unit itself first: a unit waiting for this one goes on
     // in the same session, and take() wakes another worker only for one more)

@@ -158,11 +158,15 @@ void ApplyEngine::send_held(Worker& w, std::unique_lock<std::mutex>& lock) {
 void ApplyEngine::held_failed(Worker& w, const Error& e) {
   Slot& held = *std::exchange(w.held, nullptr);
   w.applier->forget_state();
+  {
+    std::lock_guard lock(mu_);
+    if (held.commit == Commit::kCommitting) held.commit = Commit::kNone;
+    held.state = State::kWaiting;  // not applied
+    held.released = true;
+  }
+  // (then the error, which wakes drain(): woken before the unit was let go of, it waited on
+  // for a unit no longer running, and a replay whose target was killed hung there)
   fail(held.task.seq, e, held.task.place);
-  std::lock_guard lock(mu_);
-  if (held.commit == Commit::kCommitting) held.commit = Commit::kNone;
-  held.state = State::kWaiting;  // not applied
-  held.released = true;
 }
 
 }  // namespace binrecover::recovery

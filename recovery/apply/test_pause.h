@@ -43,9 +43,10 @@ inline void announce_test_pause(std::uint64_t n, const char* what) {
 }
 
 // BINRECOVER_TEST_PAUSE_HOLDING=N:PATH: replay's worker, the N-th time it holds a unit's COMMIT
-// for the next unit's first packet (Applier::Hooks::hold_commit) with that unit in hand, says so
-// on stderr ("binrecover: test pause: a COMMIT held (N)") and waits until PATH exists (up to
-// ten minutes): a test kills the session's connection there, to see a held COMMIT fail.
+// for the next unit's first packet (Applier::Hooks::hold_commit), before it looks for that
+// unit, says so on stderr ("binrecover: test pause: a COMMIT held (N)") and waits until PATH
+// exists (up to ten minutes): a test kills the session's connection there, to see a held
+// COMMIT fail (at the head of the next unit's packet, or alone where no unit is left).
 inline void test_pause_holding(std::uint64_t held) {
   static const std::pair<std::uint64_t, std::string> at = [] {
     const char* v = std::getenv("BINRECOVER_TEST_PAUSE_HOLDING");

@@ -23,7 +23,8 @@
 #  (f) a MIXED transaction, --merge-transactions around MyISAM units;
 #  (h) a COMMIT held for the next transaction's first packet fails (its session killed at a
 #      fault point): exit 6, one line naming that COMMIT and the one before it as the last
-#      applied; --resume finishes with the counter exact.
+#      applied; --resume finishes with the counter exact; (h2) the same for the last
+#      transaction, whose COMMIT goes alone.
 source "$(dirname "$0")/lib.sh"
 PA=${1:-23501}
 PB=$((PA + 1))
@@ -421,3 +422,41 @@ must "(h) --resume" "$WORK/h2.err" replay -h127.0.0.1 -P"$PC" -uroot --state-fil
 [ "$(sql "$PC" -N -e "SELECT n FROM crash.c")" = 3000 ] ||
   fail "(h) the counter is $(sql "$PC" -N -e "SELECT n FROM crash.c") after --resume, not 3000"
 pass "(h) the held COMMIT of update $((held_n + 1)) failed with its session killed: exit 6, one line naming its Xid ($held_at) and the last applied ($last_end); --resume: counter 3000"
+
+# --- (h2) the last transaction's held COMMIT, no transaction left to carry it ---
+# The fault point again, at the last hold (the log's last transaction): the worker finds no unit
+# after it, sends the COMMIT alone, and its session is dead: exit 6 naming that Xid (it hung
+# once: the run waited for the worker to let go of the unit, told too early), the counter one
+# short; --resume applies the last update.
+sql "$PC" -e "DROP DATABASE crash; DROP DATABASE binrecover; RESET MASTER"
+holds=$(awk -F'\t' '$3 == "Xid"' "$WORK/crash.tsv" | wc -l)
+rm -f "$WORK/h.go" "$WORK/h.state"
+(BINRECOVER_TEST_PAUSE_HOLDING=$holds:$WORK/h.go exec "$BINRECOVER" replay --no-defaults \
+  --no-progress -h127.0.0.1 -P"$PC" -uroot --state-file="$WORK/h.state" \
+  "$WORK/a/binlog/$crash_file") 2> "$WORK/h.err" &
+rpid=$!
+deadline=$((SECONDS + 120))
+until grep -q "^binrecover: test pause: a COMMIT held ($holds)\$" "$WORK/h.err"; do
+  kill -0 "$rpid" 2> /dev/null || { cat "$WORK/h.err"; fail "(h2) the replay ended before its fault point"; }
+  [ "$SECONDS" -lt "$deadline" ] || fail "(h2) no held COMMIT ($holds) after 120 s"
+  sleep 0.1
+done
+[ "$(sql "$PC" -N -e "SELECT n FROM crash.c")" = 2999 ] ||
+  fail "(h2) the counter is $(sql "$PC" -N -e "SELECT n FROM crash.c") at the last hold, not 2999"
+trx=$(sql "$PC" -N -e "SELECT trx_mysql_thread_id FROM information_schema.INNODB_TRX")
+[ "$(grep -c . <<< "$trx")" = 1 ] || fail "(h2) not one open transaction at the last hold: '$trx'"
+sql "$PC" -e "KILL $trx"
+touch "$WORK/h.go"
+rc=0
+for _ in $(seq 600); do kill -0 "$rpid" 2> /dev/null || break; sleep 0.1; done
+kill -0 "$rpid" 2> /dev/null && { kill -9 "$rpid"; fail "(h2) the replay still runs 60 s after its held COMMIT failed"; }
+wait "$rpid" || rc=$?
+[ $rc = 6 ] || { cat "$WORK/h.err"; fail "(h2) the replay exited $rc when its session was killed"; }
+last_at=$(awk -F'\t' '$3 == "Xid" { a = $2 } END { print a }' "$WORK/crash.tsv")
+grep -q ":$last_at: Xid: server error .* in: COMMIT; the last transaction applied ends at " "$WORK/h.err" ||
+  { cat "$WORK/h.err"; fail "(h2) the error does not name the last Xid ($last_at)"; }
+must "(h2) --resume" "$WORK/h2.err" replay -h127.0.0.1 -P"$PC" -uroot --state-file="$WORK/h.state" \
+  --resume "$WORK/a/binlog/$crash_file"
+[ "$(sql "$PC" -N -e "SELECT n FROM crash.c")" = 3000 ] ||
+  fail "(h2) the counter is $(sql "$PC" -N -e "SELECT n FROM crash.c") after --resume, not 3000"
+pass "(h2) the last transaction's COMMIT, held with no transaction after it, failed with its session killed: exit 6 naming its Xid ($last_at); --resume: counter 3000"
