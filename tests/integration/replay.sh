@@ -387,17 +387,22 @@ pass "(f) a MIXED transaction (rows, then a statement a second later) replays; -
 # one before it as the last applied, nothing of either after it on the target; --resume
 # applies the rest exactly once: counter 3000.
 "$BINRECOVER" events --format=tsv "$WORK/a/binlog/$crash_file" > "$WORK/crash.tsv"
-rm -f "$WORK/h.go"
-(BINRECOVER_TEST_PAUSE_HOLDING=500:$WORK/h.go exec "$BINRECOVER" replay --no-defaults \
-  --no-progress -h127.0.0.1 -P"$PC" -uroot --state-file="$WORK/h.state" \
-  "$WORK/a/binlog/$crash_file") 2> "$WORK/h.err" &
-rpid=$!
-deadline=$((SECONDS + 120))
-until grep -q '^binrecover: test pause: a COMMIT held (500)$' "$WORK/h.err"; do
-  kill -0 "$rpid" 2> /dev/null || { cat "$WORK/h.err"; fail "(h) the replay ended before its fault point"; }
-  [ "$SECONDS" -lt "$deadline" ] || fail "(h) no held COMMIT after 120 s"
-  sleep 0.1
-done
+# held_pause WHAT N: a fresh replay of the crash log into server c in the background (rpid),
+# stopped by the fault point as it holds its N-th COMMIT; returns once it says so.
+held_pause() {
+  rm -f "$WORK/h.go" "$WORK/h.state"
+  (BINRECOVER_TEST_PAUSE_HOLDING=$2:$WORK/h.go exec "$BINRECOVER" replay --no-defaults \
+    --no-progress -h127.0.0.1 -P"$PC" -uroot --state-file="$WORK/h.state" \
+    "$WORK/a/binlog/$crash_file") 2> "$WORK/h.err" &
+  rpid=$!
+  local deadline=$((SECONDS + 120))
+  until grep -q "^binrecover: test pause: a COMMIT held ($2)\$" "$WORK/h.err"; do
+    kill -0 "$rpid" 2> /dev/null || { cat "$WORK/h.err"; fail "$1 the replay ended before its fault point"; }
+    [ "$SECONDS" -lt "$deadline" ] || fail "$1 no held COMMIT ($2) after 120 s"
+    sleep 0.1
+  done
+}
+held_pause "(h)" 500
 held_n=$(sql "$PC" -N -e "SELECT n FROM crash.c")
 trx=$(sql "$PC" -N -e "SELECT trx_mysql_thread_id, trx_rows_modified FROM information_schema.INNODB_TRX")
 [ "$(grep -c . <<< "$trx")" = 1 ] && [ "$(cut -f2 <<< "$trx")" -ge 1 ] ||
@@ -430,17 +435,7 @@ pass "(h) the held COMMIT of update $((held_n + 1)) failed with its session kill
 # short; --resume applies the last update.
 sql "$PC" -e "DROP DATABASE crash; DROP DATABASE binrecover; RESET MASTER"
 holds=$(awk -F'\t' '$3 == "Xid"' "$WORK/crash.tsv" | wc -l)
-rm -f "$WORK/h.go" "$WORK/h.state"
-(BINRECOVER_TEST_PAUSE_HOLDING=$holds:$WORK/h.go exec "$BINRECOVER" replay --no-defaults \
-  --no-progress -h127.0.0.1 -P"$PC" -uroot --state-file="$WORK/h.state" \
-  "$WORK/a/binlog/$crash_file") 2> "$WORK/h.err" &
-rpid=$!
-deadline=$((SECONDS + 120))
-until grep -q "^binrecover: test pause: a COMMIT held ($holds)\$" "$WORK/h.err"; do
-  kill -0 "$rpid" 2> /dev/null || { cat "$WORK/h.err"; fail "(h2) the replay ended before its fault point"; }
-  [ "$SECONDS" -lt "$deadline" ] || fail "(h2) no held COMMIT ($holds) after 120 s"
-  sleep 0.1
-done
+held_pause "(h2)" "$holds"
 [ "$(sql "$PC" -N -e "SELECT n FROM crash.c")" = 2999 ] ||
   fail "(h2) the counter is $(sql "$PC" -N -e "SELECT n FROM crash.c") at the last hold, not 2999"
 trx=$(sql "$PC" -N -e "SELECT trx_mysql_thread_id FROM information_schema.INNODB_TRX")
