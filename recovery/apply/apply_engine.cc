@@ -92,15 +92,24 @@ void ApplyEngine::submit(ApplyTask task) {
   if (ready) work_cv_.notify_one();
 }
 
+bool ApplyEngine::drained() const {
+  if (!error_) return low_water_ + 1 == next_seq_;
+  // After an error: every unit before it committed, nothing after it running any more.
+  return std::none_of(slots_.begin(), slots_.end(), [&](const auto& s) {
+    return s->state == State::kRunning || (s->task.seq < error_seq_ && s->state != State::kDone);
+  });
+}
+
 void ApplyEngine::drain() {
   std::unique_lock lock(mu_);
-  cv_.wait(lock, [&] {
-    if (!error_) return low_water_ + 1 == next_seq_;
-    // After an error: every unit before it committed, nothing after it running any more.
-    return std::none_of(slots_.begin(), slots_.end(), [&](const auto& s) {
-      return s->state == State::kRunning || (s->task.seq < error_seq_ && s->state != State::kDone);
-    });
-  });
+  draining_ = true;
+  while (!drained()) {
+    if (error_)
+      cv_.wait(lock);
+    else
+      drain_cv_.wait(lock);
+  }
+  draining_ = false;
   throw_if_failed();
 }
 
@@ -131,6 +140,7 @@ void ApplyEngine::advance_low_water() {
   }
   if (left && room_wanted_ && slots_.size() <= opts_.max_waiting / 2) room_cv_.notify_one();
   if (gate_ != 0 && gate_ <= low_water_) gate_ = 0;
+  if (draining_ && low_water_ + 1 == next_seq_) drain_cv_.notify_all();
 }
 
 ApplyEngine::Slot* ApplyEngine::slot_of(std::uint64_t seq) {
@@ -304,6 +314,7 @@ void ApplyEngine::fail(std::uint64_t seq, const Error& e, const UnitPlace& place
     }
     for (auto& s : slots_) s->cv.notify_all();  // parked units after it roll back
     room_cv_.notify_all();
+    drain_cv_.notify_all();  // (drain() waits on cv_ from now on)
   }
   wake();
 }

@@ -329,7 +329,15 @@ class ApplyEngine {
   // empty, or an error): woken at every commit, the reading thread cost a context switch per
   // unit.
   std::condition_variable room_cv_;
-  bool room_wanted_ = false;                 // submit() waits on room_cv_
+  bool room_wanted_ = false;  // submit() waits on room_cv_
+  // drain() waits here until every unit handed out committed (advance_low_water() wakes it
+  // then) or an error came (fail(); after it, drain() waits on cv_: any change may end it).
+  // (On cv_, woken at every commit, the reading thread cost two context switches per unit of
+  // the window at each unit applied alone: a DDL log's --parallel 8, at one session, 45%
+  // more futex calls than serial replay, 10% slower.)
+  std::condition_variable drain_cv_;
+  bool draining_ = false;
+  bool drained() const;                      // (the caller holds mu_) what drain() waits for
   std::deque<std::unique_ptr<Slot>> slots_;  // in seq order, from the low-water mark on
   std::size_t waiting_bytes_ = 0;
   std::uint64_t next_seq_ = 1;

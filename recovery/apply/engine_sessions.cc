@@ -59,6 +59,7 @@ void ApplyEngine::grow() {
       }
       room_cv_.notify_all();
       cv_.notify_all();
+      drain_cv_.notify_all();
       return;
     }
     {
@@ -128,6 +129,7 @@ ApplyEngine::~ApplyEngine() {
   }
   cv_.notify_all();
   room_cv_.notify_all();
+  drain_cv_.notify_all();
   work_cv_.notify_all();
   idle_cv_.notify_all();
   for (auto& w : workers_)
