@@ -103,6 +103,7 @@ bool ApplyEngine::drained() const {
 void ApplyEngine::drain() {
   std::unique_lock lock(mu_);
   draining_ = true;
+  if (!drained()) test_announce_drain();
   while (!drained()) {
     if (error_)
       cv_.wait(lock);

@@ -24,7 +24,8 @@
 #  (h) a COMMIT held for the next transaction's first packet fails (its session killed at a
 #      fault point): exit 6, one line naming that COMMIT and the one before it as the last
 #      applied; --resume finishes with the counter exact; (h2) the same for the last
-#      transaction, whose COMMIT goes alone.
+#      transaction, whose COMMIT goes alone;
+#  (i) a transaction fails while the reading thread waits for it before a DDL: exit 6 naming it.
 source "$(dirname "$0")/lib.sh"
 PA=${1:-23501}
 PB=$((PA + 1))
@@ -455,3 +456,39 @@ must "(h2) --resume" "$WORK/h2.err" replay -h127.0.0.1 -P"$PC" -uroot --state-fi
 [ "$(sql "$PC" -N -e "SELECT n FROM crash.c")" = 3000 ] ||
   fail "(h2) the counter is $(sql "$PC" -N -e "SELECT n FROM crash.c") after --resume, not 3000"
 pass "(h2) the last transaction's COMMIT, held with no transaction after it, failed with its session killed: exit 6 naming its Xid ($last_at); --resume: counter 3000"
+
+# --- (i) a transaction fails while the reading thread waits for it before a DDL ---
+# The reading thread applies a DDL alone, once every transaction handed out before it has
+# committed; it is woken when the last one commits, or when one fails. The test's session holds
+# the row the log's INSERT writes (uncommitted), so that INSERT waits on its lock; a test-only
+# announcement says when the reading thread starts to wait before the DDL; then the test commits
+# its row: the INSERT fails (1062), and the replay must stop (exit 6, the Write_rows event named)
+# instead of waiting for good.
+sql "$PA" -e "FLUSH BINARY LOGS"
+dr_file=$(sql "$PA" -N -e "SHOW MASTER STATUS" | cut -f1)
+sql "$PA" -e "CREATE DATABASE dr; CREATE TABLE dr.t (id INT PRIMARY KEY);
+  INSERT INTO dr.t VALUES (7); CREATE TABLE dr.t2 (id INT); INSERT INTO dr.t2 VALUES (1)"
+"$BINRECOVER" events --format=tsv "$WORK/a/binlog/$dr_file" > "$WORK/dr.tsv"
+read -r dr_start dr_rows < <(awk -F'\t' '$3 == "Gtid" { g = $2 }
+  $3 ~ /^Write_rows/ { print g, $2; exit }' "$WORK/dr.tsv")
+[ -n "$dr_rows" ] || fail "(i) no INSERT in the log"
+sql "$PC" -e "CREATE DATABASE dr; CREATE TABLE dr.t (id INT PRIMARY KEY)"
+hold dr "$PC" "BEGIN; INSERT INTO dr.t VALUES (7)"
+rm -f "$WORK/i.state"
+(BINRECOVER_TEST_ANNOUNCE_DRAIN=1 exec "$BINRECOVER" replay --no-defaults --no-progress \
+  -h127.0.0.1 -P"$PC" -uroot --state-file="$WORK/i.state" --start-position="$dr_start" \
+  "$WORK/a/binlog/$dr_file") 2> "$WORK/i.err" &
+rpid=$!
+WAIT_FOR_SHOW=$WORK/i.err wait_for 120 "(i) the replay did not wait before the DDL" \
+  grep -q "^binrecover: test pause: waiting for the units before one applied alone\$" "$WORK/i.err"
+printf 'COMMIT;\n' > "$WORK/dr.fifo"
+for _ in $(seq 600); do kill -0 "$rpid" 2> /dev/null || break; sleep 0.1; done
+kill -0 "$rpid" 2> /dev/null && { kill -9 "$rpid"; fail "(i) the replay still waits 60 s after the transaction before the DDL failed"; }
+rc=0
+wait "$rpid" || rc=$?
+release dr
+[ $rc = 6 ] || { cat "$WORK/i.err"; fail "(i) the replay exited $rc, not 6"; }
+grep -q "^binrecover: [^ ]*$dr_file:$dr_rows: Write_rows_v1: server error 1062 .*Duplicate entry '7'" "$WORK/i.err" ||
+  { cat "$WORK/i.err"; fail "(i) the error does not name the INSERT's Write_rows event ($dr_rows)"; }
+[ -z "$(sql "$PC" -N -e "SHOW TABLES FROM dr LIKE 't2'")" ] || fail "(i) the DDL after the failed transaction ran"
+pass "(i) a transaction that failed while the reading thread waited for it before a DDL: exit 6 naming its Write_rows event ($dr_rows), the DDL not run"
