@@ -369,9 +369,10 @@ void ApplyEngine::apply_once(Worker& w, Slot& slot) {
   Applier::Hooks hooks;
   hooks.after_begin = progress;
   hooks.last_is_commit = slot.task.xa;
-  if (w.waits_default) {  // (after units applied alone, or its first: the short wait)
+  // (after units applied alone, its first, or a retry's 1 s wait: the short wait)
+  if (!w.slow && (w.waits_default || w.waits_long)) {
     hooks.before = short_wait();
-    w.waits_default = false;
+    w.waits_default = w.waits_long = false;
   }
   bool in_order = false;
   if (ordered()) {
@@ -393,10 +394,7 @@ void ApplyEngine::apply_once(Worker& w, Slot& slot) {
     in_order = true;
   }
   if (!in_order) committed_unit(w, slot);
-  if (w.slow) {  // (back to no wait; a failure here is the next unit's)
-    w.slow = false;
-    w.session->execute(short_wait());
-  }
+  w.slow = false;  // (its next unit's first packet sets the short wait again: waits_long)
 }
 
 bool ApplyEngine::again_after(Worker& w, Slot& slot, const Error& e, int& attempt) {
@@ -438,7 +436,7 @@ bool ApplyEngine::again_after(Worker& w, Slot& slot, const Error& e, int& attemp
     if (fast_fail_ && !w.slow) {
       try {
         w.session->execute("SET SESSION innodb_lock_wait_timeout = 1");
-        w.slow = true;
+        w.slow = w.waits_long = true;
       } catch (const Error& e2) {
         fail(slot.task.seq, e2, slot.task.place);
         std::lock_guard lock(mu_);

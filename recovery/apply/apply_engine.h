@@ -215,6 +215,11 @@ class ApplyEngine {
     // long as serial replay; another has not applied a unit yet. Its next unit's first packet
     // sets it (apply()).
     bool waits_default = false;
+    // Its session waits 1 s for a lock (set for a turn holder's retry: slow): set back by its
+    // next unit's first packet, or by a unit applied alone (to DEFAULT), never by a statement
+    // of its own after the unit's COMMIT: once the unit counts as committed, the reading thread
+    // may already be applying a unit alone on worker 0's session.
+    bool waits_long = false;
     std::uint64_t connection = 0;  // (watch_turn) its session's CONNECTION_ID()
     // The unit whose COMMIT its applier holds for the next packet (Applier::Hooks::hold_commit:
     // one session takes the units, and the next one is ready when a unit ends), and whether

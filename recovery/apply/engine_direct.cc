@@ -47,7 +47,8 @@ void ApplyEngine::begin_direct(const UnitPlace& place) {
   // A unit applied alone waits for a lock of a session not ours as serial replay does (the
   // workers' short wait made a statement that met one fail at once: 1205, the replay stopped).
   // (in its first piece's first packet: a DDL log's every DDL cost two round trips more)
-  if (opts_.workers > 1 && !w.waits_default) {
+  // (a session left at a retry's 1 s too: waits_long stays for its next unit's short wait)
+  if (opts_.workers > 1 && (!w.waits_default || w.waits_long)) {
     direct_before_ = "SET SESSION innodb_lock_wait_timeout = DEFAULT";
     w.waits_default = true;
   }
