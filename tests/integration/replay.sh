@@ -388,6 +388,15 @@ pass "(f) a MIXED transaction (rows, then a statement a second later) replays; -
 # one before it as the last applied, nothing of either after it on the target; --resume
 # applies the rest exactly once: counter 3000.
 "$BINRECOVER" events --format=tsv "$WORK/a/binlog/$crash_file" > "$WORK/crash.tsv"
+# stops_with_6 WHEN PID ERRFILE: the background replay PID ends within 60 s (a run once went on
+# waiting where it should have stopped) with exit 6; else the test fails, ERRFILE shown.
+stops_with_6() {
+  local rc=0
+  for _ in $(seq 600); do kill -0 "$2" 2> /dev/null || break; sleep 0.1; done
+  kill -0 "$2" 2> /dev/null && { kill -9 "$2"; cat "$3"; fail "the replay still runs 60 s $1"; }
+  wait "$2" || rc=$?
+  [ $rc = 6 ] || { cat "$3"; fail "the replay exited $rc, not 6, $1"; }
+}
 # held_pause WHAT N: a fresh replay of the crash log into server c in the background (rpid),
 # stopped by the fault point as it holds its N-th COMMIT; returns once it says so.
 held_pause() {
@@ -443,11 +452,7 @@ trx=$(sql "$PC" -N -e "SELECT trx_mysql_thread_id FROM information_schema.INNODB
 [ "$(grep -c . <<< "$trx")" = 1 ] || fail "(h2) not one open transaction at the last hold: '$trx'"
 sql "$PC" -e "KILL $trx"
 touch "$WORK/h.go"
-rc=0
-for _ in $(seq 600); do kill -0 "$rpid" 2> /dev/null || break; sleep 0.1; done
-kill -0 "$rpid" 2> /dev/null && { kill -9 "$rpid"; fail "(h2) the replay still runs 60 s after its held COMMIT failed"; }
-wait "$rpid" || rc=$?
-[ $rc = 6 ] || { cat "$WORK/h.err"; fail "(h2) the replay exited $rc when its session was killed"; }
+stops_with_6 "(h2) after its held COMMIT failed" "$rpid" "$WORK/h.err"
 last_at=$(awk -F'\t' '$3 == "Xid" { a = $2 } END { print a }' "$WORK/crash.tsv")
 grep -q ":$last_at: Xid: server error .* in: COMMIT; the last transaction applied ends at " "$WORK/h.err" ||
   { cat "$WORK/h.err"; fail "(h2) the error does not name the last Xid ($last_at)"; }
@@ -482,12 +487,8 @@ rpid=$!
 WAIT_FOR_SHOW=$WORK/i.err wait_for 120 "(i) the replay did not wait before the DDL" \
   grep -q "^binrecover: test pause: waiting for the units before one applied alone\$" "$WORK/i.err"
 printf 'COMMIT;\n' > "$WORK/dr.fifo"
-for _ in $(seq 600); do kill -0 "$rpid" 2> /dev/null || break; sleep 0.1; done
-kill -0 "$rpid" 2> /dev/null && { kill -9 "$rpid"; fail "(i) the replay still waits 60 s after the transaction before the DDL failed"; }
-rc=0
-wait "$rpid" || rc=$?
+stops_with_6 "(i) after the transaction before the DDL failed" "$rpid" "$WORK/i.err"
 release dr
-[ $rc = 6 ] || { cat "$WORK/i.err"; fail "(i) the replay exited $rc, not 6"; }
 grep -q "^binrecover: [^ ]*$dr_file:$dr_rows: Write_rows_v1: server error 1062 .*Duplicate entry '7'" "$WORK/i.err" ||
   { cat "$WORK/i.err"; fail "(i) the error does not name the INSERT's Write_rows event ($dr_rows)"; }
 [ -z "$(sql "$PC" -N -e "SHOW TABLES FROM dr LIKE 't2'")" ] || fail "(i) the DDL after the failed transaction ran"
