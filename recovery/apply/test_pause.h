@@ -65,13 +65,13 @@ inline void test_pause_holding(std::uint64_t held) {
 }
 
 // BINRECOVER_TEST_ANNOUNCE_DRAIN=1: replay says on stderr "binrecover: test pause: waiting for
-// the units before one applied alone" each time its reading thread starts to wait for the units
-// handed out before a unit it applies alone (a DDL: ApplyEngine::drain), and goes on (no pause):
-// a test lets a unit that waits on its lock fail at that moment, to see the wait end.
+// the units handed out to commit" each time its reading thread starts to wait for them
+// (ApplyEngine::drain: before a unit it applies alone, a DDL, and at the run's end), and goes
+// on (no pause): a test lets a unit that waits on its lock fail at that moment.
 inline void test_announce_drain() {
   static const bool on = std::getenv("BINRECOVER_TEST_ANNOUNCE_DRAIN") != nullptr;
   if (!on) return;
-  std::fprintf(stderr, "binrecover: test pause: waiting for the units before one applied alone\n");
+  std::fprintf(stderr, "binrecover: test pause: waiting for the units handed out to commit\n");
   std::fflush(stderr);
 }
 

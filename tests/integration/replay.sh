@@ -485,7 +485,7 @@ rm -f "$WORK/i.state"
   "$WORK/a/binlog/$dr_file") 2> "$WORK/i.err" &
 rpid=$!
 WAIT_FOR_SHOW=$WORK/i.err wait_for 120 "(i) the replay did not wait before the DDL" \
-  grep -q "^binrecover: test pause: waiting for the units before one applied alone\$" "$WORK/i.err"
+  grep -q "^binrecover: test pause: waiting for the units handed out to commit\$" "$WORK/i.err"
 printf 'COMMIT;\n' > "$WORK/dr.fifo"
 stops_with_6 "(i) after the transaction before the DDL failed" "$rpid" "$WORK/i.err"
 release dr
