@@ -397,6 +397,13 @@ stops_with_6() {
   wait "$2" || rc=$?
   [ $rc = 6 ] || { cat "$3"; fail "the replay exited $rc, not 6, $1"; }
 }
+# resumed_to_3000 WHAT: --resume of the stopped replay finishes, the counter exact (3000).
+resumed_to_3000() {
+  must "$1 --resume" "$WORK/h2.err" replay -h127.0.0.1 -P"$PC" -uroot --state-file="$WORK/h.state" \
+    --resume "$WORK/a/binlog/$crash_file"
+  [ "$(sql "$PC" -N -e "SELECT n FROM crash.c")" = 3000 ] ||
+    fail "$1 the counter is $(sql "$PC" -N -e "SELECT n FROM crash.c") after --resume, not 3000"
+}
 # held_pause WHAT N: a fresh replay of the crash log into server c in the background (rpid),
 # stopped by the fault point as it holds its N-th COMMIT; returns once it says so.
 held_pause() {
@@ -432,10 +439,7 @@ grep -q ":$held_at: Xid: server error .* in: COMMIT; the last transaction applie
   "$WORK/h.err" || { cat "$WORK/h.err"; fail "(h) the error does not name the held COMMIT (Xid at $held_at) and the one before it (ending at $last_end)"; }
 [ "$(sql "$PC" -N -e "SELECT n FROM crash.c")" = "$held_n" ] ||
   fail "(h) the counter moved from $held_n after the held COMMIT failed"
-must "(h) --resume" "$WORK/h2.err" replay -h127.0.0.1 -P"$PC" -uroot --state-file="$WORK/h.state" \
-  --resume "$WORK/a/binlog/$crash_file"
-[ "$(sql "$PC" -N -e "SELECT n FROM crash.c")" = 3000 ] ||
-  fail "(h) the counter is $(sql "$PC" -N -e "SELECT n FROM crash.c") after --resume, not 3000"
+resumed_to_3000 "(h)"
 pass "(h) the held COMMIT of update $((held_n + 1)) failed with its session killed: exit 6, one line naming its Xid ($held_at) and the last applied ($last_end); --resume: counter 3000"
 
 # --- (h2) the last transaction's held COMMIT, no transaction left to carry it ---
@@ -456,10 +460,7 @@ stops_with_6 "(h2) after its held COMMIT failed" "$rpid" "$WORK/h.err"
 last_at=$(awk -F'\t' '$3 == "Xid" { a = $2 } END { print a }' "$WORK/crash.tsv")
 grep -q ":$last_at: Xid: server error .* in: COMMIT; the last transaction applied ends at " "$WORK/h.err" ||
   { cat "$WORK/h.err"; fail "(h2) the error does not name the last Xid ($last_at)"; }
-must "(h2) --resume" "$WORK/h2.err" replay -h127.0.0.1 -P"$PC" -uroot --state-file="$WORK/h.state" \
-  --resume "$WORK/a/binlog/$crash_file"
-[ "$(sql "$PC" -N -e "SELECT n FROM crash.c")" = 3000 ] ||
-  fail "(h2) the counter is $(sql "$PC" -N -e "SELECT n FROM crash.c") after --resume, not 3000"
+resumed_to_3000 "(h2)"
 pass "(h2) the last transaction's COMMIT, held with no transaction after it, failed with its session killed: exit 6 naming its Xid ($last_at); --resume: counter 3000"
 
 # --- (i) a transaction fails while the reading thread waits for it before a DDL ---
