@@ -10,7 +10,9 @@
 # source, +1 the target), BENCH_TMPFS=1 (the target's data in /dev/shm: no disk syncs, the
 # CPU's cost alone), BENCH_WAYS (the ways, ';'-separated, each "NAME|BINARY|OPTIONS"; default
 # "serial|B|;par8|B|--parallel 8" with B the binary under test, BINRECOVER or build/binrecover;
-# BINARY `mariadb-binlog`: `mariadb-binlog OPTIONS F | mariadb`).
+# BINARY `mariadb-binlog`: `mariadb-binlog OPTIONS F | mariadb`), BENCH_DELAY_MS (none: each
+# way reaches the target through bench/delay_proxy.py, which delays every byte by that many ms
+# each way: a target on another host, where a transaction's round trip sets the pace).
 # Prints per workload and way: the median wall time in ms, every run's, the ratio to the first
 # way, and --report's sessions (s), transactions on one session (n), width changes (ch) and
 # retries (r) of the last run. Every run's CHECKSUM TABLE must equal the source's.
@@ -29,9 +31,11 @@ tgt=$work/tgt
 [ "${BENCH_TMPFS:-0}" = 1 ] && tgt=$(mktemp -d /dev/shm/binrecover-bench-rounds.XXXXXX)
 # shellcheck disable=SC2154  # (d: the trap's own loop)
 trap 'for d in "$work/src" "$tgt"; do scripts/mariadb_server.sh discard "$d" > /dev/null 2>&1 || true; done
+  [ -z "${proxy:-}" ] || kill "$proxy" 2> /dev/null || true
   rm -rf "$work" "$tgt"' EXIT
 PS=$BENCH_PORT
 PT=$((BENCH_PORT + 1))
+RP=$PT  # (the port the ways reach the target at: the proxy's with BENCH_DELAY_MS)
 sql() {  # PORT ARGS...
   local p=$1
   shift
@@ -51,7 +55,13 @@ scripts/mariadb_server.sh start "$tgt" "$PT" --innodb-flush-log-at-trx-commit=1 
   --innodb-buffer-pool-size=512M --innodb-log-file-size=256M --log-slave-updates=ON \
   --server-id=2 --max-allowed-packet=1G > /dev/null
 IFS=';' read -r -a ways <<< "$BENCH_WAYS"
-echo "# rounds: $BENCH_ROUNDS; target: $([ "${BENCH_TMPFS:-0}" = 1 ] && echo tmpfs || echo disk), flush=1; $(nproc) cores; git $(git rev-parse --short HEAD 2> /dev/null || echo unknown)"
+if [ -n "${BENCH_DELAY_MS:-}" ]; then
+  RP=$((BENCH_PORT + 2))
+  python3 bench/delay_proxy.py "$RP" "$PT" "$(awk -v m="$BENCH_DELAY_MS" 'BEGIN { print m / 1000 }')" &
+  proxy=$!
+  for _ in $(seq 100); do sql "$RP" -e "DO 0" 2> /dev/null && break; sleep 0.1; done
+fi
+echo "# rounds: $BENCH_ROUNDS; target: $([ "${BENCH_TMPFS:-0}" = 1 ] && echo tmpfs || echo disk), flush=1$([ -z "${BENCH_DELAY_MS:-}" ] || echo ", reached through a proxy delaying ${BENCH_DELAY_MS} ms each way"); $(nproc) cores; git $(git rev-parse --short HEAD 2> /dev/null || echo unknown)"
 for w in "${workloads[@]}"; do
   write_log "$w" "$PS" "$work/src" "$work/$w.000001"
   expected=$(checksum "$PS")
@@ -70,11 +80,11 @@ for w in "${workloads[@]}"; do
       if [ "$bin" = mariadb-binlog ]; then  # (the vendor's pipe: not crash-safe, no state)
         # shellcheck disable=SC2086  # (the way's options, one word each)
         mariadb-binlog --no-defaults $opts "$work/$w.000001" 2> "$work/err" |
-          mariadb --no-defaults -h127.0.0.1 -P"$PT" -uroot 2>> "$work/err" ||
+          mariadb --no-defaults -h127.0.0.1 -P"$RP" -uroot 2>> "$work/err" ||
           { cat "$work/err"; echo "bench: $w $name failed" >&2; exit 1; }
       else
         # shellcheck disable=SC2086  # (the way's options, one word each)
-        "$bin" replay --no-defaults --no-progress -h127.0.0.1 -P"$PT" -uroot $opts \
+        "$bin" replay --no-defaults --no-progress -h127.0.0.1 -P"$RP" -uroot $opts \
           --state-file="$work/state" --report="$work/$name.json" "$work/$w.000001" \
           2> "$work/err" || { cat "$work/err"; echo "bench: $w $name failed" >&2; exit 1; }
       fi

@@ -133,12 +133,12 @@ void write_report(const std::string& path, const recovery::ReplayResult& r) {
         std::back_inserter(out.buf()),
         "{{\"transactions\":{},\"events\":{},\"workers\":{},\"max_busy\":{},"
         "\"sessions\":{},\"narrowed\":{},\"width_changes\":{},\"parallel\":{},\"alone\":{},\"held_"
-        "whole\":{},\"retries\":{},"
+        "whole\":{},\"retries\":{},\"pipelined\":{},"
         "\"lock_watch\":\"{}\",\"lock_watch_yields\":{},\"merged\":{},"
         "\"merged_into\":{},\"seconds\":{:.3f},\"rate\":{:.1f}}}\n",
         r.transactions_applied, r.events_applied, r.workers, r.max_busy, r.sessions, r.narrowed,
-        r.width_changes, r.parallel_units, r.barriers, r.held_whole, r.retries, r.lock_watch,
-        r.watch_yields, r.merged_transactions, r.merged_groups, r.seconds,
+        r.width_changes, r.parallel_units, r.barriers, r.held_whole, r.retries, r.pipelined,
+        r.lock_watch, r.watch_yields, r.merged_transactions, r.merged_groups, r.seconds,
         r.seconds > 0 ? static_cast<double>(r.transactions_applied) / r.seconds : 0.0);
     out.flush();
   }

@@ -48,8 +48,9 @@ std::string ApplyEngine::unordered_progress(Worker& w, const Slot& slot) {
     applied += place.file + "\t" + std::to_string(place.first_pos) + "\n";
   // (a unit whose COMMIT this worker holds commits at the head of this one's first packet: its
   // row, which this one's replaces, named it)
-  if (w.held != nullptr)
-    applied += w.held->task.place.file + "\t" + std::to_string(w.held->task.place.first_pos) + "\n";
+  for (const Slot* s : {w.sent, w.held})
+    if (s != nullptr)
+      applied += s->task.place.file + "\t" + std::to_string(s->task.place.first_pos) + "\n";
   applied += slot.task.place.file + "\t" + std::to_string(slot.task.place.first_pos) + "\n";
   return "REPLACE INTO " + opts_.progress_table +
          " (run_key, worker, file, position, gtid, applied) VALUES (" + opts_.run_key + ", " +
@@ -144,6 +145,16 @@ void ApplyEngine::advance_low_water() {
   if (draining_ && low_water_ + 1 == next_seq_) drain_cv_.notify_all();
 }
 
+std::uint64_t ApplyEngine::pipelined() const {
+  std::lock_guard lock(mu_);
+  std::uint64_t n = 0;
+  // (the sessions opened: one being opened is set up by its own thread)
+  const std::size_t opened = std::max<std::size_t>(1, started_ - (opening_ ? 1 : 0));
+  for (std::size_t i = 0; i < opened && i < workers_.size(); ++i)
+    if (workers_[i]->applier) n += workers_[i]->applier->pipelined();
+  return n;
+}
+
 ApplyEngine::Slot* ApplyEngine::slot_of(std::uint64_t seq) {
   for (auto& s : slots_)
     if (s->task.seq == seq) return s.get();
@@ -155,7 +166,8 @@ ApplyEngine::Slot* ApplyEngine::take(Worker& w) {
   idle_[w.index] = 1;
   for (;;) {
     if (stopping_) {
-      if (w.held != nullptr) {  // (not sent: its session's end rolls it back)
+      if (w.applier->in_flight()) settle(w, lock);  // (a COMMIT in flight: its outcome read)
+      if (w.held != nullptr) {                      // (not sent: its session's end rolls it back)
         w.applier->drop_held();
         w.held = nullptr;
       }
@@ -177,9 +189,15 @@ ApplyEngine::Slot* ApplyEngine::take(Worker& w) {
     }
     // A unit whose COMMIT this worker holds commits at the head of the next unit's first
     // packet: for that unit (the next one, one session taking units) it counts as committed.
+    // (the same for one whose COMMIT went in its packet left in flight)
     const std::uint64_t held = w.held != nullptr ? w.held->task.seq : 0;
-    const auto committed = [&](std::uint64_t d) { return d == held || is_committed(d); };
-    const std::uint64_t next = low_water_ + (held == low_water_ + 1 ? 2 : 1);
+    const std::uint64_t sent = w.sent != nullptr ? w.sent->task.seq : 0;
+    const auto committed = [&](std::uint64_t d) {
+      return d == held || d == sent || is_committed(d);
+    };
+    std::uint64_t next = low_water_ + 1;
+    if (sent == next) ++next;
+    if (held == next) ++next;
     Slot* found = nullptr;
     for (auto& s : slots_) {
       if (one && s->task.seq > next) break;
@@ -242,8 +260,12 @@ void ApplyEngine::run_worker(Worker& w) {
       std::lock_guard lock(mu_);
       slot->released = true;
       advance_low_water();
-    } else {
-      test_pause_holding(++holds);
+    } else if (test_pause_holding_due(++holds)) {
+      if (w.applier->in_flight()) {
+        std::unique_lock lock(mu_);
+        settle(w, lock);
+      }
+      test_pause_holding(holds);
     }
     // (this worker looks for the next unit itself first: a unit waiting for this one goes on
     // in the same session, and take() wakes another worker only for one more)
@@ -338,6 +360,18 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
       slot.state = State::kWaiting;
       wake();
       return;
+    } catch (const HeldUnitFailed& e) {
+      // The unit before it failed in its packet left in flight: nothing of this one ran.
+      try {
+        roll_back(w, slot);
+      } catch (const Error&) {
+      }
+      held_unit_failed(w, e);
+      std::lock_guard lock(mu_);
+      if (slot.commit == Commit::kCommitting) slot.commit = Commit::kNone;  // (claim_turn)
+      slot.state = State::kWaiting;
+      wake();
+      return;
     } catch (const Aborted&) {
       // Rolled back so that an earlier unit gets the locks this one held.
       try {
@@ -383,8 +417,14 @@ void ApplyEngine::apply_once(Worker& w, Slot& slot) {
     // (a unit whose turn has come when it starts commits in the same round trip)
     hooks.commit_now = [&] { return claim_turn(w, slot); };
   }
-  if (w.may_hold && !slot.task.xa && !w.slow) hooks.hold_commit = [this, &w] { held_committed(w); };
+  if (w.may_hold && !slot.task.xa && !w.slow) {
+    hooks.hold_commit = [this, &w, &slot] { held_committed(w, slot); };
+    // (not where each commit writes the state file: two COMMITs could run before its write)
+    hooks.pipeline = !opts_.on_commit;
+  }
   const Applier::Outcome out = w.applier->apply(slot.task.text, slot.task.statements, hooks);
+  // (a COMMIT held before this unit and not answered yet went in the packet left in flight)
+  if (w.held != nullptr) w.sent = std::exchange(w.held, nullptr);
   if (out.held) {  // (its bookkeeping once its COMMIT ran: held_committed)
     w.held = &slot;
     return;
@@ -460,6 +500,42 @@ bool ApplyEngine::again_after(Worker& w, Slot& slot, const Error& e, int& attemp
   slot.state = State::kWaiting;  // not applied
   wake();
   return false;
+}
+
+void ApplyEngine::held_unit_failed(Worker& w, const Error& e) {
+  if (w.sent != nullptr) {  // (the COMMIT in flight before it was not seen to run)
+    held_failed(w, e);
+    return;
+  }
+  Slot* const held = std::exchange(w.held, nullptr);
+  if (held == nullptr) return;
+  w.applier->forget_state();
+  if (retryable(e)) note_contended(held->task);
+  bool again = false;
+  {
+    std::lock_guard lock(mu_);
+    again = retryable(e) && ++held->held_retries <= kMaxRetries && !stopping_;
+    if (held->commit == Commit::kCommitting) held->commit = Commit::kNone;
+    held->state = State::kWaiting;  // not applied
+    held->released = true;
+  }
+  if (!again) {
+    fail(held->task.seq, e, held->task.place);
+    return;
+  }
+  ++retries_;
+  // (it runs again first, as the unit after the last committed, waiting for a lock as a
+  // retry does: again_after)
+  if (fast_fail_ && !w.slow) {
+    try {
+      w.session->execute("SET SESSION innodb_lock_wait_timeout = 1");
+      w.slow = w.waits_long = true;
+    } catch (const Error& e2) {
+      fail(held->task.seq, e2, held->task.place);
+      return;
+    }
+  }
+  wake();
 }
 
 void ApplyEngine::roll_back(Worker& w, const Slot& slot) {

@@ -141,6 +141,8 @@ class ApplyEngine {
   }
   std::uint64_t committed() const { return committed_.load(); }
   std::uint64_t retries() const { return retries_.load(); }
+  // Packets the workers sent before the answer of the one before (Applier::pipelined).
+  std::uint64_t pipelined() const;
   // (several workers) Units committed while one session took them (WidthControl), and how
   // often the number of sessions taking units changed.
   std::uint64_t narrowed() const {
@@ -202,6 +204,7 @@ class ApplyEngine {
     std::string commit_text;     // (parked) its COMMIT
     std::optional<Error> commit_error;
     std::condition_variable cv;  // its worker waits here while parked
+    int held_retries = 0;        // runs again after its packet left in flight failed
   };
   struct Worker {
     std::size_t index = 0;
@@ -226,6 +229,9 @@ class ApplyEngine {
     // the unit it takes may hold its COMMIT so. Its thread's alone.
     Slot* held = nullptr;
     bool may_hold = false;
+    // The unit whose COMMIT went at the head of a packet left in flight (Applier::Hooks::
+    // pipeline, the held unit's last packet): committed once its answer is read. Its thread's.
+    Slot* sent = nullptr;
     std::thread thread;
   };
   struct Aborted {};  // a unit rolled back to let an earlier one through
@@ -261,7 +267,7 @@ class ApplyEngine {
   bool claim_turn(Worker& w, Slot& slot);
   // The held unit's COMMIT ran (Applier::Hooks::hold_commit): its bookkeeping, as after a
   // COMMIT sent at once. Throws HeldCommitFailed where that fails.
-  void held_committed(Worker& w);
+  void held_committed(Worker& w, Slot& slot);
   // The worker is done with the slot: it may leave the window (once committed, in order).
   void release(Slot& slot);
   // (in take(), `lock` held) The worker's held COMMIT sent alone (it waits for no unit while a
@@ -270,6 +276,11 @@ class ApplyEngine {
   // (the worker's own thread) The unit whose held COMMIT failed (HeldCommitFailed): the
   // replay's error, the unit not applied.
   void held_failed(Worker& w, const Error& e);
+  // (the worker's own thread) The held unit's statements failed in its packet left in flight
+  // (HeldUnitFailed): it runs again (a lock, up to kMaxRetries), or it is the replay's error.
+  void held_unit_failed(Worker& w, const Error& e);
+  // (in take(), `lock` held) A packet left in flight answered (the replay stopping).
+  void settle(Worker& w, std::unique_lock<std::mutex>& lock);
   // The unit committed in its turn: its bookkeeping, then the parked units after it, committed
   // one after another on their sessions.
   void commit_parked_after(Slot& slot);

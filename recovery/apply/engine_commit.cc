@@ -21,11 +21,11 @@ void ApplyEngine::mark_committed(Slot& slot) {
 
 bool ApplyEngine::claim_turn(Worker& w, Slot& slot) {
   std::lock_guard lock(mu_);
-  const bool after_held =
-      w.held != nullptr && w.held->task.seq == low_water_ + 1 && slot.task.seq == low_water_ + 2;
-  if ((low_water_ + 1 != slot.task.seq && !after_held) || stopping_ ||
-      (error_ && slot.task.seq > error_seq_))
-    return false;
+  // (the units whose COMMITs this worker holds or has in flight commit first on its session)
+  std::uint64_t turn = low_water_ + 1;
+  if (w.sent != nullptr && w.sent->task.seq == turn) ++turn;
+  if (w.held != nullptr && w.held->task.seq == turn) ++turn;
+  if (turn != slot.task.seq || stopping_ || (error_ && slot.task.seq > error_seq_)) return false;
   slot.commit = Commit::kCommitting;
   return true;
 }
@@ -124,8 +124,7 @@ void ApplyEngine::committed_unit(Worker& w, Slot& slot) {
   cv_.notify_all();  // (this worker goes back to take(): see commit_parked_after)
 }
 
-void ApplyEngine::held_committed(Worker& w) {
-  Slot& slot = *w.held;
+void ApplyEngine::held_committed(Worker& w, Slot& slot) {
   if (ordered()) {
     commit_parked_after(slot);  // (a failure of its bookkeeping is the replay's error there)
   } else {
@@ -135,7 +134,8 @@ void ApplyEngine::held_committed(Worker& w) {
       throw HeldCommitFailed(e);
     }
   }
-  w.held = nullptr;
+  if (w.held == &slot) w.held = nullptr;
+  if (w.sent == &slot) w.sent = nullptr;
   release(slot);
 }
 
@@ -151,22 +151,43 @@ void ApplyEngine::send_held(Worker& w, std::unique_lock<std::mutex>& lock) {
     w.applier->send_held();
   } catch (const HeldCommitFailed& e) {
     held_failed(w, e);
+  } catch (const HeldUnitFailed& e) {
+    held_unit_failed(w, e);
+  }
+  lock.lock();
+}
+
+void ApplyEngine::settle(Worker& w, std::unique_lock<std::mutex>& lock) {
+  lock.unlock();
+  try {
+    w.applier->settle();
+  } catch (const HeldCommitFailed& e) {
+    held_failed(w, e);
+  } catch (const HeldUnitFailed& e) {
+    held_unit_failed(w, e);
   }
   lock.lock();
 }
 
 void ApplyEngine::held_failed(Worker& w, const Error& e) {
-  Slot& held = *std::exchange(w.held, nullptr);
+  // (the oldest COMMIT failed: the one in flight, where there is one; the held unit after it
+  // is not applied either, its statements never ran)
+  Slot& failed =
+      w.sent != nullptr ? *std::exchange(w.sent, nullptr) : *std::exchange(w.held, nullptr);
+  Slot* const after = std::exchange(w.held, nullptr);
   w.applier->forget_state();
   {
     std::lock_guard lock(mu_);
-    if (held.commit == Commit::kCommitting) held.commit = Commit::kNone;
-    held.state = State::kWaiting;  // not applied
-    held.released = true;
+    for (Slot* s : {&failed, after}) {
+      if (s == nullptr) continue;
+      if (s->commit == Commit::kCommitting) s->commit = Commit::kNone;
+      s->state = State::kWaiting;  // not applied
+      s->released = true;
+    }
   }
   // (then the error, which wakes drain(): woken before the unit was let go of, it waited on
   // for a unit no longer running, and a replay whose target was killed hung there)
-  fail(held.task.seq, e, held.task.place);
+  fail(failed.task.seq, e, failed.task.place);
 }
 
 }  // namespace binrecover::recovery

@@ -297,6 +297,7 @@ void report_figures(Replayer& replay, ReplayResult& result) {
   result.barriers = replay.barriers();
   result.held_whole = replay.held_whole();
   result.retries = replay.engine().retries();
+  result.pipelined = replay.engine().pipelined();
   result.max_busy = replay.engine().max_busy();
   result.sessions = replay.engine().sessions();
   result.narrowed = replay.engine().narrowed();

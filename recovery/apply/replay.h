@@ -109,6 +109,7 @@ struct ReplayResult {
   std::size_t workers = 1;
   std::uint64_t parallel_units = 0;  // units the workers applied beside others
   std::uint64_t barriers = 0;        // units applied alone (DDL, statements, unknown tables)
+  std::uint64_t pipelined = 0;       // packets sent before the answer of the one before
   std::uint64_t retries = 0;         // units run again after a deadlock or lock wait timeout
   // Units that held a table whole (a key the write sets cannot tell: no unique key, more rows
   // than a write set keeps, a value of a collation the target could not weigh): they wait for

@@ -44,10 +44,12 @@ inline void announce_test_pause(std::uint64_t n, const char* what) {
 
 // BINRECOVER_TEST_PAUSE_HOLDING=N:PATH: replay's worker, the N-th time it holds a unit's COMMIT
 // for the next unit's first packet (Applier::Hooks::hold_commit), before it looks for that
-// unit, says so on stderr ("binrecover: test pause: a COMMIT held (N)") and waits until PATH
-// exists (up to ten minutes): a test kills the session's connection there, to see a held
-// COMMIT fail (at the head of the next unit's packet, or alone where no unit is left).
-inline void test_pause_holding(std::uint64_t held) {
+// unit, reads the answer of the unit's packet if it is in flight (Hooks::pipeline: the moment
+// is then certain, the COMMIT before it ran), says so on stderr ("binrecover: test pause: a
+// COMMIT held (N)") and waits until PATH exists (up to ten minutes): a test kills the session's
+// connection there, to see a held COMMIT fail (at the head of the next unit's packet, or alone
+// where no unit is left). test_pause_holding_due(N): whether the N-th is the one.
+inline const std::pair<std::uint64_t, std::string>& test_pause_holding_at() {
   static const std::pair<std::uint64_t, std::string> at = [] {
     const char* v = std::getenv("BINRECOVER_TEST_PAUSE_HOLDING");
     if (v == nullptr) return std::pair<std::uint64_t, std::string>{0, {}};
@@ -56,6 +58,13 @@ inline void test_pause_holding(std::uint64_t held) {
     if (end == nullptr || *end != ':') return std::pair<std::uint64_t, std::string>{0, {}};
     return std::pair<std::uint64_t, std::string>{n, end + 1};
   }();
+  return at;
+}
+inline bool test_pause_holding_due(std::uint64_t held) {
+  return test_pause_holding_at().first != 0 && held == test_pause_holding_at().first;
+}
+inline void test_pause_holding(std::uint64_t held) {
+  const auto& at = test_pause_holding_at();
   if (at.first == 0 || held != at.first) return;
   std::fprintf(stderr, "binrecover: test pause: a COMMIT held (%llu)\n",
                static_cast<unsigned long long>(held));

@@ -25,7 +25,9 @@ namespace binrecover::recovery::libs {
   X(mysql_num_fields) \
   X(mysql_options) \
   X(mysql_real_connect) \
+  X(mysql_read_query_result) \
   X(mysql_real_query) \
+  X(mysql_send_query) \
   X(mysql_set_character_set) \
   X(mysql_set_local_infile_handler) \
   X(mysql_set_server_option) \

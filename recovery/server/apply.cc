@@ -30,25 +30,27 @@ std::optional<std::string_view> row_binlog_base64(const SqlItem& item) {
   return trim(*b64);
 }
 
-// A statement that changes rows (the log's own text, or a BINLOG statement of row events).
+}  // namespace
+
 bool logs_group(const SqlItem& item) {
   return item.kind == SqlItem::Kind::kStatement &&
          (item.verbatim || binlog_base64(item.text).has_value());
 }
 
-// The statement's first line, shortened, for messages.
-std::string snippet(std::string_view stmt) {
-  std::string_view s = stmt.substr(0, stmt.find('\n'));
-  std::string out(s.substr(0, 60));
-  if (s.size() > 60 || s.size() < stmt.size()) out += "...";
-  return out;
-}
-
-}  // namespace
-
 std::size_t Applier::max_statement() const {
   const std::uint64_t map = session_.max_allowed_packet();
   return map > kPacketSlack ? static_cast<std::size_t>(map - kPacketSlack) : 0;
+}
+
+Error Applier::item_error(const SqlItem& item, const std::string& why) const {
+  Error e(ErrorCode::kServer, item.through && item.through != item.at
+                                  ? why +
+                                        " (one BINLOG statement for the row events up to offset " +
+                                        std::to_string(*item.through) + ")"
+                                  : why);
+  if (item.at) e.with_offset(*item.at);
+  if (item.event_type != 0) e.with_event(std::string(binlog::event_type_name(item.event_type)));
+  return e;
 }
 
 void Applier::fail(const SqlItem& item, const std::string& why) {
@@ -58,14 +60,7 @@ void Applier::fail(const SqlItem& item, const std::string& why) {
     session_.execute("ROLLBACK");
   } catch (const Error&) {  // the session may be gone; the server rolls back then
   }
-  Error e(ErrorCode::kServer, item.through && item.through != item.at
-                                  ? why +
-                                        " (one BINLOG statement for the row events up to offset " +
-                                        std::to_string(*item.through) + ")"
-                                  : why);
-  if (item.at) e.with_offset(*item.at);
-  if (item.event_type != 0) e.with_event(std::string(binlog::event_type_name(item.event_type)));
-  throw e;
+  throw item_error(item, why);
 }
 
 Applier::Outcome Applier::apply(std::string_view text,
@@ -138,7 +133,7 @@ Applier::Outcome Applier::apply(std::string_view text,
       (hooks.last_is_commit || (!items_.back().verbatim && is_commit(items_.back().text)));
   const bool may_hold = hooks.hold_commit && outcome.ended_in_commit && !hooks.last_is_commit;
   const auto run_all = [&] {
-    run(0, items_.size(), may_hold);
+    run(0, items_.size(), may_hold, may_hold && hooks.pipeline);
     if (held_) {
       outcome.held = true;
       held_done_ = hooks.hold_commit;
@@ -280,12 +275,21 @@ void Applier::not_one_transaction(Hooks::Piece piece) {
   items_ = std::move(out);
 }
 
-void Applier::run(std::size_t begin, std::size_t end, bool may_hold) {
+void Applier::run(std::size_t begin, std::size_t end, bool may_hold, bool pipeline) {
+  if (pending_ && !held_) read_pending(false);  // (a packet in flight has a COMMIT after it)
   batch_.clear();
   batch_items_.clear();
+  guarded_ = false;
   if (held_) {  // (the unit before this one commits first, in this packet)
     held_ = false;
     held_sending_ = true;
+    if (pending_) {  // (and its last packet is in flight: this one goes guarded)
+      guarded_ = true;
+      guard_item_ = held_item_;
+      guard_item_.text = kPipelineGuard;
+      batch_.append(kPipelineGuard).append(";\n");
+      batch_items_.push_back(&guard_item_);
+    }
     batch_.append(held_item_.text);
     batch_items_.push_back(&held_item_);
   }
@@ -346,13 +350,21 @@ void Applier::run(std::size_t begin, std::size_t end, bool may_hold) {
     // its packet too: MariaDB 10.11 runs nothing after one in a multi-statement packet (it
     // answers as if the packet ended there, and drops the rest). MySQL 9.7 answers for fewer
     // statements than a packet with one sent it too ("ran 12 of the 13": tried 2026-12-07).
-    if (item.verbatim || starts_with_ci(item.text, "BINLOG")) flush_batch();
+    // (the unit's last packet, its COMMIT held after it, may be left in flight: pipeline)
+    if (item.verbatim || starts_with_ci(item.text, "BINLOG"))
+      flush_batch(pipeline && !item.verbatim && k + 2 == items_.size() &&
+                  items_[k + 1].kind == SqlItem::Kind::kStatement && !items_[k + 1].verbatim &&
+                  is_commit(items_[k + 1].text) && may_leave_pending());
   }
   flush_batch();
 }
 
-void Applier::flush_batch() {
+void Applier::flush_batch(bool leave_pending) {
   if (batch_items_.empty()) return;
+  if (pending_ || leave_pending) {
+    flush_pipelined(leave_pending);
+    return;
+  }
   statements_ += batch_items_.size();
   ++round_trips_;
   if (batch_items_.size() == 1) {
@@ -397,6 +409,7 @@ void Applier::flush_batch() {
 
 void Applier::send_held() {
   if (!held_) return;
+  if (pending_) read_pending(false);  // (throws where its packet failed: nothing held then)
   held_ = false;
   held_sending_ = true;
   ++statements_;

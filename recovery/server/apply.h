@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -30,6 +31,9 @@ struct SqlItem {
   bool verbatim = false;                 // the log's own text (Output::Statement::verbatim)
   std::optional<std::uint64_t> through;  // several BINLOG statements as one: the last one's `at`
 };
+
+// A statement that changes rows (the log's own text, or a BINLOG statement of row events).
+bool logs_group(const SqlItem& item);
 
 // Applies SQL text to a session, one whole unit (transaction, or event outside one) at a time.
 // Every statement of the unit is split and checked for size before the first one runs, so a
@@ -80,6 +84,14 @@ class Applier {
     // failed: the caller rolls back what ran after the COMMIT). Not with `commit` called (the
     // unit commits there), nor for an XA unit's last statement (last_is_commit).
     std::function<void()> hold_commit;
+    // (with hold_commit) The unit's last packet, when its COMMIT is held, may go without waiting
+    // for its answer (pipelining): the next packet this applier sends goes first, guarded at
+    // its head (a statement that fails where the one before it failed, so that nothing of it
+    // runs then), and the answers are read after it. A failure of that packet is the held
+    // unit's (HeldUnitFailed), or the COMMIT's at its head (HeldCommitFailed). Only where the
+    // server keeps to the guard (asked once a session) and the packet has nothing the server
+    // may answer with a request (LOAD DATA LOCAL) nor a statement of the log's own.
+    bool pipeline = false;
   };
   struct Outcome {
     bool after_begin_ran = false;  // the unit had a BEGIN, and Hooks::after_begin ran after it
@@ -96,6 +108,9 @@ class Applier {
   std::uint64_t statements() const { return statements_; }
   // Round trips to the server (packets of statements, client commands).
   std::uint64_t round_trips() const { return round_trips_; }
+  // Packets left in flight (Hooks::pipeline): sent before the answer of the one before. (Read
+  // by any thread.)
+  std::uint64_t pipelined() const { return pipelined_.load(std::memory_order_relaxed); }
   // The longest statement the server takes (its max_allowed_packet less the packet's framing).
   std::size_t max_statement() const;
   // (after apply() of a unit that is not one transaction, also one that threw) Whether a
@@ -103,9 +118,17 @@ class Applier {
   bool logged() const { return logged_; }
   // A COMMIT is held (Hooks::hold_commit): the session is inside that unit's transaction.
   bool holding() const { return held_; }
-  // Sends the held COMMIT alone (and calls its hook). Throws HeldCommitFailed.
+  // Sends the held COMMIT alone (and calls its hook), after reading the answer of a packet
+  // left in flight (Hooks::pipeline). Throws HeldCommitFailed, HeldUnitFailed.
   void send_held();
-  // The held COMMIT is never sent (the session's end rolls its unit back).
+  // A packet left in flight (Hooks::pipeline) is answered: its answer read (the hook of a
+  // COMMIT at its head called). Throws HeldCommitFailed, HeldUnitFailed.
+  void settle() {
+    if (pending_) read_pending(false);
+  }
+  // A packet is in flight: the session may not be used before settle().
+  bool in_flight() const { return pending_; }
+  // The held COMMIT is never sent (the session's end rolls its unit back); settle() first.
   void drop_held() {
     held_ = false;
     held_done_ = nullptr;
@@ -119,8 +142,22 @@ class Applier {
  private:
   void merge_row_binlogs(std::size_t limit);
   void not_one_transaction(Hooks::Piece piece);
-  void run(std::size_t begin, std::size_t end, bool may_hold = false);
-  void flush_batch();
+  void run(std::size_t begin, std::size_t end, bool may_hold = false, bool pipeline = false);
+  void flush_batch(bool leave_pending = false);
+  // ---- pipelining (apply_pipeline.cc) ----
+  // Whether the batch may be left in flight: nothing in it the server answers with a request.
+  bool may_leave_pending();
+  // Whether this session's server refuses the guard after a failed statement (asked once).
+  bool guard_holds();
+  // The batch sent while a packet is in flight (the guard at its head), or left in flight.
+  void flush_pipelined(bool leave_pending);
+  // Reads the answer of the packet in flight; `next_sent`: the batch after it went too (its
+  // answer read here where the one in flight failed). Throws HeldCommitFailed, HeldUnitFailed.
+  void read_pending(bool next_sent);
+  // The answer of the batch sent after the packet in flight, which was answered.
+  void read_batch_answer();
+  // The error of a statement, naming its event.
+  Error item_error(const SqlItem& item, const std::string& why) const;
   // The held COMMIT ran: its hook called. Or it failed: rolled back, HeldCommitFailed thrown.
   void held_ran();
   [[noreturn]] void held_failed(const Error& e);
@@ -150,7 +187,29 @@ class Applier {
   std::function<void()> held_done_;
   bool held_ = false;
   bool held_sending_ = false;
+  // Pipelining (Hooks::pipeline): the held unit's last packet is in flight, its statements
+  // (their texts the unit's, or in pending_owned_), the hook of the COMMIT at its head (null:
+  // none; pending_commit_: its index, after the guard); guard_: the guard holds (nullopt: not
+  // asked yet); guarded_: the batch being made starts with the guard.
+  bool pending_ = false;
+  std::vector<SqlItem> pending_items_;
+  std::deque<std::string> pending_owned_;
+  std::function<void()> pending_done_;
+  bool pending_has_commit_ = false;
+  std::size_t pending_commit_ = 0;
+  std::optional<bool> guard_;
+  std::atomic<std::uint64_t> pipelined_{0};
+  bool guarded_ = false;
+  SqlItem guard_item_;
 };
+
+// The statement at the head of a packet sent while the one before it is in flight: it fails
+// (kPipelineGuardError, an unknown locale) where the last statement before it failed, which
+// stops the rest of its packet; else it sets the session's lc_time_names to what it is.
+inline constexpr std::string_view kPipelineGuard =
+    "SET @@SESSION.lc_time_names = IF(@@error_count = 0, @@SESSION.lc_time_names, "
+    "'binrecover: the statement before failed')";
+inline constexpr unsigned kPipelineGuardError = 1649;
 
 // The COMMIT a unit held (Applier::Hooks::hold_commit) failed, or its hook did: the error is
 // that unit's, not the one whose packet carried it (nothing of which ran, or what ran is to be
@@ -158,6 +217,15 @@ class Applier {
 class HeldCommitFailed : public Error {
  public:
   explicit HeldCommitFailed(const Error& e) : Error(e) {}
+};
+
+// The statements of the unit whose COMMIT is held failed, in its last packet, which was left in
+// flight (Hooks::pipeline): that unit is not applied (rolled back), the COMMIT at its packet's
+// head (the unit before it) ran and its hook was called; nothing of the packet sent after it
+// ran.
+class HeldUnitFailed : public Error {
+ public:
+  explicit HeldUnitFailed(const Error& e) : Error(e) {}
 };
 
 }  // namespace binrecover::recovery

@@ -241,6 +241,7 @@ Session::Session(const ConnectionOptions& o)
                                         " (error " + std::to_string(connect_errno) + ")" + hint);
   }
 
+  compressed_ = m->net.compress != 0;
   version_ = db.mysql_get_server_info(m);
   mariadb_ = version_.find("MariaDB") != std::string::npos;
   if (auto v = value("SELECT @@max_allowed_packet"))
@@ -250,7 +251,14 @@ Session::Session(const ConnectionOptions& o)
 
 Session::~Session() = default;
 
+void Session::idle() const {
+  if (in_flight_ != 0)
+    throw Error(ErrorCode::kServer,
+                "internal: a statement sent while an answer of " + where_ + " was not read");
+}
+
 void Session::execute(std::string_view sql) {
+  idle();
   MYSQL* m = impl_->mysql;
   if (libs::mariadb().mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
     impl_->fail();
@@ -259,11 +267,35 @@ void Session::execute(std::string_view sql) {
 }
 
 void Session::execute_batch(std::string_view sql, std::size_t& done) {
+  idle();
   const libs::MariadbApi& db = libs::mariadb();
   MYSQL* m = impl_->mysql;
   done = 0;
   if (db.mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
     impl_->fail();
+  read_results(done);
+}
+
+void Session::send(std::string_view sql) {
+  if (in_flight_ > 1 || !multi_ || compressed_)
+    throw Error(ErrorCode::kServer, "internal: a packet pipelined where it may not be");
+  if (libs::mariadb().mysql_send_query(impl_->mysql, sql.data(),
+                                       static_cast<unsigned long>(sql.size())) != 0)
+    impl_->fail();
+  ++in_flight_;
+}
+
+void Session::read_sent(std::size_t& done) {
+  done = 0;
+  if (in_flight_ == 0) throw Error(ErrorCode::kServer, "internal: no packet's answer to read");
+  --in_flight_;
+  if (libs::mariadb().mysql_read_query_result(impl_->mysql) != 0) impl_->fail();
+  read_results(done);
+}
+
+void Session::read_results(std::size_t& done) {
+  const libs::MariadbApi& db = libs::mariadb();
+  MYSQL* m = impl_->mysql;
   for (;;) {
     if (MYSQL_RES* res = impl_->stored({})) db.mysql_free_result(res);
     ++done;
@@ -304,6 +336,7 @@ void Session::share_comment_rules(const Session& other) {
 
 void Session::multi_statements(bool on) {
   if (on == multi_) return;
+  idle();
   if (libs::mariadb().mysql_set_server_option(
           impl_->mysql,
           on ? MYSQL_OPTION_MULTI_STATEMENTS_ON : MYSQL_OPTION_MULTI_STATEMENTS_OFF) != 0)
@@ -312,6 +345,7 @@ void Session::multi_statements(bool on) {
 }
 
 std::optional<std::string> Session::value(std::string_view sql) {
+  idle();
   const libs::MariadbApi& db = libs::mariadb();
   MYSQL* m = impl_->mysql;
   if (db.mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
@@ -347,6 +381,7 @@ std::vector<std::vector<std::string>> take_rows(MYSQL_RES* res) {
 }  // namespace
 
 std::vector<std::vector<std::string>> Session::rows(std::string_view sql) {
+  idle();
   const libs::MariadbApi& db = libs::mariadb();
   MYSQL* m = impl_->mysql;
   if (db.mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0)
@@ -358,6 +393,7 @@ std::vector<std::vector<std::string>> Session::rows(std::string_view sql) {
 }
 
 std::vector<std::vector<std::vector<std::string>>> Session::result_sets(std::string_view sql) {
+  idle();
   const libs::MariadbApi& db = libs::mariadb();
   MYSQL* m = impl_->mysql;
   multi_statements(true);
@@ -376,6 +412,7 @@ std::vector<std::vector<std::vector<std::string>>> Session::result_sets(std::str
 }
 
 std::vector<std::pair<std::string, std::string>> Session::named_row(std::string_view sql) {
+  idle();
   const libs::MariadbApi& db = libs::mariadb();
   MYSQL* m = impl_->mysql;
   if (db.mysql_real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0)

@@ -68,6 +68,16 @@ class Session {
   // every result. Throws Error(kServer) at the first failing one; `done` is then the number
   // of statements that ran before it.
   void execute_batch(std::string_view sql, std::size_t& done);
+  // Pipelining (Applier): sends statements joined by ";\n" as one packet (multi-statements on)
+  // without waiting for the answer. read_sent() reads the answers of the packets sent so, the
+  // oldest first, as execute_batch() does. At most two packets are in flight; nothing else may
+  // use the session while one is (an internal error, never a mixed-up answer).
+  void send(std::string_view sql);
+  void read_sent(std::size_t& done);
+  std::size_t in_flight() const { return in_flight_; }
+  // Whether packets may be sent before the answer of the one before (not with the protocol's
+  // compression, whose packet numbers the library keeps per command).
+  bool may_pipeline() const { return !compressed_; }
   // Whether the server splits a packet into several statements (COM_SET_OPTION; off when the
   // session starts).
   void multi_statements(bool on);
@@ -115,6 +125,10 @@ class Session {
   std::string where_;
   unsigned read_timeout_ = 0;
   bool multi_ = false;
+  bool compressed_ = false;
+  std::size_t in_flight_ = 0;  // packets sent whose answers are not read (send)
+  void idle() const;           // throws where a packet's answer is not read
+  void read_results(std::size_t& done);
   struct CommentRules;
   std::vector<std::pair<std::string, bool>> comment_rules_;  // (this session's copy)
   std::shared_ptr<CommentRules> shared_rules_;

@@ -13,6 +13,13 @@ bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; 
 
 namespace statement_kinds {
 
+std::string snippet(std::string_view stmt) {
+  std::string_view s = stmt.substr(0, stmt.find('\n'));
+  std::string out(s.substr(0, 60));
+  if (s.size() > 60 || s.size() < stmt.size()) out += "...";
+  return out;
+}
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
   while (!s.empty() && is_space(s.back())) s.remove_suffix(1);

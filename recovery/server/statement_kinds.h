@@ -38,6 +38,8 @@ bool is_plain_begin(std::string_view statement);
 
 namespace statement_kinds {
 
+// The statement's first line, shortened, for messages.
+std::string snippet(std::string_view stmt);
 // `s` without the spaces, tabs and line ends around it.
 std::string_view trim(std::string_view s);
 // Whether `s` starts with `prefix` (ASCII), letter case aside.

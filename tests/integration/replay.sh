@@ -26,6 +26,7 @@
 #      applied; --resume finishes with the counter exact; (h2) the same for the last
 #      transaction, whose COMMIT goes alone;
 #  (i) a transaction fails while the reading thread waits for it before a DDL: exit 6 naming it.
+# (A transaction's packet sent before the answer of the one before: replay_pipeline.sh.)
 source "$(dirname "$0")/lib.sh"
 PA=${1:-23501}
 PB=$((PA + 1))
@@ -494,3 +495,4 @@ grep -q "^binrecover: [^ ]*$dr_file:$dr_rows: Write_rows_v1: server error 1062 .
   { cat "$WORK/i.err"; fail "(i) the error does not name the INSERT's Write_rows event ($dr_rows)"; }
 [ -z "$(sql "$PC" -N -e "SHOW TABLES FROM dr LIKE 't2'")" ] || fail "(i) the DDL after the failed transaction ran"
 pass "(i) a transaction that failed while the reading thread waited for it before a DDL: exit 6 naming its Write_rows event ($dr_rows), the DDL not run"
+
