@@ -59,6 +59,7 @@ if [ -n "${BENCH_DELAY_MS:-}" ]; then
   RP=$((BENCH_PORT + 2))
   python3 bench/delay_proxy.py "$RP" "$PT" "$(awk -v m="$BENCH_DELAY_MS" 'BEGIN { print m / 1000 }')" &
   proxy=$!
+  disown "$proxy"  # (write_log's `wait` for its clients must not wait for it)
   for _ in $(seq 100); do sql "$RP" -e "DO 0" 2> /dev/null && break; sleep 0.1; done
 fi
 echo "# rounds: $BENCH_ROUNDS; target: $([ "${BENCH_TMPFS:-0}" = 1 ] && echo tmpfs || echo disk), flush=1$([ -z "${BENCH_DELAY_MS:-}" ] || echo ", reached through a proxy delaying ${BENCH_DELAY_MS} ms each way"); $(nproc) cores; git $(git rev-parse --short HEAD 2> /dev/null || echo unknown)"
