@@ -350,27 +350,11 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
     } catch (const HeldCommitFailed& e) {
       // The unit before it (its COMMIT at the head of this one's first packet) failed: this one
       // is not applied (what ran of it after that COMMIT is rolled back).
-      try {
-        roll_back(w, slot);
-      } catch (const Error&) {
-      }
-      held_failed(w, e);
-      std::lock_guard lock(mu_);
-      if (slot.commit == Commit::kCommitting) slot.commit = Commit::kNone;  // (claim_turn)
-      slot.state = State::kWaiting;
-      wake();
+      before_failed(w, slot, [&] { held_failed(w, e); });
       return;
     } catch (const HeldUnitFailed& e) {
       // The unit before it failed in its packet left in flight: nothing of this one ran.
-      try {
-        roll_back(w, slot);
-      } catch (const Error&) {
-      }
-      held_unit_failed(w, e);
-      std::lock_guard lock(mu_);
-      if (slot.commit == Commit::kCommitting) slot.commit = Commit::kNone;  // (claim_turn)
-      slot.state = State::kWaiting;
-      wake();
+      before_failed(w, slot, [&] { held_unit_failed(w, e); });
       return;
     } catch (const Aborted&) {
       // Rolled back so that an earlier unit gets the locks this one held.
@@ -393,6 +377,18 @@ void ApplyEngine::apply(Worker& w, Slot& slot) {
       if (!again_after(w, slot, e, attempt)) return;
     }
   }
+}
+
+void ApplyEngine::before_failed(Worker& w, Slot& slot, const std::function<void()>& handle) {
+  try {
+    roll_back(w, slot);
+  } catch (const Error&) {
+  }
+  handle();
+  std::lock_guard lock(mu_);
+  if (slot.commit == Commit::kCommitting) slot.commit = Commit::kNone;  // (claim_turn)
+  slot.state = State::kWaiting;
+  wake();
 }
 
 void ApplyEngine::apply_once(Worker& w, Slot& slot) {
@@ -473,17 +469,11 @@ bool ApplyEngine::again_after(Worker& w, Slot& slot, const Error& e, int& attemp
     ++retries_;
     // (the turn holder runs again with a short wait: later units roll back meanwhile, and a
     // lock of a session not ours is waited for as before)
-    if (fast_fail_ && !w.slow) {
-      try {
-        w.session->execute("SET SESSION innodb_lock_wait_timeout = 1");
-        w.slow = w.waits_long = true;
-      } catch (const Error& e2) {
-        fail(slot.task.seq, e2, slot.task.place);
-        std::lock_guard lock(mu_);
-        slot.state = State::kWaiting;
-        wake();
-        return false;
-      }
+    if (!wait_longer(w, slot)) {
+      std::lock_guard lock(mu_);
+      slot.state = State::kWaiting;
+      wake();
+      return false;
     }
     if (ordered()) {
       // Later units waiting for their turn may hold what this one waits for: they roll
@@ -526,16 +516,19 @@ void ApplyEngine::held_unit_failed(Worker& w, const Error& e) {
   ++retries_;
   // (it runs again first, as the unit after the last committed, waiting for a lock as a
   // retry does: again_after)
-  if (fast_fail_ && !w.slow) {
-    try {
-      w.session->execute("SET SESSION innodb_lock_wait_timeout = 1");
-      w.slow = w.waits_long = true;
-    } catch (const Error& e2) {
-      fail(held->task.seq, e2, held->task.place);
-      return;
-    }
+  if (wait_longer(w, *held)) wake();
+}
+
+bool ApplyEngine::wait_longer(Worker& w, const Slot& slot) {
+  if (!fast_fail_ || w.slow) return true;
+  try {
+    w.session->execute("SET SESSION innodb_lock_wait_timeout = 1");
+    w.slow = w.waits_long = true;
+  } catch (const Error& e) {
+    fail(slot.task.seq, e, slot.task.place);
+    return false;
   }
-  wake();
+  return true;
 }
 
 void ApplyEngine::roll_back(Worker& w, const Slot& slot) {

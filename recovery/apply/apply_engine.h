@@ -272,15 +272,23 @@ class ApplyEngine {
   void release(Slot& slot);
   // (in take(), `lock` held) The worker's held COMMIT sent alone (it waits for no unit while a
   // COMMIT is held, nor passes the turn with one); a failure stops the replay at that unit.
-  void send_held(Worker& w, std::unique_lock<std::mutex>& lock);
+  // Or (`send` false, the replay stopping) only the answer of a packet left in flight read.
+  void answer_held(Worker& w, std::unique_lock<std::mutex>& lock, bool send);
+  void send_held(Worker& w, std::unique_lock<std::mutex>& lock) { answer_held(w, lock, true); }
+  void settle(Worker& w, std::unique_lock<std::mutex>& lock) { answer_held(w, lock, false); }
+  // (apply()) The unit before this one on its session failed (`handle` says so: held_failed or
+  // held_unit_failed): this one, nothing of which is kept, waits to run again.
+  void before_failed(Worker& w, Slot& slot, const std::function<void()>& handle);
   // (the worker's own thread) The unit whose held COMMIT failed (HeldCommitFailed): the
   // replay's error, the unit not applied.
   void held_failed(Worker& w, const Error& e);
   // (the worker's own thread) The held unit's statements failed in its packet left in flight
   // (HeldUnitFailed): it runs again (a lock, up to kMaxRetries), or it is the replay's error.
   void held_unit_failed(Worker& w, const Error& e);
-  // (in take(), `lock` held) A packet left in flight answered (the replay stopping).
-  void settle(Worker& w, std::unique_lock<std::mutex>& lock);
+  // (a unit to run again after a lock, fast_fail_) The worker's session waits 1 s for a lock
+  // from now on (Worker::slow); false: that failed, the replay's error (the unit's).
+  bool wait_longer(Worker& w, const Slot& slot);
+
   // The unit committed in its turn: its bookkeeping, then the parked units after it, committed
   // one after another on their sessions.
   void commit_parked_after(Slot& slot);

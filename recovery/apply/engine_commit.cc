@@ -145,22 +145,13 @@ void ApplyEngine::release(Slot& slot) {
   advance_low_water();
 }
 
-void ApplyEngine::send_held(Worker& w, std::unique_lock<std::mutex>& lock) {
+void ApplyEngine::answer_held(Worker& w, std::unique_lock<std::mutex>& lock, bool send) {
   lock.unlock();
   try {
-    w.applier->send_held();
-  } catch (const HeldCommitFailed& e) {
-    held_failed(w, e);
-  } catch (const HeldUnitFailed& e) {
-    held_unit_failed(w, e);
-  }
-  lock.lock();
-}
-
-void ApplyEngine::settle(Worker& w, std::unique_lock<std::mutex>& lock) {
-  lock.unlock();
-  try {
-    w.applier->settle();
+    if (send)
+      w.applier->send_held();
+    else
+      w.applier->settle();
   } catch (const HeldCommitFailed& e) {
     held_failed(w, e);
   } catch (const HeldUnitFailed& e) {

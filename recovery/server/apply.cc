@@ -55,12 +55,22 @@ Error Applier::item_error(const SqlItem& item, const std::string& why) const {
 
 void Applier::fail(const SqlItem& item, const std::string& why) {
   send_held();  // (the unit before it committed first, as its COMMIT came first)
+  roll_back();
+  throw item_error(item, why);
+}
+
+void Applier::roll_back() {
   forget_state();
   try {
     session_.execute("ROLLBACK");
   } catch (const Error&) {  // the session may be gone; the server rolls back then
   }
-  throw item_error(item, why);
+}
+
+void Applier::check_ran(std::size_t done, std::size_t sent) {
+  if (done != sent)
+    throw Error(ErrorCode::kServer, "the server ran " + std::to_string(done) + " of the " +
+                                        std::to_string(sent) + " statements sent in one packet");
 }
 
 Applier::Outcome Applier::apply(std::string_view text,
@@ -385,10 +395,7 @@ void Applier::flush_batch(bool leave_pending) {
   try {
     session_.multi_statements(true);
     session_.execute_batch(batch_, done);
-    if (done != batch_items_.size())
-      throw Error(ErrorCode::kServer, "the server ran " + std::to_string(done) + " of the " +
-                                          std::to_string(batch_items_.size()) +
-                                          " statements sent in one packet");
+    check_ran(done, batch_items_.size());
   } catch (const Error& e) {
     const SqlItem& item = *batch_items_[std::min(done, batch_items_.size() - 1)];
     // (the statements before the failing one ran: logged() says whether one that logs did)
@@ -431,11 +438,7 @@ void Applier::held_ran() {
 void Applier::held_failed(const Error& e) {
   held_sending_ = false;
   held_done_ = nullptr;
-  forget_state();
-  try {
-    session_.execute("ROLLBACK");
-  } catch (const Error&) {  // the session may be gone; the server rolls back then
-  }
+  roll_back();
   Error out(ErrorCode::kServer, std::string(e.what()) + " in: " + snippet(held_item_.text));
   if (held_item_.at) out.with_offset(*held_item_.at);
   if (held_item_.event_type != 0)

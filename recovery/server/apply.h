@@ -163,6 +163,11 @@ class Applier {
   [[noreturn]] void held_failed(const Error& e);
   void run_alone(const SqlItem& item);
   [[noreturn]] void fail(const SqlItem& item, const std::string& why);
+  // The open transaction rolled back (errors aside: the session may be gone), the session's
+  // state forgotten.
+  void roll_back();
+  // Throws where the server ran fewer statements of a packet than were sent.
+  static void check_ran(std::size_t done, std::size_t sent);
 
   Session& session_;
   std::vector<SqlItem> items_;

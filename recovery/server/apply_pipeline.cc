@@ -112,10 +112,7 @@ void Applier::read_batch_answer() {
   std::size_t done = 0;
   try {
     session_.read_sent(done);
-    if (done != batch_items_.size())
-      throw Error(ErrorCode::kServer, "the server ran " + std::to_string(done) + " of the " +
-                                          std::to_string(batch_items_.size()) +
-                                          " statements sent in one packet");
+    check_ran(done, batch_items_.size());
   } catch (const Error& e) {
     if (guarded_ && done == 0 && is_server_error(e, kPipelineGuardError)) {
       // The packet before it ran, and yet the guard failed (the server kept an error's count
@@ -153,10 +150,7 @@ void Applier::read_pending(bool next_sent) {
   std::optional<Error> error;
   try {
     session_.read_sent(done);
-    if (done != pending_items_.size())
-      throw Error(ErrorCode::kServer, "the server ran " + std::to_string(done) + " of the " +
-                                          std::to_string(pending_items_.size()) +
-                                          " statements sent in one packet");
+    check_ran(done, pending_items_.size());
   } catch (const Error& e) {
     error = e;
   }
@@ -206,11 +200,7 @@ void Applier::read_pending(bool next_sent) {
   held_done_ = nullptr;
   held_sending_ = false;
   guarded_ = false;
-  forget_state();
-  try {
-    session_.execute("ROLLBACK");
-  } catch (const Error&) {  // the session may be gone; the server rolls back then
-  }
+  roll_back();
   if (commit_failed) throw HeldCommitFailed(e);
   throw HeldUnitFailed(e);
 }
