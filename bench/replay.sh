@@ -21,7 +21,9 @@
 # and once with 2. The tables' CHECKSUM TABLE must be equal after every run.
 #   bash bench/replay.sh [BINLOG]
 # Environment: BENCH_RUNS (3, the median is reported), BENCH_PORT (23395), BENCH_REPLAY_MB (100),
-# BENCH_METHODS (all), BENCH_FLUSH ("1 2"), BINRECOVER (build/binrecover).
+# BENCH_METHODS (all), BENCH_FLUSH ("1 2"), BINRECOVER (build/binrecover), BENCH_SOCKET (1: the
+# ways reach the target through its socket, as a replay on the target's host would; default TCP
+# to 127.0.0.1, whose loopback costs the machine a packet's work each way a transaction).
 # Writes the table to stdout and to bench/results/replay.md (BENCH_RESULT names another file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -66,6 +68,7 @@ if [[ " $BENCH_METHODS " == *" relay8 "* ]]; then
   server_with_binlog "$work/source" "$source_port" "$F"
 fi
 conn=(--no-defaults -h127.0.0.1 -P"$port" -uroot)
+[ "${BENCH_SOCKET:-0}" = 1 ] && conn=(--no-defaults -S "$work/srv/mysqld.sock" -uroot)
 client=(mariadb "${conn[@]}" --max-allowed-packet=1G)
 server_opts() {  # FLUSH: the target's options
   echo "--innodb-flush-log-at-trx-commit=$1 --innodb-buffer-pool-size=512M"
@@ -166,7 +169,7 @@ median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }
 {
   echo "# Replay benchmark"
   echo
-  echo "- command: \`BENCH_METHODS=\"$BENCH_METHODS\" bash bench/replay.sh\` (median of $BENCH_RUNS runs, each into a fresh server)"
+  echo "- command: \`$([ "${BENCH_SOCKET:-0}" = 1 ] && echo "BENCH_SOCKET=1 ")BENCH_METHODS=\"$BENCH_METHODS\" bash bench/replay.sh\` (median of $BENCH_RUNS runs, each into a fresh server)"
   echo "- input: the first $mb MiB of $(basename "$src")${1:+ ($1)}: $transactions transactions, $rows row changes"
   echo "- machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); $(mariadbd --version | head -1)"
   echo "- binrecover: git $(git rev-parse --short HEAD 2> /dev/null || echo unknown); $(date -u '+%Y-%m-%d %H:%M UTC')"
