@@ -439,11 +439,8 @@ void Applier::held_failed(const Error& e) {
   held_sending_ = false;
   held_done_ = nullptr;
   roll_back();
-  Error out(ErrorCode::kServer, std::string(e.what()) + " in: " + snippet(held_item_.text));
-  if (held_item_.at) out.with_offset(*held_item_.at);
-  if (held_item_.event_type != 0)
-    out.with_event(std::string(binlog::event_type_name(held_item_.event_type)));
-  throw HeldCommitFailed(out);
+  throw HeldCommitFailed(
+      item_error(held_item_, std::string(e.what()) + " in: " + snippet(held_item_.text)));
 }
 
 void Applier::run_alone(const SqlItem& item) {

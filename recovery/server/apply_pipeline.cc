@@ -94,7 +94,8 @@ void Applier::flush_pipelined(bool leave_pending) {
   pending_owned_.swap(owned_);  // (the texts made for its statements: merged BINLOG ones)
   for (const SqlItem* item : batch_items_) {
     pending_items_.push_back(*item);
-    if (item == &held_item_ || item == &guard_item_) {  // (their texts change with the next)
+    // (the held COMMIT's text changes with the next one held; the guard's is a constant)
+    if (item == &held_item_) {
       pending_owned_.emplace_back(item->text);
       pending_items_.back().text = pending_owned_.back();
     }
